@@ -1,0 +1,5 @@
+"""``python -m kplan`` runs the CLI."""
+
+from kplan.cli.app import main
+
+main()

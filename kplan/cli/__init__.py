@@ -1,0 +1,1 @@
+"""The kplan command line: typer commands, each thin, and output renderers."""

@@ -1,0 +1,255 @@
+"""Node state in numpy columns, so that a filter or score runs over all nodes at once.
+
+Rows are in the scheduler's node-tree order (reference 5.2), which is the order filtering visits.
+A row holds: allocatable and requested resources ``[N, R]``, the non-zero cpu/memory that
+scoring uses, the pod count, the pods themselves, host ports in use, labels (encoded per key on
+first use) and taints (encoded as the id of the node's taint list).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from kplan.cluster.resources import CPU, MEMORY, ResourceIndex
+from kplan.model.objects import HostPort, Node, Pod, Taint
+from kplan.model.parse import is_tracked_resource
+
+I64 = np.int64
+
+
+class LabelColumn:
+    """One label key over all rows: ``codes[i]`` is the value's code, -1 where the label is absent."""
+
+    __slots__ = ("key", "codes", "values", "code_of", "_ints")
+
+    def __init__(self, key: str, codes: np.ndarray, values: list[str], code_of: dict[str, int]) -> None:
+        self.key, self.codes, self.values, self.code_of = key, codes, values, code_of
+        self._ints: tuple[np.ndarray, np.ndarray] | None = None
+
+    @classmethod
+    def build(cls, key: str, nodes: Sequence[Node]) -> LabelColumn:
+        code_of: dict[str, int] = {}
+        values: list[str] = []
+        codes = np.empty(len(nodes), dtype=np.int32)
+        for i, n in enumerate(nodes):
+            v = n.labels.get(key)
+            if v is None:
+                codes[i] = -1
+                continue
+            c = code_of.get(v)
+            if c is None:
+                c = code_of[v] = len(values)
+                values.append(v)
+            codes[i] = c
+        return cls(key, codes, values, code_of)
+
+    def take(self, rows: np.ndarray) -> LabelColumn:
+        return LabelColumn(self.key, self.codes[rows], self.values, self.code_of)
+
+    @property
+    def present(self) -> np.ndarray:
+        return self.codes >= 0
+
+    def isin(self, values: Iterable[str]) -> np.ndarray:
+        wanted = [self.code_of[v] for v in values if v in self.code_of]
+        if not wanted:
+            return np.zeros(len(self.codes), dtype=bool)
+        if len(wanted) == 1:
+            return self.codes == wanted[0]
+        return np.isin(self.codes, wanted)
+
+    def as_int64(self) -> tuple[np.ndarray, np.ndarray]:
+        """(valid, value): the label parsed as a base-10 int64 where it parses (Gt/Lt)."""
+        if self._ints is None:
+            from kplan.model.selectors import parse_int64
+            parsed = [parse_int64(v) for v in self.values]
+            ok = np.array([p is not None for p in parsed] + [False], dtype=bool)
+            num = np.array([p if p is not None else 0 for p in parsed] + [0], dtype=np.int64)
+            self._ints = (ok[self.codes], num[self.codes])  # code -1 picks the trailing sentinel
+        return self._ints
+
+
+class PodListener(Protocol):
+    """Keeps an index (e.g. per-domain counts) in step with the pods on the nodes."""
+
+    def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None: ...
+
+    def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None: ...
+
+
+class PortSet:
+    """Host ports in use on one node (HostPortInfo of kube-scheduler's framework types)."""
+
+    __slots__ = ("used",)
+
+    def __init__(self) -> None:
+        self.used: dict[tuple[str, int], Counter[str]] = {}
+
+    def add(self, p: HostPort) -> None:
+        self.used.setdefault((p.protocol, p.port), Counter())[p.ip] += 1
+
+    def remove(self, p: HostPort) -> None:
+        c = self.used.get((p.protocol, p.port))
+        if c is None:
+            return
+        c[p.ip] -= 1
+        if c[p.ip] <= 0:
+            del c[p.ip]
+        if not c:
+            del self.used[(p.protocol, p.port)]
+
+    def conflicts(self, p: HostPort) -> bool:
+        c = self.used.get((p.protocol, p.port))
+        if not c:
+            return False
+        if p.ip == "0.0.0.0":
+            return True
+        return "0.0.0.0" in c or p.ip in c
+
+    def copy(self) -> PortSet:
+        out = PortSet()
+        out.used = {k: Counter(v) for k, v in self.used.items()}
+        return out
+
+
+class NodeTable:
+    """All nodes of a snapshot (or a fork of some of them) as columns."""
+
+    def __init__(self, nodes: Sequence[Node], resources: ResourceIndex | None = None) -> None:
+        self.nodes: list[Node] = list(nodes)
+        self.names: list[str] = [n.name for n in self.nodes]
+        self.row_of: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        n = len(self.nodes)
+        self.res = resources.copy() if resources is not None else ResourceIndex()
+        for node in self.nodes:
+            for name in node.allocatable:
+                if name != "pods" and is_tracked_resource(name):
+                    self.res.add(name)
+        self.alloc = np.zeros((n, len(self.res)), dtype=I64)
+        for i, node in enumerate(self.nodes):
+            for name, amount in node.allocatable.items():
+                col = self.res.get(name)
+                if col is not None:
+                    self.alloc[i, col] = amount
+        self.requested = np.zeros((n, len(self.res)), dtype=I64)
+        self.nonzero = np.zeros((n, 2), dtype=I64)
+        self.pod_count = np.zeros(n, dtype=I64)
+        self.allowed_pods = np.array([node.allocatable.get("pods", 0) for node in self.nodes], dtype=I64)
+        self.unschedulable = np.array([node.unschedulable for node in self.nodes], dtype=bool)
+        self.pods: list[list[Pod]] = [[] for _ in range(n)]
+        self.ports: list[PortSet | None] = [None] * n
+        # rank of each row's name in byte order: the tie-break of --tie-break lowest-name
+        order = sorted(range(n), key=lambda i: self.names[i].encode())
+        self.name_rank = np.empty(n, dtype=np.int64)
+        self.name_rank[order] = np.arange(n)
+        self._labels: dict[str, LabelColumn] = {}
+        self.taint_sets: list[tuple[Taint, ...]] = []
+        ids: dict[tuple[Taint, ...], int] = {}
+        self.taint_ids = np.empty(n, dtype=np.int32)
+        for i, node in enumerate(self.nodes):
+            tid = ids.get(node.taints)
+            if tid is None:
+                tid = ids[node.taints] = len(self.taint_sets)
+                self.taint_sets.append(node.taints)
+            self.taint_ids[i] = tid
+        self.listeners: list[PodListener] = []
+        #: rows of the source table (identity for a full table, the picked rows for a fork)
+        self.source_rows = np.arange(n)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    # ------------------------------------------------------------------------------ labels
+
+    def labels(self, key: str) -> LabelColumn:
+        col = self._labels.get(key)
+        if col is None:
+            col = self._labels[key] = LabelColumn.build(key, self.nodes)
+        return col
+
+    # ------------------------------------------------------------------------------ resources
+
+    def column(self, name: str) -> int:
+        """The column of a resource, adding an all-zero one if no node advertises it."""
+        col = self.res.get(name)
+        if col is None:
+            col = self.res.add(name)
+            pad = np.zeros((len(self), 1), dtype=I64)
+            self.alloc = np.hstack([self.alloc, pad])
+            self.requested = np.hstack([self.requested, pad])
+        return col
+
+    def add_pod(self, pod: Pod, row: int) -> None:
+        for name, amount in pod.requests.items():
+            col = self.column(name)  # may widen the arrays, so look it up before indexing
+            self.requested[row, col] += amount
+        self.nonzero[row, CPU] += pod.nonzero_cpu
+        self.nonzero[row, MEMORY] += pod.nonzero_mem
+        self.pod_count[row] += 1
+        self.pods[row].append(pod)
+        if pod.host_ports:
+            ports = self.ports[row]
+            if ports is None:
+                ports = self.ports[row] = PortSet()
+            for p in pod.host_ports:
+                ports.add(p)
+        for listener in self.listeners:
+            listener.pod_added(self, pod, row)
+
+    def remove_pod(self, pod: Pod, row: int) -> None:
+        plist = self.pods[row]
+        for k, p in enumerate(plist):
+            if p is pod:
+                del plist[k]
+                break
+        else:
+            raise KeyError(f"pod {pod.key} is not on node {self.names[row]}")
+        for name, amount in pod.requests.items():
+            col = self.column(name)
+            self.requested[row, col] -= amount
+        self.nonzero[row, CPU] -= pod.nonzero_cpu
+        self.nonzero[row, MEMORY] -= pod.nonzero_mem
+        self.pod_count[row] -= 1
+        ports = self.ports[row]
+        if pod.host_ports and ports is not None:
+            for p in pod.host_ports:
+                ports.remove(p)
+        for listener in self.listeners:
+            listener.pod_removed(self, pod, row)
+
+    # ------------------------------------------------------------------------------ forks
+
+    def take(self, rows: Sequence[int] | np.ndarray) -> NodeTable:
+        """A fork holding copies of some rows; changes to it never reach this table.
+
+        Preemption and nominated-pod filtering evaluate a node with pods added or removed on
+        such a fork, as kube-scheduler does on a cloned NodeInfo. Listeners are not copied.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        out = NodeTable.__new__(NodeTable)
+        out.nodes = [self.nodes[i] for i in rows]
+        out.names = [self.names[i] for i in rows]
+        out.row_of = {name: i for i, name in enumerate(out.names)}
+        out.res = self.res.copy()
+        out.alloc = self.alloc[rows].copy()
+        out.requested = self.requested[rows].copy()
+        out.nonzero = self.nonzero[rows].copy()
+        out.pod_count = self.pod_count[rows].copy()
+        out.allowed_pods = self.allowed_pods[rows].copy()
+        out.unschedulable = self.unschedulable[rows].copy()
+        out.pods = [list(self.pods[i]) for i in rows]
+        out.ports = [p.copy() if (p := self.ports[i]) is not None else None for i in rows]
+        out.name_rank = self.name_rank[rows].copy()
+        out._labels = {k: c.take(rows) for k, c in self._labels.items()}
+        out.taint_sets = self.taint_sets
+        out.taint_ids = self.taint_ids[rows].copy()
+        out.listeners = []
+        out.source_rows = self.source_rows[rows].copy()
+        return out
+
+    def fork(self) -> NodeTable:
+        return self.take(np.arange(len(self)))

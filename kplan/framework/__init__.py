@@ -1,0 +1,1 @@
+"""The scheduling framework: statuses, extension-point protocols, cycle state, profiles."""

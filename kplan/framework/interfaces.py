@@ -1,0 +1,144 @@
+"""One protocol per extension point (pkg/scheduler/framework/interface.go).
+
+Filters and scores are vectorised: they answer for an array of node rows of a NodeTable at
+once. A plugin implements a point by having the point's method; ``POINT_METHODS`` is the map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.status import Status, Verdicts
+
+if TYPE_CHECKING:
+    from kplan.cluster.node_table import NodeTable
+    from kplan.cluster.snapshot import Snapshot
+    from kplan.model.objects import Pod
+    from kplan.scheduler.events import ClusterEvent
+
+
+class Handle(Protocol):
+    """What plugins may read of the scheduler (framework.Handle): the current snapshot."""
+
+    @property
+    def snapshot(self) -> Snapshot: ...
+
+
+@runtime_checkable
+class Plugin(Protocol):
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilterResult:
+    """A PreFilter plugin's restriction of the nodes to examine (None = all nodes)."""
+
+    node_names: frozenset[str] | None = None
+
+
+class PreEnqueuePlugin(Plugin, Protocol):
+    def pre_enqueue(self, pod: Pod) -> Status: ...
+
+
+class QueueSortPlugin(Plugin, Protocol):
+    def less(self, a: Any, b: Any) -> bool: ...
+
+
+class PreFilterPlugin(Plugin, Protocol):
+    def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]: ...
+
+
+class PreFilterExtensions(Protocol):
+    """AddPod/RemovePod: keep PreFilter state right when pods are added to or removed from a node."""
+
+    def add_pod(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None: ...
+
+    def remove_pod(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None: ...
+
+
+class FilterPlugin(Plugin, Protocol):
+    def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts: ...
+
+
+class PreScorePlugin(Plugin, Protocol):
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status: ...
+
+
+class ScorePlugin(Plugin, Protocol):
+    def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray: ...
+
+
+class NormalizeScorePlugin(Plugin, Protocol):
+    def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray: ...
+
+
+class ReservePlugin(Plugin, Protocol):
+    def reserve(self, state: CycleState, pod: Pod, node: str) -> Status: ...
+
+    def unreserve(self, state: CycleState, pod: Pod, node: str) -> None: ...
+
+
+class PreBindPlugin(Plugin, Protocol):
+    def pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status: ...
+
+
+class BindPlugin(Plugin, Protocol):
+    def bind(self, state: CycleState, pod: Pod, node: str) -> Status: ...
+
+
+#: Queueing hint: given the pod that was rejected and an event, may the event make it schedulable?
+QueueingHint = Callable[["Pod", "ClusterEvent"], bool]
+
+
+class EnqueueExtensions(Plugin, Protocol):
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]: ...
+
+
+@dataclass
+class PostFilterResult:
+    nominated_node: str = ""
+    #: True when the nomination must be cleared (no candidate)
+    clear_nomination: bool = False
+    victims: list[Pod] = field(default_factory=list)
+
+
+class PostFilterPlugin(Plugin, Protocol):
+    def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[PostFilterResult | None, Status]: ...
+
+
+#: extension point → the method that implements it, in the order upstream fills the lists
+POINT_METHODS: dict[str, str] = {
+    "preFilter": "pre_filter",
+    "filter": "filter",
+    "postFilter": "post_filter",
+    "reserve": "reserve",
+    "preScore": "pre_score",
+    "score": "score",
+    "preBind": "pre_bind",
+    "bind": "bind",
+    "postBind": "post_bind",
+    "permit": "permit",
+    "preEnqueue": "pre_enqueue",
+    "queueSort": "less",
+}
+
+#: the Go interface name of each point, as error messages print it
+POINT_IFACE: dict[str, str] = {
+    "preFilter": "PreFilterPlugin",
+    "filter": "FilterPlugin",
+    "postFilter": "PostFilterPlugin",
+    "reserve": "ReservePlugin",
+    "preScore": "PreScorePlugin",
+    "score": "ScorePlugin",
+    "preBind": "PreBindPlugin",
+    "bind": "BindPlugin",
+    "postBind": "PostBindPlugin",
+    "permit": "PermitPlugin",
+    "preEnqueue": "PreEnqueuePlugin",
+    "queueSort": "QueueSortPlugin",
+}

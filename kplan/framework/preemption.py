@@ -1,0 +1,227 @@
+"""The preemption evaluator (pkg/scheduler/framework/preemption/preemption.go, v1.34.1) with
+DefaultPreemption's policies (plugins/defaultpreemption/default_preemption.go).
+
+Reference section 7: eligibility, candidate nodes (status exactly Unschedulable), the dry run
+over a sample of them, SelectVictimsOnNode on a fork of the node, PDB counting, and
+pickOneNodeForPreemption's ordered criteria.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.diagnosis import Diagnosis
+from kplan.framework.status import OK, Code, Status
+from kplan.model.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
+from kplan.model.selectors import selector_matches
+
+if TYPE_CHECKING:
+    from kplan.framework.runtime import Framework
+
+NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+NO_CANDIDATE = "no candidate node for preemption"
+INT32_OFFSET = 2**31
+
+
+@dataclass
+class Candidate:
+    node: str
+    row: int
+    victims: list[Pod]
+    pdb_violations: int
+
+
+@dataclass
+class PreemptionOutcome:
+    """What DefaultPreemption decided. ``nominated_node`` None means "no PostFilterResult"."""
+
+    status: Status
+    nominated_node: str | None = None
+    victims: list[Pod] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    #: dry-run statuses of the nodes that were tried and failed
+    node_statuses: dict[str, Status] = field(default_factory=dict)
+    potential_nodes: list[str] = field(default_factory=list)
+
+
+def start_key(pod: Pod) -> float:
+    # GetPodStartTime: a pod without a start time counts as started now, after every other one
+    return pod.start_time if pod.start_time is not None else float("inf")
+
+
+def importance_key(pod: Pod) -> tuple[int, float]:
+    """MoreImportantPod as a sort key: higher priority first, then earlier start."""
+    return (-pod.priority, start_key(pod))
+
+
+def split_by_pdb(pods: list[Pod], pdbs: list[PodDisruptionBudget], allowed: dict[int, int]
+                 ) -> tuple[list[Pod], list[Pod]]:
+    """filterPodsWithPDBViolation: (violating, non-violating), each in the given order."""
+    budget = {i: allowed[i] for i in range(len(pdbs))}
+    violating: list[Pod] = []
+    fine: list[Pod] = []
+    for p in pods:
+        hit = False
+        if p.labels:
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != p.namespace or pdb.selector is None or pdb.selector.is_empty:
+                    continue
+                if not selector_matches(pdb.selector, p.labels) or p.name in pdb.disrupted_pods:
+                    continue
+                budget[i] -= 1
+                if budget[i] < 0:
+                    hit = True
+        (violating if hit else fine).append(p)
+    return violating, fine
+
+
+class Evaluator:
+    def __init__(self, framework: Framework, args: Any, handle: Any) -> None:
+        self.fw = framework
+        self.args = args
+        self.handle = handle
+
+    def num_candidates(self, n: int) -> int:
+        k = n * self.args.min_candidate_nodes_percentage // 100
+        k = max(k, self.args.min_candidate_nodes_absolute)
+        return min(k, n)
+
+    def eligible(self, pod: Pod, nominated_status: Status | None) -> tuple[bool, str]:
+        if pod.preemption_policy == PREEMPT_NEVER:
+            return False, NOT_ELIGIBLE_NEVER
+        if pod.nominated_node and nominated_status is not None and nominated_status.code != Code.UNRESOLVABLE:
+            row = self.handle.snapshot.row_of(pod.nominated_node)
+            if row is not None:
+                for p in self.handle.snapshot.table.pods[row]:
+                    if p.priority < pod.priority and p.terminating and self.handle.terminating_by_preemption(p):
+                        return False, NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    def preempt(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> PreemptionOutcome:
+        snap = self.handle.snapshot
+        table = snap.table
+        nominated_row = snap.row_of(pod.nominated_node) if pod.nominated_node else None
+        nominated_status = diagnosis.get(nominated_row) if nominated_row is not None else diagnosis.absent
+        ok, msg = self.eligible(pod, nominated_status)
+        if not ok:
+            return PreemptionOutcome(Status(Code.UNSCHEDULABLE, (msg,)))
+
+        if diagnosis.absent.code == Code.UNSCHEDULABLE:
+            potential = [r for r in range(len(table)) if diagnosis.get(r).code == Code.UNSCHEDULABLE]
+        else:
+            potential = [r for r, s in diagnosis.statuses.items() if s.code == Code.UNSCHEDULABLE]
+        names = [table.names[r] for r in potential]
+        if self.handle.lowest_name:
+            order = sorted(range(len(potential)), key=lambda i: names[i].encode())
+            potential = [potential[i] for i in order]
+        else:
+            potential.sort()  # node-tree order stands in for Go's map order
+        outcome = PreemptionOutcome(OK, potential_nodes=[table.names[r] for r in potential])
+        if not potential:
+            nested = Diagnosis(len(table), absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
+            outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
+            outcome.nominated_node = ""
+            return outcome
+
+        pdbs = snap.pdbs
+        allowed = {i: self.handle.disruptions_allowed(pdb) for i, pdb in enumerate(pdbs)}
+        offset = 0 if self.handle.lowest_name else int(self.handle.rng.integers(len(potential)))
+        want = self.num_candidates(len(potential))
+        clean: list[Candidate] = []
+        violating: list[Candidate] = []
+        statuses: dict[int, Status] = {}
+        for i in range(len(potential)):
+            row = potential[(offset + i) % len(potential)]
+            victims, n_violations, status = self.select_victims(state, pod, row, pdbs, allowed)
+            if status.ok and victims:
+                c = Candidate(table.names[row], row, victims, n_violations)
+                (clean if n_violations == 0 else violating).append(c)
+                if clean and len(clean) + len(violating) >= want:
+                    break
+                continue
+            if status.ok:
+                status = Status(Code.ERROR, (f'expected at least one victim pod on node "{table.names[row]}"',))
+            statuses[row] = status
+        candidates = clean + violating
+        outcome.candidates = candidates
+        outcome.node_statuses = {table.names[r]: s for r, s in statuses.items()}
+        if not candidates:
+            nested = Diagnosis(len(table), statuses=statuses, absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
+            outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
+            outcome.nominated_node = ""
+            return outcome
+        best = self.pick(candidates)
+        if best is None:
+            outcome.status = Status(Code.UNSCHEDULABLE, (NO_CANDIDATE,))
+            return outcome
+        outcome.nominated_node = best.node
+        outcome.victims = best.victims
+        return outcome
+
+    def select_victims(self, state: CycleState, pod: Pod, row: int, pdbs: list[PodDisruptionBudget],
+                       allowed: dict[int, int]) -> tuple[list[Pod], int, Status]:
+        """SelectVictimsOnNode on a fork of the node and a clone of the cycle state."""
+        fork = self.handle.snapshot.table.take([row])
+        st = state.clone()
+        nominator = self.handle.nominator
+        here = np.zeros(1, dtype=np.int64)
+        potential = [p for p in fork.pods[0] if p.priority < pod.priority]
+        if not potential:
+            return [], 0, Status(Code.UNRESOLVABLE, (NO_VICTIMS,))
+        for p in potential:
+            fork.remove_pod(p, 0)
+            self.fw.remove_pod_from_state(st, pod, p, fork, 0)
+        out = self.fw.run_filters_with_nominated(st, pod, fork, here, nominator)
+        if out.codes[0] != 0:
+            return [], 0, out.status(0, self.fw.filter_names)
+        potential.sort(key=importance_key)
+        bad, good = split_by_pdb(potential, pdbs, allowed)
+        victims: list[Pod] = []
+        n_violations = 0
+        for group, counts in ((bad, True), (good, False)):
+            for p in group:
+                fork.add_pod(p, 0)
+                self.fw.add_pod_to_state(st, pod, p, fork, 0)
+                if self.fw.run_filters_with_nominated(st, pod, fork, here, nominator).codes[0] != 0:
+                    fork.remove_pod(p, 0)
+                    self.fw.remove_pod_from_state(st, pod, p, fork, 0)
+                    victims.append(p)
+                    if counts:
+                        n_violations += 1
+        if bad and good:
+            victims.sort(key=importance_key)
+        return victims, n_violations, OK
+
+    def pick(self, candidates: list[Candidate]) -> Candidate | None:
+        """pickOneNodeForPreemption (reference 7.6)."""
+        if len(candidates) == 1:
+            return candidates[0]
+
+        def earliest_top_start(c: Candidate) -> float:
+            top = c.victims[0].priority
+            return min(start_key(v) for v in c.victims if v.priority == top)
+
+        criteria = [
+            lambda c: -c.pdb_violations,
+            lambda c: -c.victims[0].priority,
+            lambda c: -sum(v.priority + INT32_OFFSET for v in c.victims),
+            lambda c: -len(c.victims),
+            earliest_top_start,
+        ]
+        remaining = candidates
+        for f in criteria:
+            scores = [f(c) for c in remaining]
+            best = max(scores)
+            remaining = [c for c, s in zip(remaining, scores) if s == best]
+            if len(remaining) == 1:
+                return remaining[0]
+        if self.handle.lowest_name:
+            return min(remaining, key=lambda c: c.node.encode())
+        return remaining[int(self.handle.rng.integers(len(remaining)))]

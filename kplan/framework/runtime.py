@@ -1,0 +1,238 @@
+"""The framework of one profile: its plugins per extension point and how they are run
+(pkg/scheduler/framework/runtime/framework.go).
+
+Filtering answers for many nodes at once: each Filter plugin sees only the nodes every earlier
+plugin passed, so each node keeps the verdict of its first rejecting plugin, as upstream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kplan.framework.config import ProfileSpec
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.registry import Registry
+from kplan.framework.status import OK, REASONS, Code, Status
+
+if TYPE_CHECKING:
+    from kplan.cluster.node_table import NodeTable
+    from kplan.model.objects import Pod
+
+MAX_NODE_SCORE = 100
+
+
+class Nominator(dict[str, list["Pod"]]):
+    """node name → pods nominated to it, in nomination order (backend/queue/nominator.go)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.node_of: dict[str, str] = {}
+
+    def add(self, pod: Pod, node: str) -> None:
+        self.remove(pod)
+        if node:
+            self.setdefault(node, []).append(pod)
+            self.node_of[pod.uid] = node
+
+    def remove(self, pod: Pod) -> None:
+        node = self.node_of.pop(pod.uid, None)
+        if node is not None:
+            lst = self[node]
+            lst[:] = [p for p in lst if p.uid != pod.uid]
+            if not lst:
+                del self[node]
+
+    def yielding_to(self, pod: Pod, node: str) -> list[Pod]:
+        """Nominated pods the pod must leave room for on a node: priority >= its own, not itself."""
+        return [p for p in self.get(node, ()) if p.priority >= pod.priority and p.uid != pod.uid]
+
+
+@dataclass
+class FilterOutcome:
+    """Verdicts of the filters for ``rows`` (table rows, in the order examined)."""
+
+    rows: np.ndarray
+    codes: np.ndarray      # int8 Code per row; 0 = feasible
+    reasons: np.ndarray    # int32 reason ids
+    plugins: np.ndarray    # int16 index into Framework.filter_plugins; -1 = feasible
+
+    def status(self, k: int, names: Sequence[str]) -> Status:
+        p = int(self.plugins[k])
+        return Status(Code(int(self.codes[k])), REASONS[int(self.reasons[k])], names[p] if p >= 0 else "")
+
+    @classmethod
+    def empty(cls) -> FilterOutcome:
+        z = np.zeros(0, dtype=np.int64)
+        return cls(z, z.astype(np.int8), z.astype(np.int32), z.astype(np.int16))
+
+    def concat(self, other: FilterOutcome) -> FilterOutcome:
+        return FilterOutcome(np.concatenate([self.rows, other.rows]), np.concatenate([self.codes, other.codes]),
+                             np.concatenate([self.reasons, other.reasons]),
+                             np.concatenate([self.plugins, other.plugins]))
+
+
+class Framework:
+    def __init__(self, spec: ProfileSpec, registry: Registry, handle: Any) -> None:
+        self.spec = spec
+        self.profile_name = spec.scheduler_name
+        self.handle = handle
+        self.plugins: dict[str, Any] = {}
+        for name in dict.fromkeys(n for lst in spec.points.values() for n in lst):
+            plugin_spec = registry.get(name)
+            assert plugin_spec is not None
+            args = spec.args.get(name, spec.raw_args.get(name))
+            self.plugins[name] = plugin_spec.factory(args, handle)
+        pick: Callable[[str], list[Any]] = lambda point: [self.plugins[n] for n in spec.points[point]]  # noqa: E731
+        self.pre_enqueue_plugins = pick("preEnqueue")
+        self.queue_sort = pick("queueSort")[0]
+        self.pre_filter_plugins = pick("preFilter")
+        self.filter_plugins = pick("filter")
+        self.filter_names = [p.name for p in self.filter_plugins]
+        self.post_filter_plugins = pick("postFilter")
+        self.pre_score_plugins = pick("preScore")
+        self.score_plugins = pick("score")
+        self.weights = {n: spec.weights[n] for n in spec.points["score"]}
+        self.reserve_plugins = pick("reserve")
+        self.permit_plugins = pick("permit")
+        self.pre_bind_plugins = pick("preBind")
+        self.bind_plugins = pick("bind")
+        self.post_bind_plugins = pick("postBind")
+        self.percentage_of_nodes_to_score = spec.percentage_of_nodes_to_score
+        # PreFilter plugins with AddPod/RemovePod extensions
+        self.extensions = [p for p in self.pre_filter_plugins if hasattr(p, "add_pod")]
+
+    # ------------------------------------------------------------------ queue points
+
+    def run_pre_enqueue(self, pod: Pod) -> Status:
+        for pl in self.pre_enqueue_plugins:
+            s = pl.pre_enqueue(pod)
+            if not s.ok:
+                return Status(s.code, s.reasons, pl.name)
+        return OK
+
+    # ------------------------------------------------------------------ filtering
+
+    def run_pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """RunPreFilterPlugins: (merged result, status, plugins that restricted the nodes)."""
+        result: PreFilterResult | None = None
+        with_nodes: set[str] = set()
+        skipped: set[str] = set()
+        returned = OK
+        for pl in self.pre_filter_plugins:
+            r, s = pl.pre_filter(state, pod)
+            if s.code == Code.SKIP:
+                skipped.add(pl.name)
+                continue
+            if not s.ok:
+                s = Status(s.code, s.reasons, pl.name)
+                if s.code == Code.UNSCHEDULABLE:
+                    returned = s
+                    continue
+                return None, s, set()
+            if r is not None and r.node_names is not None:
+                with_nodes.add(pl.name)
+                names = r.node_names if result is None or result.node_names is None else result.node_names & r.node_names
+                result = PreFilterResult(frozenset(names))
+                if not result.node_names:
+                    plugins = sorted(with_nodes)
+                    msg = (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1 else
+                           f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously")
+                    return result, Status(Code.UNRESOLVABLE, (msg,)), with_nodes
+        state.skip_filter = skipped
+        return result, returned, with_nodes
+
+    def run_filters(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> FilterOutcome:
+        """RunFilterPlugins for every row at once."""
+        n = len(rows)
+        codes = np.zeros(n, dtype=np.int8)
+        reasons = np.zeros(n, dtype=np.int32)
+        plugins = np.full(n, -1, dtype=np.int16)
+        pending = np.arange(n)
+        for k, pl in enumerate(self.filter_plugins):
+            if pl.name in state.skip_filter:
+                continue
+            if len(pending) == 0:
+                break
+            v = pl.filter(state, pod, table, rows[pending])
+            bad = v.codes != 0
+            if bad.any():
+                pos = pending[bad]
+                codes[pos] = v.codes[bad]
+                reasons[pos] = v.reasons[bad]
+                plugins[pos] = k
+                pending = pending[~bad]
+        return FilterOutcome(np.asarray(rows), codes, reasons, plugins)
+
+    def add_pod_to_state(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
+        for pl in self.extensions:
+            if pl.name not in state.skip_filter:
+                pl.add_pod(state, pod, other, table, row)
+
+    def remove_pod_from_state(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
+        for pl in self.extensions:
+            if pl.name not in state.skip_filter:
+                pl.remove_pod(state, pod, other, table, row)
+
+    def run_filters_with_nominated(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                                   nominator: Nominator) -> FilterOutcome:
+        """RunFilterPluginsWithNominatedPods (reference 5.4) for every row.
+
+        A node with nominated pods of priority >= the pod's is first filtered as if they ran there
+        (on a fork, with the PreFilter state updated through AddPod); only if that passes does the
+        verdict without them count.
+        """
+        out = self.run_filters(state, pod, table, rows)
+        if not nominator:
+            return out
+        for k, row in enumerate(rows):
+            nominated = nominator.yielding_to(pod, table.names[row])
+            if not nominated:
+                continue
+            fork = table.take([row])
+            fork_state = state.clone()
+            for other in nominated:
+                fork.add_pod(other, 0)
+                self.add_pod_to_state(fork_state, pod, other, fork, 0)
+            first = self.run_filters(fork_state, pod, fork, np.zeros(1, dtype=np.int64))
+            if first.codes[0] != 0:
+                out.codes[k], out.reasons[k], out.plugins[k] = first.codes[0], first.reasons[0], first.plugins[0]
+        return out
+
+    # ------------------------------------------------------------------ scoring
+
+    @property
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    def run_pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> None:
+        skipped = set()
+        for pl in self.pre_score_plugins:
+            s = pl.pre_score(state, pod, table, rows)
+            if s.code == Code.SKIP:
+                skipped.add(pl.name)
+            elif not s.ok:
+                raise RuntimeError(f"running PreScore plugin {pl.name!r}: {s.message}")
+        state.skip_score = skipped
+
+    def run_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray
+                  ) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]]]:
+        """RunScorePlugins: (total per row, plugin → (raw, normalised) per row)."""
+        total = np.zeros(len(rows), dtype=np.int64)
+        detail: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for pl in self.score_plugins:
+            if pl.name in state.skip_score:
+                continue
+            raw = np.asarray(pl.score(state, pod, table, rows), dtype=np.int64)
+            norm = pl.normalize(state, pod, raw.copy()) if hasattr(pl, "normalize") else raw
+            if len(norm) and (norm.min() < 0 or norm.max() > MAX_NODE_SCORE):
+                bad = int(norm.min()) if norm.min() < 0 else int(norm.max())
+                raise RuntimeError(f"plugin {pl.name!r} returns an invalid score {bad}, it should in the range "
+                                   f"of [0, {MAX_NODE_SCORE}] after normalizing")
+            total += norm * self.weights[pl.name]
+            detail[pl.name] = (raw, norm)
+        return total, detail

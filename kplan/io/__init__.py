@@ -1,0 +1,1 @@
+"""Input and output: manifests, snapshots, scheduler configuration, live clusters."""

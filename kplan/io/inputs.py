@@ -1,0 +1,154 @@
+"""From raw objects to what a simulation needs: the cluster snapshot and the pending pods.
+
+Kinds used: Node, Pod, Namespace, PriorityClass, PodDisruptionBudget, and Service, ReplicaSet,
+StatefulSet, ReplicationController (their selectors switch on default topology spreading).
+Other kinds are reported once per kind as skipped. Pods with ``spec.nodeName`` are running;
+pods without are pending, in the order given (cluster files first, then manifests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from kplan.cluster.disruption import disruptions_allowed
+from kplan.cluster.snapshot import Snapshot
+from kplan.errors import InputError, UnsupportedError
+from kplan.io.manifests import RawObject
+from kplan.model.admission import admit_priority, with_builtin_classes
+from kplan.model.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, SelectingObject
+from kplan.model.parse import (
+    parse_namespace,
+    parse_node,
+    parse_pdb,
+    parse_pod,
+    parse_priority_class,
+    parse_selecting_object,
+)
+
+#: start of the input's running pods without a start time (reference 12.1)
+RUNNING_EPOCH = datetime(2024, 12, 31, tzinfo=timezone.utc).timestamp()
+SELECTING_KINDS = ("Service", "ReplicaSet", "StatefulSet", "ReplicationController")
+
+
+@dataclass
+class Inputs:
+    nodes: list[Node] = field(default_factory=list)
+    running: list[Pod] = field(default_factory=list)
+    pending: list[Pod] = field(default_factory=list)
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    selecting: list[SelectingObject] = field(default_factory=list)
+    #: objects of kinds other plugins or expansions read, by kind
+    other: dict[str, list[RawObject]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    #: (explicit spec.priority, explicit spec.preemptionPolicy) per pending pod uid
+    explicit: dict[str, tuple[bool, bool]] = field(default_factory=dict)
+
+
+def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pending_role: bool = False) -> Inputs:
+    """Parse each object once into its typed form."""
+    out = into or Inputs()
+    for obj in objects:
+        d, src = obj.doc, obj.source
+        kind = d.get("kind")
+        if kind == "Pod":
+            spec = d.get("spec") if isinstance(d.get("spec"), dict) else {}
+            phase = (d.get("status") or {}).get("phase") if isinstance(d.get("status"), dict) else None
+            if phase in ("Succeeded", "Failed"):
+                continue  # the scheduler's informer ignores finished pods
+            running = bool(spec.get("nodeName"))
+            pod = parse_pod(d, src, keep_raw=not running)
+            if running:
+                out.running.append(pod)
+            else:
+                out.pending.append(pod)
+                out.explicit[pod.uid] = (spec.get("priority") is not None, spec.get("preemptionPolicy") is not None)
+        elif kind == "Node":
+            out.nodes.append(parse_node(d, src))
+        elif kind == "Namespace":
+            ns = parse_namespace(d, src)
+            out.namespaces[ns.name] = ns
+        elif kind == "PriorityClass":
+            pc = parse_priority_class(d, src)
+            out.priority_classes[pc.name] = pc
+        elif kind == "PodDisruptionBudget":
+            out.pdbs.append(parse_pdb(d, src))
+        elif kind in SELECTING_KINDS:
+            out.selecting.append(parse_selecting_object(d, src))
+            out.other.setdefault(str(kind), []).append(obj)
+        else:
+            out.other.setdefault(str(kind), []).append(obj)
+    return out
+
+
+def check_supported(pod: Pod) -> None:
+    """Refuse what kplan cannot simulate faithfully rather than ignore it."""
+    where = f"{pod.source}: " if pod.source else ""
+    if pod.resource_claims:
+        raise UnsupportedError(f"{where}Pod {pod.key}: spec.resourceClaims: dynamic resource allocation is not "
+                               "modelled by kplan")
+    for v in pod.volumes:
+        if v.claim_name or v.disk:
+            raise UnsupportedError(f"{where}Pod {pod.key}: spec.volumes[{v.name}]: volumes backed by claims or "
+                                   "disks are not modelled yet")
+
+
+@dataclass
+class Scenario:
+    snapshot: Snapshot
+    pending: list[Pod]
+    pdb_allowed: dict[int, int]
+    warnings: list[str]
+    inputs: Inputs
+
+
+def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scenario:
+    """Admission, the snapshot with the running pods on their nodes, start times, PDB budgets."""
+    warnings = list(inputs.warnings)
+    skipped = sorted(k for k in inputs.other if k not in SELECTING_KINDS and k not in set(handled_kinds))
+    for kind in skipped:
+        n = len(inputs.other[kind])
+        warnings.append(f"skipped {n} object{'s' if n != 1 else ''} of kind {kind}: kplan does not use this kind")
+    classes = with_builtin_classes(inputs.priority_classes)
+    seen: dict[str, str] = {}
+    for pod in inputs.running + inputs.pending:
+        if pod.key in seen:
+            raise InputError(f"{pod.source}: Pod {pod.key}: metadata.name: Duplicate value: the pod is also defined "
+                             f"in {seen[pod.key]}")
+        seen[pod.key] = pod.source or "the input"
+    for pod in inputs.pending:
+        check_supported(pod)
+        explicit_priority, explicit_policy = inputs.explicit.get(pod.uid, (False, False))
+        admit_priority(pod, classes, explicit_priority, explicit_policy)
+    snapshot = Snapshot.build(inputs.nodes, namespaces=dict(inputs.namespaces), pdbs=list(inputs.pdbs),
+                              priority_classes=classes, selecting=list(inputs.selecting))
+    names = {n.name for n in inputs.nodes}
+    if len(names) != len(inputs.nodes):
+        dup = next(n.name for n in inputs.nodes if sum(1 for m in inputs.nodes if m.name == n.name) > 1)
+        raise InputError(f"Node {dup}: metadata.name: Duplicate value: the node is defined twice")
+    placed = []
+    for i, pod in enumerate(inputs.running):
+        if pod.start_time is None:
+            pod.start_time = pod.creation_time if pod.creation_time is not None else RUNNING_EPOCH + i
+        if pod.node_name not in names:
+            warnings.append(f"{pod.source}: Pod {pod.key} runs on node {pod.node_name}, which is not in the "
+                            "cluster; it is ignored")
+            continue
+        placed.append(pod)
+    for pod in sorted(placed, key=lambda p: (p.namespace, p.name)):
+        row = snapshot.row_of(pod.node_name)
+        assert row is not None
+        snapshot.add_pod(pod, row)
+    allowed = {id(pdb): disruptions_allowed(pdb, placed) for pdb in snapshot.pdbs}
+    return Scenario(snapshot, inputs.pending, allowed, warnings, inputs)
+
+
+def load_scenario(cluster_objects: Iterable[RawObject], manifest_objects: Iterable[RawObject],
+                  **kw: Any) -> Scenario:
+    inputs = classify(cluster_objects)
+    classify(manifest_objects, inputs, pending_role=True)
+    return build_scenario(inputs, **kw)

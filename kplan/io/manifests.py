@@ -1,0 +1,158 @@
+"""Reading Kubernetes objects from files, folders and stdin.
+
+Accepts multi-document YAML, JSON (one object, a ``kind: List`` or any ``*List``), and
+``kubectl get -o yaml|json`` output. JSON goes through the JSON parser; a YAML stream whose
+documents are each one JSON object (as the conformance files are) is split and parsed as JSON
+too; anything else goes through ruamel.yaml's C-backed safe loader. Every object keeps a
+``source`` string ("path: document N") for error messages.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from kplan.errors import InputError
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz")
+
+
+@dataclass
+class RawObject:
+    doc: dict[str, Any]
+    source: str
+
+
+def _yaml_loader() -> Any:
+    from ruamel.yaml import YAML
+
+    try:
+        return YAML(typ="safe", pure=False)
+    except Exception:  # pragma: no cover - the C extension is a declared dependency
+        return YAML(typ="safe", pure=True)
+
+
+def expand_paths(paths: Iterable[str]) -> list[str]:
+    """Files as given; folders walked recursively for manifest files, in sorted order."""
+    out: list[str] = []
+    for p in paths:
+        if p == "-":
+            out.append(p)
+        elif os.path.isdir(p):
+            found = []
+            for root, dirs, files in os.walk(p):
+                dirs.sort()
+                for f in sorted(files):
+                    if f.endswith(MANIFEST_SUFFIXES):
+                        found.append(os.path.join(root, f))
+            if not found:
+                raise InputError(f"{p}: no *.yaml, *.yml or *.json files in this folder")
+            out.extend(found)
+        elif os.path.isfile(p):
+            out.append(p)
+        else:
+            raise InputError(f"{p}: no such file or folder")
+    return out
+
+
+def read_text(path: str, stdin: io.TextIOBase | None = None) -> str:
+    if path == "-":
+        return (stdin or sys.stdin).read()
+    try:
+        if path.endswith(".gz"):
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                return fh.read()
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError, EOFError) as e:
+        raise InputError(f"{path}: cannot read: {e}") from None
+
+
+def _json_documents(text: str) -> list[Any] | None:
+    """A whole-file JSON value, or a '---'-separated stream of JSON objects; None otherwise."""
+    stripped = text.lstrip()
+    if not stripped:
+        return []
+    if stripped[0] in "{[":
+        try:
+            return [json.loads(stripped)]
+        except json.JSONDecodeError:
+            pass
+    if "{" not in stripped[:4096]:
+        return None
+    docs = []
+    for chunk in _split_documents(text):
+        body = chunk.strip()
+        if not body:
+            continue
+        if body[0] != "{":
+            return None
+        try:
+            docs.append(json.loads(body))
+        except json.JSONDecodeError:
+            return None
+    return docs
+
+
+def _split_documents(text: str) -> Iterator[str]:
+    start = 0
+    for line_start, line in _lines(text):
+        if line.rstrip() == "---" or line.startswith("--- "):
+            yield text[start:line_start]
+            start = line_start + len(line) + 1
+    yield text[start:]
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line
+        pos += len(line) + 1
+
+
+def parse_documents(text: str, name: str) -> list[Any]:
+    docs = _json_documents(text)
+    if docs is not None:
+        return docs
+    try:
+        return [d for d in _yaml_loader().load_all(text)]
+    except Exception as e:  # ruamel raises many error classes; all mean "not YAML"
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise InputError(f"{name}: not valid YAML or JSON{where}: {problem}") from None
+
+
+def flatten(doc: Any, source: str) -> Iterator[RawObject]:
+    """One object per Kubernetes object: Lists (``kind: List``, ``*List``) are opened."""
+    if doc is None:
+        return
+    if not isinstance(doc, dict):
+        raise InputError(f"{source}: expected a Kubernetes object, got {type(doc).__name__}")
+    kind = doc.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), list):
+        item_kind = kind[: -len("List")]
+        for i, item in enumerate(doc["items"]):
+            if isinstance(item, dict) and not item.get("kind") and item_kind:
+                item = {**item, "kind": item_kind}
+            yield from flatten(item, f"{source}: items[{i}]")
+        return
+    if not kind:
+        raise InputError(f"{source}: kind: Required value (not a Kubernetes object)")
+    yield RawObject(doc, source)
+
+
+def load_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> list[RawObject]:
+    out: list[RawObject] = []
+    for path in expand_paths(paths):
+        name = "<stdin>" if path == "-" else path
+        docs = parse_documents(read_text(path, stdin), name)
+        for i, doc in enumerate(docs, 1):
+            out.extend(flatten(doc, f"{name}: document {i}" if len(docs) > 1 else name))
+    return out

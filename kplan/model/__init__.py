@@ -1,0 +1,1 @@
+"""Typed Kubernetes objects, exact quantities and compiled selectors."""

@@ -1,0 +1,253 @@
+"""Small typed Kubernetes objects, parsed once from dicts (see parse.py).
+
+Resources are integers: millicores for ``cpu``, bytes for memory and storage, units for the rest.
+Pods and nodes compare and hash by identity: two distinct objects are two distinct pods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from kplan.model.selectors import LabelSelector, NodeSelector, PreferredSchedulingTerm
+
+EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+def _empty() -> Mapping[str, int]:
+    return MappingProxyType({})
+
+NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE = "NoSchedule", "PreferNoSchedule", "NoExecute"
+DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
+HONOR, IGNORE = "Honor", "Ignore"
+PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER = "PreemptLowerPriority", "Never"
+DEFAULT_SCHEDULER = "default-scheduler"
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+
+    def render(self) -> str:
+        """How the scheduler prints a taint in a FitError: ``{key: value}``."""
+        return f"{{{self.key}: {self.value}}}"
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+
+    def tolerates(self, taint: Taint) -> bool:
+        """toleration.go ToleratesTaint."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        if self.operator in ("", "Equal"):
+            return self.value == taint.value
+        return False
+
+
+def tolerates(tolerations: tuple[Toleration, ...], taint: Taint) -> bool:
+    return any(t.tolerates(taint) for t in tolerations)
+
+
+@dataclass(frozen=True, slots=True)
+class PodAffinityTerm:
+    """A pod (anti-)affinity term with matchLabelKeys already merged into ``selector``."""
+
+    selector: LabelSelector | None
+    topology_key: str
+    namespaces: tuple[str, ...] = ()
+    namespace_selector: LabelSelector | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedPodAffinityTerm:
+    weight: int
+    term: PodAffinityTerm
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadConstraint:
+    """A topologySpreadConstraint; ``selector`` already includes matchLabelKeys."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str
+    selector: LabelSelector | None
+    min_domains: int = 1
+    node_affinity_policy: str = HONOR
+    node_taints_policy: str = IGNORE
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    ip: str
+    protocol: str
+    port: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerRef:
+    kind: str
+    name: str
+    controller: bool
+    uid: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Volume:
+    """A pod volume, reduced to what the volume plugins read."""
+
+    name: str
+    #: persistentVolumeClaim.claimName, or the generated claim of an ephemeral volume
+    claim_name: str = ""
+    #: for in-tree disks that VolumeRestrictions checks: ("gce", pdName, readOnly) and so on
+    disk: tuple[str, str, bool] | None = None
+    read_only: bool = False
+
+
+@dataclass(eq=False, slots=True)
+class Pod:
+    """A pod as the scheduler sees it. Mutable only in ``node_name``/``nominated_node`` bookkeeping."""
+
+    namespace: str
+    name: str
+    uid: str
+    labels: Mapping[str, str] = field(default_factory=_empty)
+    annotations: Mapping[str, str] = field(default_factory=_empty)
+    owners: tuple[OwnerRef, ...] = ()
+    node_name: str = ""
+    scheduler_name: str = DEFAULT_SCHEDULER
+    priority: int = 0
+    priority_class_name: str = ""
+    preemption_policy: str = PREEMPT_LOWER_PRIORITY
+    #: request A/B of reference 2.3: exact aggregated requests, by resource name
+    requests: Mapping[str, int] = field(default_factory=_empty)
+    #: request C: node-side non-zero cpu/memory (pod-level resources honoured)
+    nonzero_cpu: int = 0
+    nonzero_mem: int = 0
+    #: request D: incoming pod in NodeResourcesFit scoring (pod-level resources ignored)
+    score_cpu: int = 0
+    score_mem: int = 0
+    #: limits aggregated like requests (for kplan's ResourceLimits plugin)
+    limits: Mapping[str, int] = field(default_factory=_empty)
+    host_ports: tuple[HostPort, ...] = ()
+    node_selector: Mapping[str, str] = field(default_factory=_empty)
+    required_node_affinity: NodeSelector | None = None
+    preferred_node_affinity: tuple[PreferredSchedulingTerm, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
+    affinity_required: tuple[PodAffinityTerm, ...] = ()
+    affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    anti_affinity_required: tuple[PodAffinityTerm, ...] = ()
+    anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    spread_constraints: tuple[SpreadConstraint, ...] = ()
+    scheduling_gates: tuple[str, ...] = ()
+    #: container images in initContainers + containers order (duplicates kept)
+    images: tuple[str, ...] = ()
+    volumes: tuple[Volume, ...] = ()
+    resource_claims: tuple[str, ...] = ()
+    #: seconds since the epoch (float), or None when the input has none
+    start_time: float | None = None
+    creation_time: float | None = None
+    deletion_time: float | None = None
+    nominated_node: str = ""
+    phase: str = ""
+    #: where the object came from, for error messages ("file.yaml: document 3")
+    source: str = ""
+    #: the input object, kept only for pending pods (workload expansion, output)
+    raw: dict[str, object] | None = field(default=None, repr=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def has_affinity(self) -> bool:
+        return bool(self.affinity_required or self.affinity_preferred
+                    or self.anti_affinity_required or self.anti_affinity_preferred)
+
+    @property
+    def has_required_anti_affinity(self) -> bool:
+        return bool(self.anti_affinity_required)
+
+    @property
+    def terminating(self) -> bool:
+        return self.deletion_time is not None
+
+    def controller(self) -> OwnerRef | None:
+        for o in self.owners:
+            if o.controller:
+                return o
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ImageState:
+    names: tuple[str, ...]
+    size: int
+
+
+@dataclass(eq=False, slots=True)
+class Node:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=_empty)
+    annotations: Mapping[str, str] = field(default_factory=_empty)
+    taints: tuple[Taint, ...] = ()
+    unschedulable: bool = False
+    allocatable: Mapping[str, int] = field(default_factory=_empty)
+    capacity: Mapping[str, int] = field(default_factory=_empty)
+    images: tuple[ImageState, ...] = ()
+    #: Ready condition status ("True", "False", "Unknown", "" when absent)
+    ready: str = ""
+    source: str = ""
+    raw: dict[str, object] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Namespace:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True, slots=True)
+class PriorityClass:
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = PREEMPT_LOWER_PRIORITY
+
+
+@dataclass(frozen=True, slots=True)
+class PodDisruptionBudget:
+    namespace: str
+    name: str
+    selector: LabelSelector | None
+    #: status.disruptionsAllowed when the object has a status; None means "compute it"
+    disruptions_allowed: int | None
+    disrupted_pods: frozenset[str] = frozenset()
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SelectingObject:
+    """A Service, ReplicaSet, ReplicationController or StatefulSet: only its selector matters here.
+
+    These objects switch on PodTopologySpread's system default constraints for the pods they
+    select (plugins/helper/spread.go DefaultSelector).
+    """
+
+    kind: str
+    namespace: str
+    name: str
+    selector: LabelSelector | None

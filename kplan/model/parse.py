@@ -1,0 +1,684 @@
+"""The one module that knows Kubernetes field names: dicts in, typed objects out.
+
+Every error names where it happened: ``file: document N: Kind ns/name: field.path: problem``.
+The pod's requests are computed here, once, exactly as reference section 2 describes
+(component-helpers resource/helpers.go PodRequests, scheduler framework/types.go).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from kplan.errors import InputError
+from kplan.model.objects import (
+    EMPTY,
+    HONOR,
+    IGNORE,
+    ImageState,
+    HostPort,
+    Namespace,
+    Node,
+    OwnerRef,
+    Pod,
+    PodAffinityTerm,
+    PodDisruptionBudget,
+    PriorityClass,
+    SelectingObject,
+    SpreadConstraint,
+    Taint,
+    Toleration,
+    Volume,
+    WeightedPodAffinityTerm,
+)
+from kplan.model.quantity import QuantityError, parse_quantity
+from kplan.model.selectors import (
+    DOES_NOT_EXIST,
+    EXISTS,
+    IN,
+    LABEL_OPERATORS,
+    NODE_OPERATORS,
+    NOT_IN,
+    LabelSelector,
+    NodeSelector,
+    NodeSelectorTerm,
+    PreferredSchedulingTerm,
+    Requirement,
+    parse_int64,
+)
+
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+_NONZERO_DEFAULTS = {"cpu": Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), "memory": Fraction(DEFAULT_MEMORY_REQUEST)}
+
+
+class Where:
+    """Names the object being parsed, for one-line errors."""
+
+    __slots__ = ("source", "kind", "name")
+
+    def __init__(self, source: str, kind: str, name: str) -> None:
+        self.source, self.kind, self.name = source, kind, name
+
+    def fail(self, path: str, problem: str) -> InputError:
+        prefix = f"{self.source}: " if self.source else ""
+        return InputError(f"{prefix}{self.kind} {self.name}: {path}: {problem}")
+
+
+def _map(v: Any, where: Where, path: str) -> Mapping[str, Any]:
+    if v is None:
+        return EMPTY
+    if not isinstance(v, Mapping):
+        raise where.fail(path, f"expected an object, got {type(v).__name__}")
+    return v
+
+
+def _list(v: Any, where: Where, path: str) -> list[Any]:
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise where.fail(path, f"expected a list, got {type(v).__name__}")
+    return v
+
+
+def _str(v: Any, where: Where, path: str, default: str = "") -> str:
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        raise where.fail(path, f"expected a string, got {type(v).__name__}")
+    return str(v)
+
+
+def _int(v: Any, where: Where, path: str, default: int = 0) -> int:
+    if v is None:
+        return default
+    if isinstance(v, bool):
+        raise where.fail(path, "expected an integer, got a boolean")
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, str):
+        try:
+            return int(v)
+        except ValueError:
+            pass
+    raise where.fail(path, f"expected an integer, got {v!r}")
+
+
+def _labels(v: Any, where: Where, path: str) -> Mapping[str, str]:
+    m = _map(v, where, path)
+    if not m:
+        return EMPTY
+    return MappingProxyType({str(k): _str(x, where, f"{path}.{k}") for k, x in m.items()})
+
+
+def parse_time(v: Any, where: Where, path: str) -> float | None:
+    """RFC 3339 timestamp → seconds since the epoch."""
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str):
+        raise where.fail(path, f"expected an RFC 3339 timestamp, got {v!r}")
+    try:
+        return datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise where.fail(path, f"expected an RFC 3339 timestamp, got {v!r}") from None
+
+
+def meta_name(d: Mapping[str, Any]) -> tuple[str, str]:
+    """(namespace, name) of an object, tolerating a missing metadata block."""
+    md = d.get("metadata")
+    if not isinstance(md, Mapping):
+        return "", ""
+    return str(md.get("namespace") or ""), str(md.get("name") or "")
+
+
+# ----------------------------------------------------------------------------------- selectors
+
+def parse_requirements(v: Any, where: Where, path: str, operators: tuple[str, ...],
+                       strict: bool = True) -> tuple[Requirement, ...]:
+    """Selector requirements. ``strict`` rejects what API validation rejects; node selector terms
+    are parsed leniently and judged by ``requirement_valid`` instead (an invalid term never matches)."""
+    out = []
+    for i, e in enumerate(_list(v, where, path)):
+        p = f"{path}[{i}]"
+        e = _map(e, where, p)
+        key = _str(e.get("key"), where, f"{p}.key")
+        op = _str(e.get("operator"), where, f"{p}.operator")
+        if op not in operators:
+            raise where.fail(f"{p}.operator", f"Unsupported value: {op!r}: supported values: "
+                             + ", ".join(f'"{o}"' for o in operators))
+        values = tuple(_str(x, where, f"{p}.values") for x in _list(e.get("values"), where, f"{p}.values"))
+        if strict and op in (IN, NOT_IN) and not values:
+            raise where.fail(f"{p}.values", "Required value: must be specified when `operator` is 'In' or 'NotIn'")
+        if strict and op in (EXISTS, DOES_NOT_EXIST) and values:
+            raise where.fail(f"{p}.values", "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+        out.append(Requirement(key, op, values))
+    return tuple(out)
+
+
+def requirement_valid(r: Requirement, field: bool = False) -> bool:
+    """Whether nodeaffinity.go can turn the requirement into a selector (else its term never matches)."""
+    if field:
+        return r.key == "metadata.name" and r.operator in (IN, NOT_IN) and len(r.values) == 1
+    if r.operator in (IN, NOT_IN):
+        return len(r.values) > 0
+    if r.operator in (EXISTS, DOES_NOT_EXIST):
+        return len(r.values) == 0
+    return len(r.values) == 1 and parse_int64(r.values[0]) is not None
+
+
+def parse_label_selector(v: Any, where: Where, path: str) -> LabelSelector | None:
+    """A ``metav1.LabelSelector``; ``None`` for a nil selector (which matches nothing)."""
+    if v is None:
+        return None
+    m = _map(v, where, path)
+    labels = _labels(m.get("matchLabels"), where, f"{path}.matchLabels")
+    exprs = parse_requirements(m.get("matchExpressions"), where, f"{path}.matchExpressions", LABEL_OPERATORS)
+    return LabelSelector(tuple(sorted(labels.items())), exprs)
+
+
+def parse_node_selector_term(v: Any, where: Where, path: str) -> NodeSelectorTerm:
+    m = _map(v, where, path)
+    exprs = parse_requirements(m.get("matchExpressions"), where, f"{path}.matchExpressions", NODE_OPERATORS, False)
+    fields = parse_requirements(m.get("matchFields"), where, f"{path}.matchFields", NODE_OPERATORS, False)
+    valid = all(requirement_valid(r) for r in exprs) and all(requirement_valid(r, True) for r in fields)
+    return NodeSelectorTerm(exprs, fields, valid)
+
+
+def parse_node_affinity(v: Any, where: Where, path: str) -> tuple[NodeSelector | None, tuple[PreferredSchedulingTerm, ...]]:
+    m = _map(v, where, path)
+    required = None
+    req = m.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if req is not None:
+        rp = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+        terms = _list(_map(req, where, rp).get("nodeSelectorTerms"), where, f"{rp}.nodeSelectorTerms")
+        required = NodeSelector(tuple(parse_node_selector_term(t, where, f"{rp}.nodeSelectorTerms[{i}]")
+                                      for i, t in enumerate(terms)))
+    preferred = []
+    pp = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
+    for i, t in enumerate(_list(m.get("preferredDuringSchedulingIgnoredDuringExecution"), where, pp)):
+        t = _map(t, where, f"{pp}[{i}]")
+        preferred.append(PreferredSchedulingTerm(
+            _int(t.get("weight"), where, f"{pp}[{i}].weight"),
+            parse_node_selector_term(t.get("preference"), where, f"{pp}[{i}].preference")))
+    return required, tuple(preferred)
+
+
+def _merge_label_keys(selector: LabelSelector | None, labels: Mapping[str, str],
+                      match_keys: list[Any], mismatch_keys: list[Any]) -> LabelSelector | None:
+    """What the API server does at pod creation with matchLabelKeys / mismatchLabelKeys."""
+    if selector is None or (not match_keys and not mismatch_keys):
+        return selector
+    extra = [Requirement(str(k), IN, (labels[str(k)],)) for k in match_keys if str(k) in labels]
+    extra += [Requirement(str(k), NOT_IN, (labels[str(k)],)) for k in mismatch_keys if str(k) in labels]
+    return selector.with_requirements(tuple(extra)) if extra else selector
+
+
+def _affinity_term(v: Any, where: Where, path: str, labels: Mapping[str, str]) -> PodAffinityTerm:
+    m = _map(v, where, path)
+    selector = parse_label_selector(m.get("labelSelector"), where, f"{path}.labelSelector")
+    selector = _merge_label_keys(selector, labels, _list(m.get("matchLabelKeys"), where, f"{path}.matchLabelKeys"),
+                                 _list(m.get("mismatchLabelKeys"), where, f"{path}.mismatchLabelKeys"))
+    key = _str(m.get("topologyKey"), where, f"{path}.topologyKey")
+    if not key:
+        raise where.fail(f"{path}.topologyKey", "Required value: can not be empty")
+    namespaces = tuple(_str(x, where, f"{path}.namespaces") for x in _list(m.get("namespaces"), where, f"{path}.namespaces"))
+    ns_selector = parse_label_selector(m.get("namespaceSelector"), where, f"{path}.namespaceSelector")
+    return PodAffinityTerm(selector, key, namespaces, ns_selector)
+
+
+def _affinity_terms(m: Mapping[str, Any], where: Where, path: str, labels: Mapping[str, str]
+                    ) -> tuple[tuple[PodAffinityTerm, ...], tuple[WeightedPodAffinityTerm, ...]]:
+    rp = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+    required = tuple(_affinity_term(t, where, f"{rp}[{i}]", labels)
+                     for i, t in enumerate(_list(m.get("requiredDuringSchedulingIgnoredDuringExecution"), where, rp)))
+    pp = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
+    preferred = []
+    for i, t in enumerate(_list(m.get("preferredDuringSchedulingIgnoredDuringExecution"), where, pp)):
+        t = _map(t, where, f"{pp}[{i}]")
+        preferred.append(WeightedPodAffinityTerm(
+            _int(t.get("weight"), where, f"{pp}[{i}].weight"),
+            _affinity_term(t.get("podAffinityTerm"), where, f"{pp}[{i}].podAffinityTerm", labels)))
+    return required, tuple(preferred)
+
+
+def parse_spread_constraints(v: Any, where: Where, path: str, labels: Mapping[str, str]) -> tuple[SpreadConstraint, ...]:
+    out = []
+    for i, c in enumerate(_list(v, where, path)):
+        p = f"{path}[{i}]"
+        c = _map(c, where, p)
+        max_skew = _int(c.get("maxSkew"), where, f"{p}.maxSkew")
+        if max_skew <= 0:
+            raise where.fail(f"{p}.maxSkew", f"Invalid value: {max_skew}: must be greater than zero")
+        key = _str(c.get("topologyKey"), where, f"{p}.topologyKey")
+        if not key:
+            raise where.fail(f"{p}.topologyKey", "Required value: can not be empty")
+        when = _str(c.get("whenUnsatisfiable"), where, f"{p}.whenUnsatisfiable")
+        if when not in ("DoNotSchedule", "ScheduleAnyway"):
+            raise where.fail(f"{p}.whenUnsatisfiable", f'Unsupported value: "{when}": supported values: '
+                             '"DoNotSchedule", "ScheduleAnyway"')
+        selector = parse_label_selector(c.get("labelSelector"), where, f"{p}.labelSelector")
+        mlk = _list(c.get("matchLabelKeys"), where, f"{p}.matchLabelKeys")
+        selector = _merge_label_keys(selector, labels, mlk, [])
+        min_domains = _int(c.get("minDomains"), where, f"{p}.minDomains", 1)
+        if c.get("minDomains") is not None and min_domains <= 0:
+            raise where.fail(f"{p}.minDomains", f"Invalid value: {min_domains}: must be greater than zero")
+        nap = _str(c.get("nodeAffinityPolicy"), where, f"{p}.nodeAffinityPolicy", HONOR)
+        ntp = _str(c.get("nodeTaintsPolicy"), where, f"{p}.nodeTaintsPolicy", IGNORE)
+        for field, val in (("nodeAffinityPolicy", nap), ("nodeTaintsPolicy", ntp)):
+            if val not in (HONOR, IGNORE):
+                raise where.fail(f"{p}.{field}", f'Unsupported value: "{val}": supported values: "Honor", "Ignore"')
+        out.append(SpreadConstraint(max_skew, key, when, selector, min_domains, nap, ntp))
+    return tuple(out)
+
+
+def parse_taints(v: Any, where: Where, path: str) -> tuple[Taint, ...]:
+    out = []
+    for i, t in enumerate(_list(v, where, path)):
+        t = _map(t, where, f"{path}[{i}]")
+        effect = _str(t.get("effect"), where, f"{path}[{i}].effect")
+        if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+            raise where.fail(f"{path}[{i}].effect", f'Unsupported value: "{effect}": supported values: '
+                             '"NoSchedule", "PreferNoSchedule", "NoExecute"')
+        out.append(Taint(_str(t.get("key"), where, f"{path}[{i}].key"),
+                         _str(t.get("value"), where, f"{path}[{i}].value"), effect))
+    return tuple(out)
+
+
+def parse_tolerations(v: Any, where: Where, path: str) -> tuple[Toleration, ...]:
+    out = []
+    for i, t in enumerate(_list(v, where, path)):
+        t = _map(t, where, f"{path}[{i}]")
+        out.append(Toleration(_str(t.get("key"), where, f"{path}[{i}].key"),
+                              _str(t.get("operator"), where, f"{path}[{i}].operator", "Equal"),
+                              _str(t.get("value"), where, f"{path}[{i}].value"),
+                              _str(t.get("effect"), where, f"{path}[{i}].effect")))
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------------- resources
+
+def is_scalar_resource(name: str) -> bool:
+    """pkg/scheduler/util/utils.go IsScalarResourceName (and the helpers it calls)."""
+    if name.startswith("hugepages-") or name.startswith("attachable-volumes-"):
+        return True
+    if "kubernetes.io/" in name:
+        return True
+    # extended resource: fully qualified, not in the kubernetes.io namespace, not "requests."-prefixed
+    return "/" in name and not name.startswith("requests.")
+
+
+def is_tracked_resource(name: str) -> bool:
+    return name in ("cpu", "memory", "ephemeral-storage") or is_scalar_resource(name)
+
+
+def _supported_pod_level(name: str) -> bool:
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+ResourceList = dict[str, Fraction]
+
+
+def _resource_list(v: Any, where: Where, path: str) -> ResourceList:
+    out: ResourceList = {}
+    for k, q in _map(v, where, path).items():
+        try:
+            out[str(k)] = parse_quantity(q)
+        except QuantityError as e:
+            raise where.fail(f"{path}.{k}", str(e)) from None
+    return out
+
+
+class _Container:
+    __slots__ = ("requests", "limits", "sidecar")
+
+    def __init__(self, requests: ResourceList, limits: ResourceList, sidecar: bool) -> None:
+        self.requests, self.limits, self.sidecar = requests, limits, sidecar
+
+
+def _containers(spec: Mapping[str, Any], where: Where) -> tuple[list[_Container], list[_Container]]:
+    """(containers, initContainers) with API-server defaulting: a missing request takes the limit."""
+    out: tuple[list[_Container], list[_Container]] = ([], [])
+    for field, bucket in (("containers", out[0]), ("initContainers", out[1])):
+        for i, c in enumerate(_list(spec.get(field), where, f"spec.{field}")):
+            p = f"spec.{field}[{i}]"
+            c = _map(c, where, p)
+            res = _map(c.get("resources"), where, f"{p}.resources")
+            req = _resource_list(res.get("requests"), where, f"{p}.resources.requests")
+            lim = _resource_list(res.get("limits"), where, f"{p}.resources.limits")
+            for k, q in lim.items():
+                req.setdefault(k, q)
+            sidecar = field == "initContainers" and c.get("restartPolicy") == "Always"
+            bucket.append(_Container(req, lim, sidecar))
+    return out
+
+
+def aggregate(containers: list[_Container], inits: list[_Container], *, limits: bool = False,
+              nonmissing: Mapping[str, Fraction] | None = None) -> ResourceList:
+    """AggregateContainerRequests (reference 2.1), optionally with non-zero defaults per container."""
+    def of(c: _Container) -> ResourceList:
+        r = c.limits if limits else c.requests
+        if nonmissing:
+            r = dict(r)
+            for k, q in nonmissing.items():
+                r.setdefault(k, q)
+        return r
+
+    total: ResourceList = {}
+    for c in containers:
+        for k, q in of(c).items():
+            total[k] = total.get(k, Fraction(0)) + q
+    sidecars: ResourceList = {}
+    peak: ResourceList = {}
+    for c in inits:
+        r = of(c)
+        if c.sidecar:
+            for k, q in r.items():
+                total[k] = total.get(k, Fraction(0)) + q
+                sidecars[k] = sidecars.get(k, Fraction(0)) + q
+            use = dict(sidecars)
+        else:
+            use = dict(r)
+            for k, q in sidecars.items():
+                use[k] = use.get(k, Fraction(0)) + q
+        for k, q in use.items():
+            if k not in peak or q > peak[k]:
+                peak[k] = q
+    for k, q in peak.items():
+        if k not in total or q > total[k]:
+            total[k] = q
+    return total
+
+
+def pod_requests(containers: list[_Container], inits: list[_Container], pod_level: ResourceList,
+                 overhead: ResourceList, *, use_pod_level: bool,
+                 nonmissing: Mapping[str, Fraction] | None = None) -> ResourceList:
+    """PodRequests of component-helpers: containers, then pod-level values, then overhead."""
+    reqs = aggregate(containers, inits, nonmissing=nonmissing)
+    if use_pod_level and any(_supported_pod_level(k) for k in pod_level):
+        for k, q in pod_level.items():
+            if _supported_pod_level(k):
+                reqs[k] = q
+    for k, q in overhead.items():
+        reqs[k] = reqs.get(k, Fraction(0)) + q
+    return reqs
+
+
+def _to_int(name: str, q: Fraction) -> int:
+    scaled = q * 1000 if name == "cpu" else q
+    return -((-scaled.numerator) // scaled.denominator) if scaled >= 0 else scaled.numerator // scaled.denominator
+
+
+def to_resources(rl: ResourceList) -> dict[str, int]:
+    """Integer resources the scheduler tracks (Resource.Add): cpu in millis, the rest in units."""
+    return {k: _to_int(k, q) for k, q in rl.items() if is_tracked_resource(k)}
+
+
+def parse_resource_map(v: Any, where: Where, path: str) -> dict[str, int]:
+    """Node allocatable/capacity: every entry, integers, ``pods`` included."""
+    return {k: _to_int(k, q) for k, q in _resource_list(v, where, path).items()}
+
+
+def _host_ports(spec: Mapping[str, Any], where: Where) -> tuple[HostPort, ...]:
+    """GetHostPorts: regular containers and restartable init containers, hostPort > 0 only."""
+    ports = []
+    for field in ("containers", "initContainers"):
+        for i, c in enumerate(_list(spec.get(field), where, f"spec.{field}")):
+            c = _map(c, where, f"spec.{field}[{i}]")
+            if field == "initContainers" and c.get("restartPolicy") != "Always":
+                continue
+            for j, port in enumerate(_list(c.get("ports"), where, f"spec.{field}[{i}].ports")):
+                p = f"spec.{field}[{i}].ports[{j}]"
+                port = _map(port, where, p)
+                hp = _int(port.get("hostPort"), where, f"{p}.hostPort")
+                if hp > 0:
+                    ports.append(HostPort(_str(port.get("hostIP"), where, f"{p}.hostIP") or "0.0.0.0",
+                                          _str(port.get("protocol"), where, f"{p}.protocol") or "TCP", hp))
+    return tuple(ports)
+
+
+def _volumes(spec: Mapping[str, Any], pod_name: str, where: Where) -> tuple[Volume, ...]:
+    out = []
+    for i, v in enumerate(_list(spec.get("volumes"), where, "spec.volumes")):
+        p = f"spec.volumes[{i}]"
+        v = _map(v, where, p)
+        name = _str(v.get("name"), where, f"{p}.name")
+        if "persistentVolumeClaim" in v:
+            pvc = _map(v.get("persistentVolumeClaim"), where, f"{p}.persistentVolumeClaim")
+            out.append(Volume(name, claim_name=_str(pvc.get("claimName"), where, f"{p}.persistentVolumeClaim.claimName"),
+                              read_only=bool(pvc.get("readOnly"))))
+        elif "ephemeral" in v:
+            # generic ephemeral volumes are backed by a PVC named <pod>-<volume> (ephemeral.VolumeClaimName)
+            out.append(Volume(name, claim_name=f"{pod_name}-{name}"))
+        elif "gcePersistentDisk" in v:
+            d = _map(v["gcePersistentDisk"], where, f"{p}.gcePersistentDisk")
+            out.append(Volume(name, disk=("gce", _str(d.get("pdName"), where, "pdName"), bool(d.get("readOnly")))))
+        elif "awsElasticBlockStore" in v:
+            d = _map(v["awsElasticBlockStore"], where, f"{p}.awsElasticBlockStore")
+            out.append(Volume(name, disk=("aws", _str(d.get("volumeID"), where, "volumeID"), bool(d.get("readOnly")))))
+        elif "rbd" in v:
+            d = _map(v["rbd"], where, f"{p}.rbd")
+            mons = ",".join(sorted(str(x) for x in _list(d.get("monitors"), where, "monitors")))
+            ident = f"{mons}|{d.get('pool') or 'rbd'}|{d.get('image') or ''}"
+            out.append(Volume(name, disk=("rbd", ident, bool(d.get("readOnly")))))
+        elif "iscsi" in v:
+            d = _map(v["iscsi"], where, f"{p}.iscsi")
+            ident = f"{d.get('iqn') or ''}|{d.get('lun') or 0}"
+            out.append(Volume(name, disk=("iscsi", ident, bool(d.get("readOnly")))))
+    return tuple(out)
+
+
+def _owners(md: Mapping[str, Any], where: Where) -> tuple[OwnerRef, ...]:
+    out = []
+    for i, o in enumerate(_list(md.get("ownerReferences"), where, "metadata.ownerReferences")):
+        o = _map(o, where, f"metadata.ownerReferences[{i}]")
+        out.append(OwnerRef(_str(o.get("kind"), where, "kind"), _str(o.get("name"), where, "name"),
+                            bool(o.get("controller")), _str(o.get("uid"), where, "uid")))
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------------- objects
+
+def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False) -> Pod:
+    md = d.get("metadata")
+    if not isinstance(md, Mapping) or not md.get("name"):
+        raise Where(source, "Pod", "?").fail("metadata.name", "Required value")
+    ns = str(md.get("namespace") or "default")
+    name = str(md["name"])
+    where = Where(source, "Pod", f"{ns}/{name}")
+    spec = _map(d.get("spec"), where, "spec")
+    status = _map(d.get("status"), where, "status")
+    labels = _labels(md.get("labels"), where, "metadata.labels")
+
+    containers, inits = _containers(spec, where)
+    pres = _map(spec.get("resources"), where, "spec.resources")
+    pod_req = _resource_list(pres.get("requests"), where, "spec.resources.requests")
+    pod_lim = _resource_list(pres.get("limits"), where, "spec.resources.limits")
+    if pod_lim:
+        # API defaulting of pod-level requests (pkg/apis/core/v1/defaults.go defaultPodRequests)
+        for k, q in aggregate(containers, inits).items():
+            if _supported_pod_level(k):
+                pod_req.setdefault(k, q)
+        for k, q in pod_lim.items():
+            if _supported_pod_level(k):
+                pod_req.setdefault(k, q)
+    overhead = _resource_list(spec.get("overhead"), where, "spec.overhead")
+
+    exact = pod_requests(containers, inits, pod_req, overhead, use_pod_level=True)
+    pod_level_set = any(_supported_pod_level(k) for k in pod_req)
+    if pod_level_set:
+        nonmissing = {k: q for k, q in _NONZERO_DEFAULTS.items() if k not in exact}
+    else:
+        nonmissing = dict(_NONZERO_DEFAULTS)
+    node_nonzero = (pod_requests(containers, inits, pod_req, overhead, use_pod_level=True, nonmissing=nonmissing)
+                    if nonmissing else exact)
+    score_nonzero = pod_requests(containers, inits, pod_req, overhead, use_pod_level=False,
+                                 nonmissing=_NONZERO_DEFAULTS)
+    limits = aggregate(containers, inits, limits=True)
+    for k, q in pod_lim.items():
+        if _supported_pod_level(k):
+            limits[k] = q
+
+    affinity = _map(spec.get("affinity"), where, "spec.affinity")
+    required_na, preferred_na = parse_node_affinity(affinity.get("nodeAffinity"), where, "spec.affinity.nodeAffinity")
+    aff_req, aff_pref = _affinity_terms(_map(affinity.get("podAffinity"), where, "spec.affinity.podAffinity"),
+                                        where, "spec.affinity.podAffinity", labels)
+    anti_req, anti_pref = _affinity_terms(_map(affinity.get("podAntiAffinity"), where, "spec.affinity.podAntiAffinity"),
+                                          where, "spec.affinity.podAntiAffinity", labels)
+    images = tuple(str(_map(c, where, "spec").get("image") or "")
+                   for field in ("initContainers", "containers")
+                   for c in _list(spec.get(field), where, f"spec.{field}"))
+    gates = tuple(_str(_map(g, where, "spec.schedulingGates").get("name"), where, "spec.schedulingGates.name")
+                  for g in _list(spec.get("schedulingGates"), where, "spec.schedulingGates"))
+    claims = tuple(_str(_map(c, where, "spec.resourceClaims").get("name"), where, "spec.resourceClaims.name")
+                   for c in _list(spec.get("resourceClaims"), where, "spec.resourceClaims"))
+    prio = spec.get("priority")
+    res = to_resources(exact)
+    return Pod(
+        namespace=ns,
+        name=name,
+        uid=str(md.get("uid") or f"{ns}/{name}"),
+        labels=labels,
+        annotations=_labels(md.get("annotations"), where, "metadata.annotations"),
+        owners=_owners(md, where),
+        node_name=_str(spec.get("nodeName"), where, "spec.nodeName"),
+        scheduler_name=_str(spec.get("schedulerName"), where, "spec.schedulerName") or "default-scheduler",
+        priority=_int(prio, where, "spec.priority"),
+        priority_class_name=_str(spec.get("priorityClassName"), where, "spec.priorityClassName"),
+        preemption_policy=_str(spec.get("preemptionPolicy"), where, "spec.preemptionPolicy") or "PreemptLowerPriority",
+        requests=res,
+        nonzero_cpu=_to_int("cpu", node_nonzero.get("cpu", Fraction(0))),
+        nonzero_mem=_to_int("memory", node_nonzero.get("memory", Fraction(0))),
+        score_cpu=_to_int("cpu", score_nonzero.get("cpu", Fraction(0))),
+        score_mem=_to_int("memory", score_nonzero.get("memory", Fraction(0))),
+        limits=to_resources(limits),
+        host_ports=_host_ports(spec, where),
+        node_selector=_labels(spec.get("nodeSelector"), where, "spec.nodeSelector"),
+        required_node_affinity=required_na,
+        preferred_node_affinity=preferred_na,
+        tolerations=parse_tolerations(spec.get("tolerations"), where, "spec.tolerations"),
+        affinity_required=aff_req,
+        affinity_preferred=aff_pref,
+        anti_affinity_required=anti_req,
+        anti_affinity_preferred=anti_pref,
+        spread_constraints=parse_spread_constraints(spec.get("topologySpreadConstraints"), where,
+                                                    "spec.topologySpreadConstraints", labels),
+        scheduling_gates=gates,
+        images=images,
+        volumes=_volumes(spec, name, where),
+        resource_claims=claims,
+        start_time=parse_time(status.get("startTime"), where, "status.startTime"),
+        creation_time=parse_time(md.get("creationTimestamp"), where, "metadata.creationTimestamp"),
+        deletion_time=parse_time(md.get("deletionTimestamp"), where, "metadata.deletionTimestamp"),
+        nominated_node=_str(status.get("nominatedNodeName"), where, "status.nominatedNodeName"),
+        phase=_str(status.get("phase"), where, "status.phase"),
+        source=source,
+        raw=dict(d) if keep_raw else None,
+    )
+
+
+def parse_node(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False) -> Node:
+    md = d.get("metadata")
+    if not isinstance(md, Mapping) or not md.get("name"):
+        raise Where(source, "Node", "?").fail("metadata.name", "Required value")
+    name = str(md["name"])
+    where = Where(source, "Node", name)
+    spec = _map(d.get("spec"), where, "spec")
+    status = _map(d.get("status"), where, "status")
+    capacity = parse_resource_map(status.get("capacity"), where, "status.capacity")
+    alloc_raw = status.get("allocatable")
+    allocatable = parse_resource_map(alloc_raw, where, "status.allocatable") if alloc_raw is not None else dict(capacity)
+    images = []
+    for i, im in enumerate(_list(status.get("images"), where, "status.images")):
+        im = _map(im, where, f"status.images[{i}]")
+        names = tuple(_str(n, where, f"status.images[{i}].names") for n in _list(im.get("names"), where, "names"))
+        images.append(ImageState(names, _int(im.get("sizeBytes"), where, f"status.images[{i}].sizeBytes")))
+    ready = ""
+    for c in _list(status.get("conditions"), where, "status.conditions"):
+        if isinstance(c, Mapping) and c.get("type") == "Ready":
+            ready = str(c.get("status") or "")
+    return Node(
+        name=name,
+        labels=_labels(md.get("labels"), where, "metadata.labels"),
+        annotations=_labels(md.get("annotations"), where, "metadata.annotations"),
+        taints=parse_taints(spec.get("taints"), where, "spec.taints"),
+        unschedulable=bool(spec.get("unschedulable")),
+        allocatable=MappingProxyType(allocatable),
+        capacity=MappingProxyType(capacity),
+        images=tuple(images),
+        ready=ready,
+        source=source,
+        raw=dict(d) if keep_raw else None,
+    )
+
+
+def parse_namespace(d: Mapping[str, Any], source: str = "") -> Namespace:
+    ns, name = meta_name(d)
+    where = Where(source, "Namespace", name or "?")
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    labels = dict(_labels(_map(d.get("metadata"), where, "metadata").get("labels"), where, "metadata.labels"))
+    # the API server always sets this label (NamespaceDefaultLabelName)
+    labels.setdefault("kubernetes.io/metadata.name", name)
+    return Namespace(name, MappingProxyType(labels))
+
+
+def parse_priority_class(d: Mapping[str, Any], source: str = "") -> PriorityClass:
+    _, name = meta_name(d)
+    where = Where(source, "PriorityClass", name or "?")
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    if d.get("value") is None:
+        raise where.fail("value", "Required value")
+    return PriorityClass(name, _int(d.get("value"), where, "value"), bool(d.get("globalDefault")),
+                         _str(d.get("preemptionPolicy"), where, "preemptionPolicy") or "PreemptLowerPriority")
+
+
+def _int_or_percent(v: Any, where: Where, path: str) -> int | str | None:
+    if v is None:
+        return None
+    if isinstance(v, str) and v.endswith("%"):
+        if _int(v[:-1], where, path) < 0:
+            raise where.fail(path, f"Invalid value: {v!r}: must be non-negative")
+        return v
+    return _int(v, where, path)
+
+
+def parse_pdb(d: Mapping[str, Any], source: str = "") -> PodDisruptionBudget:
+    ns, name = meta_name(d)
+    ns = ns or "default"
+    where = Where(source, "PodDisruptionBudget", f"{ns}/{name}")
+    spec = _map(d.get("spec"), where, "spec")
+    status = d.get("status")
+    allowed = None
+    disrupted: frozenset[str] = frozenset()
+    if isinstance(status, Mapping) and status:
+        allowed = _int(status.get("disruptionsAllowed"), where, "status.disruptionsAllowed")
+        disrupted = frozenset(str(k) for k in _map(status.get("disruptedPods"), where, "status.disruptedPods"))
+    return PodDisruptionBudget(
+        ns, name, parse_label_selector(spec.get("selector"), where, "spec.selector"), allowed, disrupted,
+        _int_or_percent(spec.get("minAvailable"), where, "spec.minAvailable"),
+        _int_or_percent(spec.get("maxUnavailable"), where, "spec.maxUnavailable"))
+
+
+def parse_selecting_object(d: Mapping[str, Any], source: str = "") -> SelectingObject:
+    kind = str(d.get("kind"))
+    ns, name = meta_name(d)
+    ns = ns or "default"
+    where = Where(source, kind, f"{ns}/{name}")
+    spec = _map(d.get("spec"), where, "spec")
+    sel = spec.get("selector")
+    if kind in ("Service", "ReplicationController"):
+        # map selectors; an empty map selects nothing for a Service (helper/spread.go skips it)
+        m = _labels(sel, where, "spec.selector")
+        if kind == "ReplicationController" and not m:
+            tmpl = _map(_map(spec.get("template"), where, "spec.template").get("metadata"), where, "spec.template.metadata")
+            m = _labels(tmpl.get("labels"), where, "spec.template.metadata.labels")
+        selector = LabelSelector(tuple(sorted(m.items()))) if m else None
+    else:
+        selector = parse_label_selector(sel, where, "spec.selector")
+    return SelectingObject(kind, ns, name, selector)

@@ -1,0 +1,115 @@
+"""Exact Kubernetes resource quantities.
+
+Mirrors k8s.io/apimachinery/pkg/api/resource/quantity.go: a quantity is parsed exactly (here as
+a Fraction), anything finer than 1e-9 is rounded up to the next nano unit, and the integer views
+round up away from zero: ``MilliValue`` for cpu, ``Value`` for everything else.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 10**3),
+    "": Fraction(1),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
+}
+_NUMBER = r"(?P<sign>[+-]?)(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+_RE = re.compile(
+    _NUMBER + r"(?:(?P<bin>Ki|Mi|Gi|Ti|Pi|Ei)|[eE](?P<exp>[+-]?[0-9]+)|(?P<dec>[numkMGTPE]?))$"
+)
+_NANO = 10**9
+_cache: dict[str, Fraction] = {}
+
+
+class QuantityError(ValueError):
+    """The text is not a Kubernetes quantity."""
+
+
+def parse_quantity(text: object) -> Fraction:
+    """Return the exact value of a quantity such as ``"250m"``, ``"1Gi"``, ``"1e3"`` or ``2``."""
+    if isinstance(text, bool):
+        raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
+    if isinstance(text, int):
+        return Fraction(text)
+    if isinstance(text, float):
+        text = repr(text)
+    if not isinstance(text, str):
+        raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
+    cached = _cache.get(text)
+    if cached is not None:
+        return cached
+    m = _RE.match(text.strip())
+    if m is None or not text.strip():
+        raise QuantityError(f"quantities must match the regular expression "
+                            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
+    value = Fraction(m.group("num"))
+    if m.group("bin"):
+        value *= _BINARY[m.group("bin")]
+    elif m.group("exp") is not None:
+        value *= Fraction(10) ** int(m.group("exp"))
+    else:
+        value *= _DECIMAL[m.group("dec") or ""]
+    if m.group("sign") == "-":
+        value = -value
+    # apimachinery keeps at most nano precision and rounds the rest up (away from zero).
+    value = Fraction(_ceil_away(value * _NANO), _NANO)
+    if len(_cache) < 65536:
+        _cache[text] = value
+    return value
+
+
+def _ceil_away(x: Fraction) -> int:
+    """Round to an integer away from zero, as Quantity's scaled values do."""
+    if x >= 0:
+        return -((-x.numerator) // x.denominator)
+    return x.numerator // x.denominator
+
+
+def milli_value(text: object) -> int:
+    """``Quantity.MilliValue()``: thousandths, rounded up away from zero (cpu)."""
+    return _ceil_away(parse_quantity(text) * 1000)
+
+
+def value(text: object) -> int:
+    """``Quantity.Value()``: whole units, rounded up away from zero (memory, pods, scalars)."""
+    return _ceil_away(parse_quantity(text))
+
+
+def resource_value(name: str, text: object) -> int:
+    """The integer the scheduler keeps for resource ``name``: millicores for cpu, units otherwise."""
+    return milli_value(text) if name == "cpu" else value(text)
+
+
+def format_milli_cpu(m: int) -> str:
+    """Render millicores the way kubectl does: ``"2"`` for whole cores, ``"250m"`` otherwise."""
+    return f"{m // 1000}" if m % 1000 == 0 else f"{m}m"
+
+
+def format_bytes(b: int) -> str:
+    """Render bytes with the largest exact binary suffix, falling back to one decimal place."""
+    for suffix, size in (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if b >= size and b % size == 0:
+            return f"{b // size}{suffix}"
+    for suffix, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if b >= size:
+            return f"{b / size:.1f}{suffix}"
+    return str(b)
+
+
+def format_resource(name: str, amount: int) -> str:
+    """Render an integer amount of resource ``name`` for people."""
+    if name == "cpu":
+        return format_milli_cpu(amount)
+    if name in ("memory", "ephemeral-storage") or name.startswith("hugepages-"):
+        return format_bytes(amount)
+    return str(amount)

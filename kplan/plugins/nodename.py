@@ -1,0 +1,33 @@
+"""NodeName (plugins/nodename/node_name.go, v1.34.1).
+
+Filter: a pod that names a node in ``spec.nodeName`` fits only that node. Pods created with a
+nodeName never reach the queue, so this only matters for pods the user forces into it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kplan.cluster.node_table import NodeTable
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.events import NODE_ADD
+from kplan.framework.status import Code, Verdicts, reason_id
+from kplan.model.objects import Pod
+from kplan.plugins.helper import PluginBase
+
+NAME = "NodeName"
+REASON = "node(s) didn't match the requested node name"
+_REASON_ID = reason_id(REASON)
+
+
+class NodeName(PluginBase):
+    name = NAME
+
+    def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
+        if not pod.node_name:
+            return Verdicts.passing(len(rows))
+        failed = np.array([table.names[r] != pod.node_name for r in rows], dtype=bool)
+        return Verdicts.where(failed, Code.UNRESOLVABLE, _REASON_ID)
+
+    def events_to_register(self) -> list[tuple[str, None]]:
+        return [(NODE_ADD, None)]

@@ -1,0 +1,58 @@
+"""NodePorts (plugins/nodeports/node_ports.go, v1.34.1).
+
+PreFilter: Skip for pods without host ports. Filter: a wanted (hostIP, protocol, hostPort)
+conflicts with one in use on the node (reference 3.5) → Unschedulable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kplan.cluster.node_table import NodeTable
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, ClusterEvent
+from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
+from kplan.model.objects import HostPort, Pod
+from kplan.plugins.helper import PluginBase
+
+NAME = "NodePorts"
+REASON = "node(s) didn't have free ports for the requested pod ports"
+_REASON_ID = reason_id(REASON)
+
+
+def ports_conflict(wanted: tuple[HostPort, ...], used: tuple[HostPort, ...]) -> bool:
+    for w in wanted:
+        for u in used:
+            if w.protocol != u.protocol or w.port != u.port:
+                continue
+            if w.ip == "0.0.0.0" or u.ip == "0.0.0.0" or w.ip == u.ip:
+                return True
+    return False
+
+
+class NodePorts(PluginBase):
+    name = NAME
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        if not pod.host_ports:
+            return None, skip(NAME)
+        return None, OK
+
+    def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
+        failed = np.zeros(len(rows), dtype=bool)
+        for k, r in enumerate(rows):
+            used = table.ports[r]
+            if used is not None and any(used.conflicts(p) for p in pod.host_ports):
+                failed[k] = True
+        return Verdicts.where(failed, Code.UNSCHEDULABLE, _REASON_ID)
+
+    def events_to_register(self) -> list[tuple[str, object]]:
+        return [(ASSIGNED_POD_DELETE, _freed_port), (NODE_ADD, None)]
+
+
+def _freed_port(pod: Pod, event: ClusterEvent) -> bool:
+    other = event.pod
+    if other is None or not (event.node_name or event.nominated_node):
+        return False
+    return ports_conflict(pod.host_ports, other.host_ports)

@@ -1,0 +1,1 @@
+"""NodeResourcesFit and NodeResourcesBalancedAllocation (plugins/noderesources)."""

@@ -1,0 +1,306 @@
+"""NodeResourcesFit (plugins/noderesources/fit.go and the scorers beside it, v1.34.1).
+
+Filter (reference 3.3): "Too many pods" (never unresolvable), then cpu, memory,
+ephemeral-storage and scalar resources; each insufficient resource adds "Insufficient <name>",
+UnschedulableAndUnresolvable when the request exceeds the node's whole allocatable.
+Score (reference 4.1): LeastAllocated (default), MostAllocated or RequestedToCapacityRatio over the
+configured resources, using the non-zero requests for cpu/memory and ignoring pod-level resources
+for the incoming pod, as v1.34.1 does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kplan.cluster.node_table import NodeTable
+from kplan.cluster.resources import CPU, EPHEMERAL, MEMORY
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.events import (
+    ASSIGNED_POD_DELETE,
+    ASSIGNED_POD_SCALE_DOWN,
+    NODE_ADD,
+    NODE_UPDATE_ALLOCATABLE,
+    ClusterEvent,
+)
+from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.registry import ArgsError
+from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
+from kplan.model.objects import Node, Pod
+from kplan.model.parse import is_scalar_resource
+from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase, go_round, trunc_div
+
+NAME = "NodeResourcesFit"
+LEAST, MOST, RTCR = "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"
+TOO_MANY_PODS = "Too many pods"
+MAX_UTILIZATION = 100
+MAX_CUSTOM_PRIORITY_SCORE = 10
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    name: str
+    weight: int
+
+
+@dataclass(frozen=True)
+class ShapePoint:
+    utilization: int
+    score: int
+
+
+@dataclass
+class FitArgs:
+    ignored_resources: tuple[str, ...] = ()
+    ignored_resource_groups: tuple[str, ...] = ()
+    strategy: str = LEAST
+    resources: tuple[ResourceSpec, ...] = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
+    shape: tuple[ShapePoint, ...] | None = None
+
+
+DEFAULT_RESOURCES = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
+
+
+def _check_fields(m: Mapping[str, Any], known: set[str], prefix: str) -> None:
+    for k in m:
+        if k not in known:
+            raise ArgsError(f'unknown field "{prefix}{k}"')
+
+
+def _ints(v: Any, path: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ArgsError(f"{path}: expected an integer, got {v!r}")
+    return int(v)
+
+
+def decode_resource_specs(v: Any, path: str) -> tuple[ResourceSpec, ...]:
+    out = []
+    for i, r in enumerate(v or []):
+        if not isinstance(r, Mapping):
+            raise ArgsError(f"{path}[{i}]: expected an object")
+        _check_fields(r, {"name", "weight"}, f"{path}[{i}].")
+        out.append(ResourceSpec(str(r.get("name") or ""), _ints(r.get("weight") or 0, f"{path}[{i}].weight")))
+    return tuple(out)
+
+
+def decode_args(raw: Mapping[str, Any] | None) -> FitArgs:
+    raw = raw or {}
+    _check_fields(raw, {"ignoredResources", "ignoredResourceGroups", "scoringStrategy"}, "")
+    args = FitArgs(tuple(str(x) for x in raw.get("ignoredResources") or ()),
+                   tuple(str(x) for x in raw.get("ignoredResourceGroups") or ()))
+    ss = raw.get("scoringStrategy")
+    if ss is None:
+        return args
+    if not isinstance(ss, Mapping):
+        raise ArgsError("scoringStrategy: expected an object")
+    _check_fields(ss, {"type", "resources", "requestedToCapacityRatio"}, "scoringStrategy.")
+    # the type is not defaulted once scoringStrategy is present (reference 1.5.5)
+    args.strategy = str(ss.get("type") or "")
+    resources = decode_resource_specs(ss.get("resources"), "scoringStrategy.resources") or DEFAULT_RESOURCES
+    args.resources = tuple(ResourceSpec(r.name, r.weight or 1) for r in resources)
+    rtcr = ss.get("requestedToCapacityRatio")
+    if rtcr is not None:
+        if not isinstance(rtcr, Mapping):
+            raise ArgsError("scoringStrategy.requestedToCapacityRatio: expected an object")
+        _check_fields(rtcr, {"shape"}, "scoringStrategy.requestedToCapacityRatio.")
+        points = []
+        for i, p in enumerate(rtcr.get("shape") or []):
+            if not isinstance(p, Mapping):
+                raise ArgsError(f"scoringStrategy.requestedToCapacityRatio.shape[{i}]: expected an object")
+            _check_fields(p, {"utilization", "score"}, f"scoringStrategy.requestedToCapacityRatio.shape[{i}].")
+            points.append(ShapePoint(_ints(p.get("utilization") or 0, "utilization"), _ints(p.get("score") or 0, "score")))
+        args.shape = tuple(points)
+    return args
+
+
+def validate_args(args: FitArgs | None) -> list[str]:
+    """validation_pluginargs.go ValidateNodeResourcesFitArgs (run when the plugin is built)."""
+    if args is None:
+        return []
+    errs: list[str] = []
+    for i, g in enumerate(args.ignored_resource_groups):
+        if "/" in g:
+            errs.append(f'ignoredResourceGroups[{i}]: Invalid value: "{g}": resource group name can\'t contain \'/\'')
+    if args.strategy not in (LEAST, MOST, RTCR):
+        errs.append(f'scoringStrategy.type: Unsupported value: "{args.strategy}": supported values: '
+                    '"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"')
+    for i, r in enumerate(args.resources):
+        if not 1 <= r.weight <= 100:
+            errs.append(f"scoringStrategy.resources[{i}].weight: Invalid value: {r.weight}: "
+                        f"resource weight of {r.name} not in valid range (0, 100]")
+    if args.shape is not None:
+        if not args.shape:
+            errs.append("scoringStrategy.shape: Required value: at least one point must be specified")
+        for i, p in enumerate(args.shape):
+            if i > 0 and p.utilization <= args.shape[i - 1].utilization:
+                errs.append(f"scoringStrategy.shape[{i}].utilization: Invalid value: {p.utilization}: "
+                            "values must be sorted in increasing order")
+                break
+        for i, p in enumerate(args.shape):
+            if not 0 <= p.utilization <= 100:
+                errs.append(f"scoringStrategy.shape[{i}].utilization: Invalid value: {p.utilization}: "
+                            "not in valid range [0, 100]")
+            if not 0 <= p.score <= MAX_CUSTOM_PRIORITY_SCORE:
+                errs.append(f"scoringStrategy.shape[{i}].score: Invalid value: {p.score}: not in valid range [0, 10]")
+    elif args.strategy == RTCR:
+        # v1.34.1 panics here; later releases report this (kubernetes/kubernetes#132120)
+        errs.append("scoringStrategy.requestedToCapacityRatio: Required value: "
+                    "must be specified when type is RequestedToCapacityRatio")
+    return errs
+
+
+def is_extended_resource(name: str) -> bool:
+    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+
+
+def broken_linear(shape: tuple[ShapePoint, ...], p: np.ndarray) -> np.ndarray:
+    """helper.BuildBrokenLinearFunction with scores already scaled to 0..100."""
+    pts = [(s.utilization, s.score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for s in shape]
+    out = np.full(p.shape, pts[-1][1], dtype=np.int64)
+    done = np.zeros(p.shape, dtype=bool)
+    for i, (u, s) in enumerate(pts):
+        hit = ~done & (p <= u)
+        if i == 0:
+            out[hit] = s
+        else:
+            pu, ps = pts[i - 1]
+            out[hit] = ps + trunc_div((s - ps) * (p[hit] - pu), u - pu)
+        done |= hit
+    return out
+
+
+class NodeResourcesFit(PluginBase):
+    name = NAME
+
+    def __init__(self, args: FitArgs, handle: Any) -> None:
+        super().__init__(args, handle)
+        self.ignored = set(args.ignored_resources)
+        self.ignored_groups = set(args.ignored_resource_groups)
+
+    # -------------------------------------------------------------------------- filter
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        return None, OK
+
+    def checked_resources(self, pod: Pod) -> list[tuple[str, int]]:
+        """The (resource, request) pairs fitsRequest compares, in its order."""
+        req = pod.requests
+        out = [(n, req.get(n, 0)) for n in ("cpu", "memory", "ephemeral-storage") if req.get(n, 0) > 0]
+        for name in sorted(k for k in req if k not in ("cpu", "memory", "ephemeral-storage")):
+            q = req[name]
+            if q == 0:
+                continue
+            if is_extended_resource(name) and (name in self.ignored or name.split("/")[0] in self.ignored_groups):
+                continue
+            out.append((name, q))
+        return out
+
+    def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
+        n = len(rows)
+        too_many = table.pod_count[rows] + 1 > table.allowed_pods[rows]
+        checked = self.checked_resources(pod)
+        bits = too_many.astype(np.int64)
+        unresolvable = np.zeros(n, dtype=bool)
+        for k, (name, q) in enumerate(checked):
+            col = table.column(name)
+            alloc = table.alloc[rows, col]
+            short = q > alloc - table.requested[rows, col]
+            bits |= short.astype(np.int64) << (k + 1)
+            unresolvable |= short & (q > alloc)
+        codes = np.where(bits != 0, np.where(unresolvable, np.int8(Code.UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE)),
+                         np.int8(0)).astype(np.int8)
+        reasons = np.zeros(n, dtype=np.int32)
+        if bits.any():
+            for b in np.unique(bits[bits != 0]):
+                names = ([TOO_MANY_PODS] if b & 1 else []) + [
+                    f"Insufficient {name}" for k, (name, _) in enumerate(checked) if b >> (k + 1) & 1]
+                reasons[bits == b] = reason_id(*names)
+        return Verdicts(codes, reasons)
+
+    # -------------------------------------------------------------------------- score
+
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
+        return OK
+
+    def score_request(self, pod: Pod, name: str) -> int:
+        """Request D of reference 2.3."""
+        if name == "cpu":
+            return pod.score_cpu
+        if name == "memory":
+            return pod.score_mem
+        return pod.requests.get(name, 0)
+
+    def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
+        args: FitArgs = self.args
+        n = len(rows)
+        total = np.zeros(n, dtype=np.int64)
+        weight_sum = np.zeros(n, dtype=np.int64)
+        for spec in args.resources:
+            pod_req = self.score_request(pod, spec.name)
+            if pod_req == 0 and is_scalar_resource(spec.name):
+                continue
+            if spec.name == "cpu":
+                alloc, req = table.alloc[rows, CPU], table.nonzero[rows, CPU] + pod_req
+            elif spec.name == "memory":
+                alloc, req = table.alloc[rows, MEMORY], table.nonzero[rows, MEMORY] + pod_req
+            elif spec.name == "ephemeral-storage":
+                alloc, req = table.alloc[rows, EPHEMERAL], table.requested[rows, EPHEMERAL] + pod_req
+            else:
+                col = table.res.get(spec.name)
+                if col is None:
+                    continue
+                alloc, req = table.alloc[rows, col], table.requested[rows, col] + pod_req
+            live = alloc != 0
+            safe_alloc = np.where(live, alloc, 1)
+            if args.strategy == MOST:
+                s = np.minimum(req, alloc) * MAX_NODE_SCORE // safe_alloc
+            elif args.strategy == RTCR:
+                assert args.shape is not None
+                util = np.where(req > alloc, MAX_UTILIZATION, req * MAX_UTILIZATION // safe_alloc)
+                s = broken_linear(args.shape, util)
+                live = live & (s > 0)
+            else:
+                s = np.where(req > alloc, 0, (alloc - req) * MAX_NODE_SCORE // safe_alloc)
+            total += np.where(live, s * spec.weight, 0)
+            weight_sum += np.where(live, spec.weight, 0)
+        safe = np.where(weight_sum == 0, 1, weight_sum)
+        if args.strategy == RTCR:
+            out = go_round(total / safe).astype(np.int64)
+        else:
+            out = total // safe
+        return np.where(weight_sum == 0, 0, out)
+
+    # -------------------------------------------------------------------------- hints
+
+    def events_to_register(self) -> list[tuple[str, object]]:
+        return [(ASSIGNED_POD_DELETE, _pod_deleted), (ASSIGNED_POD_SCALE_DOWN, _scaled_down),
+                (NODE_ADD, self._node_fits), (NODE_UPDATE_ALLOCATABLE, self._node_fits)]
+
+    def _node_fits(self, pod: Pod, event: ClusterEvent) -> bool:
+        node = event.node
+        if node is None:
+            return False
+        if 1 > node.allocatable.get("pods", 0):
+            return False
+        for name, q in self.checked_resources(pod):
+            if q > node.allocatable.get(name, 0):
+                return False
+        old = event.old_node
+        return old is None or _grew(old, node, pod)
+
+
+def _grew(old: Node, new: Node, pod: Pod) -> bool:
+    if new.allocatable.get("pods", 0) > old.allocatable.get("pods", 0):
+        return True
+    return any(new.allocatable.get(n, 0) > old.allocatable.get(n, 0) for n in pod.requests)
+
+
+def _pod_deleted(pod: Pod, event: ClusterEvent) -> bool:
+    return bool(event.node_name or event.nominated_node)
+
+
+def _scaled_down(pod: Pod, event: ClusterEvent) -> bool:
+    return event.pod is pod or bool(event.pod and any(k in pod.requests for k in event.pod.requests))

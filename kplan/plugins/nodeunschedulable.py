@@ -1,0 +1,43 @@
+"""NodeUnschedulable (plugins/nodeunschedulable/node_unschedulable.go, v1.34.1).
+
+Filter: a node with ``spec.unschedulable`` rejects pods that do not tolerate the taint
+``node.kubernetes.io/unschedulable:NoSchedule``. UnschedulableAndUnresolvable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kplan.cluster.node_table import NodeTable
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.status import Code, Verdicts, reason_id
+from kplan.model.objects import NO_SCHEDULE, Pod, Taint, tolerates
+from kplan.plugins.helper import PluginBase
+from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLERATION, ClusterEvent
+
+NAME = "NodeUnschedulable"
+REASON = "node(s) were unschedulable"
+_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
+_REASON_ID = reason_id(REASON)
+
+
+class NodeUnschedulable(PluginBase):
+    name = NAME
+
+    def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
+        if tolerates(pod.tolerations, _TAINT):
+            return Verdicts.passing(len(rows))
+        return Verdicts.where(table.unschedulable[rows], Code.UNRESOLVABLE, _REASON_ID)
+
+    def events_to_register(self) -> list[tuple[str, object]]:
+        return [(NODE_ADD, _node_schedulable), (NODE_UPDATE_TAINT, _node_schedulable),
+                (UPDATE_POD_TOLERATION, _pod_tolerates)]
+
+
+def _node_schedulable(pod: Pod, event: ClusterEvent) -> bool:
+    return event.node is not None and not event.node.unschedulable
+
+
+def _pod_tolerates(pod: Pod, event: ClusterEvent) -> bool:
+    return event.pod is pod and tolerates(pod.tolerations, _TAINT)
+

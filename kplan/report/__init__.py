@@ -1,0 +1,1 @@
+"""Results as versioned documents, explanations, and the texts shown to users."""

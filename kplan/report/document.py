@@ -1,0 +1,72 @@
+"""The versioned SimulationResult document (apiVersion kplan.dev/v1alpha1).
+
+Fields may be added; none are renamed. ``pods`` lists every pending pod in the order the
+scheduler first popped it (pods never popped, such as gated ones, follow in creation order).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kplan.cluster.node_table import NodeTable
+from kplan.cluster.resources import CPU, MEMORY
+from kplan.model.quantity import format_resource
+from kplan.scheduler.simulate import GATED, PREEMPTED, SCHEDULED, UNSCHEDULABLE, SimulationResult
+
+API_VERSION = "kplan.dev/v1alpha1"
+
+
+def node_usage(table: NodeTable) -> list[dict[str, Any]]:
+    out = []
+    for i, name in enumerate(table.names):
+        alloc = {"cpu": format_resource("cpu", int(table.alloc[i, CPU])),
+                 "memory": format_resource("memory", int(table.alloc[i, MEMORY]))}
+        req = {"cpu": format_resource("cpu", int(table.requested[i, CPU])),
+               "memory": format_resource("memory", int(table.requested[i, MEMORY]))}
+        for col, res in enumerate(table.res.names):
+            if col in (CPU, MEMORY):
+                continue
+            a, r = int(table.alloc[i, col]), int(table.requested[i, col])
+            if a or r:
+                alloc[res] = format_resource(res, a)
+                req[res] = format_resource(res, r)
+        alloc["pods"] = str(int(table.allowed_pods[i]))
+        out.append({"name": name, "allocatable": alloc, "requested": req, "pods": int(table.pod_count[i])})
+    return sorted(out, key=lambda n: n["name"])
+
+
+def simulation_document(result: SimulationResult, timing: dict[str, float] | None = None) -> dict[str, Any]:
+    counts = {s: 0 for s in (SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED)}
+    pods = []
+    for o in result.pods:
+        counts[o.status] = counts.get(o.status, 0) + 1
+        pods.append({
+            "namespace": o.pod.namespace,
+            "name": o.pod.name,
+            "status": o.status,
+            "node": o.node,
+            "message": o.message,
+            "attempts": o.attempts,
+            "nominatedNode": o.nominated_node,
+            "priority": o.pod.priority,
+        })
+    table = result.snapshot.table
+    doc: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": "SimulationResult",
+        "summary": {
+            "nodes": len(table),
+            "pending": len(result.pods),
+            "scheduled": counts[SCHEDULED],
+            "unschedulable": counts[UNSCHEDULABLE],
+            "gated": counts[GATED],
+            "preempted": len(result.preempted),
+        },
+        "pods": pods,
+        "preempted": [{"namespace": e.pod.namespace, "name": e.pod.name, "node": e.node,
+                       "preemptor": e.preemptor.key} for e in result.preempted],
+        "nodes": node_usage(table),
+    }
+    if timing is not None:
+        doc["timing"] = timing
+    return doc

@@ -1,0 +1,208 @@
+"""One scheduling cycle (pkg/scheduler/schedule_one.go, v1.34.1; reference 5.1–5.6).
+
+PreFilter → the nominated node first → filtering from a rotating start over the zone-interleaved
+node list until enough feasible nodes are found → PostFilter (preemption) when none is →
+PreScore/Score/NormalizeScore → host selection → Reserve. Binding is the simulator's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.diagnosis import Diagnosis
+from kplan.framework.preemption import PreemptionOutcome
+from kplan.framework.runtime import FilterOutcome, Framework, Nominator
+from kplan.framework.status import Code, Status
+from kplan.model.objects import Pod
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+def num_feasible_nodes_to_find(n: int, percentage: int) -> int:
+    """numFeasibleNodesToFind (reference 5.2)."""
+    if n < MIN_FEASIBLE_NODES_TO_FIND:
+        return n
+    if percentage == 0:
+        percentage = max(MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, 50 - n // 125)
+    k = n * percentage // 100
+    return max(k, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class CycleResult:
+    """What one attempt decided, and what explain needs to show why."""
+
+    node: str | None = None
+    #: the FitError text (or error text) when no node was chosen
+    message: str | None = None
+    fit_error: bool = False
+    diagnosis: Diagnosis | None = None
+    #: plugins that rejected the pod (the queue's rejector plugins)
+    rejectors: set[str] = field(default_factory=set)
+    preemption: PreemptionOutcome | None = None
+    #: True when PostFilter returned a result that overrides the nomination
+    nomination_override: bool = False
+    nominated_node: str = ""
+    nominated_fast_path: bool = False
+    feasible_rows: np.ndarray | None = None
+    filtered: FilterOutcome | None = None
+    scores: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+    totals: np.ndarray | None = None
+    state: CycleState | None = None
+
+
+class Scheduler:
+    """Runs cycles for one simulation: owns the rotating start index and the RNG."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+        self.next_start_node_index = 0
+
+    def schedule(self, fw: Framework, pod: Pod) -> CycleResult:
+        snap = self.handle.snapshot
+        table = snap.table
+        nominator: Nominator = self.handle.nominator
+        n_all = len(table)
+        state = CycleState()
+        res = CycleResult(state=state)
+        if n_all == 0:
+            res.message = NO_NODES_AVAILABLE
+            return res
+        diagnosis = Diagnosis(n_all)
+        res.diagnosis = diagnosis
+        pre_result, status, with_nodes = fw.run_pre_filter(state, pod)
+        diagnosis.unschedulable_plugins |= with_nodes
+        if not status.ok:
+            if not status.rejected:
+                res.message = status.message
+                return res
+            diagnosis.absent = status
+            diagnosis.pre_filter_msg = status.message
+            if status.plugin:
+                diagnosis.unschedulable_plugins.add(status.plugin)
+            return self._fail(fw, pod, state, res)
+
+        if pod.nominated_node:
+            row = snap.row_of(pod.nominated_node)
+            if row is not None:
+                out = fw.run_filters_with_nominated(state, pod, table, np.array([row]), nominator)
+                if out.codes[0] == 0:
+                    res.node = pod.nominated_node
+                    res.nominated_fast_path = True
+                    res.feasible_rows = out.rows
+                    return res
+                diagnosis.record(row, out.status(0, fw.filter_names))
+
+        if pre_result is not None and pre_result.node_names is not None:
+            rows = np.array(sorted(r for name in pre_result.node_names
+                                   if (r := snap.row_of(name)) is not None), dtype=np.int64)
+            diagnosis.absent = Status(Code.UNRESOLVABLE,
+                                      (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]",))
+        else:
+            rows = np.arange(n_all, dtype=np.int64)
+
+        feasible, examined = self._find_feasible(fw, pod, state, rows, diagnosis)
+        res.filtered = examined
+        res.feasible_rows = feasible
+        processed = len(feasible) + len(diagnosis.statuses)
+        self.next_start_node_index = (self.next_start_node_index + processed) % n_all
+        res.rejectors = set(diagnosis.unschedulable_plugins)
+        if len(feasible) == 0:
+            return self._fail(fw, pod, state, res)
+        if len(feasible) == 1 or not fw.has_score_plugins:
+            res.node = table.names[int(feasible[0])]
+            return res
+        fw.run_pre_score(state, pod, table, feasible)
+        totals, detail = fw.run_score(state, pod, table, feasible)
+        res.scores, res.totals = detail, totals
+        res.node = table.names[int(feasible[self.select_host(totals, feasible)])]
+        return res
+
+    def _find_feasible(self, fw: Framework, pod: Pod, state: CycleState, rows: np.ndarray,
+                       diagnosis: Diagnosis) -> tuple[np.ndarray, FilterOutcome]:
+        """findNodesThatPassFilters with parallelism 1: stop at the (k+1)-th feasible node."""
+        n = len(rows)
+        if n == 0:
+            return rows, FilterOutcome.empty()
+        k = num_feasible_nodes_to_find(n, self._percentage(fw))
+        if not fw.has_score_plugins:
+            k = 1
+        start = self.next_start_node_index % n
+        order = np.concatenate([rows[start:], rows[:start]]) if start else rows
+        table = self.handle.snapshot.table
+        nominator = self.handle.nominator
+        chunk = n if k >= n else max(2 * k, 256)
+        outcome = FilterOutcome.empty()
+        found = 0
+        pos = 0
+        while pos < n:
+            part = order[pos:pos + chunk]
+            out = fw.run_filters_with_nominated(state, pod, table, part, nominator)
+            ok = np.flatnonzero(out.codes == 0)
+            if found + len(ok) > k:
+                # the (k+1)-th feasible node is examined but neither kept nor counted
+                cut = int(ok[k - found])
+                out = FilterOutcome(out.rows[:cut], out.codes[:cut], out.reasons[:cut], out.plugins[:cut])
+                outcome = outcome.concat(out)
+                break
+            found += len(ok)
+            outcome = outcome.concat(out)
+            pos += chunk
+        diagnosis.record_outcome(outcome.rows, outcome.codes, outcome.reasons, outcome.plugins, fw.filter_names)
+        return outcome.rows[outcome.codes == 0], outcome
+
+    def _percentage(self, fw: Framework) -> int:
+        p = fw.percentage_of_nodes_to_score
+        return p if p is not None else self.handle.config.percentage_of_nodes_to_score
+
+    def select_host(self, totals: np.ndarray, rows: np.ndarray) -> int:
+        """selectHost: the highest total; ties at random (reservoir sampling) or by smallest name."""
+        top = totals.max()
+        ties = np.flatnonzero(totals == top)
+        if len(ties) == 1:
+            return int(ties[0])
+        if self.handle.lowest_name:
+            ranks = self.handle.snapshot.table.name_rank[rows[ties]]
+            return int(ties[int(np.argmin(ranks))])
+        chosen = int(ties[0])
+        for count, idx in enumerate(ties[1:], start=2):
+            if int(self.handle.rng.integers(count)) == 0:
+                chosen = int(idx)
+        return chosen
+
+    def _fail(self, fw: Framework, pod: Pod, state: CycleState, res: CycleResult) -> CycleResult:
+        """FitError, then the PostFilter plugins (RunPostFilterPlugins)."""
+        diagnosis = res.diagnosis
+        assert diagnosis is not None
+        res.fit_error = True
+        res.rejectors = set(diagnosis.unschedulable_plugins)
+        reasons: list[str] = []
+        for pl in fw.post_filter_plugins:
+            result, s = pl.post_filter(state, pod, diagnosis)
+            if isinstance(result, PreemptionOutcome):
+                res.preemption = result
+            if s.ok:
+                if result is not None and getattr(result, "nominated_node", None) is not None:
+                    res.nomination_override = True
+                    res.nominated_node = result.nominated_node
+                reasons = []
+                break
+            if s.code == Code.UNRESOLVABLE or not s.rejected:
+                reasons = list(s.reasons)
+                if s.code == Code.UNRESOLVABLE and result is not None and result.nominated_node is not None:
+                    res.nomination_override = True
+                    res.nominated_node = result.nominated_node
+                break
+            if result is not None and getattr(result, "nominated_node", None) is not None:
+                res.nomination_override = True
+                res.nominated_node = result.nominated_node
+            reasons += list(s.reasons)
+        diagnosis.post_filter_msg = ", ".join(reasons)
+        res.message = diagnosis.fit_error()
+        return res

@@ -1,0 +1,125 @@
+"""The scheduling queue on a logical clock (backend/queue, v1.34.1; reference 6 and 12).
+
+activeQ is ordered by the queue-sort plugin (priority, then queue timestamp); backoffQ by
+(backoff expiry, priority, timestamp); pods without a rejecting plugin wait in an error heap;
+pods rejected by plugins wait in the unschedulable pool until an event whose queueing hint says
+Queue moves them. Time is in microseconds from T0, a whole second.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from kplan.model.objects import Pod
+
+US = 1
+SECOND = 1_000_000
+
+
+@dataclass(eq=False)
+class QueuedPod:
+    pod: Pod
+    seq: int
+    timestamp: int
+    attempts: int = 0
+    #: failures with a rejecting plugin (UnschedulableCount) and consecutive ones without (ConsecutiveErrorsCount)
+    fails: int = 0
+    errs: int = 0
+    last_failure: int = 0
+    rejectors: frozenset[str] = frozenset()
+    where: str = ""
+    message: str | None = None
+    #: DefaultPreemption holds the pod at PreEnqueue while its victims are being deleted
+    held: bool = False
+    first_pop: int = -1
+    gate: str = ""
+
+    @property
+    def priority(self) -> int:
+        return self.pod.priority
+
+
+class SchedulingQueue:
+    def __init__(self, initial_backoff_s: int = 1, max_backoff_s: int = 10) -> None:
+        self.initial = initial_backoff_s * SECOND
+        self.max = max_backoff_s * SECOND
+        self.now = 0
+        self._active: list[tuple[int, int, int, QueuedPod]] = []
+        self._backoff: list[tuple[int, int, int, int, QueuedPod]] = []
+        self._errors: list[tuple[int, int, QueuedPod]] = []
+        self.pool: dict[str, QueuedPod] = {}
+
+    # ------------------------------------------------------------------ backoff
+
+    def backoff_expiry(self, q: QueuedPod) -> int:
+        count = q.errs if q.errs > 0 else q.fails
+        duration = self.initial
+        for _ in range(1, count):
+            duration *= 2
+            if duration > self.max:
+                duration = self.max
+                break
+        duration = min(duration, self.max)
+        return ((q.last_failure + duration) // SECOND) * SECOND
+
+    def backing_off(self, q: QueuedPod) -> bool:
+        return self.backoff_expiry(q) >= (self.now // SECOND) * SECOND
+
+    # ------------------------------------------------------------------ structures
+
+    def add_active(self, q: QueuedPod) -> None:
+        q.where = "active"
+        heapq.heappush(self._active, (-q.priority, q.timestamp, q.seq, q))
+
+    def add_backoff(self, q: QueuedPod) -> None:
+        q.where = "backoff"
+        heapq.heappush(self._backoff, (self.backoff_expiry(q), -q.priority, q.timestamp, q.seq, q))
+
+    def add_error(self, q: QueuedPod) -> None:
+        q.where = "error"
+        heapq.heappush(self._errors, (self.backoff_expiry(q), q.seq, q))
+
+    def add_pool(self, q: QueuedPod) -> None:
+        q.where = "pool"
+        self.pool[q.pod.uid] = q
+
+    def move_from_pool(self, q: QueuedPod) -> None:
+        """An event said Queue: to backoffQ while backing off, else to activeQ."""
+        del self.pool[q.pod.uid]
+        if self.backing_off(q):
+            self.add_backoff(q)
+        else:
+            self.add_active(q)
+
+    def has_runnable(self) -> bool:
+        return bool(self._active or self._backoff)
+
+    def pop(self) -> QueuedPod | None:
+        """activeQ's head, else backoffQ's head even if still backing off (SchedulerPopFromBackoffQ)."""
+        if self._active:
+            q = heapq.heappop(self._active)[-1]
+        elif self._backoff:
+            q = heapq.heappop(self._backoff)[-1]
+        else:
+            return None
+        q.where = "inflight"
+        return q
+
+    def errors_waiting(self) -> bool:
+        return bool(self._errors)
+
+    def flush_errors(self) -> None:
+        """Jump the clock to the first error-heap expiry + 1 s; the 1 s flush moves expired pods."""
+        if not self._errors:
+            return
+        self.now = self._errors[0][0] + SECOND
+        keep = []
+        for item in self._errors:
+            q = item[-1]
+            if self.backing_off(q):
+                keep.append(item)
+            else:
+                self.add_active(q)
+        self._errors = keep
+        heapq.heapify(self._errors)

@@ -1,0 +1,305 @@
+"""A simulation run: pending pods through the queue and the scheduling cycle, one cycle at a time.
+
+Follows the timing model of reference section 12: everything a cycle causes — the bind or the
+failure's status write, a preemption's nomination changes and victim deletions, and every queue
+move their events trigger — happens before the next pod is popped. The clock is logical
+(microseconds from T0), so a run is exactly reproducible.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from kplan.cluster.snapshot import Snapshot
+from kplan.framework.config import SchedulerConfig
+from kplan.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, ClusterEvent
+from kplan.framework.registry import Registry
+from kplan.framework.runtime import Framework, Nominator
+from kplan.model.objects import Pod, PodDisruptionBudget
+from kplan.scheduler.cycle import CycleResult, Scheduler
+from kplan.scheduler.queue import US, QueuedPod, SchedulingQueue
+
+SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED = "Scheduled", "Unschedulable", "Gated", "Preempted"
+#: start times of the pods bound during a run (reference 12.1)
+BIND_EPOCH = datetime(2025, 1, 11, tzinfo=timezone.utc).timestamp()
+
+
+@dataclass
+class PodOutcome:
+    pod: Pod
+    status: str
+    node: str | None
+    message: str | None
+    attempts: int
+    nominated_node: str | None
+    replaced: bool = False
+
+
+@dataclass
+class Eviction:
+    pod: Pod
+    node: str
+    preemptor: Pod
+
+
+@dataclass
+class SimulationResult:
+    pods: list[PodOutcome]
+    preempted: list[Eviction]
+    snapshot: Snapshot
+    #: cycle results per pod uid, newest last (explain reads them)
+    cycles: dict[str, list[CycleResult]] = field(default_factory=dict)
+    schedule_seconds: float = 0.0
+
+    def outcome(self, namespace: str, name: str) -> PodOutcome | None:
+        for o in self.pods:
+            if o.pod.namespace == namespace and o.pod.name == name:
+                return o
+        return None
+
+
+class SchedulerHandle:
+    """framework.Handle for a run: the snapshot, nominations, RNG and policies plugins read."""
+
+    def __init__(self, snapshot: Snapshot, config: SchedulerConfig, seed: int, lowest_name: bool,
+                 pdb_allowed: dict[int, int]) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self.rng = np.random.default_rng(seed)
+        self.lowest_name = lowest_name
+        self.nominator = Nominator()
+        self.frameworks: dict[str, Framework] = {}
+        self._pdb_allowed = pdb_allowed
+        self._preempting: set[str] = set()
+
+    def framework_for(self, pod: Pod) -> Framework:
+        return self.frameworks[pod.scheduler_name]
+
+    def disruptions_allowed(self, pdb: PodDisruptionBudget) -> int:
+        return self._pdb_allowed.get(id(pdb), pdb.disruptions_allowed or 0)
+
+    def preemption_in_progress(self, pod: Pod) -> bool:
+        return pod.uid in self._preempting
+
+    def terminating_by_preemption(self, pod: Pod) -> bool:
+        # victims leave at once in this model (reference 12.1); terminating input pods carry no
+        # DisruptionTarget condition kplan could read
+        return False
+
+
+class Simulation:
+    def __init__(self, snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],
+                 *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[int, int] | None = None,
+                 keep_cycles: bool = False) -> None:
+        self.snapshot = snapshot
+        self.handle = SchedulerHandle(snapshot, config, seed, lowest_name, pdb_allowed or {})
+        for spec in config.profiles:
+            self.handle.frameworks[spec.scheduler_name] = Framework(spec, registry, self.handle)
+        self.scheduler = Scheduler(self.handle)
+        self.queue = SchedulingQueue(config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds)
+        self.pending = list(pending)
+        self.keep_cycles = keep_cycles
+        self.records: dict[str, QueuedPod] = {}
+        self.popped: list[QueuedPod] = []
+        self.bound: dict[str, str] = {}
+        self.evictions: list[Eviction] = []
+        self.cycles: dict[str, list[CycleResult]] = {}
+        self.binds = 0
+
+    # ------------------------------------------------------------------ events
+
+    def hint_queues(self, q: QueuedPod, event: ClusterEvent) -> bool:
+        fw = self.handle.frameworks[q.pod.scheduler_name]
+        for name in q.rejectors:
+            plugin = fw.plugins.get(name)
+            if plugin is None or not hasattr(plugin, "events_to_register"):
+                continue
+            for kind, hint in plugin.events_to_register():
+                if kind == event.kind and (hint is None or hint(q.pod, event)):
+                    return True
+        return False
+
+    def offer(self, pods: list[QueuedPod], event: ClusterEvent) -> None:
+        for q in pods:
+            if q.where == "pool" and not q.held and self.hint_queues(q, event):
+                self.queue.move_from_pool(q)
+
+    def pool_le(self, priority: int) -> list[QueuedPod]:
+        return [q for q in self.queue.pool.values() if q.priority <= priority]
+
+    def nomination_left(self, pod: Pod, old: str) -> None:
+        """hasNominatedNodeNameChanged: offered as the deletion of an unassigned, nominated pod."""
+        self.offer(self.pool_le(pod.priority), ClusterEvent(ASSIGNED_POD_DELETE, pod, "", old))
+
+    def set_nomination(self, pod: Pod, node: str) -> None:
+        pod.nominated_node = node
+        if node:
+            self.handle.nominator.add(pod, node)
+        else:
+            self.handle.nominator.remove(pod)
+
+    # ------------------------------------------------------------------ run
+
+    def run(self) -> SimulationResult:
+        started = _time.perf_counter()
+        queue = self.queue
+        for i, pod in enumerate(self.pending, 1):
+            q = QueuedPod(pod, i, i * US)
+            self.records[pod.uid] = q
+            fw = self.handle.frameworks.get(pod.scheduler_name)
+            if fw is None:
+                q.where = "ignored"
+                continue
+            if pod.nominated_node:
+                self.handle.nominator.add(pod, pod.nominated_node)
+            gate = fw.run_pre_enqueue(pod)
+            if not gate.ok:
+                q.gate = gate.plugin
+                q.message = gate.message
+                q.rejectors = frozenset({gate.plugin})
+                queue.add_pool(q)
+            else:
+                queue.add_active(q)
+        queue.now = len(self.pending) * US
+        changed_since_error = True
+        while True:
+            if not queue.has_runnable():
+                if queue.errors_waiting() and changed_since_error:
+                    changed_since_error = False
+                    queue.flush_errors()
+                    continue
+                break
+            queue.now += US
+            q = queue.pop()
+            assert q is not None
+            q.attempts += 1
+            if q.first_pop < 0:
+                q.first_pop = len(self.popped)
+                self.popped.append(q)
+            if self.cycle(q):
+                changed_since_error = True
+        return self.result(_time.perf_counter() - started)
+
+    def cycle(self, q: QueuedPod) -> bool:
+        """One scheduling cycle and everything it causes. True when the cluster changed."""
+        pod = q.pod
+        fw = self.handle.frameworks[pod.scheduler_name]
+        r = self.scheduler.schedule(fw, pod)
+        if self.keep_cycles:
+            self.cycles.setdefault(pod.uid, []).append(r)
+        if r.node is not None:
+            self.bind(q, fw, r)
+            return True
+        self.fail(q, r)
+        return bool(r.preemption and r.preemption.victims)
+
+    def bind(self, q: QueuedPod, fw: Framework, r: CycleResult) -> None:
+        pod = q.pod
+        node = r.node
+        assert node is not None
+        row = self.snapshot.row_of(node)
+        assert row is not None
+        state = r.state
+        assert state is not None
+        for pl in fw.reserve_plugins:
+            pl.reserve(state, pod, node)
+        for pl in fw.pre_bind_plugins:
+            pl.pre_bind(state, pod, node)
+        for pl in fw.bind_plugins:
+            if pl.bind(state, pod, node).ok:
+                break
+        self.binds += 1
+        pod.node_name = node
+        pod.start_time = BIND_EPOCH + self.binds
+        self.handle.nominator.remove(pod)
+        self.snapshot.add_pod(pod, row)
+        self.bound[pod.uid] = node
+        q.where = "done"
+        q.message = None
+        self.offer(list(self.queue.pool.values()), ClusterEvent(ASSIGNED_POD_ADD, pod, node))
+        if pod.nominated_node:
+            # binding does not clear status.nominatedNodeName in 1.34: the pod leaves the queue
+            # as a pod with a nominated node (deletePodFromSchedulingQueue)
+            self.offer(self.pool_le(pod.priority), ClusterEvent(ASSIGNED_POD_DELETE, pod, "", pod.nominated_node))
+
+    def fail(self, q: QueuedPod, r: CycleResult) -> None:
+        queue = self.queue
+        pod = q.pod
+        old = pod.nominated_node
+        q.timestamp = queue.now
+        q.last_failure = queue.now
+        q.message = r.message
+        if r.rejectors:
+            q.fails += 1
+            q.errs = 0
+            q.rejectors = frozenset(r.rejectors)
+            queue.add_pool(q)
+        else:
+            q.errs += 1
+            q.rejectors = frozenset()
+            queue.add_error(q)
+        pre = r.preemption
+        preempted = bool(pre and pre.victims and r.nomination_override and r.nominated_node)
+        if preempted:
+            self.set_nomination(pod, r.nominated_node)
+        elif (r.fit_error and r.nomination_override and r.nominated_node == "") or not r.fit_error:
+            self.set_nomination(pod, "")
+        if old and pod.nominated_node != old:
+            if preempted:
+                q.held = True
+            self.nomination_left(pod, old)
+        if preempted:
+            assert pre is not None
+            node = r.nominated_node
+            for other in list(self.handle.nominator.get(node, ())):
+                if other.priority < pod.priority:
+                    self.set_nomination(other, "")
+                    self.nomination_left(other, node)
+            q.held = True
+            for k, victim in enumerate(pre.victims):
+                if k == len(pre.victims) - 1:
+                    q.held = False
+                self.evict(victim, pod)
+
+    def evict(self, victim: Pod, preemptor: Pod) -> None:
+        row = self.snapshot.remove_pod(victim)
+        node = self.snapshot.table.names[row]
+        self.evictions.append(Eviction(victim, node, preemptor))
+        rec = self.records.get(victim.uid)
+        if rec is not None:
+            rec.where = "preempted"
+            self.bound.pop(victim.uid, None)
+        self.offer(list(self.queue.pool.values()), ClusterEvent(ASSIGNED_POD_DELETE, victim, node))
+
+    # ------------------------------------------------------------------ result
+
+    def result(self, seconds: float) -> SimulationResult:
+        order = self.popped + [q for q in self.records.values() if q.first_pop < 0]
+        outcomes = []
+        for q in order:
+            pod = q.pod
+            if q.where == "done":
+                status, node, msg = SCHEDULED, self.bound[pod.uid], None
+            elif q.where == "preempted":
+                ev = next(e for e in self.evictions if e.pod is pod)
+                status, node, msg = PREEMPTED, ev.node, f"preempted by {ev.preemptor.key}"
+            elif q.where == "ignored":
+                status, node = UNSCHEDULABLE, None
+                msg = f'no profile of the scheduler configuration has schedulerName "{pod.scheduler_name}"'
+            elif q.gate == "SchedulingGates" and q.attempts == 0:
+                status, node, msg = GATED, None, q.message
+            else:
+                status, node, msg = UNSCHEDULABLE, None, q.message
+            outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, pod.nominated_node or None))
+        return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles, seconds)
+
+
+def run_simulation(snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],
+                   **kw: Any) -> SimulationResult:
+    return Simulation(snapshot, config, registry, pending, **kw).run()
