@@ -62,11 +62,8 @@ def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pendin
                 continue  # the scheduler's informer ignores finished pods
             running = bool(spec.get("nodeName"))
             pod = parse_pod(d, src, keep_raw=not running)
-            if running:
-                out.running.append(pod)
-            else:
-                out.pending.append(pod)
-                out.explicit[pod.uid] = (spec.get("priority") is not None, spec.get("preemptionPolicy") is not None)
+            (out.running if running else out.pending).append(pod)
+            out.explicit[pod.uid] = (spec.get("priority") is not None, spec.get("preemptionPolicy") is not None)
         elif kind == "Node":
             out.nodes.append(parse_node(d, src))
         elif kind == "Namespace":
@@ -124,6 +121,15 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scen
         check_supported(pod)
         explicit_priority, explicit_policy = inputs.explicit.get(pod.uid, (False, False))
         admit_priority(pod, classes, explicit_priority, explicit_policy)
+    for pod in inputs.running:
+        # a running pod went through admission when it was created: its spec.priority, when the
+        # input carries it, is the truth; otherwise resolve its class now
+        if not inputs.explicit.get(pod.uid, (False, False))[0]:
+            if pod.priority_class_name and pod.priority_class_name not in classes:
+                warnings.append(f"{pod.source}: Pod {pod.key}: spec.priorityClassName: no PriorityClass with name "
+                                f"{pod.priority_class_name} was found; its priority is taken as 0")
+            else:
+                admit_priority(pod, classes, False, False)
     snapshot = Snapshot.build(inputs.nodes, namespaces=dict(inputs.namespaces), pdbs=list(inputs.pdbs),
                               priority_classes=classes, selecting=list(inputs.selecting))
     names = {n.name for n in inputs.nodes}
