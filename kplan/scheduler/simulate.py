@@ -9,7 +9,7 @@ move their events trigger — happens before the next pod is popped. The clock i
 from __future__ import annotations
 
 import time as _time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -64,6 +64,10 @@ class SimulationResult:
         return None
 
 
+#: called after each scheduling cycle, before its bind or failure changes anything
+Observer = Callable[["Simulation", QueuedPod, CycleResult], None]
+
+
 class SchedulerHandle:
     """framework.Handle for a run: the snapshot, nominations, RNG and policies plugins read."""
 
@@ -96,7 +100,7 @@ class SchedulerHandle:
 class Simulation:
     def __init__(self, snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],
                  *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[int, int] | None = None,
-                 keep_cycles: bool = False) -> None:
+                 keep_cycles: bool = False, observer: Observer | None = None) -> None:
         self.snapshot = snapshot
         self.handle = SchedulerHandle(snapshot, config, seed, lowest_name, pdb_allowed or {})
         for spec in config.profiles:
@@ -105,6 +109,7 @@ class Simulation:
         self.queue = SchedulingQueue(config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds)
         self.pending = list(pending)
         self.keep_cycles = keep_cycles
+        self.observer = observer
         self.records: dict[str, QueuedPod] = {}
         self.popped: list[QueuedPod] = []
         self.bound: dict[str, str] = {}
@@ -193,6 +198,8 @@ class Simulation:
         r = self.scheduler.schedule(fw, pod)
         if self.keep_cycles:
             self.cycles.setdefault(pod.uid, []).append(r)
+        if self.observer is not None:
+            self.observer(self, q, r)
         if r.node is not None:
             self.bind(q, fw, r)
             return True
