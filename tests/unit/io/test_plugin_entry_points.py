@@ -7,6 +7,9 @@ folder on sys.path: importlib.metadata finds it exactly as it finds an installed
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,8 @@ from kplan.io.plugin_entry_points import configured_plugin_names
 from kplan.io.scheduler_config import read_scheduler_config
 from kplan.plugins import in_tree_registry
 
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "examples" / "kplan-example-plugin"
 
 # A score plugin reading its raw args: 100 on the node named in args["node"], 0 elsewhere.
 PREFER_NODE = '''
@@ -280,3 +285,38 @@ def test_configured_names_skip_malformed_parts() -> None:
                          "pluginConfig": [{"name": "C"}, None]}, "junk"]}
     assert configured_plugin_names(doc) == {"A", "B", "C"}
     assert configured_plugin_names([]) == set()
+
+
+def test_the_kplan_command_with_the_example_package(tmp_path: Path) -> None:
+    """The example package of examples/ through a fresh interpreter: real discovery, real CLI."""
+    site = tmp_path / "site"
+    install(site, "kplan_example_plugin", {"LabelPreference": "kplan_example_plugin:LabelPreference"}, {})
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"tier": t}},
+              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+             for n, t in (("node-a", "spot"), ("node-b", "spot"), ("node-c", "on-demand"))]
+    (tmp_path / "cluster.yaml").write_text("".join("---\n" + json.dumps(d) + "\n" for d in nodes))
+    (tmp_path / "pods.yaml").write_text("".join("---\n" + json.dumps(d) + "\n" for d in PODS))
+    cfg = config(tmp_path, {"plugins": {"multiPoint": {"enabled": [{"name": "LabelPreference"}]}},
+                            "pluginConfig": [{"name": "LabelPreference", "args": {"key": "tier", "avoid": ["spot"]}}]})
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(EXAMPLE / "src"), str(ROOT)]))
+    cmd = [sys.executable, "-m", "kplan", "simulate", str(tmp_path / "pods.yaml"), "--cluster",
+           str(tmp_path / "cluster.yaml"), "--scheduler-config", cfg, "-o", "json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["pods"][0]["node"] == "node-c"
+
+    # without the package on the path: one line on stderr, exit 2, no traceback
+    env["PYTHONPATH"] = str(ROOT)
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == [
+        f'error: {cfg}: initializing profiles: creating profile for scheduler name default-scheduler: '
+        'PreFilterPlugin "LabelPreference" does not exist (it is not built into kplan, and no installed package '
+        'registers it in the "kplan.plugins" entry-point group)']
+
+
+def test_the_example_packages_own_tests_pass() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=EXAMPLE,
+                         capture_output=True, text=True, env=env, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
