@@ -153,8 +153,18 @@ def _guarded_factory(name: str, factory: Any) -> Any:
             plugin.name = name  # plugins without a name attribute still need one in statuses
         elif plugin.name != name:
             raise ConfigError(f'initializing plugin "{name}": the plugin calls itself "{plugin.name}"')
+        if not hasattr(plugin, "events_to_register"):
+            # upstream registers every cluster event for a plugin without EnqueueExtensions, so a pod
+            # it rejected is retried after any change
+            plugin.events_to_register = _every_event
         return plugin
     return build
+
+
+def _every_event() -> list[tuple[str, None]]:
+    from kplan.framework import events
+
+    return [(v, None) for k, v in sorted(vars(events).items()) if k.isupper() and isinstance(v, str)]
 
 
 def _guarded_decode(decode: Any) -> Any:

@@ -320,3 +320,26 @@ def test_the_example_packages_own_tests_pass() -> None:
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=EXAMPLE,
                          capture_output=True, text=True, env=env, check=False)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+REJECT_ALL = '''
+import numpy as np
+from kplan.framework.status import Code, Verdicts, reason_id
+
+class NoWay:
+    name = "NoWay"
+    def __init__(self, args, handle): pass
+    def filter(self, state, pod, table, rows):
+        return Verdicts.where(np.ones(len(rows), dtype=bool), Code.UNSCHEDULABLE, reason_id("node(s) said no"))
+'''
+
+
+def test_a_plugin_without_events_to_register_is_retried_after_any_event(site: Path, tmp_path: Path) -> None:
+    install(site, "noway_dist", {"NoWay": "noway_mod:NoWay"}, {"noway_mod": REJECT_ALL})
+    registry = in_tree_registry()
+    cfg = read_scheduler_config(config(tmp_path, {"plugins": {"filter": {"enabled": [{"name": "NoWay"}]}}}),
+                                registry)
+    plugin = registry.get("NoWay").factory(None, None)  # type: ignore[union-attr]
+    kinds = {kind for kind, hint in plugin.events_to_register() if hint is None}
+    assert {"AssignedPodAdd", "AssignedPodDelete", "NodeAdd", "NodeUpdateLabel"} <= kinds
+    assert cfg.profiles[0].points["filter"][-1] == "NoWay"

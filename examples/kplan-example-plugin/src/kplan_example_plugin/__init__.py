@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from kplan.framework.events import NODE_ADD, NODE_UPDATE_LABEL
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import Code, Verdicts, reason_id
 
@@ -86,6 +87,15 @@ class LabelPreference:
     def score(self, state: Any, pod: Any, table: Any, rows: np.ndarray) -> np.ndarray:
         preferred = table.labels(self.args.key).isin(self.args.prefer)[rows]
         return np.where(preferred, 100, 0).astype(np.int64)
+
+    def events_to_register(self) -> list[tuple[str, Any]]:
+        """A pod this plugin rejected can only fit after a node appears or its labels change.
+
+        Each entry is (event kind, hint): the hint ``hint(pod, event) -> bool`` may say the event
+        cannot help; None means "always retry". Without this method kplan retries the pod after
+        any cluster event, as kube-scheduler does for plugins without EnqueueExtensions.
+        """
+        return [(NODE_ADD, None), (NODE_UPDATE_LABEL, None)]
 
     def explain(self, state: Any, pod: Any, table: Any, rows: np.ndarray) -> list[str]:
         col = table.labels(self.args.key)
