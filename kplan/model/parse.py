@@ -509,26 +509,34 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
     overhead = _resource_list(spec.get("overhead"), where, "spec.overhead")
 
     exact = pod_requests(containers, inits, pod_req, overhead, use_pod_level=True)
-    pod_level_set = any(_supported_pod_level(k) for k in pod_req)
-    if pod_level_set:
-        nonmissing = {k: q for k, q in _NONZERO_DEFAULTS.items() if k not in exact}
-    else:
-        nonmissing = dict(_NONZERO_DEFAULTS)
-    node_nonzero = (pod_requests(containers, inits, pod_req, overhead, use_pod_level=True, nonmissing=nonmissing)
-                    if nonmissing else exact)
     score_nonzero = pod_requests(containers, inits, pod_req, overhead, use_pod_level=False,
                                  nonmissing=_NONZERO_DEFAULTS)
+    if any(_supported_pod_level(k) for k in pod_req):
+        # with pod-level requests, defaults fill only what neither level requests (calculateResource)
+        nonmissing = {k: q for k, q in _NONZERO_DEFAULTS.items() if k not in exact}
+        node_nonzero = (pod_requests(containers, inits, pod_req, overhead, use_pod_level=True, nonmissing=nonmissing)
+                        if nonmissing else exact)
+    else:
+        node_nonzero = score_nonzero
     limits = aggregate(containers, inits, limits=True)
     for k, q in pod_lim.items():
         if _supported_pod_level(k):
             limits[k] = q
 
     affinity = _map(spec.get("affinity"), where, "spec.affinity")
-    required_na, preferred_na = parse_node_affinity(affinity.get("nodeAffinity"), where, "spec.affinity.nodeAffinity")
-    aff_req, aff_pref = _affinity_terms(_map(affinity.get("podAffinity"), where, "spec.affinity.podAffinity"),
-                                        where, "spec.affinity.podAffinity", labels)
-    anti_req, anti_pref = _affinity_terms(_map(affinity.get("podAntiAffinity"), where, "spec.affinity.podAntiAffinity"),
-                                          where, "spec.affinity.podAntiAffinity", labels)
+    required_na, preferred_na = None, ()
+    aff_req: tuple[PodAffinityTerm, ...] = ()
+    anti_req: tuple[PodAffinityTerm, ...] = ()
+    aff_pref: tuple[WeightedPodAffinityTerm, ...] = ()
+    anti_pref: tuple[WeightedPodAffinityTerm, ...] = ()
+    if affinity:
+        required_na, preferred_na = parse_node_affinity(affinity.get("nodeAffinity"), where,
+                                                        "spec.affinity.nodeAffinity")
+        aff_req, aff_pref = _affinity_terms(_map(affinity.get("podAffinity"), where, "spec.affinity.podAffinity"),
+                                            where, "spec.affinity.podAffinity", labels)
+        anti_req, anti_pref = _affinity_terms(_map(affinity.get("podAntiAffinity"), where,
+                                                   "spec.affinity.podAntiAffinity"),
+                                              where, "spec.affinity.podAntiAffinity", labels)
     images = tuple(str(_map(c, where, "spec").get("image") or "")
                    for field in ("initContainers", "containers")
                    for c in _list(spec.get(field), where, f"spec.{field}"))
