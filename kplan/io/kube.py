@@ -26,9 +26,9 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, NamedTuple, Protocol
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from kplan import __version__
 from kplan.errors import ClusterAccessError, InputError
@@ -210,8 +210,9 @@ def connect(kubeconfig: str | None = None, context: str | None = None,
     the path separator), else ~/.kube/config, else the in-cluster service account."""
     env = os.environ if environ is None else environ
     from kubernetes import client as kclient
-    from kubernetes import config as kconfig
+    from kubernetes import config as _kconfig
 
+    kconfig: Any = _kconfig  # the package has no type hints
     configuration = kclient.Configuration()
     notes: list[str] = []
     paths = _kubeconfig_paths(kubeconfig, env)
@@ -374,7 +375,7 @@ class Lister:
             else:
                 try:
                     when = email.utils.parsedate_to_datetime(value)
-                    seconds = max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+                    seconds = max(0.0, (when - datetime.now(UTC)).total_seconds())
                 except (TypeError, ValueError):
                     seconds = None
             if seconds is not None:
@@ -398,7 +399,7 @@ class Lister:
                                      "Kubernetes API server?")
         return str(doc["gitVersion"]), None
 
-    def list(self, kind: Kind, namespace: str | None = None,
+    def list_kind(self, kind: Kind, namespace: str | None = None,
              on_page: Callable[[int, int | None], None] | None = None) -> list[dict[str, Any]] | Reply:
         """Every object of one kind, or the non-retryable error reply (403, 404) for the caller to judge."""
         path = kind.path(namespace)
@@ -443,7 +444,9 @@ class Lister:
             raise ClusterAccessError(f"GET {path}: the answer is not JSON: {e}") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("items", []), list):
             raise ClusterAccessError(f"GET {path}: the answer is not a Kubernetes list")
-        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+        meta = doc.get("metadata")
+        if not isinstance(meta, dict):
+            meta = {}
         remaining = meta.get("remainingItemCount")
         return ([i for i in doc.get("items") or [] if isinstance(i, dict)], str(meta.get("continue") or ""),
                 remaining if isinstance(remaining, int) else None)
@@ -490,7 +493,7 @@ def permission_words(kind: Kind, namespace: str | None) -> str:
 
 def capture(lister: Lister, context: str, *, namespace: str | None = None,
             progress: ProgressSink | None = None, kinds: Iterable[Kind] = KINDS,
-            now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> Capture:
+            now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> Capture:
     """List every kind in turn. Forbidden or unserved optional kinds become warnings; forbidden
     nodes or pods are a ClusterAccessError, since there is nothing to simulate without them."""
     captured_at = now().strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -507,7 +510,7 @@ def capture(lister: Lister, context: str, *, namespace: str | None = None,
             if progress is not None:
                 progress.update(kind, done, total)
 
-        got = lister.list(kind, namespace, on_page)
+        got = lister.list_kind(kind, namespace, on_page)
         if isinstance(got, Reply):
             if progress is not None:
                 progress.end(kind, 0)
@@ -549,7 +552,3 @@ def snapshot(kubeconfig: str | None = None, context: str | None = None, *, names
         conn.transport.close()
     cap.warnings[:0] = conn.warnings
     return cap
-
-
-def server_host(server: str) -> str:
-    return urlsplit(server).netloc or server
