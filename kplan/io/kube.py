@@ -417,6 +417,8 @@ class Lister:
                 page, token, remaining = self._page(reply, path)
                 items.extend(_normalise(item, kind) for item in page)
                 if on_page is not None:
+                    if not token:
+                        remaining = 0
                     on_page(len(items), len(items) + remaining if remaining is not None else None)
                 if not token:
                     return items

@@ -109,6 +109,8 @@ class FakeApiServer:
         self.user = user
         self.faults: list[Fault] = []
         self.forbidden: set[str] = set()
+        #: resources answered with 404, as by a server that does not serve their group/version
+        self.unserved: set[str] = set()
         self.requests: list[Request] = []
         self.resource_version = 1000
         self._lock = threading.Lock()
@@ -250,6 +252,8 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body go out in separate writes; with Nagle on, each answer waits for a delayed ACK
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -303,7 +307,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         api = self.server.api
         path, query = self._record()
-        if api.token is not None and self.headers.get("Authorization") != f"Bearer {api.token}":
+        scheme, _, token = self.headers.get("Authorization", "").partition(" ")
+        # the API server takes the scheme in any case (in-cluster clients send "bearer")
+        if api.token is not None and (scheme.lower() != "bearer" or token != api.token):
             self._send(401, status_body(401, "Unauthorized", "Unauthorized"))
             return
         fault = api._take_fault(path, bool(query.get("continue")))
@@ -336,6 +342,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, path: str, query: dict[str, str]) -> tuple[int, bytes]:
         api = self.server.api
         if path == "/version":
+            if "/version" in api.forbidden:
+                return 403, status_body(403, "Forbidden", f'forbidden: User "{api.user}" cannot get path "/version"')
             return 200, json.dumps({"major": "1", "minor": api.git_version.split(".")[1],
                                     "gitVersion": api.git_version, "platform": "linux/amd64"}).encode()
         parts = path.strip("/").split("/")
@@ -352,6 +360,8 @@ class _Handler(BaseHTTPRequestHandler):
         if route is None or (namespace and not route[1]):
             return 404, status_body(404, "NotFound", "the server could not find the requested resource")
         resource = rest[0]
+        if resource in api.unserved:
+            return 404, status_body(404, "NotFound", "the server could not find the requested resource")
         if resource in api.forbidden:
             scope = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
             return 403, status_body(403, "Forbidden", f'{resource}{"." + group if group else ""} is forbidden: User '
