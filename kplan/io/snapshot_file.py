@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from typing import IO, Any
 
-from kplan.errors import InputError
+from kplan.errors import InputError, KplanError
 
 
 def is_yaml(path: str) -> bool:
@@ -54,6 +54,7 @@ def write_yaml(doc: dict[str, Any], out: IO[str]) -> None:
 
     y = YAML(typ="safe", pure=False)
     y.default_flow_style = False
+    y.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep apiVersion, kind, metadata first, as kubectl does
     y.dump(doc, out)
 
 
@@ -86,9 +87,11 @@ def write_document(doc: dict[str, Any], path: str | None, *, force: bool = False
         if os.path.exists(path) and not force:
             raise InputError(f"{path}: the file appeared while the snapshot was taken; give --force to replace it")
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError):
+            raise KplanError(f"{path}: cannot write the snapshot: {e.strerror or e}") from None
         raise
