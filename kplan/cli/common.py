@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kplan.io.inputs import Scenario, load_scenario
@@ -27,9 +27,11 @@ def print_warnings(warnings: Sequence[str]) -> None:
 
 
 def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None,
-                    context: str | None = None) -> tuple[list[RawObject], list[str]]:
+                    context: str | None = None) -> tuple[Iterable[RawObject], list[str]]:
     """The cluster's objects and warnings: from the --cluster files, or else read from the live
-    cluster (--kubeconfig/--context, $KUBECONFIG, ~/.kube/config or in-cluster) into memory."""
+    cluster (--kubeconfig/--context, $KUBECONFIG, ~/.kube/config or in-cluster) into memory.
+    Live objects are decoded one at a time as they are iterated (once), so only their compact
+    JSON text and the parsed model are ever held, never 150,000 pods as dicts."""
     from kplan.errors import InputError
 
     if cluster:
@@ -43,7 +45,7 @@ def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None,
     with list_progress() as progress:
         cap = snapshot(kubeconfig, context, progress=progress)
     source = f"context {cap.context}"
-    return [RawObject(item, source) for item in cap.items], cap.warnings
+    return (RawObject(item, source) for item in cap.objects()), cap.warnings
 
 
 def load_and_simulate(cluster: Sequence[str], manifests: Sequence[str], scheduler_config: str | None, *,

@@ -40,7 +40,7 @@ def snapshot(
     from kplan.cli.progress import list_progress
     from kplan.errors import InputError
     from kplan.io import kube
-    from kplan.io.snapshot_file import check_target, write_document
+    from kplan.io.snapshot_file import check_target, write_snapshot
 
     if namespace is not None and all_namespaces:
         raise InputError("-n/--namespace and -A/--all-namespaces cannot be used together")
@@ -53,7 +53,7 @@ def snapshot(
         cap = kube.snapshot(kubeconfig, context, namespace=namespace, timeout=request_timeout,
                             chunk_size=chunk_size, progress=progress)
     print_warnings(cap.warnings)
-    write_document(cap.document(), output, force=force)
+    write_snapshot(cap.head(), cap.encoded, output, force=force)
     if to_file:
         counts = ", ".join(f"{n:,} {resource}" for resource, n in cap.counts.items() if n)
         print(f"captured {counts or 'nothing'} from context {cap.context} (server {cap.server_version}) into "

@@ -3,9 +3,8 @@ gzip-compressed when the name ends in .gz (snapshot.json.gz, snapshot.yaml.gz).
 
 The file is written to a temporary file in the same folder and renamed over the target, so an
 interrupted run never leaves half a snapshot behind. An existing file is replaced only when asked.
-JSON is written one object per line, each encoded by the C encoder (json.dump would walk the
-whole document in pure Python, several times slower at 150,000 pods); ``kplan.io.manifests``
-reads it back with one json.loads.
+The items arrive as JSON text, one object each (``kplan.io.kube`` keeps them so); JSON output
+writes them one per line, and ``kplan.io.manifests`` reads the file back with one json.loads.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from kplan.errors import InputError, KplanError
@@ -38,34 +37,35 @@ def check_target(path: str, force: bool) -> None:
         raise InputError(f"{path}: the file exists; give --force to replace it")
 
 
-def write_json(doc: dict[str, Any], out: IO[str]) -> None:
-    head = {k: v for k, v in doc.items() if k != "items"}
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    out.write(dumps(head)[:-1])
+def write_json(head: dict[str, Any], items: Sequence[str], out: IO[str]) -> None:
+    """The document with each item, already JSON text, on a line of its own."""
+    out.write(json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1])
     out.write(',"items":[')
-    for i, item in enumerate(doc.get("items") or []):
-        out.write(",\n" if i else "\n")
-        out.write(dumps(item))
+    # a thousand objects per write: one write call per object costs more than the writing
+    for start in range(0, len(items), 1000):
+        out.write(",\n" if start else "\n")
+        out.write(",\n".join(items[start:start + 1000]))
     out.write("\n]}\n")
 
 
-def write_yaml(doc: dict[str, Any], out: IO[str]) -> None:
+def write_yaml(head: dict[str, Any], items: Sequence[str], out: IO[str]) -> None:
     from ruamel.yaml import YAML
 
     y = YAML(typ="safe", pure=False)
     y.default_flow_style = False
-    y.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep apiVersion, kind, metadata first, as kubectl does
-    y.dump(doc, out)
+    y.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # apiVersion, kind, metadata first
+    y.dump({**head, "items": [json.loads(i) for i in items]}, out)
 
 
-def write_document(doc: dict[str, Any], path: str | None, *, force: bool = False,
+def write_snapshot(head: dict[str, Any], items: Sequence[str], path: str | None, *, force: bool = False,
                    stdout: IO[str] | None = None) -> None:
-    """Write ``doc`` to ``path`` atomically, or as JSON to stdout when ``path`` is None."""
+    """Write the List ``head`` with ``items`` (each one object as JSON text) to ``path`` atomically,
+    or as JSON to stdout when ``path`` is None or '-'."""
     if path is None or path == "-":
-        write_json(doc, stdout or sys.stdout)
+        write_json(head, items, stdout or sys.stdout)
         return
     check_target(path, force)
-    writer: Callable[[dict[str, Any], IO[str]], None] = write_yaml if is_yaml(path) else write_json
+    writer: Callable[[dict[str, Any], Sequence[str], IO[str]], None] = write_yaml if is_yaml(path) else write_json
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".part", dir=folder)
     try:
@@ -74,7 +74,7 @@ def write_document(doc: dict[str, Any], path: str | None, *, force: bool = False
                 if path.endswith(".gz") else None
             # level 6 (gzip's own default): level 9 is several times slower for a few % less
             text = io.TextIOWrapper(gz if gz is not None else raw, encoding="utf-8")
-            writer(doc, text)
+            writer(head, items, text)
             text.detach()  # flushes without closing what it wraps
             if gz is not None:
                 gz.close()  # writes the gzip trailer; leaves raw open

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from pathlib import Path
@@ -34,8 +35,10 @@ def capture(srv: FakeApiServer, tmp_path: Path, **kw: object) -> kube.Capture:
     return kube.capture(lister(srv, tmp_path, **kw), "test")  # type: ignore[arg-type]
 
 
-def names(items: list[dict[str, object]], kind: str) -> list[str]:
-    return [i["metadata"]["name"] for i in items if i["kind"] == kind]  # type: ignore[index]
+def names(items: list[str], kind: str) -> list[str]:
+    """Names of the objects of one kind, from the JSON text a capture keeps."""
+    objs = [json.loads(i) for i in items]
+    return [o["metadata"]["name"] for o in objs if o["kind"] == kind]
 
 
 # ------------------------------------------------------------------------------- whole capture
@@ -43,9 +46,9 @@ def names(items: list[dict[str, object]], kind: str) -> list[str]:
 def test_a_bearer_token_over_http_reads_every_kind_with_gets_only(server: FakeApiServer, tmp_path: Path) -> None:
     cap = capture(server, tmp_path)
     assert cap.server_version == "v1.34.1" and cap.missing == [] and cap.warnings == []
-    assert names(cap.items, "Node") == ["node-0", "node-1", "node-2"]
-    assert "done" not in names(cap.items, "Pod"), "finished pods are left out by the field selector"
-    assert len(names(cap.items, "Pod")) == 10
+    assert names(cap.encoded, "Node") == ["node-0", "node-1", "node-2"]
+    assert "done" not in names(cap.encoded, "Pod"), "finished pods are left out by the field selector"
+    assert len(names(cap.encoded, "Pod")) == 10
     assert cap.counts["priorityclasses"] == 1 and cap.counts["limitranges"] == 0
     listed = {r.path for r in server.requests} - {"/version"}
     assert listed == {k.path(None) for k in kube.KINDS}
@@ -56,20 +59,21 @@ def test_a_bearer_token_over_http_reads_every_kind_with_gets_only(server: FakeAp
 def test_items_carry_apiVersion_and_kind_and_lose_managedFields_and_last_applied(
         server: FakeApiServer, tmp_path: Path) -> None:
     cap = capture(server, tmp_path)
-    first_pod = next(i for i in cap.items if i["kind"] == "Pod")
+    objs = list(cap.objects())
+    first_pod = next(i for i in objs if i["kind"] == "Pod")
     assert list(first_pod)[:2] == ["apiVersion", "kind"] and first_pod["apiVersion"] == "v1"
     assert first_pod["metadata"]["annotations"] == {"team": "a"}
-    node = next(i for i in cap.items if i["kind"] == "Node")
+    node = next(i for i in objs if i["kind"] == "Node")
     assert "managedFields" not in node["metadata"]
-    pdb = next(i for i in cap.items if i["kind"] == "PodDisruptionBudget")
+    pdb = next(i for i in objs if i["kind"] == "PodDisruptionBudget")
     assert pdb["apiVersion"] == "policy/v1"
 
 
 def test_the_document_records_version_context_and_capture_time(server: FakeApiServer, tmp_path: Path) -> None:
     cap = capture(server, tmp_path)
-    doc = cap.document()
+    doc = cap.head()
     ann = doc["metadata"]["annotations"]
-    assert doc["kind"] == "List" and doc["items"] is cap.items
+    assert doc["kind"] == "List" and "items" not in doc
     assert ann["kplan.dev/server-version"] == "v1.34.1" and ann["kplan.dev/context"] == "test"
     assert ann["kplan.dev/captured-at"].endswith("Z") and ann["kplan.dev/missing"] == ""
 
@@ -77,14 +81,14 @@ def test_the_document_records_version_context_and_capture_time(server: FakeApiSe
 def test_a_bearer_token_over_https_checks_the_server_against_the_kubeconfig_ca(
         tls_server: FakeApiServer, certs: Certs, tmp_path: Path) -> None:
     cap = capture(tls_server, tmp_path, ca=certs.ca)
-    assert tls_server.url.startswith("https://") and len(names(cap.items, "Node")) == 3
+    assert tls_server.url.startswith("https://") and len(names(cap.encoded, "Node")) == 3
 
 
 def test_a_client_certificate_over_https_authenticates(certs: Certs, tmp_path: Path) -> None:
     with FakeApiServer(small_cluster(), tls=(certs.server_cert, certs.server_key), client_ca=certs.ca) as srv:
         path = kubeconfig(str(tmp_path), srv.url, ca=certs.ca, client=(certs.client_cert, certs.client_key))
         cap = kube.snapshot(path)
-    assert len(names(cap.items, "Pod")) == 10
+    assert len(names(cap.encoded, "Pod")) == 10
     assert {r.client_cn for r in srv.requests} == {"jane"} and srv.methods == {"GET"}
 
 
@@ -112,7 +116,7 @@ def test_an_expired_continue_token_restarts_the_list_from_the_beginning(
     server.fault(Fault(PODS, status=410, on_continue=True))
     pods = lister(server, tmp_path, chunk_size=4).list_kind(kube.KINDS[1])
     assert isinstance(pods, list)
-    pod_names = [p["metadata"]["name"] for p in pods]
+    pod_names = names(pods, "Pod")
     assert len(pod_names) == 10 and len(set(pod_names)) == 10, "no page counted twice"
     assert [bool(c.query.get("continue")) for c in server.paths(PODS)] == [False, True, False, True, True]
 
@@ -181,8 +185,8 @@ def test_a_forbidden_optional_kind_is_a_warning_naming_the_permission(server: Fa
                                '"poddisruptionbudgets", API group policy); the simulation will lack '
                                "PodDisruptionBudgets, so preemption treats every victim as unprotected")
     assert 'resource "limitranges", API group "" (core)' in cap.warnings[1]
-    assert cap.document()["metadata"]["annotations"]["kplan.dev/missing"] == "poddisruptionbudgets.policy,limitranges"
-    assert len(names(cap.items, "Pod")) == 10, "the other kinds are still read"
+    assert cap.head()["metadata"]["annotations"]["kplan.dev/missing"] == "poddisruptionbudgets.policy,limitranges"
+    assert len(names(cap.encoded, "Pod")) == 10, "the other kinds are still read"
 
 
 def test_a_kind_the_server_does_not_serve_is_a_warning(server: FakeApiServer, tmp_path: Path) -> None:
@@ -222,7 +226,7 @@ def test_one_namespace_reads_namespaced_kinds_there_and_warns(server: FakeApiSer
     cap = kube.capture(lister(server, tmp_path), "test", namespace="team-a")
     assert server.paths("/api/v1/namespaces/team-a/pods") and not server.paths(PODS)
     assert server.paths("/api/v1/nodes"), "cluster-scoped kinds are still read cluster-wide"
-    assert set(names(cap.items, "Pod")) == {"pending-0", "pending-1", "pending-2", "pending-3", "huge"}
+    assert set(names(cap.encoded, "Pod")) == {"pending-0", "pending-1", "pending-2", "pending-3", "huge"}
     assert cap.warnings[-1].startswith("pods and other namespaced objects were read from namespace team-a only")
 
 
@@ -290,7 +294,7 @@ def test_in_cluster_configuration_uses_the_service_account(tls_server: FakeApiSe
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", host)
     monkeypatch.setenv("KUBERNETES_SERVICE_PORT", port)
     cap = kube.snapshot()
-    assert cap.context == "in-cluster" and len(names(cap.items, "Node")) == 3
+    assert cap.context == "in-cluster" and len(names(cap.encoded, "Node")) == 3
     assert {r.authorization.lower() for r in tls_server.requests} == {f"bearer {TOKEN}"}
 
 
@@ -313,4 +317,4 @@ def test_certificates_made_with_the_openssl_command_work_too(tmp_path: Path) -> 
     made = certs_mod._with_openssl(str(tmp_path), "jane")
     with FakeApiServer(small_cluster(), tls=(made.server_cert, made.server_key), client_ca=made.ca) as srv:
         cap = kube.snapshot(kubeconfig(str(tmp_path), srv.url, ca=made.ca, client=(made.client_cert, made.client_key)))
-    assert len(names(cap.items, "Node")) == 3 and {r.client_cn for r in srv.requests} == {"jane"}
+    assert len(names(cap.encoded, "Node")) == 3 and {r.client_cn for r in srv.requests} == {"jane"}

@@ -113,7 +113,7 @@ def test_an_interrupted_write_leaves_no_file(monkeypatch: pytest.MonkeyPatch, ca
                 raise error("disk full")
             return int(self.out.write(text))
 
-    monkeypatch.setattr(snapshot_file, "write_json", lambda doc, out: real(doc, FailingFile(out)))
+    monkeypatch.setattr(snapshot_file, "write_json", lambda head, items, out: real(head, items, FailingFile(out)))
     target = tmp_path / "snap.json"
     got_code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(target))
     assert (got_code, out) == (code, "")
