@@ -109,7 +109,7 @@ def test_an_interrupted_write_leaves_no_file(monkeypatch: pytest.MonkeyPatch, ca
 
         def write(self, text: str) -> int:
             self.writes += 1
-            if self.writes > 5:
+            if self.writes > 3:
                 raise error("disk full")
             return int(self.out.write(text))
 
