@@ -23,6 +23,7 @@ import email.utils
 import gc
 import json
 import os
+import re
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -425,8 +426,8 @@ class Lister:
                 query["continue"] = token
             reply = self._get(f"{path}?{urlencode(query)}")
             if reply.status == 200:
-                page, token, remaining = self._page(reply, path)
-                items.extend(_encode(_normalise(item, kind)) for item in page)
+                page, token, remaining = self._page(reply, path, kind)
+                items.extend(page)
                 if on_page is not None:
                     if not token:
                         remaining = 0
@@ -450,35 +451,131 @@ class Lister:
             else:
                 raise ClusterAccessError(f"listing {kind.qualified}: HTTP {reply.status}: {_status_message(reply)}")
 
-    def _page(self, reply: Reply, path: str) -> tuple[list[dict[str, Any]], str, int | None]:
+    def _page(self, reply: Reply, path: str, kind: Kind) -> tuple[list[str], str, int | None]:
         try:
-            doc = json.loads(reply.body)
-        except ValueError as e:
-            raise ClusterAccessError(f"GET {path}: the answer is not JSON: {e}") from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("items", []), list):
-            raise ClusterAccessError(f"GET {path}: the answer is not a Kubernetes list")
-        meta = doc.get("metadata")
+            text = reply.body.decode("utf-8")
+            head, items = split_list(text, _item_prefix(kind))
+        except (ValueError, IndexError, StopIteration) as e:  # UnicodeDecodeError and JSONDecodeError included
+            raise ClusterAccessError(f"GET {path}: the answer is not a Kubernetes list in JSON ({e})") from None
+        meta = head.get("metadata")
         if not isinstance(meta, dict):
             meta = {}
         remaining = meta.get("remainingItemCount")
-        return ([i for i in doc.get("items") or [] if isinstance(i, dict)], str(meta.get("continue") or ""),
-                remaining if isinstance(remaining, int) else None)
+        return items, str(meta.get("continue") or ""), remaining if isinstance(remaining, int) else None
 
 
-def _normalise(item: dict[str, Any], kind: Kind) -> dict[str, Any]:
-    """Items of a list come without apiVersion and kind; a ``kind: List`` needs both on each item.
-    managedFields and kubectl's last-applied copy are dropped: they are most of an object's size,
-    and nothing in a scheduling simulation reads them."""
-    out = {"apiVersion": kind.api_version, "kind": kind.kind, **item}
-    md = out.get("metadata")
-    if isinstance(md, dict):
-        md.pop("managedFields", None)
-        ann = md.get("annotations")
-        if isinstance(ann, dict) and LAST_APPLIED in ann:
-            del ann[LAST_APPLIED]
-            if not ann:
-                del md["annotations"]
-    return out
+# ------------------------------------------------------------------------------ page splitting
+#
+# A page is split with the json module's own scanner, one value at a time, rather than decoded
+# whole and encoded again: each object's spec and status are kept as the exact text the server
+# sent, and only its metadata is decoded and, when something is dropped from it, re-encoded. That
+# halves the cost of reading 150,000 pods, and every byte still goes through the json parser.
+
+_WS = re.compile(r"[ \t\n\r]*")
+# the C scanner json.loads itself uses, called on one value at a time
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _item_prefix(kind: Kind) -> str:
+    return _encode({"apiVersion": kind.api_version, "kind": kind.kind})[:-1]
+
+
+def _skip(text: str, pos: int, expected: str) -> int:
+    match = _WS.match(text, pos)
+    pos = match.end() if match else pos
+    if text[pos:pos + 1] != expected:
+        raise ValueError(f"expected {expected!r} at character {pos}")
+    return pos + 1
+
+
+def _value(text: str, pos: int) -> tuple[Any, int, int]:
+    """The JSON value starting at ``pos`` (after blanks): (value, start, end)."""
+    match = _WS.match(text, pos)
+    start = match.end() if match else pos
+    try:
+        value, end = _scan(text, start)
+    except StopIteration:
+        raise ValueError(f"no JSON value at character {start}") from None
+    return value, start, end
+
+
+def _after(text: str, pos: int) -> tuple[str, int]:
+    """The separator after a member or element: ',' or a closing bracket."""
+    match = _WS.match(text, pos)
+    pos = match.end() if match else pos
+    return text[pos], pos + 1
+
+
+def split_list(text: str, prefix: str) -> tuple[dict[str, Any], list[str]]:
+    """A list response → (its members but items, decoded; each item as JSON text that starts with
+    ``prefix`` (its apiVersion and kind) and lacks managedFields and kubectl's last-applied copy)."""
+    head: dict[str, Any] = {}
+    items: list[str] = []
+    pos = _skip(text, 0, "{")
+    sep, after = _after(text, pos)
+    if sep == "}":
+        return head, items
+    while True:
+        key, _, pos = _value(text, pos)
+        if not isinstance(key, str):
+            raise ValueError(f"expected a member name at character {pos}")
+        pos = _skip(text, pos, ":")
+        match = _WS.match(text, pos)
+        pos = match.end() if match else pos
+        if key == "items" and text[pos] == "[":
+            sep, after = _after(text, pos + 1)
+            pos = after if sep == "]" else pos + 1
+            while sep != "]":
+                item, pos = _item(text, pos, prefix)
+                items.append(item)
+                sep, pos = _after(text, pos)
+                if sep not in ",]":
+                    raise ValueError(f"expected ',' or ']' at character {pos - 1}")
+        else:
+            head[key], _, pos = _value(text, pos)
+        sep, pos = _after(text, pos)
+        if sep == "}":
+            return head, items
+        if sep != ",":
+            raise ValueError(f"expected ',' or '}}' at character {pos - 1}")
+
+
+def _item(text: str, pos: int, prefix: str) -> tuple[str, int]:
+    pos = _skip(text, pos, "{")
+    parts = [prefix]
+    sep, after = _after(text, pos)
+    if sep == "}":
+        return prefix + "}", after
+    while True:
+        key, key_start, pos = _value(text, pos)
+        if not isinstance(key, str):
+            raise ValueError(f"expected a member name at character {key_start}")
+        key_end = pos
+        pos = _skip(text, pos, ":")
+        value, start, pos = _value(text, pos)
+        if key == "metadata" and isinstance(value, dict) and _strip_metadata(value):
+            parts.append(f",{text[key_start:key_end]}:{_encode(value)}")
+        elif key not in ("apiVersion", "kind"):  # the prefix has them
+            parts.append(f",{text[key_start:key_end]}:{text[start:pos]}")
+        sep, pos = _after(text, pos)
+        if sep == "}":
+            parts.append("}")
+            return "".join(parts), pos
+        if sep != ",":
+            raise ValueError(f"expected ',' or '}}' at character {pos - 1}")
+
+
+def _strip_metadata(md: dict[str, Any]) -> bool:
+    """Drop managedFields and kubectl's last-applied copy: they are most of an object's size, and
+    nothing in a scheduling simulation reads them. True when something was dropped."""
+    changed = md.pop("managedFields", None) is not None
+    ann = md.get("annotations")
+    if isinstance(ann, dict) and LAST_APPLIED in ann:
+        del ann[LAST_APPLIED]
+        changed = True
+        if not ann:
+            del md["annotations"]
+    return changed
 
 
 def _status_message(reply: Reply) -> str:
