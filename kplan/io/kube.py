@@ -90,7 +90,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("pods", "", "v1", "Pod", True, "the running and pending pods", required=True,
          field_selector="status.phase!=Succeeded,status.phase!=Failed"),
     Kind("namespaces", "", "v1", "Namespace", False,
-         "namespace labels, so namespaceSelector in pod (anti-)affinity terms matches nothing"),
+         "namespace labels, so namespaceSelector in pod (anti-)affinity terms sees only each namespace's "
+         "kubernetes.io/metadata.name label"),
     Kind("services", "", "v1", "Service", True, _SPREAD),
     Kind("replicasets", "apps", "v1", "ReplicaSet", True, _SPREAD),
     Kind("replicationcontrollers", "", "v1", "ReplicationController", True, _SPREAD),
