@@ -569,7 +569,8 @@ def _item(text: str, pos: int, prefix: str) -> tuple[str, int]:
 def _strip_metadata(md: dict[str, Any]) -> bool:
     """Drop managedFields and kubectl's last-applied copy: they are most of an object's size, and
     nothing in a scheduling simulation reads them. True when something was dropped."""
-    changed = md.pop("managedFields", None) is not None
+    changed = "managedFields" in md
+    md.pop("managedFields", None)
     ann = md.get("annotations")
     if isinstance(ann, dict) and LAST_APPLIED in ann:
         del ann[LAST_APPLIED]

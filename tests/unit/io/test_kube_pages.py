@@ -53,6 +53,8 @@ POD = {"metadata": {"name": "a", "namespace": "ns", "managedFields": [{"manager"
                  [{"apiVersion": "v1", "kind": "Pod", "spec": {}}], id="the list's kind wins over an item's"),
     pytest.param(page([{"metadata": {"annotations": {LAST_APPLIED: "{}"}}}]), [{"apiVersion": "v1", "kind": "Pod",
                  "metadata": {}}], id="annotations left empty are dropped"),
+    pytest.param(page([{"metadata": {"managedFields": None}}]), [{"apiVersion": "v1", "kind": "Pod",
+                 "metadata": {}}], id="managedFields null is dropped too"),
 ])
 def test_pages_split_into_objects(text: str, items: list[dict[str, Any]]) -> None:
     _, got = split_list(text, POD_PREFIX)
