@@ -30,8 +30,8 @@ def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None,
                     context: str | None = None) -> tuple[Iterable[RawObject], list[str]]:
     """The cluster's objects and warnings: from the --cluster files, or else read from the live
     cluster (--kubeconfig/--context, $KUBECONFIG, ~/.kube/config or in-cluster) into memory.
-    Live objects are decoded one at a time as they are iterated (once), so only their compact
-    JSON text and the parsed model are ever held, never 150,000 pods as dicts."""
+    Live objects are decoded one at a time as they are iterated, so only their compact JSON text
+    and the parsed model are ever held, never 150,000 pods as dicts."""
     from kplan.errors import InputError
 
     if cluster:
@@ -44,8 +44,7 @@ def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None,
 
     with list_progress() as progress:
         cap = snapshot(kubeconfig, context, progress=progress)
-    source = f"context {cap.context}"
-    return (RawObject(item, source) for item in cap.objects()), cap.warnings
+    return cap.raw_objects(), cap.warnings
 
 
 def load_and_simulate(cluster: Sequence[str], manifests: Sequence[str], scheduler_config: str | None, *,

@@ -35,6 +35,7 @@ from urllib.parse import urlencode
 
 from kplan import __version__
 from kplan.errors import ClusterAccessError, InputError
+from kplan.io.manifests import RawObject
 
 #: Added by ``kubectl apply``: a full copy of the object, of no use to a scheduler simulation.
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -329,6 +330,10 @@ class Capture:
         for text in self.encoded:
             yield json.loads(text)
 
+    def raw_objects(self) -> Iterable[RawObject]:
+        """The objects as the manifest loader gives them, decoded afresh on each pass."""
+        return _RawObjects(self)
+
     def head(self) -> dict[str, Any]:
         """The ``kind: List`` document a snapshot file holds, without its items."""
         ann = {
@@ -340,6 +345,16 @@ class Capture:
             ANNOTATION_PREFIX + "missing": ",".join(self.missing),
         }
         return {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": ann}}
+
+
+class _RawObjects:
+    def __init__(self, capture: Capture) -> None:
+        self._capture = capture
+        self._source = f"context {capture.context}"
+
+    def __iter__(self) -> Iterator[RawObject]:
+        source = self._source
+        return (RawObject(doc, source) for doc in self._capture.objects())
 
 
 class Lister:
@@ -412,7 +427,7 @@ class Lister:
         return str(doc["gitVersion"]), None
 
     def list_kind(self, kind: Kind, namespace: str | None = None,
-             on_page: Callable[[int, int | None], None] | None = None) -> list[str] | Reply:
+                  on_page: Callable[[int, int | None], None] | None = None) -> list[str] | Reply:
         """Every object of one kind as JSON text, or the non-retryable error reply (403, 404) for the
         caller to judge."""
         path = kind.path(namespace)

@@ -194,3 +194,12 @@ def test_simulate_reads_the_live_cluster_of_KUBECONFIG_without_cluster_files(
     drop_timing = lambda text: {k: v for k, v in json.loads(text).items() if k != "timing"}  # noqa: E731
     assert code_live == code_file == 1 and drop_timing(live) == drop_timing(from_file)
     assert "error" not in err
+
+
+def test_live_cluster_objects_can_be_read_more_than_once(config: str) -> None:
+    from kplan.cli.common import cluster_objects
+
+    objects, warnings = cluster_objects([], config)
+    first, second = [o.doc for o in objects], [o.doc for o in objects]
+    assert first == second and len(first) == 20 and warnings == []
+    assert {o.source for o in objects} == {"context test"}
