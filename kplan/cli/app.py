@@ -12,6 +12,7 @@ import typer
 
 from kplan import SCHEDULER_VERSION, __version__
 from kplan.cli import simulate as simulate_cmd
+from kplan.cli import snapshot as snapshot_cmd
 
 app = typer.Typer(
     name="kplan",
@@ -39,6 +40,7 @@ def main_options(
 
 
 app.command("simulate", help=simulate_cmd.HELP)(simulate_cmd.simulate)
+app.command("snapshot", help=snapshot_cmd.HELP)(snapshot_cmd.snapshot)
 
 
 def main() -> None:
