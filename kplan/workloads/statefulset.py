@@ -93,6 +93,7 @@ def expand_statefulset(obj: Mapping[str, Any], source: str, names: NameGenerator
             meta = dict(claim.get("metadata") or {})
             meta["name"] = cname
             meta["namespace"] = r.namespace
+            meta["uid"] = names.uid()
             meta["labels"] = {**dict(meta.get("labels") or {}), **match_labels}
             claim["metadata"] = meta
             claim["apiVersion"] = "v1"
