@@ -102,7 +102,11 @@ def csinode(name: str, driver: str = "csi.example.com", *, count: int | None = N
     return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": md, "spec": {"drivers": [d]}}
 
 
-def pod(name: str, *claims: str, node_name: str = "", priority: int | None = None, ephemeral: Sequence[str] = (),
+def priority_class(name: str, value: int) -> Obj:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
+
+
+def pod(name: str, *claims: str, node_name: str = "", priority_class: str | None = None, ephemeral: Sequence[str] = (),
         volumes: Sequence[Obj] = (), cpu: str | None = None, tolerate_all: bool = False) -> Obj:
     vols = [{"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)]
     vols += [{"name": e, "ephemeral": {"volumeClaimTemplate": {"spec": {
@@ -115,8 +119,8 @@ def pod(name: str, *claims: str, node_name: str = "", priority: int | None = Non
     spec: Obj = {"containers": [c], "volumes": vols}
     if node_name:
         spec["nodeName"] = node_name
-    if priority is not None:
-        spec["priority"] = priority
+    if priority_class is not None:
+        spec["priorityClassName"] = priority_class
     if tolerate_all:
         spec["tolerations"] = [{"operator": "Exists"}]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": f"pod-{name}"},

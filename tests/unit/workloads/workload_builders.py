@@ -80,3 +80,40 @@ def node(name: str, *, labels: dict[str, str] | None = None, taints: list[tuple[
     return Node(name=name, labels={"kubernetes.io/hostname": name, **(labels or {})},
                 taints=tuple(Taint(k, v, e) for k, v, e in taints),
                 allocatable={"cpu": 4000, "memory": 8 << 30, "pods": 110})
+
+
+def cluster_node(name: str, zone: str = "a", cpu: str = "4") -> Obj:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}},
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+
+
+def running_pod(name: str, node_name: str, owner: tuple[str, str] | None = None, *, cpu: str = "1",
+                labels: dict[str, str] | None = None, namespace: str = "default") -> Obj:
+    md: Obj = {"name": name, "namespace": namespace, "labels": dict(labels or {})}
+    if owner:
+        md["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": owner[0], "name": owner[1], "controller": True}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md,
+            "spec": {"nodeName": node_name, "containers": [container(cpu=cpu)]}}
+
+
+def load(cluster: list[Obj], manifests: list[Obj], **kw: Any) -> Any:
+    from kplan.io.inputs import load_scenario
+    from kplan.io.manifests import RawObject
+
+    return load_scenario([RawObject(d, f"cluster.yaml: document {i + 1}") for i, d in enumerate(cluster)],
+                         [RawObject(d, f"app.yaml: document {i + 1}") for i, d in enumerate(manifests)], **kw)
+
+
+def run(cluster: list[Obj], manifests: list[Obj], **kw: Any) -> Any:
+    from kplan.framework.config import load_config
+    from kplan.plugins import in_tree_registry
+    from kplan.scheduler.simulate import run_simulation
+
+    scenario = load(cluster, manifests, **kw)
+    registry = in_tree_registry()
+    result = run_simulation(scenario.snapshot, load_config(None, registry), registry, scenario.pending,
+                            lowest_name=True, pdb_allowed=scenario.pdb_allowed,
+                            created_after=scenario.inputs.created_after)
+    result.replaced = list(scenario.inputs.replaced)
+    return result
