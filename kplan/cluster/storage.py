@@ -319,6 +319,7 @@ class StorageState:
         class can provision. A waiting claim whose provisioning already started (the
         selected-node annotation) is provisioned on that node. Claims are handled in input
         order."""
+        names = sorted(self.pvs)
         for key in list(self.pvcs):
             claim = self.pvcs[key]
             if claim.fully_bound or claim.deleting:
@@ -339,7 +340,10 @@ class StorageState:
             self.pvcs[key] = claim
             delay = self.is_delay_binding(claim)
             groups: dict[frozenset[str], list[PersistentVolume]] = {}
-            for pv in sorted(self.pvs.values(), key=lambda v: v.name):
+            # a waiting claim can only be bound here to a volume that already names it
+            candidates = [self.pvs[n] for n in names] if not delay else \
+                [v for v in self.pvs.values() if v.claim_ref is not None and is_volume_bound_to_claim(v, claim)]
+            for pv in candidates:
                 modes = frozenset(pv.access_modes)
                 if set(claim.access_modes) <= modes:
                     groups.setdefault(modes, []).append(pv)

@@ -37,6 +37,7 @@ from kplan.model.parse import (
     parse_storage_class,
 )
 from kplan.workloads import WORKLOAD_KINDS, NameGenerator, apply_limit_ranges, ephemeral_claims, expand
+from kplan.workloads.common import sub
 
 STORAGE_PARSERS = {
     "PersistentVolumeClaim": parse_persistent_volume_claim,
@@ -166,7 +167,7 @@ class Applier:
             claim["metadata"]["uid"] = self.claim_names.uid()
             self.add_claim(claim, f"{source}: ephemeral volume claim")
         pod = parse_pod(d, source, keep_raw=True)
-        spec = d.get("spec") if isinstance(d.get("spec"), Mapping) else {}
+        spec = sub(d, "spec")
         self.inputs.explicit[pod.uid] = (spec.get("priority") is not None, spec.get("preemptionPolicy") is not None)
         return pod
 
@@ -184,8 +185,8 @@ class Applier:
         if not md.get("name") and md.get("generateName"):
             md["name"] = NameGenerator(self.seed, f"Pod/{ns}/{obj.source}").generate(str(md["generateName"]))
         d["metadata"] = md
-        spec = d.get("spec") if isinstance(d.get("spec"), Mapping) else {}
-        phase = (d.get("status") or {}).get("phase") if isinstance(d.get("status"), Mapping) else None
+        spec = sub(d, "spec")
+        phase = sub(d, "status").get("phase")
         if phase in ("Succeeded", "Failed"):
             return
         if spec.get("nodeName"):
@@ -231,7 +232,8 @@ class Applier:
     # ------------------------------------------------------------------ entry point
 
     def apply(self, objects: Sequence[RawObject], classify: Any) -> None:
-        first, second = [], []
+        first: list[RawObject] = []
+        second: list[RawObject] = []
         for obj in objects:
             kind = str(obj.doc.get("kind"))
             if is_helm_test_hook(obj.doc):

@@ -21,7 +21,9 @@ zone path of a GCE PD); they only need to be unique per disk for the count.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -50,6 +52,7 @@ _INLINE_PLUGINS = {"gce": "kubernetes.io/gce-pd", "aws": "kubernetes.io/aws-ebs"
 _UNBOUND_PREFIX = "kplan-unbound"
 
 
+@functools.lru_cache(maxsize=256)
 def attach_limit_key(driver: str) -> str:
     """volumeutil.GetCSIAttachLimitKey."""
     if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= RESOURCE_NAME_LENGTH_LIMIT:
@@ -136,6 +139,16 @@ def _pod_wants_check(pod: Pod) -> bool:
     return any(v.claim_name or (v.disk is not None and v.disk[0] in _INLINE_PLUGINS) for v in pod.volumes)
 
 
+def volume_limits(allocatable: Mapping[str, int], csi_node: CSINode | None) -> dict[str, int]:
+    """getVolumeLimits: the node's attachable-volumes-* allocatable, then the CSINode's counts."""
+    limits = {k: v for k, v in allocatable.items() if k.startswith("attachable-volumes-")}
+    if csi_node is not None:
+        for d in csi_node.drivers:
+            if d.count is not None:
+                limits[attach_limit_key(d.name)] = d.count
+    return limits
+
+
 class NodeVolumeLimits(PluginBase):
     name = NAME
 
@@ -158,16 +171,13 @@ class NodeVolumeLimits(PluginBase):
                 continue
             if not new:
                 continue
-            limits = {k2: v for k2, v in node.allocatable.items() if k2.startswith("attachable-volumes-")}
-            if csi_node is not None:
-                for d in csi_node.drivers:
-                    if d.count is not None:
-                        limits[attach_limit_key(d.name)] = d.count
+            limits = volume_limits(node.allocatable, csi_node)
             if not limits:
                 continue
             attached: dict[str, str] = {}
             for other in table.pods[int(r)]:
-                attached.update(attachable_volumes(st, csi_node, other, False))
+                if other.volumes:
+                    attached.update(attachable_volumes(st, csi_node, other, False))
             counts: dict[str, int] = {}
             for unique, key in attached.items():
                 new.pop(unique, None)

@@ -64,7 +64,6 @@ from kplan.model.storage import (
     NO_PROVISIONER,
     PersistentVolume,
     PersistentVolumeClaim,
-    match_topology_terms,
 )
 from kplan.plugins.helper import PluginBase
 from kplan.plugins.nodeaffinity import requirement_mask
@@ -232,16 +231,12 @@ class VolumeBinding(PluginBase):
             ok = pv_affinity_mask(table, rows, pv.node_affinity)
             node_conflict |= undecided & ~ok
             undecided &= ok
-
-        bind_conflict = np.zeros(n, dtype=bool)
-        no_space = np.zeros(n, dtype=bool)
-        found: list[PodVolumes | None] = [None] * n
-        if s.delayed:
-            for k in range(n):
-                found[k], bind_conflict[k], no_space[k] = self._unbound(s, st, table, int(rows[k]), pod)
+        unbound = _Unbound(s, st, table, rows) if s.delayed else None
+        bind_conflict = unbound.bind_conflict if unbound is not None else np.zeros(n, dtype=bool)
+        no_space = unbound.no_space if unbound is not None else np.zeros(n, dtype=bool)
         codes = np.zeros(n, dtype=np.int8)
         reasons = np.zeros(n, dtype=np.int32)
-        for k in np.flatnonzero(node_conflict | pv_missing | bind_conflict | no_space):
+        for k in map(int, np.flatnonzero(node_conflict | pv_missing | bind_conflict | no_space)):
             rs = []
             if node_conflict[k]:
                 rs.append(ERR_NODE_CONFLICT)
@@ -251,54 +246,11 @@ class VolumeBinding(PluginBase):
                 rs.append(ERR_NOT_ENOUGH_SPACE)
             if pv_missing[k]:
                 rs.append(ERR_PV_NOT_EXIST)
-            codes[k] = Code.UNRESOLVABLE
-            reasons[k] = reason_id(*rs)
-        for k in np.flatnonzero(codes == 0):
-            s.by_node[table.names[int(rows[k])]] = found[k] or PodVolumes()
+            codes[k] = int(Code.UNRESOLVABLE)
+            reasons[k] = np.int32(reason_id(*rs))
+        for k in map(int, np.flatnonzero(codes == 0)):
+            s.by_node[table.names[int(rows[k])]] = unbound.volumes(k) if unbound is not None else PodVolumes()
         return Verdicts(codes, reasons)
-
-    def _unbound(self, s: _State, st: StorageState, table: NodeTable, row: int, pod: Pod
-                 ) -> tuple[PodVolumes | None, bool, bool]:
-        """The unbound half of FindPodVolumes for one node: (volumes, bind conflict, no space)."""
-        node = table.nodes[row]
-        to_provision: list[PersistentVolumeClaim] = []
-        to_match: list[PersistentVolumeClaim] = []
-        for c in s.delayed:
-            selected = c.annotations.get(ANN_SELECTED_NODE)
-            if selected is not None:
-                if selected != node.name:
-                    return None, True, False  # fast path: provisioning started for another node
-                to_provision.append(c)
-            else:
-                to_match.append(c)
-        out = PodVolumes()
-        satisfied = True
-        if to_match:
-            chosen: set[str] = set()
-            for c in sorted(to_match, key=lambda c: c.request or 0):  # byPVCSize
-                pv = _find_matching(c, s.volumes.get(c.class_name, []), node.labels, chosen)
-                if pv is None:
-                    to_provision.append(c)
-                    satisfied = False
-                    continue
-                chosen.add(pv.name)
-                out.static.append((c, pv))
-        if to_provision:
-            satisfied, enough = True, True
-            for c in to_provision:
-                sc = st.storage_class(c.class_name)
-                if sc is None or not sc.provisioner or sc.provisioner == NO_PROVISIONER:
-                    satisfied, out.provision = False, []
-                    break
-                if not match_topology_terms(sc.allowed_topologies, node.labels):
-                    satisfied, out.provision = False, []
-                    break
-                if not _has_enough_capacity(st, sc.provisioner, c, sc.name, node.labels):
-                    enough, out.provision = False, []
-                    break
-                out.provision.append(c)
-            return out, not satisfied, not enough
-        return out, not satisfied, False
 
     # ------------------------------------------------------------------ Score (gate off)
 
@@ -393,28 +345,149 @@ def _claim_ref(claim: PersistentVolumeClaim) -> Any:
     return ClaimRef(claim.namespace, claim.name, claim.uid)
 
 
-def _find_matching(claim: PersistentVolumeClaim, volumes: list[PersistentVolume], labels: Mapping[str, str],
-                   chosen: set[str]) -> PersistentVolume | None:
-    from kplan.cluster.storage import find_matching_volume
+class _Unbound:
+    """The unbound half of FindPodVolumes for every row at once.
 
-    return find_matching_volume(claim, volumes, labels, chosen, delay_binding=True)
+    A claim whose provisioning started (selected-node annotation) rules out every other node.
+    The other claims, in increasing size (``byPVCSize``), go through ``FindMatchingVolume``: its
+    node-independent tests are done once per claim, then the volumes' node affinity decides per
+    row, smallest volume first, a volume chosen for an earlier claim being excluded on that row.
+    The claims with a selected node, then those left without a volume, are checked for
+    provisioning in that order (``checkVolumeProvisions``): the first failing claim decides."""
+
+    def __init__(self, s: _State, st: StorageState, table: NodeTable, rows: np.ndarray) -> None:
+        n = len(rows)
+        self.bind_conflict = np.zeros(n, dtype=bool)
+        self.no_space = np.zeros(n, dtype=bool)
+        names = [table.names[int(r)] for r in rows]
+        selected = [c for c in s.delayed if ANN_SELECTED_NODE in c.annotations]
+        to_match = sorted((c for c in s.delayed if ANN_SELECTED_NODE not in c.annotations), key=lambda c: c.request or 0)
+        active = np.ones(n, dtype=bool)
+        for c in selected:
+            active &= np.array([name == c.annotations[ANN_SELECTED_NODE] for name in names], dtype=bool)
+        self.bind_conflict |= ~active
+
+        #: per claim to match: (claim, its candidate volumes, the chosen candidate per row, -1 = none)
+        self.static: list[tuple[PersistentVolumeClaim, list[PersistentVolume], np.ndarray]] = []
+        satisfied_static = np.ones(n, dtype=bool)
+        unmatched: list[tuple[PersistentVolumeClaim, np.ndarray]] = []
+        taken: dict[str, np.ndarray] = {}
+        for c in to_match:
+            prebound, eligible = _candidates(c, s.volumes.get(c.class_name, []))
+            choice = np.full(n, -1, dtype=np.int64)
+            if prebound is not None:
+                eligible = [prebound]
+                choice[pv_affinity_mask(table, rows, prebound.node_affinity)] = 0
+            else:
+                for i, pv in enumerate(eligible):
+                    free = choice < 0
+                    if pv.name in taken:
+                        free &= ~taken[pv.name]
+                    if free.any():
+                        choice[free & pv_affinity_mask(table, rows, pv.node_affinity)] = i
+            for i, pv in enumerate(eligible):
+                taken[pv.name] = taken.get(pv.name, np.zeros(n, dtype=bool)) | (choice == i)
+            self.static.append((c, eligible, choice))
+            unmatched.append((c, choice < 0))
+            satisfied_static &= choice >= 0
+
+        order = [(c, np.ones(n, dtype=bool)) for c in selected] + unmatched
+        needs = np.zeros(n, dtype=bool)
+        for _, applies in order:
+            needs |= applies
+        # checkVolumeProvisions' answer replaces findMatchingVolumes' where it runs
+        satisfied = satisfied_static | needs
+        enough = np.ones(n, dtype=bool)
+        undecided = needs & active
+        self.provision: list[tuple[PersistentVolumeClaim, np.ndarray]] = []
+        for c, applies in order:
+            here = applies & undecided
+            self.provision.append((c, applies))
+            if not here.any():
+                continue
+            sc = st.storage_class(c.class_name)
+            if sc is None or not sc.provisioner or sc.provisioner == NO_PROVISIONER:
+                bad = here
+            else:
+                bad = here & ~_topology_mask(table, rows, sc.allowed_topologies)
+            satisfied &= ~bad
+            undecided &= ~bad
+            here &= ~bad
+            if sc is not None and here.any():
+                short = here & ~_capacity_mask(st, sc.provisioner, c, sc.name, table, rows)
+                enough &= ~short
+                undecided &= ~short
+        self.bind_conflict |= active & ~satisfied
+        self.no_space |= active & ~enough
+
+    def volumes(self, k: int) -> PodVolumes:
+        """PodVolumes of row position ``k`` (a row that passed)."""
+        out = PodVolumes()
+        for c, eligible, choice in self.static:
+            if choice[k] >= 0:
+                out.static.append((c, eligible[int(choice[k])]))
+        out.provision = [c for c, applies in self.provision if applies[k]]
+        return out
 
 
-def _has_enough_capacity(st: StorageState, provisioner: str, claim: PersistentVolumeClaim, class_name: str,
-                         labels: Mapping[str, str]) -> bool:
-    """hasEnoughCapacity: only for a CSIDriver that opts into storage capacity tracking."""
+def _candidates(claim: PersistentVolumeClaim, volumes: list[PersistentVolume]
+                ) -> tuple[PersistentVolume | None, list[PersistentVolume]]:
+    """FindMatchingVolume's node-independent tests: (the first volume bound to the claim, which
+    decides alone; else the free volumes that fit, smallest first, earlier first among equals)."""
+    requested = claim.request or 0
+    eligible: list[tuple[int, int, PersistentVolume]] = []
+    for i, pv in enumerate(volumes):
+        if pv.claim_ref is not None and not is_volume_bound_to_claim(pv, claim):
+            continue
+        if pv.capacity < requested or pv.volume_mode != claim.volume_mode:
+            continue
+        if claim.volume_attributes_class != pv.volume_attributes_class or pv.deleting:
+            continue
+        if is_volume_bound_to_claim(pv, claim):
+            return pv, []
+        if pv.phase != "Available" or (claim.selector is not None and not claim.selector.matches(pv.labels)):
+            continue
+        if pv.class_name != claim.class_name or not check_access_modes(claim, pv):
+            continue
+        eligible.append((pv.capacity, i, pv))
+    return None, [pv for _, _, pv in sorted(eligible, key=lambda t: (t[0], t[1]))]
+
+
+def _topology_mask(table: NodeTable, rows: np.ndarray, terms: tuple[Any, ...]) -> np.ndarray:
+    """MatchTopologySelectorTerms for every row: no terms match all; a term is ``key In values``s."""
+    if not terms:
+        return np.ones(len(rows), dtype=bool)
+    out = np.zeros(len(rows), dtype=bool)
+    for t in terms:
+        if not t.expressions or any(not values for _, values in t.expressions):
+            continue
+        m = np.ones(len(rows), dtype=bool)
+        for key, values in t.expressions:
+            m &= table.labels(key).isin(values)[rows]
+        out |= m
+    return out
+
+
+def _capacity_mask(st: StorageState, provisioner: str, claim: PersistentVolumeClaim, class_name: str,
+                   table: NodeTable, rows: np.ndarray) -> np.ndarray:
+    """hasEnoughCapacity for every row: only for a CSIDriver that opts into capacity tracking, a
+    CSIStorageCapacity of the class, reachable from the node, with room for the claim."""
+    ok = np.ones(len(rows), dtype=bool)
     if claim.request is None:
-        return True
+        return ok
     driver = st.csi_driver(provisioner)
     if driver is None or not driver.storage_capacity:
-        return True
+        return ok
+    ok[:] = False
     for cap in st.capacities:
         limit = cap.limit
-        if cap.storage_class_name != class_name or limit is None or limit < claim.request:
+        if cap.storage_class_name != class_name or limit is None or limit < claim.request or cap.node_topology is None:
             continue
-        if cap.node_topology is not None and cap.node_topology.matches(labels):
-            return True
-    return False
+        m = np.ones(len(rows), dtype=bool)
+        for r in cap.node_topology.requirements():
+            m &= requirement_mask(table, rows, r)
+        ok |= m
+    return ok
 
 
 def ephemeral_owner_error(pod: Pod, claim: PersistentVolumeClaim) -> str:

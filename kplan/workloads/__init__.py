@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kplan.model.objects import Node
+from kplan.workloads.common import sub
 from kplan.workloads.daemonset import expand_daemonset
 from kplan.workloads.deployment import expand_deployment
 from kplan.workloads.ephemeral import ephemeral_claims
@@ -37,7 +38,7 @@ def expand(obj: Mapping[str, Any], source: str, *, seed: int, nodes: Sequence[No
     the cluster's ReplicaSets, for a Deployment's FindNewReplicaSet.
     """
     kind = str(obj.get("kind") or "")
-    md = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    md = sub(obj, "metadata")
     scope = f"{kind}/{md.get('namespace') or 'default'}/{md.get('name') or ''}"
     names = NameGenerator(seed, scope)
     if kind == "Deployment":

@@ -19,6 +19,12 @@ from kplan.workloads.names import NameGenerator
 Obj = dict[str, Any]
 
 
+def sub(d: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """``d[key]`` when it is an object, else an empty one."""
+    v = d.get(key)
+    return v if isinstance(v, Mapping) else {}
+
+
 class Reader:
     """Typed access to one workload object, with one-line errors naming file, object and field."""
 
@@ -92,7 +98,7 @@ def controller_ref(api_version: str, kind: str, name: str, uid: str) -> Obj:
 
 def pod_from_template(template: Mapping[str, Any], namespace: str, owner: Obj | None) -> Obj:
     """GetPodFromTemplate: the pod a controller asks the API server to create (no name yet)."""
-    md = template.get("metadata") if isinstance(template.get("metadata"), Mapping) else {}
+    md = sub(template, "metadata")
     meta: Obj = {"namespace": namespace}
     for key in ("labels", "annotations"):
         if isinstance(md.get(key), Mapping) and md[key]:
@@ -127,10 +133,11 @@ def selector_matches_labels(selector: Mapping[str, Any], labels: Mapping[str, st
 
 def check_selector(r: Reader, selector: Any, labels: Mapping[str, str], path: str = "spec.selector") -> Mapping[str, Any]:
     """API validation of apps/v1 workloads: a non-empty selector that selects the template's labels."""
+    if selector is None:
+        raise r.fail(path, "Required value")
     sel = r.map(selector, path)
-    if not sel or (not sel.get("matchLabels") and not sel.get("matchExpressions")):
-        raise r.fail(path, "Invalid value: empty selector is invalid for deployment" if r.kind == "Deployment"
-                     else "Required value")
+    if not sel.get("matchLabels") and not sel.get("matchExpressions"):
+        raise r.fail(path, f"Invalid value: empty selector is invalid for {r.kind.lower()}")
     if not selector_matches_labels(sel, labels):
         shown = ", ".join(f"{k}={v}" for k, v in sorted(labels.items()))
         raise r.fail("spec.template.metadata.labels", f"Invalid value: {{{shown}}}: `selector` does not match "

@@ -12,7 +12,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-Obj = dict[str, Any]
+from kplan.workloads.common import Obj, sub
 
 
 def claim_name(pod_name: str, volume_name: str) -> str:
@@ -20,8 +20,7 @@ def claim_name(pod_name: str, volume_name: str) -> str:
 
 
 def ephemeral_claims(pod: Mapping[str, Any]) -> list[Obj]:
-    md = pod.get("metadata") if isinstance(pod.get("metadata"), Mapping) else {}
-    spec = pod.get("spec") if isinstance(pod.get("spec"), Mapping) else {}
+    md, spec = sub(pod, "metadata"), sub(pod, "spec")
     name = str(md.get("name") or "")
     out: list[Obj] = []
     for v in spec.get("volumes") or []:
@@ -30,7 +29,7 @@ def ephemeral_claims(pod: Mapping[str, Any]) -> list[Obj]:
         template = v["ephemeral"].get("volumeClaimTemplate")
         if not isinstance(template, Mapping):
             continue
-        tmeta = template.get("metadata") if isinstance(template.get("metadata"), Mapping) else {}
+        tmeta = sub(template, "metadata")
         meta: Obj = {"name": claim_name(name, str(v.get("name") or "")),
                      "namespace": str(md.get("namespace") or "default"),
                      "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": name, "uid": str(md.get("uid") or ""),

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kplan.workloads.common import sub
+
 ANNOTATION = "kubernetes.io/limit-ranger"
 
 
@@ -24,7 +26,7 @@ def container_defaults(limit_range: Mapping[str, Any]) -> tuple[dict[str, Any], 
     """defaultContainerResourceRequirements after SetDefaults_LimitRangeItem: (requests, limits)."""
     requests: dict[str, Any] = {}
     limits: dict[str, Any] = {}
-    spec = limit_range.get("spec") if isinstance(limit_range.get("spec"), Mapping) else {}
+    spec = sub(limit_range, "spec")
     for item in spec.get("limits") or []:
         if not isinstance(item, Mapping) or item.get("type") != "Container":
             continue
