@@ -11,7 +11,8 @@ or a node under pressure, but not to a NotReady node, which also carries
 ``node.kubernetes.io/not-ready:NoSchedule``.
 
 Each pod is ``CreatePodTemplate`` (those tolerations, labels ``controller-revision-hash`` and
-``pod-template-generation``) with ``ReplaceDaemonSetPodNodeNameNodeAffinity``: the required
+``pod-template-generation``: the ``deprecated.daemonset.template.generation`` annotation, 1 for a new
+DaemonSet, one more than the cluster's for a changed template) with ``ReplaceDaemonSetPodNodeNameNodeAffinity``: the required
 node affinity becomes one term ``matchFields metadata.name In [<node>]`` (kept preferred terms
 and nodeSelector untouched), ``generateName: <daemonset>-``, the DaemonSet as controller.
 Nodes are visited in name order (upstream: informer order).
@@ -131,6 +132,12 @@ def expand_daemonset(obj: Mapping[str, Any], source: str, names: NameGenerator, 
     hash_value = compute_hash(template, collision)
     annotations = r.map(r.meta.get("annotations"), "metadata.annotations")
     generation = str(annotations.get(GENERATION_ANNOTATION) or "1")
+    if GENERATION_ANNOTATION not in annotations and existing is not None:
+        # an update keeps counting: the generation grows when the template changes
+        old_ann = r.map(r.map(existing.get("metadata"), "metadata").get("annotations"), "metadata.annotations")
+        old_template = r.map(existing.get("spec"), "spec").get("template")
+        old_generation = r.int(old_ann.get(GENERATION_ANNOTATION), "metadata.annotations", 1) or 1
+        generation = str(old_generation + (0 if old_template == template else 1))
 
     pod_template = copy.deepcopy(template)
     add_daemon_tolerations(pod_template["spec"])

@@ -26,12 +26,21 @@ from typing import Any
 
 from kplan.workloads.common import Obj, Reader, controller_ref, create_pod, pod_from_template
 from kplan.workloads.expansion import Expansion
-from kplan.workloads.names import NameGenerator
+from kplan.workloads.names import MAX_GENERATE_NAME_PREFIX, NameGenerator
 
 SCHEDULED_TIME = 1736553600  # 2025-01-11T00:00:00Z
 SCHEDULED_TIMESTAMP = "2025-01-11T00:00:00Z"
 INDEX_KEY = "batch.kubernetes.io/job-completion-index"
 TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
+
+
+def _indexed_prefix(job: str, index: int) -> str:
+    """podGenerateNameWithIndex: the index survives when the name is cut to fit."""
+    append = f"-{index}-"
+    prefix = job + append
+    if len(prefix) > MAX_GENERATE_NAME_PREFIX:
+        prefix = prefix[:MAX_GENERATE_NAME_PREFIX - len(append)] + append
+    return prefix
 
 
 def _job_pods(r: Reader, uid: str, names: NameGenerator) -> list[Obj]:
@@ -62,7 +71,7 @@ def _job_pods(r: Reader, uid: str, names: NameGenerator) -> list[Obj]:
             pod["metadata"].setdefault("labels", {})[INDEX_KEY] = str(i)
             if not pod["spec"].get("hostname"):
                 pod["spec"]["hostname"] = f"{r.name}-{i}"
-            pods.append(create_pod(pod, names, generate_name=f"{r.name}-{i}-"))
+            pods.append(create_pod(pod, names, generate_name=_indexed_prefix(r.name, i)))
         else:
             pods.append(create_pod(pod, names, generate_name=f"{r.name}-"))
     return pods

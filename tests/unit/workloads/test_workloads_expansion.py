@@ -338,3 +338,20 @@ def test_generic_ephemeral_volumes_get_claims_owned_by_the_pod():
     assert claim["metadata"]["labels"] == {"a": "b"}
     assert claim["metadata"]["ownerReferences"][0]["uid"] == "u1"
     assert claim["spec"] == {"accessModes": ["ReadWriteOnce"]}
+
+
+def test_a_long_indexed_job_name_keeps_its_index_in_the_generated_name():
+    name = "j" * 60
+    exp = expand(Workload("Job", name).spec(completionMode="Indexed", completions=1).build(), "x", seed=0)
+    assert exp.pods[0]["metadata"]["generateName"] == "j" * 55 + "-0-"
+
+
+@pytest.mark.parametrize("changed, generation", [(False, "3"), (True, "4")],
+                         ids=["an unchanged template keeps the generation", "a changed template is the next one"])
+def test_daemonset_generation_follows_the_cluster_object(changed, generation):
+    old = Workload("DaemonSet", "agent").meta(annotations={"deprecated.daemonset.template.generation": "3"}).build()
+    new = Workload("DaemonSet", "agent")
+    if changed:
+        new.pod(containers=[container(cpu="1")])
+    exp = expand(new.build(), "x", seed=0, nodes=[node("a")], existing=old)
+    assert exp.pods[0]["metadata"]["labels"]["pod-template-generation"] == generation
