@@ -19,6 +19,7 @@ Objects a Helm chart marks as test hooks (``helm.sh/hook: test``) are skipped: o
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -178,7 +179,7 @@ class Applier:
         self.inputs.storage.append(claim)
 
     def apply_pod(self, obj: RawObject, classify: Any) -> None:
-        d = dict(obj.doc)
+        d = copy.deepcopy(obj.doc)  # admission changes the pod; the input stays as read
         md = dict(d.get("metadata") or {})
         ns = str(md.get("namespace") or "default")
         md["namespace"] = ns
