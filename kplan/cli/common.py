@@ -49,15 +49,19 @@ def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None,
 
 def load_and_simulate(cluster: Sequence[str], manifests: Sequence[str], scheduler_config: str | None, *,
                       seed: int = 0, lowest_name: bool = False, keep_cycles: bool = False,
-                      kubeconfig: str | None = None, context: str | None = None) -> Run:
+                      kubeconfig: str | None = None, context: str | None = None,
+                      namespace: str = "default", keep_existing: bool = False) -> Run:
     from kplan.plugins import in_tree_registry
 
     t0 = time.perf_counter()
     registry = in_tree_registry()
     config = read_scheduler_config(scheduler_config, registry)
     objects, live_warnings = cluster_objects(cluster, kubeconfig, context)
-    scenario = load_scenario(objects, load_objects(manifests))
+    scenario = load_scenario(objects, load_objects(manifests), namespace=namespace,
+                             keep_existing=keep_existing, seed=seed)
     load_seconds = time.perf_counter() - t0
     result = run_simulation(scenario.snapshot, config, registry, scenario.pending, seed=seed,
-                            lowest_name=lowest_name, pdb_allowed=scenario.pdb_allowed, keep_cycles=keep_cycles)
+                            lowest_name=lowest_name, pdb_allowed=scenario.pdb_allowed, keep_cycles=keep_cycles,
+                            created_after=scenario.inputs.created_after)
+    result.replaced = list(scenario.inputs.replaced)
     return Run(scenario, result, live_warnings + scenario.warnings, load_seconds)

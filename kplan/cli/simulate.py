@@ -33,7 +33,13 @@ def simulate(
     context: Optional[str] = typer.Option(None, "--context", help="Kubeconfig context of the live cluster to read."),
     scheduler_config: Optional[str] = typer.Option(
         None, "--scheduler-config", help="A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)."),
-    seed: int = typer.Option(0, "--seed", help="Seed for the scheduler's random choices (score ties, preemption)."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the scheduler's random choices (score ties, preemption) "
+                             "and for the random suffixes of the pod names the controllers generate."),
+    namespace: str = typer.Option("default", "--namespace", "-n",
+                                  help="Namespace of the manifests' objects that name none."),
+    keep_existing: bool = typer.Option(
+        False, "--keep-existing", help="Workloads already in the cluster keep their pods running while the "
+        "applied ones are scheduled (default: the applied workload replaces them, its old pods leave first)."),
     tie_break: TieBreak = typer.Option(
         TieBreak.random, "--tie-break", help="How equal top scores are broken: 'random' as kube-scheduler does "
         "(seeded), or 'lowest-name' for reproducible diffs."),
@@ -45,7 +51,8 @@ def simulate(
 
     t0 = time.perf_counter()
     run = load_and_simulate(cluster, manifests or [], scheduler_config, seed=seed,
-                            lowest_name=tie_break == TieBreak.lowest_name, kubeconfig=kubeconfig, context=context)
+                            lowest_name=tie_break == TieBreak.lowest_name, kubeconfig=kubeconfig, context=context,
+                            namespace=namespace, keep_existing=keep_existing)
     print_warnings(run.warnings)
     timing = {"loadSeconds": round(run.load_seconds, 4), "scheduleSeconds": round(run.result.schedule_seconds, 4)}
     text = render_simulation(run.result, output, timing)

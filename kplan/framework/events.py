@@ -8,7 +8,7 @@ answers Queue. The queue offers every event to the rejecting plugins of each wai
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kplan.model.objects import Node, Pod
@@ -45,3 +45,5 @@ class ClusterEvent:
     nominated_node: str = ""
     node: Node | None = None
     old_node: Node | None = None
+    #: the storage object of a PersistentVolume(Claim)/StorageClass/CSINode event
+    obj: Any = None
