@@ -284,4 +284,5 @@ def read_by_value(arr: np.ndarray, base: LabelColumn, col: LabelColumn, rows: np
         v = len(base.values)
         remap = np.array([base.code_of.get(x, v) for x in col.values] + [v], dtype=np.int64)
         codes = remap[codes]
-    return arr[codes]
+    out: np.ndarray = arr[codes]
+    return out

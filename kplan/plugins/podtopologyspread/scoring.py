@@ -37,7 +37,7 @@ PRE_SCORE_KEY = "PreScorePodTopologySpread"
 
 def go_round(x: np.ndarray) -> np.ndarray:
     """math.Round exactly: half away from zero (x - trunc(x) is exact in binary floating point)."""
-    t = np.trunc(x)
+    t: np.ndarray = np.trunc(x)
     return t + np.where(np.abs(x - t) >= 0.5, np.sign(x), 0.0)
 
 
