@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY = "requiredAffinity", "requiredAntiAffinity"
 PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY = "preferredAffinity", "preferredAntiAffinity"
 #: RowCounters kept before the least recently used are dropped (each holds one int32 per node)
-MAX_COUNTERS = 4096
+MAX_COUNTERS = 1024
 
 NamespaceLabels = Callable[[str], Mapping[str, str]]
 
@@ -110,14 +110,17 @@ class RowCounter:
 
 
 class Carrier:
-    """Running pods that carry one affinity term (same term, weight and owner namespace), per row."""
+    """Running pods that carry one affinity term (same term, weight and owner namespace), per row.
+
+    Sparse: terms can be as many as pods (a selector naming each pod), but each has few rows."""
 
     __slots__ = ("kind", "term", "weight", "namespace", "scope", "rows", "total")
 
-    def __init__(self, kind: str, term: PodAffinityTerm, weight: int, namespace: str, n: int) -> None:
+    def __init__(self, kind: str, term: PodAffinityTerm, weight: int, namespace: str) -> None:
         self.kind, self.term, self.weight, self.namespace = kind, term, weight, namespace
         self.scope = scope_of(term, namespace)
-        self.rows = np.zeros(n, dtype=np.int32)
+        #: table row → pods carrying the term there
+        self.rows: dict[int, int] = {}
         self.total = 0
 
 
@@ -187,7 +190,11 @@ class PodIndex:
         if pod.has_affinity:
             for kind, term, weight in _carried(pod):
                 carrier = self._carrier(kind, term, weight, pod.namespace)
-                carrier.rows[row] += delta
+                left = carrier.rows.get(row, 0) + delta
+                if left:
+                    carrier.rows[row] = left
+                else:
+                    carrier.rows.pop(row, None)
                 carrier.total += delta
 
     def _class(self, pod: Pod) -> PodClass:
@@ -205,7 +212,7 @@ class PodIndex:
         key = (kind, term, weight, namespace)
         c = self._carrier_of.get(key)
         if c is None:
-            c = self._carrier_of[key] = Carrier(kind, term, weight, namespace, self.n)
+            c = self._carrier_of[key] = Carrier(kind, term, weight, namespace)
             self.carriers[kind].append(c)
         return c
 
@@ -272,6 +279,16 @@ class PodIndex:
         else:
             out = np.bincount(idx[mask], weights=per_row[mask], minlength=v + 1)
         out = out.astype(np.int64)
+        out[v] = 0
+        return out
+
+    def carriers_by_value(self, key: str, carriers: list[Carrier]) -> np.ndarray:
+        """The rows of several carriers summed per value of label ``key``, as ``by_value``."""
+        idx, v = self.value_index(key)
+        n = sum(len(c.rows) for c in carriers)
+        rows = np.fromiter((r for c in carriers for r in c.rows), dtype=np.int64, count=n)
+        weights = np.fromiter((k for c in carriers for k in c.rows.values()), dtype=np.float64, count=n)
+        out = np.bincount(idx[rows], weights=weights, minlength=v + 1).astype(np.int64)
         out[v] = 0
         return out
 

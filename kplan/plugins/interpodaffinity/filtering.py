@@ -31,6 +31,7 @@ from kplan.framework.status import Code, Verdicts, reason_id
 from kplan.model.objects import Pod
 from kplan.plugins.podindex import (
     REQUIRED_ANTI_AFFINITY,
+    Carrier,
     PodIndex,
     PodQuery,
     TermScope,
@@ -149,13 +150,12 @@ def compute(index: PodIndex, pod: Pod, ns_labels: Mapping[str, str]) -> PreFilte
     table = index.table
     s = PreFilterState(pod, ns_labels)
     # existing pods' required anti-affinity terms that match the incoming pod, summed per key
-    per_key: dict[str, np.ndarray] = {}
+    per_key: dict[str, list[Carrier]] = {}
     for c in index.matching_carriers(REQUIRED_ANTI_AFFINITY, pod):
         if c.total:
-            k = c.term.topology_key
-            per_key[k] = per_key[k] + c.rows if k in per_key else c.rows.astype(np.int64)
-    for k, rows in per_key.items():
-        s.existing.add_array(k, table.labels(k), index.by_value(k, rows))
+            per_key.setdefault(c.term.topology_key, []).append(c)
+    for k, carriers in per_key.items():
+        s.existing.add_array(k, table.labels(k), index.carriers_by_value(k, carriers))
     if s.affinity_query is not None:
         # a pod counts once per term when it matches ALL terms
         rows = index.counter(s.affinity_query).rows

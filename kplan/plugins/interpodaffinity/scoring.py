@@ -51,12 +51,13 @@ def compute(index: PodIndex, pod: Pod, hard_weight: int, ignore_existing_preferr
     has_constraints = bool(pod.affinity_preferred or pod.anti_affinity_preferred)
     if ignore_existing_preferred and not has_constraints:
         return None
-    # (weight, topology key, per-row counts of the pods it applies to)
+    # (weight, topology key, matching pods per value of the key)
     parts: list[tuple[int, str, np.ndarray]] = []
     for sign, terms in ((1, pod.affinity_preferred), (-1, pod.anti_affinity_preferred)):
         for w in terms:
+            key = w.term.topology_key
             rows = index.counter(PodQuery((scope_of(w.term, pod.namespace),))).rows
-            parts.append((sign * w.weight, w.term.topology_key, rows))
+            parts.append((sign * w.weight, key, index.by_value(key, rows)))
     kinds: list[tuple[str, int]] = [(PREFERRED_AFFINITY, 1), (PREFERRED_ANTI_AFFINITY, -1)]
     if hard_weight > 0:
         kinds.insert(0, (REQUIRED_AFFINITY, 1))
@@ -64,11 +65,11 @@ def compute(index: PodIndex, pod: Pod, hard_weight: int, ignore_existing_preferr
         for c in index.matching_carriers(kind, pod):
             if c.total:
                 weight = hard_weight if kind == REQUIRED_AFFINITY else c.weight
-                parts.append((sign * weight, c.term.topology_key, c.rows))
+                key = c.term.topology_key
+                parts.append((sign * weight, key, index.carriers_by_value(key, [c])))
     scores: dict[str, tuple[np.ndarray, LabelColumn]] = {}
     contributed = False
-    for weight, key, rows in parts:
-        by_value = index.by_value(key, rows)
+    for weight, key, by_value in parts:
         if not by_value.any():
             continue
         contributed = True  # an entry exists even when the weight is 0
