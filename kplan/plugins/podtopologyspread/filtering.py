@@ -12,8 +12,9 @@ label)"; otherwise the node fails (Unschedulable) when
 than minDomains. AddPod/RemovePod change the count of the node's domain for a pod of the same
 namespace the selector matches (here an empty selector matches, and terminating pods count).
 
-Deviation: upstream tracks the minimum with two "critical paths", which can overstate it after
-several AddPods to the minimum's domain while another domain ties; kplan keeps the exact minimum.
+Upstream tracks the minimum with two "critical paths" (the two smallest domains), which is exact
+as long as one state only sees changes to one domain, as with nominated pods and preemption (one
+node each); kplan computes the exact minimum, the same value there.
 """
 
 from __future__ import annotations
