@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,3 +78,33 @@ def test_a_term_scope_defaults_to_the_owner_namespace() -> None:
     scope = scope_of(make_pod().anti_affinity(term(ZONE, {"app": "web"})).build().anti_affinity_required[0], "own")
     assert scope.namespaces == frozenset({"own"})
     assert scope.matches("own", {"app": "web"}, {}) and not scope.matches("else", {"app": "web"}, {})
+
+
+def test_evicted_counters_are_rebuilt_correctly(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import kplan.plugins.podindex as podindex
+
+    monkeypatch.setattr(podindex, "MAX_COUNTERS", 2)
+    snap = make_snapshot(NODES, [make_pod("w", "default").labels(app="web", tier="fe").on("n1")],
+                         namespaces=[namespace("default"), namespace("other", env="prod")])
+    index = PodIndex.of(snap)
+    first = index.counter(QUERIES[0])
+    index.counter(QUERIES[2])
+    index.counter(QUERIES[3])  # evicts the least recently used
+    assert QUERIES[0] not in index.counters
+    snap.add_pod(make_pod("w2", "default").labels(app="web").build(), 3)
+    again = index.counter(QUERIES[0])
+    assert again is not first
+    assert again.rows.tolist() == recount(snap, QUERIES[0]) == [0, 1, 0, 1]
+
+
+def test_values_read_through_a_table_with_other_codes() -> None:
+    from kplan.cluster.node_table import NodeTable
+    from kplan.plugins.podindex import read_by_value
+
+    snap = make_snapshot(NODES)
+    col = snap.table.labels(ZONE)
+    arr = np.zeros(len(col.values) + 1, dtype=np.int64)
+    arr[col.code_of["b"]] = 7
+    other = NodeTable([make_node("m1", "b"), make_node("m2", "c"), make_node("m3")])
+    got = read_by_value(arr, col, other.labels(ZONE), np.arange(3))
+    assert got.tolist() == [7, 0, 0]
