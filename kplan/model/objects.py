@@ -102,6 +102,9 @@ class OwnerRef:
     name: str
     controller: bool
     uid: str = ""
+    #: apiVersion; PodTopologySpread's default selector only follows "v1" ReplicationControllers and
+    #: "apps/v1" ReplicaSets and StatefulSets (helper/spread.go matches the group/version/kind)
+    api_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -497,7 +497,8 @@ def _owners(md: Mapping[str, Any], where: Where) -> tuple[OwnerRef, ...]:
     for i, o in enumerate(_list(md.get("ownerReferences"), where, "metadata.ownerReferences")):
         o = _map(o, where, f"metadata.ownerReferences[{i}]")
         out.append(OwnerRef(_str(o.get("kind"), where, "kind"), _str(o.get("name"), where, "name"),
-                            bool(o.get("controller")), _str(o.get("uid"), where, "uid")))
+                            bool(o.get("controller")), _str(o.get("uid"), where, "uid"),
+                            _str(o.get("apiVersion"), where, f"metadata.ownerReferences[{i}].apiVersion")))
     return tuple(out)
 
 
