@@ -73,7 +73,13 @@ def decode_args(raw: Mapping[str, Any] | None) -> PodTopologySpreadArgs:
     constraints = raw.get("defaultConstraints") or []
     if not isinstance(constraints, list):
         raise ArgsError("defaultConstraints: expected a list")
-    return PodTopologySpreadArgs(str(raw.get("defaultingType") or SYSTEM), (), list(constraints))
+    args = PodTopologySpreadArgs(str(raw.get("defaultingType") or SYSTEM), (), list(constraints))
+    if not validate_args(args):
+        # constraints of the defaults carry no selector: each pod gets its default selector
+        args.default_constraints = parse_spread_constraints(
+            [{k: v for k, v in c.items() if k != "labelSelector"} for c in constraints],
+            Where("", "PodTopologySpreadArgs", ""), "defaultConstraints", {})
+    return args
 
 
 def validate_args(args: PodTopologySpreadArgs) -> list[str]:
@@ -84,7 +90,6 @@ def validate_args(args: PodTopologySpreadArgs) -> list[str]:
     if args.raw_constraints and args.defaulting_type != LIST:
         errs.append(f'defaultingType: Invalid value: "{args.defaulting_type}": when .defaultConstraints are not empty')
     seen: set[tuple[str, str]] = set()
-    parsed = []
     for i, c in enumerate(args.raw_constraints):
         p = f"defaultConstraints[{i}]"
         if not isinstance(c, Mapping):
@@ -105,11 +110,6 @@ def validate_args(args: PodTopologySpreadArgs) -> list[str]:
         if (key, when) in seen:
             errs.append(f'{p}: Duplicate value: "{{{key}, {when}}}"')
         seen.add((key, when))
-        if isinstance(skew, int) and skew > 0 and key and when in ("DoNotSchedule", "ScheduleAnyway"):
-            parsed.append({k: v for k, v in c.items() if k != "labelSelector"})
-    if not errs and parsed:
-        args.default_constraints = parse_spread_constraints(parsed, Where("", "PodTopologySpreadArgs", ""),
-                                                            "defaultConstraints", {})
     return errs
 
 

@@ -27,18 +27,12 @@ import numpy as np
 
 from kplan.cluster.node_table import LabelColumn, NodeTable
 from kplan.model.objects import Pod, SpreadConstraint
-from kplan.plugins.helper import MAX_NODE_SCORE
+from kplan.plugins.helper import MAX_NODE_SCORE, go_round
 from kplan.plugins.podindex import PodIndex
 from kplan.plugins.podtopologyspread.common import HOSTNAME, InclusionMasks
 from kplan.plugins.podtopologyspread.filtering import matching_query
 
 PRE_SCORE_KEY = "PreScorePodTopologySpread"
-
-
-def go_round(x: np.ndarray) -> np.ndarray:
-    """math.Round exactly: half away from zero (x - trunc(x) is exact in binary floating point)."""
-    t: np.ndarray = np.trunc(x)
-    return t + np.where(np.abs(x - t) >= 0.5, np.sign(x), 0.0)
 
 
 class ConstraintScore:
