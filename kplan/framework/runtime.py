@@ -189,7 +189,9 @@ class Framework:
         out = self.run_filters(state, pod, table, rows)
         if not nominator:
             return out
-        for k, row in enumerate(rows):
+        nominated_rows = [r for node in nominator if (r := table.row_of.get(node)) is not None]
+        for k in np.flatnonzero(np.isin(rows, nominated_rows)):
+            row = int(rows[k])
             nominated = nominator.yielding_to(pod, table.names[row])
             if not nominated:
                 continue
