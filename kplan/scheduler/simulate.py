@@ -116,6 +116,7 @@ class Simulation:
         self.evictions: list[Eviction] = []
         self.cycles: dict[str, list[CycleResult]] = {}
         self.binds = 0
+        self._changed_since_error = True
 
     # ------------------------------------------------------------------ events
 
@@ -153,30 +154,55 @@ class Simulation:
 
     def run(self) -> SimulationResult:
         started = _time.perf_counter()
-        queue = self.queue
+        self.start()
+        self.drain()
+        return self.result(_time.perf_counter() - started)
+
+    def start(self) -> None:
+        """Create the input's pending pods, in order (reference 12.3 step 0)."""
         for i, pod in enumerate(self.pending, 1):
-            q = QueuedPod(pod, i, i * US)
-            self.records[pod.uid] = q
-            fw = self.handle.frameworks.get(pod.scheduler_name)
-            if fw is None:
-                q.where = "ignored"
-                continue
-            if pod.nominated_node:
-                self.handle.nominator.add(pod, pod.nominated_node)
-            gate = fw.run_pre_enqueue(pod)
-            if not gate.ok:
-                q.gate = gate.plugin
-                q.message = gate.message
-                q.rejectors = frozenset({gate.plugin})
-                queue.add_pool(q)
-            else:
-                queue.add_active(q)
-        queue.now = len(self.pending) * US
-        changed_since_error = True
+            self._enqueue(QueuedPod(pod, i, i * US))
+        self.queue.now = len(self.pending) * US
+        self._changed_since_error = True
+
+    def add_pending(self, pod: Pod) -> QueuedPod:
+        """Create one more pending pod now, after everything so far (capacity's replicas).
+
+        The clock advances 1 µs for the creation, as for the input's pods; nothing else reacts to
+        the creation of an unscheduled pod.
+        """
+        self.pending.append(pod)
+        self.queue.now += US
+        q = QueuedPod(pod, len(self.pending), self.queue.now)
+        self._enqueue(q)
+        self._changed_since_error = True
+        return q
+
+    def _enqueue(self, q: QueuedPod) -> None:
+        pod = q.pod
+        self.records[pod.uid] = q
+        fw = self.handle.frameworks.get(pod.scheduler_name)
+        if fw is None:
+            q.where = "ignored"
+            return
+        if pod.nominated_node:
+            self.handle.nominator.add(pod, pod.nominated_node)
+        gate = fw.run_pre_enqueue(pod)
+        if not gate.ok:
+            q.gate = gate.plugin
+            q.message = gate.message
+            q.rejectors = frozenset({gate.plugin})
+            self.queue.add_pool(q)
+        else:
+            self.queue.add_active(q)
+
+    def drain(self) -> None:
+        """Run cycles until activeQ and backoffQ are empty (reference 12.3 step 1)."""
+        queue = self.queue
         while True:
             if not queue.has_runnable():
-                if queue.errors_waiting() and changed_since_error:
-                    changed_since_error = False
+                if queue.errors_waiting() and self._changed_since_error:
+                    self._changed_since_error = False
                     queue.flush_errors()
                     continue
                 break
@@ -188,8 +214,7 @@ class Simulation:
                 q.first_pop = len(self.popped)
                 self.popped.append(q)
             if self.cycle(q):
-                changed_since_error = True
-        return self.result(_time.perf_counter() - started)
+                self._changed_since_error = True
 
     def cycle(self, q: QueuedPod) -> bool:
         """One scheduling cycle and everything it causes. True when the cluster changed."""
