@@ -47,6 +47,8 @@ class Inputs:
     warnings: list[str] = field(default_factory=list)
     #: (explicit spec.priority, explicit spec.preemptionPolicy) per pending pod uid
     explicit: dict[str, tuple[bool, bool]] = field(default_factory=dict)
+    #: uids of pending pods whose priority is already final (what-if replacements of running pods)
+    admitted: set[str] = field(default_factory=set)
 
 
 def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pending_role: bool = False) -> Inputs:
@@ -119,6 +121,8 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scen
         seen[pod.key] = pod.source or "the input"
     for pod in inputs.pending:
         check_supported(pod)
+        if pod.uid in inputs.admitted:
+            continue
         explicit_priority, explicit_policy = inputs.explicit.get(pod.uid, (False, False))
         admit_priority(pod, classes, explicit_priority, explicit_policy)
     for pod in inputs.running:
