@@ -11,6 +11,7 @@ import sys
 import typer
 
 from kplan import SCHEDULER_VERSION, __version__
+from kplan.cli import explain as explain_cmd
 from kplan.cli import simulate as simulate_cmd
 
 app = typer.Typer(
@@ -39,6 +40,7 @@ def main_options(
 
 
 app.command("simulate", help=simulate_cmd.HELP)(simulate_cmd.simulate)
+app.add_typer(explain_cmd.app, name="explain")
 
 
 def main() -> None:

@@ -1,0 +1,119 @@
+"""``kplan explain pod``: why a pending pod lands where it does, or why it cannot, and what would help."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional
+
+import typer
+
+from kplan.cli.workspace import (
+    TieBreak,
+    cluster_option,
+    load_inputs,
+    open_planner,
+    output_option,
+    scheduler_config_option,
+    seed_option,
+    tie_break_option,
+)
+
+HELP = """Explain the scheduling of a pending pod at its last attempt in a full simulation of all
+pending pods: its place in the queue, every filter plugin's verdict on every node (the first
+failure as kube-scheduler reports it, and every other plugin that would also reject the node),
+the scores of the feasible nodes, the exact FitError and the preemption analysis, and for an
+unschedulable pod what would make it fit (each change checked by re-running the scheduler).
+
+Exit codes: 0 the pod is scheduled, 1 it is not, 2 bad input or usage."""
+
+app = typer.Typer(help="Explain scheduling decisions.", no_args_is_help=True)
+
+
+def find_pending(inputs: Any, name: str, namespace: str | None) -> Any:
+    """The pending pod NAME (or NS/NAME) of the inputs; a clear error otherwise."""
+    from kplan.errors import InputError
+
+    if "/" in name:
+        ns, _, name = name.partition("/")
+        if namespace and namespace != ns:
+            raise InputError(f"pod {ns}/{name}: the namespace in the name differs from -n {namespace}")
+        namespace = ns
+    hits = [p for p in inputs.pending if p.name == name and (namespace is None or p.namespace == namespace)]
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        raise InputError(f"pod {name}: ambiguous, pending in namespaces {', '.join(sorted(p.namespace for p in hits))}; "
+                         "give -n NAMESPACE or NAMESPACE/NAME")
+    running = [p for p in inputs.running if p.name == name and (namespace is None or p.namespace == namespace)]
+    if running:
+        p = running[0]
+        raise InputError(f"pod {p.key} already runs on node {p.node_name}; explain looks at pending pods")
+    where = f" in namespace {namespace}" if namespace else ""
+    keys = sorted(p.key for p in inputs.pending)
+    known = ", ".join(keys[:10]) + (", …" if len(keys) > 10 else "") if keys else "none"
+    raise InputError(f"no pending pod named {name}{where} (pending pods: {known})")
+
+
+@app.command("pod", help=HELP)
+def pod(
+    name: str = typer.Argument(..., help="The pending pod: NAME or NAMESPACE/NAME."),
+    manifests: Optional[list[str]] = typer.Argument(
+        None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
+    namespace: Optional[str] = typer.Option(None, "--namespace", "-n",
+                                            help="The pod's namespace (default: wherever the name is unique)."),
+    cluster: list[str] = cluster_option(),
+    scheduler_config: Optional[str] = scheduler_config_option(),
+    seed: int = seed_option(),
+    tie_break: TieBreak = tie_break_option(),
+    output: str = output_option(),
+    all_nodes: bool = typer.Option(False, "--all-nodes", help="List every node, not only the top 10."),
+    node_search: bool = typer.Option(True, "--node-search/--no-node-search",
+                                     help="For an unschedulable pod, search how many nodes like the nearest one "
+                                     "would make it fit (re-runs the whole simulation a few times)."),
+    node_search_limit: int = typer.Option(128, "--node-search-limit", min=1,
+                                          help="The most nodes the node search tries."),
+) -> None:
+    from kplan.cli.common import print_warnings
+    from kplan.cli.render.explain import render_explanation
+    from kplan.report.explain import explain_document
+    from kplan.scheduler.explain import PodExplainer, explain
+    from kplan.scheduler.simulate import SCHEDULED
+
+    inputs = load_inputs(cluster, manifests or [])
+    target = find_pending(inputs, name, namespace)
+    planner = open_planner(inputs, scheduler_config, seed=seed, tie_break=tie_break)
+    print_warnings(planner.warnings)
+    explainer = PodExplainer(target.uid)
+    run = planner.simulate(observer=explainer)
+    ex = explain(run.result, explainer, target)
+    more = None
+    rem = ex.remedy
+    if node_search and ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated":
+        more = more_nodes(planner, target.key, [n.name for n in rem.nearest], node_search_limit)
+    doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more)
+    sys.stdout.write(render_explanation(doc, output))
+    if ex.outcome.status != SCHEDULED:
+        raise typer.Exit(1)
+
+
+def more_nodes(planner: Any, key: str, templates: list[str], limit: int) -> dict[str, Any]:
+    """How many nodes like one of the nearest nodes make the pod fit, by whole simulations.
+
+    The first nearest node on which the pod passes every filter when it is new and empty is the
+    template; nodes the pod can never fit on (labels, taints, size) are skipped.
+    """
+    tried = []
+    for template in templates[:3]:
+        blocked = planner.blocked_on_empty_node(template, [key])
+        if blocked:
+            s = blocked[key]
+            tried.append(f"{template}: {s.plugin + ': ' if s.plugin else ''}{s.message}")
+            continue
+        found = planner.nodes_for_pod(key, template, limit)
+        if found.count is None:
+            return {"template": template, "count": None,
+                    "reason": f"still unschedulable with {limit} more nodes like {template}"}
+        return {"template": template, "count": found.count, "reason": ""}
+    reason = ("the pod does not fit on a new empty node like any of the nearest nodes (" + "; ".join(tried) + ")"
+              if tried else "no node to use as a template")
+    return {"template": None, "count": None, "reason": reason}
