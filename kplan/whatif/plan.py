@@ -185,10 +185,10 @@ class Planner:
         misfits = [o.pod.key for o in base.result.pods if o.status not in (SCHEDULED, GATED)]
         blocked = self.blocked_on_empty_node(template, misfits, changed)
         if blocked:
-            key, status = next(iter(blocked.items()))
-            more = f" (and {len(blocked) - 1} more pod{'s' if len(blocked) > 2 else ''})" if len(blocked) > 1 else ""
-            reason = (f"no number of nodes like {name} helps: pod {key}{more} does not fit on an empty node like "
-                      f"{name}: {status.plugin + ': ' if status.plugin else ''}{status.message}")
+            why = [f"{key} ({s.plugin + ': ' if s.plugin else ''}{s.message})" for key, s in list(blocked.items())[:5]]
+            more = f" and {len(blocked) - 5} more" if len(blocked) > 5 else ""
+            reason = (f"no number of nodes like {name} helps: on an empty node like it these pods still do not fit: "
+                      f"{'; '.join(why)}{more}")
             return base, UntilFit(name, None, reason, {0: False})
 
         def probe(k: int) -> tuple[bool, Run]:
