@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -60,7 +60,7 @@ def read_template(path: str) -> tuple[Any, tuple[bool, bool]]:
 def capacity(
     pod_file: str = typer.Argument(..., help="A file with the Pod to replicate."),
     cluster: list[str] = cluster_option(),
-    scheduler_config: Optional[str] = scheduler_config_option(),
+    scheduler_config: str | None = scheduler_config_option(),
     limit: int = typer.Option(10000, "--limit", min=1, help="Stop after this many replicas fit."),
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),

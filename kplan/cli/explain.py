@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -57,12 +57,12 @@ def find_pending(inputs: Any, name: str, namespace: str | None) -> Any:
 @app.command("pod", help=HELP)
 def pod(
     name: str = typer.Argument(..., help="The pending pod: NAME or NAMESPACE/NAME."),
-    manifests: Optional[list[str]] = typer.Argument(
+    manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
-    namespace: Optional[str] = typer.Option(None, "--namespace", "-n",
+    namespace: str | None = typer.Option(None, "--namespace", "-n",
                                             help="The pod's namespace (default: wherever the name is unique)."),
     cluster: list[str] = cluster_option(),
-    scheduler_config: Optional[str] = scheduler_config_option(),
+    scheduler_config: str | None = scheduler_config_option(),
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),
     output: str = output_option(),

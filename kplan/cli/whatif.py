@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -95,7 +95,7 @@ def until_fit_template(value: str) -> Any:
 
 
 def whatif(
-    manifests: Optional[list[str]] = typer.Argument(
+    manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
     cluster: list[str] = cluster_option(),
     add_node: list[str] = typer.Option(
@@ -112,12 +112,12 @@ def whatif(
     scale: list[str] = typer.Option(
         [], "--scale", help="Scale a workload: KIND/[NAMESPACE/]NAME=REPLICAS (Deployment, ReplicaSet, "
         "StatefulSet, ReplicationController, Job). Repeatable."),
-    scheduler_config: Optional[str] = typer.Option(
+    scheduler_config: str | None = typer.Option(
         None, "--scheduler-config", help="A KubeSchedulerConfiguration file for the 'after' run."),
-    base_scheduler_config: Optional[str] = typer.Option(
+    base_scheduler_config: str | None = typer.Option(
         None, "--base-scheduler-config", help="A KubeSchedulerConfiguration file for the 'before' run (and the "
         "'after' run unless --scheduler-config is given)."),
-    until_fit: Optional[str] = typer.Option(
+    until_fit: str | None = typer.Option(
         None, "--until-fit", help="Find the smallest number of nodes like TEMPLATE (a Node file, or like=NODE) that "
         "makes every pending pod fit, on top of the other changes."),
     until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1,

@@ -7,21 +7,18 @@ description is read from (files today; a live cluster plugs in here).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import Enum
 from typing import Any
 
 import typer
 
+from kplan.cli.simulate import TieBreak
 from kplan.errors import InputError
 from kplan.io.inputs import Inputs, build_scenario, classify
 from kplan.io.manifests import RawObject, load_objects
 from kplan.io.scheduler_config import read_scheduler_config
 from kplan.whatif.plan import Planner
 
-
-class TieBreak(str, Enum):
-    random = "random"
-    lowest_name = "lowest-name"
+__all__ = ["TieBreak", "load_inputs", "open_planner"]
 
 
 # ------------------------------------------------------------------------------ options

@@ -217,7 +217,7 @@ def explain(result: SimulationResult, explainer: PodExplainer, pod: Pod) -> Expl
     ex.scored = r.scores is not None
     if r.totals is not None and r.feasible_rows is not None and len(r.totals):
         top = int(r.totals.max())
-        ties = [att.node_names[int(row)] for row, t in zip(r.feasible_rows, r.totals) if int(t) == top]
+        ties = [att.node_names[int(row)] for row, t in zip(r.feasible_rows, r.totals, strict=True) if int(t) == top]
         if len(ties) > 1:
             ex.ties = sorted(ties, key=lambda s: s.encode())
     ex.nodes = rank_nodes(nodes, att.name_rank, r.node)

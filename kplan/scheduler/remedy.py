@@ -175,8 +175,8 @@ def pod_change_candidates(pod: Pod, failing: set[str], table: NodeTable, rejecte
                         f"to {c.max_skew + 1}", rep(pod, spread_constraints=tuple(cs))))
     if "NodePorts" in failing:
         for p in pod.host_ports:
-            rest = tuple(h for h in pod.host_ports if h != p)
-            out.append(("hostPort", f"drop hostPort {p.port}/{p.protocol}", rep(pod, host_ports=rest)))
+            ports = tuple(h for h in pod.host_ports if h != p)
+            out.append(("hostPort", f"drop hostPort {p.port}/{p.protocol}", rep(pod, host_ports=ports)))
     return out
 
 
@@ -315,8 +315,8 @@ def nearest_nodes(fw: Framework, pod: Pod, nominator: Nominator | None, inspecti
         return []
     restricted = inspection.node_names
     ranked = []
-    for row in np.flatnonzero(~base):
-        row = int(row)
+    for r in np.flatnonzero(~base):
+        row = int(r)
         if restricted is not None and table.names[row] not in restricted:
             continue
         failing = [p.plugin for p in inspection.failing(row)]

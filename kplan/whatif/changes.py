@@ -53,7 +53,7 @@ class InputsLike(Protocol):
     admitted: set[str]
 
 
-I = TypeVar("I", bound=InputsLike)
+InputsT = TypeVar("InputsT", bound=InputsLike)
 
 
 # ------------------------------------------------------------------------------------ changes
@@ -317,7 +317,7 @@ class _Work:
         return out
 
 
-def apply_changes(inputs: I, changes: Sequence[Change]) -> tuple[I, Applied]:
+def apply_changes(inputs: InputsT, changes: Sequence[Change]) -> tuple[InputsT, Applied]:
     """A copy of ``inputs`` with the changes applied in order, and what they did."""
     w = _Work(inputs)
     for c in changes:

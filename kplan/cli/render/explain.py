@@ -44,7 +44,7 @@ def _scores(doc: dict[str, Any]) -> list[str]:
     for rank, n in enumerate(scored, 1):
         rows.append([rank, n["name"], n["total"]] + [
             f"{n['scores'][p]['weighted']} ({n['scores'][p]['raw']}→{n['scores'][p]['normalized']})" for p in plugins])
-    out = [f"Scores of the feasible nodes (cell: weighted (raw→normalised); total = sum of weighted):",
+    out = ["Scores of the feasible nodes (cell: weighted (raw→normalised); total = sum of weighted):",
            tabulate(rows, headers=["RANK", "NODE", "TOTAL"] + plugins, tablefmt="plain")]
     return out
 

@@ -14,7 +14,7 @@ from kplan.errors import InputError
 def _state(s: dict[str, Any]) -> str:
     if s["status"] == "Absent":
         return "-"
-    return s["status"] + (f" on {s['node']}" if s["node"] else "")
+    return str(s["status"]) + (f" on {s['node']}" if s["node"] else "")
 
 
 def _cell(u: dict[str, Any] | None, res: str) -> str:
