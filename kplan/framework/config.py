@@ -291,6 +291,12 @@ def _plugin_config(v: Any, path: str, enabled: set[str], registry: Registry
     return args, raw_args, errors
 
 
+def _unknown_plugin(iface: str, name: str) -> ConfigError:
+    """kube-scheduler's "does not exist", plus where kplan looks for plugins it does not ship."""
+    return ConfigError(f'{iface} "{name}" does not exist (it is not built into kplan, and no installed package '
+                       'registers it in the "kplan.plugins" entry-point group)')
+
+
 def effective_points(sets: dict[str, PluginSet], registry: Registry, profile_name: str
                      ) -> tuple[dict[str, list[str]], dict[str, int]]:
     """updatePluginList / expandMultiPointPlugins and getScoreWeights (reference 1.5.3–1.5.4)."""
@@ -303,7 +309,7 @@ def effective_points(sets: dict[str, PluginSet], registry: Registry, profile_nam
         seen: set[str] = set()
         for ref in sets[point].enabled:
             if ref.name not in registry:
-                raise ConfigError(f'{POINT_IFACE[point]} "{ref.name}" does not exist')
+                raise _unknown_plugin(POINT_IFACE[point], ref.name)
             if not implements(ref.name, point):
                 raise ConfigError(f'plugin "{ref.name}" does not extend {POINT_IFACE[point]} plugin')
             if ref.name in seen:
@@ -320,7 +326,7 @@ def effective_points(sets: dict[str, PluginSet], registry: Registry, profile_nam
         overriding: set[str] = set()
         for ref in mp.enabled:
             if ref.name not in registry:
-                raise ConfigError(f'PreFilterPlugin "{ref.name}" does not exist')
+                raise _unknown_plugin("PreFilterPlugin", ref.name)
             if not implements(ref.name, point) or ref.name in sets[point].disabled:
                 continue
             if ref.name in own:

@@ -1,46 +1,99 @@
-"""What a failed scheduling attempt knows about every node (framework.Diagnosis, FitError)."""
+"""What a failed scheduling attempt knows about every node (framework.Diagnosis, FitError).
+
+Statuses are kept as per-node arrays (code, reason id, plugin) because a cycle may reject
+thousands of nodes; ``statuses`` materialises the NodeToStatus map only when asked.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import numpy as np
 
 from kplan.framework.status import REASONS, Code, Status
 
 
-@dataclass
 class Diagnosis:
     """NodeToStatus of one cycle: explicit statuses of rejected nodes, and one status for the rest."""
 
-    num_all_nodes: int
-    #: table row → status, for every node a filter rejected (insertion order = order examined)
-    statuses: dict[int, Status] = field(default_factory=dict)
-    absent: Status = field(default_factory=lambda: Status(Code.UNRESOLVABLE))
-    pre_filter_msg: str = ""
-    post_filter_msg: str = ""
-    unschedulable_plugins: set[str] = field(default_factory=set)
+    def __init__(self, num_all_nodes: int, statuses: dict[int, Status] | None = None,
+                 absent: Status | None = None) -> None:
+        self.num_all_nodes = num_all_nodes
+        self.absent = absent if absent is not None else Status(Code.UNRESOLVABLE)
+        self.pre_filter_msg = ""
+        self.post_filter_msg = ""
+        self.unschedulable_plugins: set[str] = set()
+        self.recorded = np.zeros(num_all_nodes, dtype=bool)
+        self.codes = np.zeros(num_all_nodes, dtype=np.int8)
+        self.reasons = np.zeros(num_all_nodes, dtype=np.int32)
+        self.plugins = np.full(num_all_nodes, -1, dtype=np.int16)
+        self.plugin_names: list[str] = []
+        for row, st in (statuses or {}).items():
+            self.record(row, st)
 
-    def get(self, row: int) -> Status:
-        return self.statuses.get(row, self.absent)
+    def _plugin_index(self, name: str) -> int:
+        try:
+            return self.plugin_names.index(name)
+        except ValueError:
+            self.plugin_names.append(name)
+            return len(self.plugin_names) - 1
 
     def record(self, row: int, status: Status) -> None:
-        self.statuses[row] = status
+        """NodeToStatus.Set (a later status for the same node replaces the earlier one)."""
+        self.recorded[row] = True
+        self.codes[row] = int(status.code)
+        self.reasons[row] = REASONS.id(status.reasons)
+        self.plugins[row] = self._plugin_index(status.plugin) if status.plugin else -1
         if status.plugin:
             self.unschedulable_plugins.add(status.plugin)
 
     def record_outcome(self, rows: np.ndarray, codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray,
-                       names: list[str]) -> None:
-        for k in np.flatnonzero(codes != 0):
-            p = int(plugins[k])
-            self.record(int(rows[k]), Status(Code(int(codes[k])), REASONS[int(reasons[k])], names[p] if p >= 0 else ""))
+                       names: Sequence[str]) -> None:
+        """Record the rejected rows of one filtering pass (plugins index into ``names``)."""
+        bad = codes != 0
+        if not bad.any():
+            return
+        rows, codes, reasons, plugins = rows[bad], codes[bad], reasons[bad], plugins[bad]
+        mapping = np.array([self._plugin_index(n) for n in names] + [-1], dtype=np.int16)
+        self.recorded[rows] = True
+        self.codes[rows] = codes
+        self.reasons[rows] = reasons
+        self.plugins[rows] = mapping[plugins]
+        for p in np.unique(plugins):
+            if p >= 0:
+                self.unschedulable_plugins.add(names[int(p)])
+
+    @property
+    def num_recorded(self) -> int:
+        return int(self.recorded.sum())
+
+    def get(self, row: int) -> Status:
+        if not self.recorded[row]:
+            return self.absent
+        p = int(self.plugins[row])
+        return Status(Code(int(self.codes[row])), REASONS[int(self.reasons[row])],
+                      self.plugin_names[p] if p >= 0 else "")
+
+    @property
+    def statuses(self) -> dict[int, Status]:
+        """The explicit NodeToStatus entries, row → status."""
+        return {int(r): self.get(int(r)) for r in np.flatnonzero(self.recorded)}
+
+    def rows_with_code(self, code: Code) -> np.ndarray:
+        """NodesForStatusCode: rows whose status (explicit, else absent) has ``code``."""
+        if self.absent.code == code:
+            return np.flatnonzero(~self.recorded | (self.codes == code))
+        return np.flatnonzero(self.recorded & (self.codes == code))
 
     def histogram(self) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for s in self.statuses.values():
-            for r in s.reasons:
-                counts[r] = counts.get(r, 0) + 1
-        missing = self.num_all_nodes - len(self.statuses)
+        ids = self.reasons[self.recorded]
+        if len(ids):
+            per_id = np.bincount(ids)
+            for rid in np.flatnonzero(per_id):
+                for r in REASONS[int(rid)]:
+                    counts[r] = counts.get(r, 0) + int(per_id[rid])
+        missing = self.num_all_nodes - self.num_recorded
         if missing > 0:
             for r in self.absent.reasons:
                 counts[r] = counts.get(r, 0) + missing

@@ -111,6 +111,20 @@ class PostFilterPlugin(Plugin, Protocol):
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[PostFilterResult | None, Status]: ...
 
 
+class ScoreExplainer(Plugin, Protocol):
+    """kplan's own addition, no upstream counterpart: why a score plugin scored each node.
+
+    ``explain`` returns one short human-readable line per row of ``rows``, in that order, starting
+    with the plugin's final 0..100 score for the node and a colon (e.g. ``"97: 3 of 110 allowed
+    pods running, ..."``); the node's name is not repeated. ``state`` is the cycle state after
+    PreScore ran (the plugin's PreScore data, if any, is in it); for a pod the plugin skipped at
+    PreScore every line says so. ``kplan explain`` shows these lines; plugins without the method
+    show only their numbers.
+    """
+
+    def explain(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> list[str]: ...
+
+
 #: extension point → the method that implements it, in the order upstream fills the lists
 POINT_METHODS: dict[str, str] = {
     "preFilter": "pre_filter",

@@ -113,10 +113,7 @@ class Evaluator:
         if not ok:
             return PreemptionOutcome(Status(Code.UNSCHEDULABLE, (msg,)))
 
-        if diagnosis.absent.code == Code.UNSCHEDULABLE:
-            potential = [r for r in range(len(table)) if diagnosis.get(r).code == Code.UNSCHEDULABLE]
-        else:
-            potential = [r for r, s in diagnosis.statuses.items() if s.code == Code.UNSCHEDULABLE]
+        potential = [int(r) for r in diagnosis.rows_with_code(Code.UNSCHEDULABLE)]
         names = [table.names[r] for r in potential]
         if self.handle.lowest_name:
             order = sorted(range(len(potential)), key=lambda i: names[i].encode())

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -34,7 +33,7 @@ from kplan.model.objects import (
     Volume,
     WeightedPodAffinityTerm,
 )
-from kplan.model.quantity import QuantityError, parse_quantity
+from kplan.model.quantity import QuantityError, nanos_to_milli, nanos_to_value, parse_nanos
 from kplan.model.selectors import (
     DOES_NOT_EXIST,
     EXISTS,
@@ -52,7 +51,9 @@ from kplan.model.selectors import (
 
 DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
-_NONZERO_DEFAULTS = {"cpu": Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), "memory": Fraction(DEFAULT_MEMORY_REQUEST)}
+_NANO = 10**9
+#: quantities are handled as exact integer counts of 1e-9 units (apimachinery's precision)
+_NONZERO_DEFAULTS = {"cpu": DEFAULT_MILLI_CPU_REQUEST * 10**6, "memory": DEFAULT_MEMORY_REQUEST * _NANO}
 
 
 class Where:
@@ -320,14 +321,14 @@ def _supported_pod_level(name: str) -> bool:
     return name in ("cpu", "memory") or name.startswith("hugepages-")
 
 
-ResourceList = dict[str, Fraction]
+ResourceList = dict[str, int]  # resource name → nanos
 
 
 def _resource_list(v: Any, where: Where, path: str) -> ResourceList:
     out: ResourceList = {}
     for k, q in _map(v, where, path).items():
         try:
-            out[str(k)] = parse_quantity(q)
+            out[str(k)] = parse_nanos(q)
         except QuantityError as e:
             raise where.fail(f"{path}.{k}", str(e)) from None
     return out
@@ -358,7 +359,7 @@ def _containers(spec: Mapping[str, Any], where: Where) -> tuple[list[_Container]
 
 
 def aggregate(containers: list[_Container], inits: list[_Container], *, limits: bool = False,
-              nonmissing: Mapping[str, Fraction] | None = None) -> ResourceList:
+              nonmissing: Mapping[str, int] | None = None) -> ResourceList:
     """AggregateContainerRequests (reference 2.1), optionally with non-zero defaults per container."""
     def of(c: _Container) -> ResourceList:
         r = c.limits if limits else c.requests
@@ -371,20 +372,20 @@ def aggregate(containers: list[_Container], inits: list[_Container], *, limits: 
     total: ResourceList = {}
     for c in containers:
         for k, q in of(c).items():
-            total[k] = total.get(k, Fraction(0)) + q
+            total[k] = total.get(k, 0) + q
     sidecars: ResourceList = {}
     peak: ResourceList = {}
     for c in inits:
         r = of(c)
         if c.sidecar:
             for k, q in r.items():
-                total[k] = total.get(k, Fraction(0)) + q
-                sidecars[k] = sidecars.get(k, Fraction(0)) + q
+                total[k] = total.get(k, 0) + q
+                sidecars[k] = sidecars.get(k, 0) + q
             use = dict(sidecars)
         else:
             use = dict(r)
             for k, q in sidecars.items():
-                use[k] = use.get(k, Fraction(0)) + q
+                use[k] = use.get(k, 0) + q
         for k, q in use.items():
             if k not in peak or q > peak[k]:
                 peak[k] = q
@@ -396,7 +397,7 @@ def aggregate(containers: list[_Container], inits: list[_Container], *, limits: 
 
 def pod_requests(containers: list[_Container], inits: list[_Container], pod_level: ResourceList,
                  overhead: ResourceList, *, use_pod_level: bool,
-                 nonmissing: Mapping[str, Fraction] | None = None) -> ResourceList:
+                 nonmissing: Mapping[str, int] | None = None) -> ResourceList:
     """PodRequests of component-helpers: containers, then pod-level values, then overhead."""
     reqs = aggregate(containers, inits, nonmissing=nonmissing)
     if use_pod_level and any(_supported_pod_level(k) for k in pod_level):
@@ -404,13 +405,12 @@ def pod_requests(containers: list[_Container], inits: list[_Container], pod_leve
             if _supported_pod_level(k):
                 reqs[k] = q
     for k, q in overhead.items():
-        reqs[k] = reqs.get(k, Fraction(0)) + q
+        reqs[k] = reqs.get(k, 0) + q
     return reqs
 
 
-def _to_int(name: str, q: Fraction) -> int:
-    scaled = q * 1000 if name == "cpu" else q
-    return -((-scaled.numerator) // scaled.denominator) if scaled >= 0 else scaled.numerator // scaled.denominator
+def _to_int(name: str, nanos: int) -> int:
+    return nanos_to_milli(nanos) if name == "cpu" else nanos_to_value(nanos)
 
 
 def to_resources(rl: ResourceList) -> dict[str, int]:
@@ -551,10 +551,10 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
         priority_class_name=_str(spec.get("priorityClassName"), where, "spec.priorityClassName"),
         preemption_policy=_str(spec.get("preemptionPolicy"), where, "spec.preemptionPolicy") or "PreemptLowerPriority",
         requests=res,
-        nonzero_cpu=_to_int("cpu", node_nonzero.get("cpu", Fraction(0))),
-        nonzero_mem=_to_int("memory", node_nonzero.get("memory", Fraction(0))),
-        score_cpu=_to_int("cpu", score_nonzero.get("cpu", Fraction(0))),
-        score_mem=_to_int("memory", score_nonzero.get("memory", Fraction(0))),
+        nonzero_cpu=_to_int("cpu", node_nonzero.get("cpu", 0)),
+        nonzero_mem=_to_int("memory", node_nonzero.get("memory", 0)),
+        score_cpu=_to_int("cpu", score_nonzero.get("cpu", 0)),
+        score_mem=_to_int("memory", score_nonzero.get("memory", 0)),
         limits=to_resources(limits),
         host_ports=_host_ports(spec, where),
         node_selector=_labels(spec.get("nodeSelector"), where, "spec.nodeSelector"),

@@ -28,15 +28,33 @@ _RE = re.compile(
     _NUMBER + r"(?:(?P<bin>Ki|Mi|Gi|Ti|Pi|Ei)|[eE](?P<exp>[+-]?[0-9]+)|(?P<dec>[numkMGTPE]?))$"
 )
 _NANO = 10**9
-_cache: dict[str, Fraction] = {}
+_cache: dict[str, int] = {}
 
 
 class QuantityError(ValueError):
     """The text is not a Kubernetes quantity."""
 
 
+def parse_nanos(text: object) -> int:
+    """The quantity in units of 1e-9 (exact, since apimachinery keeps nano precision), cached."""
+    if isinstance(text, str):
+        cached = _cache.get(text)
+        if cached is not None:
+            return cached
+    value = _parse_exact(text)
+    # apimachinery keeps at most nano precision and rounds the rest up (away from zero).
+    nanos = _ceil_away(value * _NANO)
+    if isinstance(text, str) and len(_cache) < 65536:
+        _cache[text] = nanos
+    return nanos
+
+
 def parse_quantity(text: object) -> Fraction:
     """Return the exact value of a quantity such as ``"250m"``, ``"1Gi"``, ``"1e3"`` or ``2``."""
+    return Fraction(parse_nanos(text), _NANO)
+
+
+def _parse_exact(text: object) -> Fraction:
     if isinstance(text, bool):
         raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
     if isinstance(text, int):
@@ -45,9 +63,6 @@ def parse_quantity(text: object) -> Fraction:
         text = repr(text)
     if not isinstance(text, str):
         raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
-    cached = _cache.get(text)
-    if cached is not None:
-        return cached
     m = _RE.match(text.strip())
     if m is None or not text.strip():
         raise QuantityError(f"quantities must match the regular expression "
@@ -61,11 +76,17 @@ def parse_quantity(text: object) -> Fraction:
         value *= _DECIMAL[m.group("dec") or ""]
     if m.group("sign") == "-":
         value = -value
-    # apimachinery keeps at most nano precision and rounds the rest up (away from zero).
-    value = Fraction(_ceil_away(value * _NANO), _NANO)
-    if len(_cache) < 65536:
-        _cache[text] = value
     return value
+
+
+def nanos_to_milli(nanos: int) -> int:
+    """MilliValue of a nano count, rounded up away from zero."""
+    return -((-nanos) // 1_000_000) if nanos >= 0 else nanos // 1_000_000
+
+
+def nanos_to_value(nanos: int) -> int:
+    """Value of a nano count, rounded up away from zero."""
+    return -((-nanos) // _NANO) if nanos >= 0 else nanos // _NANO
 
 
 def _ceil_away(x: Fraction) -> int:
@@ -77,12 +98,12 @@ def _ceil_away(x: Fraction) -> int:
 
 def milli_value(text: object) -> int:
     """``Quantity.MilliValue()``: thousandths, rounded up away from zero (cpu)."""
-    return _ceil_away(parse_quantity(text) * 1000)
+    return nanos_to_milli(parse_nanos(text))
 
 
 def value(text: object) -> int:
     """``Quantity.Value()``: whole units, rounded up away from zero (memory, pods, scalars)."""
-    return _ceil_away(parse_quantity(text))
+    return nanos_to_value(parse_nanos(text))
 
 
 def resource_value(name: str, text: object) -> int:

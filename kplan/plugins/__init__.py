@@ -26,6 +26,7 @@ from kplan.plugins import (
     volumerestrictions,
     volumezone,
 )
+from kplan.plugins.extra import extra_plugin_specs
 from kplan.plugins.noderesources import balanced_allocation, fit
 
 
@@ -67,6 +68,8 @@ def in_tree_registry() -> Registry:
                    balanced_allocation.decode_args, balanced_allocation.validate_args),
         PluginSpec("ImageLocality", imagelocality.ImageLocality, _points("score")),
         PluginSpec("DefaultBinder", defaultbinder.DefaultBinder, _points("bind")),
+        # kplan's own opt-in plugins: registered, but not in the default MultiPoint set
+        *extra_plugin_specs(),
     ])
 
 

@@ -110,7 +110,7 @@ class Scheduler:
         feasible, examined = self._find_feasible(fw, pod, state, rows, diagnosis)
         res.filtered = examined
         res.feasible_rows = feasible
-        processed = len(feasible) + len(diagnosis.statuses)
+        processed = len(feasible) + diagnosis.num_recorded
         self.next_start_node_index = (self.next_start_node_index + processed) % n_all
         res.rejectors = set(diagnosis.unschedulable_plugins)
         if len(feasible) == 0:
