@@ -123,7 +123,7 @@ class PodExplainer:
             diag = r.diagnosis
 
             def upstream_plugin(row: int) -> str:
-                return diag.statuses[row].plugin if diag is not None and row in diag.statuses else ""
+                return diag.get(row).plugin if diag is not None and diag.recorded[row] else ""
 
             att.remedy = remedies(fw, pod, sim.handle.nominator, inspection, upstream_plugin, self.nearest)
         self.attempts.append(att)
@@ -152,7 +152,7 @@ def explain_nodes(att: Attempt) -> list[NodeExplanation]:
     feasible = set(int(x) for x in r.feasible_rows) if r.feasible_rows is not None else set()
     examined: set[int] = set(int(x) for x in r.filtered.rows) if r.filtered is not None else set()
     if diag is not None:
-        examined |= set(diag.statuses)
+        examined |= set(int(x) for x in np.flatnonzero(diag.recorded))
     if r.nominated_fast_path:
         examined |= feasible
     pre_rejected = diag is not None and bool(diag.pre_filter_msg)
@@ -165,8 +165,8 @@ def explain_nodes(att: Attempt) -> list[NodeExplanation]:
         name = att.node_names[row]
         status: Status | None = None
         why = ""
-        if diag is not None and row in diag.statuses:
-            status = diag.statuses[row]
+        if diag is not None and diag.recorded[row]:
+            status = diag.get(row)
         elif pre_rejected or (diag is not None and restricted is not None and name not in restricted):
             status = diag.absent if diag is not None else None
         elif row not in examined:
