@@ -94,6 +94,7 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         "decision": {
             "chosen": ex.chosen,
             "scored": ex.scored,
+            "scoresComputedByKplan": bool(att is not None and att.info_scores is not None),
             "nominatedFastPath": bool(r and r.nominated_fast_path),
             "feasibleNodes": sum(1 for n in ex.nodes if n.feasible),
             "ties": ex.ties,

@@ -79,6 +79,9 @@ class Attempt:
     weights: dict[str, int]
     remedy: Remedy | None = None
     nominated_node: str = ""
+    #: beyond upstream: scores kplan computed where kube-scheduler did not score (one feasible
+    #: node, or the nominated node's fast path): (rows, plugin → (raw, normalised), totals)
+    info_scores: tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]], np.ndarray] | None = None
 
 
 @dataclass
@@ -119,6 +122,14 @@ class PodExplainer:
         inspection = inspect_filters(fw, pod)
         att = Attempt(q.attempts, r, inspection, list(table.names), table.name_rank.copy(), list(fw.filter_names),
                       dict(fw.weights), nominated_node=pod.nominated_node)
+        if r.node is not None and r.scores is None and r.feasible_rows is not None and len(r.feasible_rows) \
+                and r.state is not None and fw.has_score_plugins:
+            # on a copy of the cycle state: the real one still serves Reserve and Bind
+            st = r.state.clone()
+            rows = np.asarray(r.feasible_rows, dtype=np.int64)
+            fw.run_pre_score(st, pod, table, rows)
+            totals, detail = fw.run_score(st, pod, table, rows)
+            att.info_scores = (rows, detail, totals)
         if r.node is None and r.fit_error and self.remediation:
             diag = r.diagnosis
 
@@ -158,8 +169,12 @@ def explain_nodes(att: Attempt) -> list[NodeExplanation]:
     pre_rejected = diag is not None and bool(diag.pre_filter_msg)
     restricted = att.inspection.node_names
     score_at: dict[int, int] = {}
-    if r.scores is not None and r.feasible_rows is not None:
+    scores, totals = r.scores, r.totals
+    if scores is not None and r.feasible_rows is not None:
         score_at = {int(row): k for k, row in enumerate(r.feasible_rows)}
+    elif att.info_scores is not None:
+        rows, scores, totals = att.info_scores
+        score_at = {int(row): k for k, row in enumerate(rows)}
     out = []
     for row in range(n):
         name = att.node_names[row]
@@ -175,10 +190,10 @@ def explain_nodes(att: Attempt) -> list[NodeExplanation]:
         ne = NodeExplanation(name, row, row in examined, row in feasible, status, _verdicts(att, row, status),
                              not_examined=why)
         k = score_at.get(row)
-        if k is not None and r.scores is not None and r.totals is not None:
+        if k is not None and scores is not None and totals is not None:
             ne.scores = {p: PluginScore(int(raw[k]), int(norm[k]), att.weights.get(p, 1))
-                         for p, (raw, norm) in r.scores.items()}
-            ne.total = int(r.totals[k])
+                         for p, (raw, norm) in scores.items()}
+            ne.total = int(totals[k])
         out.append(ne)
     return out
 

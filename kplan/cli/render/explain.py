@@ -44,7 +44,10 @@ def _scores(doc: dict[str, Any]) -> list[str]:
     for rank, n in enumerate(scored, 1):
         rows.append([rank, n["name"], n["total"]] + [
             f"{n['scores'][p]['weighted']} ({n['scores'][p]['raw']}→{n['scores'][p]['normalized']})" for p in plugins])
-    out = ["Scores of the feasible nodes (cell: weighted (raw→normalised); total = sum of weighted):",
+    head = "Scores of the feasible nodes (cell: weighted (raw→normalised); total = sum of weighted)"
+    if doc["decision"].get("scoresComputedByKplan"):
+        head += "; kube-scheduler did not score here, kplan computed them for information"
+    out = [head + ":",
            tabulate(rows, headers=["RANK", "NODE", "TOTAL"] + plugins, tablefmt="plain")]
     return out
 
@@ -57,7 +60,7 @@ def _decision(doc: dict[str, Any]) -> list[str]:
         if d["nominatedFastPath"]:
             how = " (its nominated node, taken without scoring once it passed the filters)"
         elif not d["scored"]:
-            how = " (the only feasible node: not scored)"
+            how = " (the only feasible node: kube-scheduler does not score it)"
         out.append(f"Chosen: {d['chosen']}{how}")
         if d["ties"]:
             rule = "at random (seeded)" if d["tieBreak"] == "random" else "by lowest name"
