@@ -89,17 +89,43 @@ def pod(
     more = None
     rem = ex.remedy
     if node_search and ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated":
-        more = more_nodes(planner, target.key, [n.name for n in rem.nearest], node_search_limit)
+        more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit)
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more)
     sys.stdout.write(render_explanation(doc, output))
     if ex.outcome.status != SCHEDULED:
         raise typer.Exit(1)
 
 
-def more_nodes(planner: Any, key: str, templates: list[str], limit: int) -> dict[str, Any]:
-    """How many nodes like one of the nearest nodes make the pod fit, by whole simulations.
+def template_candidates(ex: Any, nodes: list[Any], most: int = 3) -> list[str]:
+    """Rejected nodes, nearest first, whose every rejection a new empty copy might not have
+    (status Unschedulable, not UnschedulableAndUnresolvable), one per node shape."""
+    from kplan.framework.status import Code
 
-    The first nearest node on which the pod passes every filter when it is new and empty is the
+    by_name = {n.name: n for n in nodes}
+    seen: set[Any] = set()
+    out: list[str] = []
+    for ne in ex.nodes:
+        failing = ne.failing
+        if ne.feasible or not failing or any(f.code != Code.UNSCHEDULABLE for f in failing):
+            continue
+        node = by_name.get(ne.name)
+        if node is None:
+            continue
+        shape = (tuple(sorted(node.allocatable.items())), node.taints,
+                 tuple(sorted((k, v) for k, v in node.labels.items() if k != "kubernetes.io/hostname")))
+        if shape in seen:
+            continue
+        seen.add(shape)
+        out.append(ne.name)
+        if len(out) == most:
+            break
+    return out
+
+
+def more_nodes(planner: Any, key: str, templates: list[str], limit: int) -> dict[str, Any]:
+    """How many nodes like one of the template candidates make the pod fit, by whole simulations.
+
+    The first candidate on which the pod passes every filter when it is new and empty is the
     template; nodes the pod can never fit on (labels, taints, size) are skipped.
     """
     tried = []
@@ -114,6 +140,7 @@ def more_nodes(planner: Any, key: str, templates: list[str], limit: int) -> dict
             return {"template": template, "count": None,
                     "reason": f"still unschedulable with {limit} more nodes like {template}"}
         return {"template": template, "count": found.count, "reason": ""}
-    reason = ("the pod does not fit on a new empty node like any of the nearest nodes (" + "; ".join(tried) + ")"
-              if tried else "no node to use as a template")
+    reason = ("the pod does not fit on a new empty node like " + "; ".join(tried) if tried else
+              "no node of the cluster could hold the pod even if it were new and empty: every rejection is "
+              "UnschedulableAndUnresolvable (labels, taints, or requests above the node's allocatable)")
     return {"template": None, "count": None, "reason": reason}

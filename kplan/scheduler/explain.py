@@ -82,6 +82,8 @@ class Attempt:
     #: beyond upstream: scores kplan computed where kube-scheduler did not score (one feasible
     #: node, or the nominated node's fast path): (rows, plugin → (raw, normalised), totals)
     info_scores: tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]], np.ndarray] | None = None
+    #: per row: the pod's missing resources as fractions of the node's allocatable, summed
+    shortfall: np.ndarray | None = None
 
 
 @dataclass
@@ -121,7 +123,7 @@ class PodExplainer:
         table = sim.snapshot.table
         inspection = inspect_filters(fw, pod)
         att = Attempt(q.attempts, r, inspection, list(table.names), table.name_rank.copy(), list(fw.filter_names),
-                      dict(fw.weights), nominated_node=pod.nominated_node)
+                      dict(fw.weights), nominated_node=pod.nominated_node, shortfall=shortfall(pod, table))
         if r.node is not None and r.scores is None and r.feasible_rows is not None and len(r.feasible_rows) \
                 and r.state is not None and fw.has_score_plugins:
             # on a copy of the cycle state: the real one still serves Reserve and Bind
@@ -138,6 +140,22 @@ class PodExplainer:
 
             att.remedy = remedies(fw, pod, sim.handle.nominator, inspection, upstream_plugin, self.nearest)
         self.attempts.append(att)
+
+
+def shortfall(pod: Pod, table: Any) -> np.ndarray:
+    """How far each node is from holding the pod's requests: the sum of missing fractions."""
+    out = np.zeros(len(table), dtype=np.float64)
+    for name, q in pod.requests.items():
+        col = table.res.get(name)
+        if q <= 0:
+            continue
+        if col is None:
+            out += 1.0
+            continue
+        alloc = table.alloc[:, col]
+        free = alloc - table.requested[:, col]
+        out += np.where(q > free, (q - free) / np.maximum(alloc, 1), 0.0)
+    return out
 
 
 def _verdicts(att: Attempt, row: int, status: Status | None) -> list[FilterVerdict]:
@@ -198,20 +216,19 @@ def explain_nodes(att: Attempt) -> list[NodeExplanation]:
     return out
 
 
-def nearness(ne: NodeExplanation) -> tuple[int, int, int]:
-    """Order of rejected nodes: fewest rejecting plugins, then resolvable before unresolvable."""
-    failing = ne.failing
-    return (len(failing), sum(1 for f in failing if f.code == Code.UNRESOLVABLE), 0)
-
-
-def rank_nodes(nodes: list[NodeExplanation], rank: np.ndarray, chosen: str | None) -> list[NodeExplanation]:
-    """Chosen node first, then feasible nodes by total score, then rejected nodes by nearness."""
+def rank_nodes(nodes: list[NodeExplanation], rank: np.ndarray, chosen: str | None,
+               short: np.ndarray | None = None) -> list[NodeExplanation]:
+    """Chosen node first, then feasible nodes by total score, then rejected nodes by nearness:
+    fewest rejecting plugins, resolvable before unresolvable, smallest resource shortfall."""
     def key(ne: NodeExplanation) -> tuple[Any, ...]:
         if ne.feasible:
-            return (0, 0 if ne.name == chosen else 1, -(ne.total or 0), int(rank[ne.row]))
+            return (0, 0 if ne.name == chosen else 1, -(ne.total or 0), 0.0, int(rank[ne.row]))
         if not ne.examined and ne.status is None:
-            return (2, 0, 0, int(rank[ne.row]))
-        return (1,) + nearness(ne)[:2] + (int(rank[ne.row]),)
+            return (2, 0, 0, 0.0, int(rank[ne.row]))
+        failing = ne.failing
+        unresolvable = sum(1 for f in failing if f.code == Code.UNRESOLVABLE)
+        return (1, len(failing), unresolvable, float(short[ne.row]) if short is not None else 0.0,
+                int(rank[ne.row]))
     return sorted(nodes, key=key)
 
 
@@ -235,6 +252,6 @@ def explain(result: SimulationResult, explainer: PodExplainer, pod: Pod) -> Expl
         ties = [att.node_names[int(row)] for row, t in zip(r.feasible_rows, r.totals, strict=True) if int(t) == top]
         if len(ties) > 1:
             ex.ties = sorted(ties, key=lambda s: s.encode())
-    ex.nodes = rank_nodes(nodes, att.name_rank, r.node)
+    ex.nodes = rank_nodes(nodes, att.name_rank, r.node, att.shortfall)
     ex.preemption = r.preemption
     return ex
