@@ -209,19 +209,20 @@ class Framework:
     def has_score_plugins(self) -> bool:
         return bool(self.score_plugins)
 
-    def run_pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> None:
+    def run_pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
         skipped = set()
         for pl in self.pre_score_plugins:
             s = pl.pre_score(state, pod, table, rows)
             if s.code == Code.SKIP:
                 skipped.add(pl.name)
             elif not s.ok:
-                raise RuntimeError(f"running PreScore plugin {pl.name!r}: {s.message}")
+                return Status(Code.ERROR, (f'running PreScore plugin "{pl.name}": {s.message}',), pl.name)
         state.skip_score = skipped
+        return OK
 
     def run_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray
-                  ) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]]]:
-        """RunScorePlugins: (total per row, plugin → (raw, normalised) per row)."""
+                  ) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]], Status]:
+        """RunScorePlugins: (total per row, plugin → (raw, normalised) per row, status)."""
         total = np.zeros(len(rows), dtype=np.int64)
         detail: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for pl in self.score_plugins:
@@ -231,8 +232,9 @@ class Framework:
             norm = pl.normalize(state, pod, raw.copy()) if hasattr(pl, "normalize") else raw
             if len(norm) and (norm.min() < 0 or norm.max() > MAX_NODE_SCORE):
                 bad = int(norm.min()) if norm.min() < 0 else int(norm.max())
-                raise RuntimeError(f"plugin {pl.name!r} returns an invalid score {bad}, it should in the range "
-                                   f"of [0, {MAX_NODE_SCORE}] after normalizing")
+                return total, detail, Status(Code.ERROR, (
+                    f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
+                    f"score {bad}, it should in the range of [0, {MAX_NODE_SCORE}] after normalizing",), pl.name)
             total += norm * self.weights[pl.name]
             detail[pl.name] = (raw, norm)
-        return total, detail
+        return total, detail, OK

@@ -118,9 +118,15 @@ class Scheduler:
         if len(feasible) == 1 or not fw.has_score_plugins:
             res.node = table.names[int(feasible[0])]
             return res
-        fw.run_pre_score(state, pod, table, feasible)
-        totals, detail = fw.run_score(state, pod, table, feasible)
-        res.scores, res.totals = detail, totals
+        status = fw.run_pre_score(state, pod, table, feasible)
+        if status.ok:
+            totals, detail, status = fw.run_score(state, pod, table, feasible)
+            res.scores, res.totals = detail, totals
+        if not status.ok:
+            # an error, not a rejection: the pod goes to the error backoff and loses its nomination
+            res.message = status.message
+            res.rejectors = set()
+            return res
         res.node = table.names[int(feasible[self.select_host(totals, feasible)])]
         return res
 

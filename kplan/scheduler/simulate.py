@@ -125,7 +125,8 @@ class Simulation:
         for name in q.rejectors:
             plugin = fw.plugins.get(name)
             if plugin is None or not hasattr(plugin, "events_to_register"):
-                continue
+                # a plugin without EnqueueExtensions is registered for every event (WildCardEvent)
+                return True
             for kind, hint in plugin.events_to_register():
                 if kind == event.kind and (hint is None or hint(q.pod, event)):
                     return True
