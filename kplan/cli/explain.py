@@ -105,8 +105,9 @@ def template_candidates(ex: Any, nodes: list[Any], most: int = 3) -> list[str]:
     seen: set[Any] = set()
     out: list[str] = []
     for ne in ex.nodes:
-        failing = ne.failing
-        if ne.feasible or not failing or any(f.code != Code.UNSCHEDULABLE for f in failing):
+        # a copy is never cordoned, so NodeUnschedulable does not rule a node out
+        failing = [f for f in ne.failing if f.plugin != "NodeUnschedulable"]
+        if ne.feasible or not ne.failing or any(f.code != Code.UNSCHEDULABLE for f in failing):
             continue
         node = by_name.get(ne.name)
         if node is None:

@@ -129,9 +129,10 @@ class PodExplainer:
             # on a copy of the cycle state: the real one still serves Reserve and Bind
             st = r.state.clone()
             rows = np.asarray(r.feasible_rows, dtype=np.int64)
-            fw.run_pre_score(st, pod, table, rows)
-            totals, detail = fw.run_score(st, pod, table, rows)
-            att.info_scores = (rows, detail, totals)
+            if fw.run_pre_score(st, pod, table, rows).ok:
+                totals, detail, status = fw.run_score(st, pod, table, rows)
+                if status.ok:
+                    att.info_scores = (rows, detail, totals)
         if r.node is None and r.fit_error and self.remediation:
             diag = r.diagnosis
 
