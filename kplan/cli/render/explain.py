@@ -138,7 +138,9 @@ def explanation_table(doc: dict[str, Any]) -> str:
                 what += f" [nominated to {h['nominatedNode']}]"
             out.append(f"    {h['attempt']}: {what}")
     if q["explainedAttempt"] is None:
-        return "\n".join(out) + "\n\nThe pod was never attempted.\n"
+        why = {"Gated": "its scheduling gates hold it back until they are removed"}.get(
+            doc["status"], "no scheduler profile serves it" if doc["message"] else "it never reached the queue's head")
+        return "\n".join(out) + f"\n\nThe pod was never attempted: {why}.\n"
     out.append("")
     shown, total = doc["nodesShown"], doc["nodesTotal"]
     head = (f"Filters on {_plural(total, 'node')}" if shown == total else
