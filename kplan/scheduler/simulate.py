@@ -162,7 +162,9 @@ class Simulation:
     def start(self) -> None:
         """Create the input's pending pods, in order (reference 12.3 step 0)."""
         for i, pod in enumerate(self.pending, 1):
-            self._enqueue(QueuedPod(pod, i, i * US))
+            q = QueuedPod(pod, i, i * US)
+            self.records[pod.uid] = q
+            self.enqueue(q)
         self.queue.now = len(self.pending) * US
         self._changed_since_error = True
 
@@ -175,13 +177,14 @@ class Simulation:
         self.pending.append(pod)
         self.queue.now += US
         q = QueuedPod(pod, len(self.pending), self.queue.now)
-        self._enqueue(q)
+        self.records[pod.uid] = q
+        self.enqueue(q)
         self._changed_since_error = True
         return q
 
-    def _enqueue(self, q: QueuedPod) -> None:
+    def enqueue(self, q: QueuedPod) -> None:
+        """A pod is created: PreEnqueue, then activeQ or the pool."""
         pod = q.pod
-        self.records[pod.uid] = q
         fw = self.handle.frameworks.get(pod.scheduler_name)
         if fw is None:
             q.where = "ignored"
