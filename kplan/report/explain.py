@@ -58,16 +58,29 @@ def reason_counts(nodes: list[NodeExplanation], plugin_order: list[str]) -> list
     return [{"plugin": p, "reason": r, "nodes": c[0], "firstFailureNodes": c[1]} for (p, r), c in items]
 
 
-def preemption_doc(p: PreemptionOutcome | None) -> dict[str, Any] | None:
+def preemption_doc(p: PreemptionOutcome | None, *, all_nodes: bool = False, top: int = DEFAULT_TOP
+                   ) -> dict[str, Any] | None:
+    """The preemption analysis; nodes where it failed are grouped by reason (and listed only up
+    to ``top`` unless ``all_nodes``)."""
     if p is None:
         return None
+    failed = [{"node": n, "code": s.code.upstream, "reasons": list(s.reasons)} for n, s in p.node_statuses.items()]
+    # the chosen candidate first, then the others in the order the dry run found them
+    ordered = sorted(p.candidates, key=lambda c: c.node != p.nominated_node)
+    candidates = [{"node": c.node, "victims": [pod_ref(v) for v in c.victims], "pdbViolations": c.pdb_violations}
+                  for c in ordered]
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for n, s in p.node_statuses.items():
+        groups.setdefault((s.code.upstream, s.reasons), []).append(n)
     return {
         "message": p.status.message,
         "potentialNodes": len(p.potential_nodes),
-        "candidates": [{"node": c.node, "victims": [pod_ref(v) for v in c.victims], "pdbViolations": c.pdb_violations}
-                       for c in p.candidates],
-        "failedNodes": [{"node": n, "code": s.code.upstream, "reasons": list(s.reasons)}
-                        for n, s in p.node_statuses.items()],
+        "candidatesTotal": len(candidates),
+        "candidates": candidates if all_nodes else candidates[:top],
+        "failedNodesTotal": len(failed),
+        "failedNodes": failed if all_nodes else failed[:top],
+        "failedReasons": [{"code": code, "reasons": list(reasons), "nodes": len(names), "examples": names[:3]}
+                          for (code, reasons), names in sorted(groups.items(), key=lambda kv: -len(kv[1]))],
         "nominatedNode": p.nominated_node or None,
         "victims": [pod_ref(v) for v in p.victims],
     }
@@ -104,7 +117,8 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         "nodesShown": len(shown),
         "nodes": [node_doc(n) for n in shown],
         "reasons": reason_counts(ex.nodes, att.filter_names if att is not None else []),
-        "preemption": preemption_doc(ex.preemption),
+        "preemption": preemption_doc(ex.preemption, all_nodes=all_nodes, top=top),
+        "earlierPreemption": None,
         "evictions": [{"namespace": e.pod.namespace, "name": e.pod.name, "node": e.node, "priority": e.pod.priority}
                       for e in ex.evictions],
         "history": [{"attempt": n, "node": node, "message": msg, "nominatedNode": nom}
@@ -113,6 +127,9 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         "nearestNodes": [],
         "moreNodes": more_nodes,
     }
+    if ex.earlier_preemption is not None:
+        number, outcome = ex.earlier_preemption
+        doc["earlierPreemption"] = {"attempt": number, **(preemption_doc(outcome, all_nodes=all_nodes, top=top) or {})}
     rem = ex.remedy
     if rem is not None and o.status != "Scheduled":
         doc["remediation"] = [{"kind": c.kind, "change": c.change, "opensNodes": c.opens, "nodes": c.nodes}

@@ -98,6 +98,8 @@ class Explanation:
     ties: list[str] = field(default_factory=list)
     scored: bool = False
     preemption: PreemptionOutcome | None = None
+    #: the latest earlier attempt whose preemption nominated a node: (attempt number, outcome)
+    earlier_preemption: tuple[int, PreemptionOutcome] | None = None
     evictions: list[Eviction] = field(default_factory=list)
     history: list[tuple[int, str | None, str | None, str | None]] = field(default_factory=list)
 
@@ -242,6 +244,11 @@ def explain(result: SimulationResult, explainer: PodExplainer, pod: Pod) -> Expl
     for a in explainer.attempts:
         r = a.result
         ex.history.append((a.number, r.node, r.message, r.preemption.nominated_node if r.preemption else None))
+    for a in reversed(explainer.attempts[:-1]):
+        pre = a.result.preemption
+        if pre is not None and pre.nominated_node:
+            ex.earlier_preemption = (a.number, pre)
+            break
     if att is None:
         return ex
     r = att.result

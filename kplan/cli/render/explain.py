@@ -68,10 +68,10 @@ def _decision(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def _preemption(p: dict[str, Any] | None) -> list[str]:
+def _preemption(p: dict[str, Any] | None, title: str = "Preemption (DefaultPreemption at this attempt):") -> list[str]:
     if p is None:
         return []
-    out = ["Preemption (DefaultPreemption at this attempt):"]
+    out = [title]
     if p["message"]:
         out.append(f"  result: {p['message']}")
     out.append(f"  potential nodes (rejected as Unschedulable, so removing pods may help): {p['potentialNodes']}")
@@ -80,10 +80,13 @@ def _preemption(p: dict[str, Any] | None) -> list[str]:
                  c["pdbViolations"]] for c in p["candidates"]]
         out.append("  " + tabulate(rows, headers=["CANDIDATE", "VICTIMS", "PDB VIOLATIONS"],
                                    tablefmt="plain").replace("\n", "\n  "))
-    if p["failedNodes"]:
+        if p["candidatesTotal"] > len(p["candidates"]):
+            out.append(f"  … {p['candidatesTotal'] - len(p['candidates'])} more candidates (--all-nodes lists them)")
+    if p["failedReasons"]:
         out.append("  nodes where removing lower-priority pods does not help:")
-        for f in p["failedNodes"]:
-            out.append(f"    {f['node']}: {', '.join(f['reasons']) or f['code']}")
+        for g in p["failedReasons"]:
+            more = ", …" if g["nodes"] > len(g["examples"]) else ""
+            out.append(f"    {g['nodes']} × {', '.join(g['reasons']) or g['code']} ({', '.join(g['examples'])}{more})")
     if p["nominatedNode"]:
         out.append(f"  chosen node: {p['nominatedNode']} (the pod is nominated there; the victims are evicted)")
     return out
@@ -154,7 +157,10 @@ def explanation_table(doc: dict[str, Any]) -> str:
         out.append(f"Reasons over all {_plural(total, 'node')}:")
         out.append(tabulate([[r["plugin"], r["reason"], r["nodes"], r["firstFailureNodes"]] for r in doc["reasons"]],
                             headers=["PLUGIN", "REASON", "NODES", "AS FIRST FAILURE"], tablefmt="plain"))
-    for block in (_scores(doc), _decision(doc), _preemption(doc["preemption"]), _remediation(doc)):
+    earlier = doc["earlierPreemption"]
+    earlier_block = _preemption(earlier, f"Preemption at attempt {earlier['attempt']}, which nominated "
+                                f"{earlier['nominatedNode']}:") if earlier else []
+    for block in (_scores(doc), _decision(doc), _preemption(doc["preemption"]), earlier_block, _remediation(doc)):
         if block:
             out.append("")
             out.extend(block)
