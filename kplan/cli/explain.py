@@ -27,6 +27,8 @@ unschedulable pod what would make it fit (each change checked by re-running the 
 Exit codes: 0 the pod is scheduled, 1 it is not, 2 bad input or usage."""
 
 app = typer.Typer(help="Explain scheduling decisions.", no_args_is_help=True)
+#: above this many pending pods the node search (whole simulations) only runs when asked for
+AUTO_NODE_SEARCH_PODS = 1000
 
 
 def find_pending(inputs: Any, name: str, namespace: str | None) -> Any:
@@ -67,9 +69,10 @@ def pod(
     tie_break: TieBreak = tie_break_option(),
     output: str = output_option(),
     all_nodes: bool = typer.Option(False, "--all-nodes", help="List every node, not only the top 10."),
-    node_search: bool = typer.Option(True, "--node-search/--no-node-search",
-                                     help="For an unschedulable pod, search how many nodes like the nearest one "
-                                     "would make it fit (re-runs the whole simulation a few times)."),
+    node_search: bool | None = typer.Option(
+        None, "--node-search/--no-node-search",
+        help="For an unschedulable pod, search how many nodes like a nearby one would make it fit (re-runs the "
+        f"whole simulation a few times). Default: on up to {AUTO_NODE_SEARCH_PODS} pending pods."),
     node_search_limit: int = typer.Option(128, "--node-search-limit", min=1,
                                           help="The most nodes the node search tries."),
 ) -> None:
@@ -88,8 +91,13 @@ def pod(
     ex = explain(run.result, explainer, target)
     more = None
     rem = ex.remedy
-    if node_search and ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated":
-        more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit)
+    if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated":
+        if node_search or (node_search is None and len(inputs.pending) <= AUTO_NODE_SEARCH_PODS):
+            more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit)
+        elif node_search is None:
+            more = {"template": None, "count": None,
+                    "reason": f"not searched: with {len(inputs.pending)} pending pods each probe is a long simulation "
+                    "(--node-search runs it)"}
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more)
     sys.stdout.write(render_explanation(doc, output))
     if ex.outcome.status != SCHEDULED:

@@ -125,6 +125,8 @@ def whatif(
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),
     output: str = output_option(),
+    show_all: bool = typer.Option(False, "--all", help="List every changed pod and node in the table output "
+                                  "(default: up to 20 of each kind; JSON and YAML always list all)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and simulation times on stderr."),
 ) -> None:
     from kplan.cli.common import print_warnings
@@ -143,7 +145,7 @@ def whatif(
     t1 = time.perf_counter()
     result = planner.whatif(changes, after_config=after_config, until_fit=template, limit=until_fit_limit)
     t2 = time.perf_counter()
-    sys.stdout.write(render_whatif(whatif_document(result), output))
+    sys.stdout.write(render_whatif(whatif_document(result), output, full=show_all))
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, simulated in {t2 - t1:.3f} s", file=sys.stderr)
     if any(o.status != SCHEDULED for o in result.after.result.pods):

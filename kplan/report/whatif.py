@@ -96,6 +96,7 @@ def whatif_document(w: WhatIf, timing: dict[str, float] | None = None) -> dict[s
     if w.until_fit is not None:
         u = w.until_fit
         doc["untilFit"] = {"template": u.template, "count": u.count, "reason": u.reason or None,
+                           "lowerBound": u.lower_bound,
                            "probes": [{"count": k, "fits": v} for k, v in u.probes.items()]}
     if timing is not None:
         doc["timing"] = timing

@@ -117,6 +117,7 @@ class Simulation:
         self.cycles: dict[str, list[CycleResult]] = {}
         self.binds = 0
         self._changed_since_error = True
+        self._stop = False
 
     # ------------------------------------------------------------------ events
 
@@ -219,6 +220,12 @@ class Simulation:
                 self.popped.append(q)
             if self.cycle(q):
                 self._changed_since_error = True
+            if self._stop:
+                break
+
+    def stop(self) -> None:
+        """End ``drain`` after the current cycle (an observer that has seen what it needed)."""
+        self._stop = True
 
     def cycle(self, q: QueuedPod) -> bool:
         """One scheduling cycle and everything it causes. True when the cluster changed."""

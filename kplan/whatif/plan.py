@@ -24,7 +24,7 @@ from kplan.framework.config import SchedulerConfig
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.registry import Registry
 from kplan.framework.status import Code, Status
-from kplan.model.objects import Node, Pod
+from kplan.model.objects import NO_EXECUTE, NO_SCHEDULE, Node, Pod, Taint, Toleration, tolerates
 from kplan.scheduler.simulate import GATED, SCHEDULED, Observer, Simulation, SimulationResult
 from kplan.whatif.capacity import CapacityOutcome, fill
 from kplan.whatif.changes import Applied, Change, CloneNode, InputsLike, apply_changes
@@ -71,6 +71,15 @@ class UntilFit:
     count: int | None
     reason: str = ""
     probes: dict[int, bool] = dataclasses.field(default_factory=dict)
+    #: fewer template nodes than this cannot fit the pods (None: not computed, pods may preempt)
+    lower_bound: int | None = None
+
+
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
+
+
+def untolerated_taints_of(tolerations: tuple[Toleration, ...], taints: tuple[Taint, ...]) -> tuple[Taint, ...]:
+    return tuple(t for t in taints if t.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerates(tolerations, t))
 
 
 def fresh(inputs: Any) -> Any:
@@ -191,6 +200,11 @@ class Planner:
                       f"{'; '.join(why)}{more}")
             return base, UntilFit(name, None, reason, {0: False})
 
+        bound = self.lower_bound(base, template, changed)
+        if bound is not None and bound > limit:
+            return base, UntilFit(name, None, f"at least {bound} nodes like {name} are needed (the pending pods' "
+                                  f"requests exceed the free room), above the limit of {limit}", {0: False}, bound)
+
         def probe(k: int) -> tuple[bool, Run]:
             if k == 0:
                 return False, base
@@ -200,20 +214,70 @@ class Planner:
             run = self.simulate(more, config=config, applied=merged)
             return all_fit(run.result), run
 
-        found: SearchResult[Run] = smallest_passing(probe, limit)
+        found: SearchResult[Run] = smallest_passing(probe, limit, start=bound or 1)
+        probes = {0: False, **found.probes}
         run = found.value if found.value is not None else base
         if found.count is None:
             return run, UntilFit(name, None, f"no number of nodes like {name} up to {limit} makes every pending pod "
-                                             "fit", found.probes)
-        return run, UntilFit(name, found.count, "", found.probes)
+                                             "fit", probes, bound)
+        return run, UntilFit(name, found.count, "", probes, bound)
+
+    def lower_bound(self, base: Run, template: str | Node, inputs: Any) -> int | None:
+        """Fewer nodes like the template than this cannot fit every pod: the pending pods that did
+        not fit need more of some resource than all free room plus that many template nodes.
+
+        Only valid when no pod is evicted (then the room of running pods never frees up), so
+        None when a pending pod could preempt one of the placed pods.
+        """
+        node = template if isinstance(template, Node) else next(n for n in inputs.nodes if n.name == template)
+        result = base.result
+        table = result.snapshot.table
+        placed = [p for row in table.pods for p in row]
+        lowest = min((p.priority for p in placed), default=None)
+        if lowest is not None and any(o.pod.priority > lowest and o.pod.preemption_policy != "Never"
+                                      for o in result.pods):
+            return None
+        need: dict[str, int] = {}
+        misfits = [o.pod for o in result.pods if o.status not in (SCHEDULED, GATED)]
+        for pod in misfits:
+            need["pods"] = need.get("pods", 0) + 1
+            for r, q in pod.requests.items():
+                need[r] = need.get(r, 0) + q
+        # room counts only on nodes at least one of these pods may use: not cordoned, and no
+        # NoSchedule/NoExecute taint that all of them leave untolerated
+        usable = np.ones(len(table), dtype=bool)
+        tolerations = {p.tolerations for p in misfits}
+        for tid, taints in enumerate(table.taint_sets):
+            if not any(untolerated_taints_of(tols, taints) == () for tols in tolerations):
+                usable &= table.taint_ids != tid
+        if not any(tolerates(tols, UNSCHEDULABLE_TAINT) for tols in tolerations):
+            usable &= ~table.unschedulable
+        bound = 1
+        for r, want in need.items():
+            if r == "pods":
+                free = int(np.maximum(table.allowed_pods - table.pod_count, 0)[usable].sum())
+                per_node = int(node.allocatable.get("pods", 0))
+            else:
+                col = table.res.get(r)
+                free = (int(np.maximum(table.alloc[:, col] - table.requested[:, col], 0)[usable].sum())
+                        if col is not None else 0)
+                per_node = int(node.allocatable.get(r, 0))
+            if want > free and per_node > 0:
+                bound = max(bound, -(-(want - free) // per_node))
+        return bound
 
     # -------------------------------------------------------------------------- explain
 
     def nodes_for_pod(self, key: str, template: str, limit: int) -> SearchResult[Run]:
         """The smallest number of nodes like ``template`` with which pod ``key`` is scheduled."""
+        def stop_once_bound(sim: Simulation, q: Any, r: Any) -> None:
+            # what happens after the pod is bound cannot unbind it: the rest of the run is not needed
+            if r.node is not None and q.pod.key == key:
+                sim.stop()
+
         def probe(k: int) -> tuple[bool, Run]:
             changed, applied = self.changed([CloneNode(template, k)])
-            run = self.simulate(changed, applied=applied)
+            run = self.simulate(changed, applied=applied, observer=stop_once_bound)
             o = run.result.outcome(*key.split("/", 1))
             return o is not None and o.status == SCHEDULED, run
 

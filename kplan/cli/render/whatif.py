@@ -25,11 +25,25 @@ def _cell(u: dict[str, Any] | None, res: str) -> str:
     return f"{c['requested']}/{c['allocatable']}{pct}"
 
 
-def _usage_rows(items: list[dict[str, Any]], key: str, changed_only: bool) -> list[list[Any]]:
+#: rows per change kind, and changed nodes, in the table unless --all
+TOP = 20
+
+
+def _shift(it: dict[str, Any]) -> int:
+    """How much a node's utilisation moved (percentage points, the larger of cpu and memory)."""
+    if it["before"] is None or it["after"] is None:
+        return 1000  # added and removed nodes first
+    return max(abs((it["after"][r]["percent"] or 0) - (it["before"][r]["percent"] or 0)) for r in ("cpu", "memory"))
+
+
+def _usage_rows(items: list[dict[str, Any]], key: str, changed_only: bool, top: int | None = None
+                ) -> list[list[Any]]:
     rows = []
+    items = [it for it in items if not changed_only or it["before"] != it["after"]]
+    if top is not None and len(items) > top:
+        keep = {id(it) for it in sorted(items, key=lambda it: -_shift(it))[:top]}
+        items = [it for it in items if id(it) in keep]
     for it in items:
-        if changed_only and it["before"] == it["after"]:
-            continue
         row = [it[key]] + ([it["zone"]] if key == "name" else [])
         for res in ("cpu", "memory", "pods"):
             row += [_cell(it["before"], res), _cell(it["after"], res)]
@@ -61,7 +75,7 @@ def _summary(doc: dict[str, Any]) -> str:
     return f"Before: {side(b)}.\nAfter:  {side(a)}.\n{changed}."
 
 
-def whatif_table(doc: dict[str, Any]) -> str:
+def whatif_table(doc: dict[str, Any], full: bool = False) -> str:
     out = []
     mods = doc["modifications"]
     out.append("Changes: " + ("; ".join(mods) if mods else "none"))
@@ -78,16 +92,29 @@ def whatif_table(doc: dict[str, Any]) -> str:
                        f"pending pod fit (tried: {', '.join(str(p['count']) for p in u['probes'])}).")
     out.append("")
     if doc["changes"]:
-        rows = [[f"{c['namespace']}/{c['name']}", c["change"], _state(c["before"]), _state(c["after"])]
-                for c in doc["changes"]]
+        rows, hidden = [], {}
+        shown: dict[str, int] = {}
+        for c in doc["changes"]:
+            k = c["change"]
+            if not full and shown.get(k, 0) >= TOP:
+                hidden[k] = hidden.get(k, 0) + 1
+                continue
+            shown[k] = shown.get(k, 0) + 1
+            rows.append([f"{c['namespace']}/{c['name']}", k, _state(c["before"]), _state(c["after"])])
         out.append(tabulate(rows, headers=["POD", "CHANGE", "BEFORE", "AFTER"], tablefmt="plain"))
+        for k, n in hidden.items():
+            out.append(f"… and {n} more {k} (--all lists them)")
     else:
         out.append("No pod changes status or node.")
     out.append("")
     headers = ["CPU BEFORE", "CPU AFTER", "MEMORY BEFORE", "MEMORY AFTER", "PODS BEFORE", "PODS AFTER"]
-    rows = _usage_rows(doc["utilization"]["nodes"], "name", changed_only=True)
+    nodes = doc["utilization"]["nodes"]
+    changed = sum(1 for it in nodes if it["before"] != it["after"])
+    rows = _usage_rows(nodes, "name", changed_only=True, top=None if full else TOP)
     if rows:
         out.append(tabulate(rows, headers=["NODE", "ZONE"] + headers, tablefmt="plain"))
+        if len(rows) < changed:
+            out.append(f"… and {changed - len(rows)} more nodes whose utilisation changed less (--all lists them)")
         out.append("")
     rows = _usage_rows(doc["utilization"]["zones"], "zone", changed_only=False)
     total = doc["utilization"]["total"]
@@ -106,8 +133,8 @@ RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
 }
 
 
-def render_whatif(doc: dict[str, Any], output: str) -> str:
+def render_whatif(doc: dict[str, Any], output: str, *, full: bool = False) -> str:
     fn = RENDERERS.get(output)
     if fn is None:
         raise InputError(f"--output: unknown format {output!r}; choose one of {', '.join(RENDERERS)}")
-    return fn(doc)
+    return whatif_table(doc, full) if output == "table" else fn(doc)
