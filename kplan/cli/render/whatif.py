@@ -33,7 +33,7 @@ def _shift(it: dict[str, Any]) -> int:
     """How much a node's utilisation moved (percentage points, the larger of cpu and memory)."""
     if it["before"] is None or it["after"] is None:
         return 1000  # added and removed nodes first
-    return max(abs((it["after"][r]["percent"] or 0) - (it["before"][r]["percent"] or 0)) for r in ("cpu", "memory"))
+    return max(abs(int(it["after"][r]["percent"] or 0) - int(it["before"][r]["percent"] or 0)) for r in ("cpu", "memory"))
 
 
 def _usage_rows(items: list[dict[str, Any]], key: str, changed_only: bool, top: int | None = None
@@ -92,7 +92,8 @@ def whatif_table(doc: dict[str, Any], full: bool = False) -> str:
                        f"pending pod fit (tried: {', '.join(str(p['count']) for p in u['probes'])}).")
     out.append("")
     if doc["changes"]:
-        rows, hidden = [], {}
+        rows: list[list[str]] = []
+        hidden: dict[str, int] = {}
         shown: dict[str, int] = {}
         for c in doc["changes"]:
             k = c["change"]
