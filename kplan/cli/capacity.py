@@ -11,6 +11,7 @@ import typer
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
+    help_text,
     load_inputs,
     open_planner,
     output_option,
@@ -19,8 +20,7 @@ from kplan.cli.workspace import (
     tie_break_option,
 )
 
-HELP = """Count how many more replicas of a pod fit in the cluster, where they would go, and why the
-next one does not.
+HELP = help_text("""Count how many more replicas of a pod fit, where they go, and why the next one does not.
 
 Semantics: the cluster's pending pods are scheduled first, as 'kplan simulate' does. Then
 identical replicas (the pod's labels, requests, constraints and admitted priority), named
@@ -28,7 +28,7 @@ NAME-capacity-1, 2, …, are created one at a time, each once the previous one h
 scheduled by the real algorithm, preemption included (evicted pods are listed separately). The
 count stops at the first replica that does not fit; its FitError is the reason.
 
-Exit codes: 0 at least one replica fits, 1 none does, 2 bad input or usage."""
+Exit codes: 0 at least one replica fits, 1 none does, 2 bad input or usage.""")
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController", "Job", "CronJob", "DaemonSet")
 

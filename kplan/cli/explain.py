@@ -10,6 +10,7 @@ import typer
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
+    help_text,
     load_inputs,
     open_planner,
     output_option,
@@ -18,13 +19,15 @@ from kplan.cli.workspace import (
     tie_break_option,
 )
 
-HELP = """Explain the scheduling of a pending pod at its last attempt in a full simulation of all
-pending pods: its place in the queue, every filter plugin's verdict on every node (the first
-failure as kube-scheduler reports it, and every other plugin that would also reject the node),
-the scores of the feasible nodes, the exact FitError and the preemption analysis, and for an
-unschedulable pod what would make it fit (each change checked by re-running the scheduler).
+HELP = help_text("""Explain why a pending pod lands where it does, or why it cannot, and what would help.
 
-Exit codes: 0 the pod is scheduled, 1 it is not, 2 bad input or usage."""
+The pod is explained at its last attempt in a full simulation of all pending pods: its place in
+the queue, every filter plugin's verdict on every node (the first failure as kube-scheduler
+reports it, and every other plugin that would also reject the node), the scores of the feasible
+nodes, the exact FitError and the preemption analysis, and for an unschedulable pod what would
+make it fit (each change checked by re-running the scheduler).
+
+Exit codes: 0 the pod is scheduled, 1 it is not, 2 bad input or usage.""")
 
 app = typer.Typer(help="Explain scheduling decisions.", no_args_is_help=True)
 #: above this many pending pods the node search (whole simulations) only runs when asked for

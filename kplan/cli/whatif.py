@@ -11,6 +11,7 @@ import typer
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
+    help_text,
     load_inputs,
     open_planner,
     output_option,
@@ -18,14 +19,16 @@ from kplan.cli.workspace import (
     tie_break_option,
 )
 
-HELP = """Simulate the pending pods before and after a change to the cluster (same seed) and show
-what differs: pods that change node, become schedulable or unschedulable, evicted pods and where
-they go, per-node and per-zone utilisation, and a summary. Changes are applied to the parsed
-inputs, never to files, in this order: added nodes, scaled workloads, cordons, drains, removals.
-With --until-fit, the smallest number of nodes like a template that makes every pending pod fit
-is searched (exponential, then binary search over whole simulations).
+HELP = help_text("""Simulate before and after a change to the cluster and show what differs.
 
-Exit codes: 0 every pending pod scheduled after the change, 1 at least one not, 2 bad input."""
+Both runs use the same seed. Reported: pods that change node, become schedulable or
+unschedulable, evicted pods and where they go, per-node and per-zone utilisation, and a summary.
+Changes are applied to the parsed inputs, never to files, in this order: added nodes, scaled
+workloads, cordons, drains, removals. With --until-fit, the smallest number of nodes like a
+template that makes every pending pod fit is searched (exponential, then binary search over
+whole simulations).
+
+Exit codes: 0 every pending pod scheduled after the change, 1 at least one not, 2 bad input.""")
 
 
 def parse_like(value: str, option: str) -> tuple[str, int]:

@@ -23,6 +23,12 @@ __all__ = ["TieBreak", "load_inputs", "open_planner"]
 
 # ------------------------------------------------------------------------------ options
 
+def help_text(text: str) -> str:
+    """A command help written as wrapped paragraphs, as one line per paragraph (the help formatter
+    wraps it again to the terminal)."""
+    return "\n\n".join(" ".join(p.split()) for p in text.strip().split("\n\n"))
+
+
 def cluster_option() -> Any:
     return typer.Option([], "--cluster", "-c", help="Cluster description: a snapshot or 'kubectl get "
                         "nodes,pods,... -A -o yaml' output. Repeatable.")
