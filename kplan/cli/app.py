@@ -14,6 +14,7 @@ from kplan import SCHEDULER_VERSION, __version__
 from kplan.cli import capacity as capacity_cmd
 from kplan.cli import explain as explain_cmd
 from kplan.cli import simulate as simulate_cmd
+from kplan.cli import snapshot as snapshot_cmd
 from kplan.cli import whatif as whatif_cmd
 
 app = typer.Typer(
@@ -45,6 +46,7 @@ app.command("simulate", help=simulate_cmd.HELP)(simulate_cmd.simulate)
 app.add_typer(explain_cmd.app, name="explain")
 app.command("whatif", help=whatif_cmd.HELP)(whatif_cmd.whatif)
 app.command("capacity", help=capacity_cmd.HELP)(capacity_cmd.capacity)
+app.command("snapshot", help=snapshot_cmd.HELP)(snapshot_cmd.snapshot)
 
 
 def main() -> None:

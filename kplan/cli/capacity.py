@@ -11,7 +11,9 @@ import typer
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
+    context_option,
     help_text,
+    kubeconfig_option,
     load_inputs,
     open_planner,
     output_option,
@@ -60,6 +62,8 @@ def read_template(path: str) -> tuple[Any, tuple[bool, bool]]:
 def capacity(
     pod_file: str = typer.Argument(..., help="A file with the Pod to replicate."),
     cluster: list[str] = cluster_option(),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
     scheduler_config: str | None = scheduler_config_option(),
     limit: int = typer.Option(10000, "--limit", min=1, help="Stop after this many replicas fit."),
     seed: int = seed_option(),
@@ -72,9 +76,9 @@ def capacity(
     from kplan.report.capacity import capacity_document
 
     template, (explicit_priority, explicit_policy) = read_template(pod_file)
-    inputs = load_inputs(cluster, [])
-    admit_priority(template, with_builtin_classes(inputs.priority_classes), explicit_priority, explicit_policy)
-    planner = open_planner(inputs, scheduler_config, seed=seed, tie_break=tie_break)
+    loaded = load_inputs(cluster, [], kubeconfig=kubeconfig, context=context, seed=seed)
+    admit_priority(template, with_builtin_classes(loaded.inputs.priority_classes), explicit_priority, explicit_policy)
+    planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
     print_warnings(planner.warnings)
 
     def replica(k: int) -> Any:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kplan.io.inputs import Scenario, load_scenario
-from kplan.io.manifests import load_objects
+from kplan.io.manifests import RawObject, load_objects
 from kplan.io.scheduler_config import read_scheduler_config
 from kplan.scheduler.simulate import SimulationResult, run_simulation
 
@@ -26,15 +26,42 @@ def print_warnings(warnings: Sequence[str]) -> None:
         print(f"warning: {w}", file=sys.stderr)
 
 
+def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None,
+                    context: str | None = None) -> tuple[Iterable[RawObject], list[str]]:
+    """The cluster's objects and warnings: from the --cluster files, or else read from the live
+    cluster (--kubeconfig/--context, $KUBECONFIG, ~/.kube/config or in-cluster) into memory.
+    Live objects are decoded one at a time as they are iterated, so only their compact JSON text
+    and the parsed model are ever held, never 150,000 pods as dicts."""
+    from kplan.errors import InputError
+
+    if cluster:
+        if kubeconfig is not None or context is not None:
+            raise InputError("--cluster reads a snapshot file; --kubeconfig/--context read a live cluster: "
+                             "give one or the other")
+        return load_objects(cluster), []
+    from kplan.cli.progress import list_progress
+    from kplan.io.kube import snapshot
+
+    with list_progress() as progress:
+        cap = snapshot(kubeconfig, context, progress=progress)
+    return cap.raw_objects(), cap.warnings
+
+
 def load_and_simulate(cluster: Sequence[str], manifests: Sequence[str], scheduler_config: str | None, *,
-                      seed: int = 0, lowest_name: bool = False, keep_cycles: bool = False) -> Run:
+                      seed: int = 0, lowest_name: bool = False, keep_cycles: bool = False,
+                      kubeconfig: str | None = None, context: str | None = None,
+                      namespace: str = "default", keep_existing: bool = False) -> Run:
     from kplan.plugins import in_tree_registry
 
     t0 = time.perf_counter()
     registry = in_tree_registry()
     config = read_scheduler_config(scheduler_config, registry)
-    scenario = load_scenario(load_objects(cluster), load_objects(manifests))
+    objects, live_warnings = cluster_objects(cluster, kubeconfig, context)
+    scenario = load_scenario(objects, load_objects(manifests), namespace=namespace,
+                             keep_existing=keep_existing, seed=seed)
     load_seconds = time.perf_counter() - t0
     result = run_simulation(scenario.snapshot, config, registry, scenario.pending, seed=seed,
-                            lowest_name=lowest_name, pdb_allowed=scenario.pdb_allowed, keep_cycles=keep_cycles)
-    return Run(scenario, result, scenario.warnings, load_seconds)
+                            lowest_name=lowest_name, pdb_allowed=scenario.pdb_allowed, keep_cycles=keep_cycles,
+                            created_after=scenario.inputs.created_after)
+    result.replaced = list(scenario.inputs.replaced)
+    return Run(scenario, result, live_warnings + scenario.warnings, load_seconds)

@@ -10,8 +10,12 @@ import typer
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
+    context_option,
     help_text,
+    keep_existing_option,
+    kubeconfig_option,
     load_inputs,
+    namespace_option,
     open_planner,
     output_option,
     scheduler_config_option,
@@ -54,6 +58,11 @@ def find_pending(inputs: Any, name: str, namespace: str | None) -> Any:
         p = running[0]
         raise InputError(f"pod {p.key} already runs on node {p.node_name}; explain looks at pending pods")
     where = f" in namespace {namespace}" if namespace else ""
+    similar = sorted(p.key for p in inputs.pending if p.name.startswith(name + "-")
+                     and (namespace is None or p.namespace == namespace))
+    if similar:
+        raise InputError(f"no pending pod named {name}{where}; pods of that name's workload: "
+                         f"{', '.join(similar[:10])}{', …' if len(similar) > 10 else ''}")
     keys = sorted(p.key for p in inputs.pending)
     known = ", ".join(keys[:10]) + (", …" if len(keys) > 10 else "") if keys else "none"
     raise InputError(f"no pending pod named {name}{where} (pending pods: {known})")
@@ -63,10 +72,14 @@ def find_pending(inputs: Any, name: str, namespace: str | None) -> Any:
 def pod(
     name: str = typer.Argument(..., help="The pending pod: NAME or NAMESPACE/NAME."),
     manifests: list[str] | None = typer.Argument(
-        None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
-    namespace: str | None = typer.Option(None, "--namespace", "-n",
-                                            help="The pod's namespace (default: wherever the name is unique)."),
+        None, help="Manifest files or folders with pending pods or workloads (recursive *.yaml, *.yml, *.json); "
+        "'-' reads stdin."),
+    namespace: str | None = namespace_option("The pod's namespace (default: wherever the name is unique), and the "
+                                             "namespace of the manifests' objects that name none."),
     cluster: list[str] = cluster_option(),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
+    keep_existing: bool = keep_existing_option(),
     scheduler_config: str | None = scheduler_config_option(),
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),
@@ -85,21 +98,23 @@ def pod(
     from kplan.scheduler.explain import PodExplainer, explain
     from kplan.scheduler.simulate import SCHEDULED
 
-    inputs = load_inputs(cluster, manifests or [])
-    target = find_pending(inputs, name, namespace)
-    planner = open_planner(inputs, scheduler_config, seed=seed, tie_break=tie_break)
+    loaded = load_inputs(cluster, manifests or [], kubeconfig=kubeconfig, context=context, namespace=namespace,
+                         keep_existing=keep_existing, seed=seed)
+    target = find_pending(loaded.inputs, name, namespace)
+    planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
     print_warnings(planner.warnings)
     explainer = PodExplainer(target.uid)
     run = planner.simulate(observer=explainer)
     ex = explain(run.result, explainer, target)
     more = None
     rem = ex.remedy
+    pending = len(loaded.inputs.pending)
     if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated":
-        if node_search or (node_search is None and len(inputs.pending) <= AUTO_NODE_SEARCH_PODS):
+        if node_search or (node_search is None and pending <= AUTO_NODE_SEARCH_PODS):
             more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit)
         elif node_search is None:
             more = {"template": None, "count": None,
-                    "reason": f"not searched: with {len(inputs.pending)} pending pods each probe is a long simulation "
+                    "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
                     "(--node-search runs it)"}
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more)
     sys.stdout.write(render_explanation(doc, output))

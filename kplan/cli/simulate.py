@@ -11,7 +11,9 @@ import typer
 
 HELP = """Replay pending pods through kube-scheduler v1.34 and report where each one lands.
 
-Exit codes: 0 every pod scheduled, 1 at least one pod unschedulable, 2 bad input or usage."""
+Without --cluster, the live cluster of the kubeconfig is read first (list calls only).
+
+Exit codes: 0 every pod scheduled, 1 at least one pod unschedulable, 2 bad input or usage, 3 cluster unreachable or unreadable."""
 
 
 class TieBreak(str, Enum):
@@ -24,10 +26,20 @@ def simulate(
         None, help="Manifest files or folders (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
     cluster: list[str] = typer.Option(
         [], "--cluster", "-c", help="Cluster description: a snapshot or 'kubectl get nodes,pods -A -o yaml' output. "
-        "Repeatable."),
+        "Repeatable. Without it, the live cluster is read (read-only) into memory."),
+    kubeconfig: Optional[str] = typer.Option(
+        None, "--kubeconfig", help="Read the live cluster of this kubeconfig (default: $KUBECONFIG, ~/.kube/config, "
+        "then in-cluster)."),
+    context: Optional[str] = typer.Option(None, "--context", help="Kubeconfig context of the live cluster to read."),
     scheduler_config: Optional[str] = typer.Option(
         None, "--scheduler-config", help="A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)."),
-    seed: int = typer.Option(0, "--seed", help="Seed for the scheduler's random choices (score ties, preemption)."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the scheduler's random choices (score ties, preemption) "
+                             "and for the random suffixes of the pod names the controllers generate."),
+    namespace: str = typer.Option("default", "--namespace", "-n",
+                                  help="Namespace of the manifests' objects that name none."),
+    keep_existing: bool = typer.Option(
+        False, "--keep-existing", help="Workloads already in the cluster keep their pods running while the "
+        "applied ones are scheduled (default: the applied workload replaces them, its old pods leave first)."),
     tie_break: TieBreak = typer.Option(
         TieBreak.random, "--tie-break", help="How equal top scores are broken: 'random' as kube-scheduler does "
         "(seeded), or 'lowest-name' for reproducible diffs."),
@@ -36,13 +48,11 @@ def simulate(
 ) -> None:
     from kplan.cli.common import load_and_simulate, print_warnings
     from kplan.cli.render import render_simulation
-    from kplan.errors import InputError
 
-    if not cluster and not manifests:
-        raise InputError("nothing to simulate: give --cluster FILE and/or manifests")
     t0 = time.perf_counter()
     run = load_and_simulate(cluster, manifests or [], scheduler_config, seed=seed,
-                            lowest_name=tie_break == TieBreak.lowest_name)
+                            lowest_name=tie_break == TieBreak.lowest_name, kubeconfig=kubeconfig, context=context,
+                            namespace=namespace, keep_existing=keep_existing)
     print_warnings(run.warnings)
     timing = {"loadSeconds": round(run.load_seconds, 4), "scheduleSeconds": round(run.result.schedule_seconds, 4)}
     text = render_simulation(run.result, output, timing)

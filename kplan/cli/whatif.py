@@ -11,8 +11,12 @@ import typer
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
+    context_option,
     help_text,
+    keep_existing_option,
+    kubeconfig_option,
     load_inputs,
+    namespace_option,
     open_planner,
     output_option,
     seed_option,
@@ -101,6 +105,10 @@ def whatif(
     manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
     cluster: list[str] = cluster_option(),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
+    namespace: str | None = namespace_option(),
+    keep_existing: bool = keep_existing_option(),
     add_node: list[str] = typer.Option(
         [], "--add-node", help="Add nodes: a file of Node manifests, or like=NODE[:COUNT] for COUNT empty copies of "
         "NODE named NODE-whatif-1, … Repeatable."),
@@ -141,8 +149,9 @@ def whatif(
     t0 = time.perf_counter()
     changes = build_changes(add_node, remove_node, cordon, drain, scale)
     template = until_fit_template(until_fit) if until_fit is not None else None
-    inputs = load_inputs(cluster, manifests or [])
-    planner = open_planner(inputs, base_scheduler_config, seed=seed, tie_break=tie_break)
+    loaded = load_inputs(cluster, manifests or [], kubeconfig=kubeconfig, context=context, namespace=namespace,
+                         keep_existing=keep_existing, seed=seed)
+    planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break)
     after_config = read_scheduler_config(scheduler_config, planner.registry) if scheduler_config else None
     print_warnings(planner.warnings)
     t1 = time.perf_counter()

@@ -8,7 +8,7 @@ answers Queue. The queue offers every event to the rejecting plugins of each wai
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kplan.model.objects import Node, Pod
@@ -37,7 +37,8 @@ WILDCARD = "WildCard"
 @dataclass(frozen=True, slots=True)
 class ClusterEvent:
     """One event. For pod events ``node_name``/``nominated_node`` describe the pod as the event saw it
-    (a deleted pod that only held a nomination has ``node_name == ""``)."""
+    (a deleted pod that only held a nomination has ``node_name == ""``); update events carry the
+    object before the change in ``old_pod`` / ``old_node``."""
 
     kind: str
     pod: Pod | None = None
@@ -45,3 +46,7 @@ class ClusterEvent:
     nominated_node: str = ""
     node: Node | None = None
     old_node: Node | None = None
+    #: the storage object of a PersistentVolume(Claim)/StorageClass/CSINode event
+    obj: Any = None
+    #: the pod before a label update
+    old_pod: Pod | None = None

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
     from kplan.cluster.snapshot import Snapshot
     from kplan.model.objects import Pod
-    from kplan.scheduler.events import ClusterEvent
+    from kplan.framework.events import ClusterEvent
 
 
 class Handle(Protocol):

@@ -1,9 +1,12 @@
 """From raw objects to what a simulation needs: the cluster snapshot and the pending pods.
 
 Kinds used: Node, Pod, Namespace, PriorityClass, PodDisruptionBudget, and Service, ReplicaSet,
-StatefulSet, ReplicationController (their selectors switch on default topology spreading).
-Other kinds are reported once per kind as skipped. Pods with ``spec.nodeName`` are running;
-pods without are pending, in the order given (cluster files first, then manifests).
+StatefulSet, ReplicationController (their selectors switch on default topology spreading),
+the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver,
+CSIStorageCapacity) and LimitRange. Other kinds are reported once per kind as skipped. Pods
+with ``spec.nodeName`` are running; pods without are pending, in the order given (cluster files
+first, then manifests). Manifests are applied by io/apply.py: workloads become the pods their
+controllers create, and replace the same workloads of the cluster.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from typing import Any
 
 from kplan.cluster.disruption import disruptions_allowed
 from kplan.cluster.snapshot import Snapshot
+from kplan.cluster.storage import StorageState
 from kplan.errors import InputError, UnsupportedError
+from kplan.io.apply import HANDLED_KINDS, STORAGE_PARSERS, Applier, Replaced, with_namespace
 from kplan.io.manifests import RawObject
 from kplan.model.admission import admit_priority, with_builtin_classes
 from kplan.model.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, SelectingObject
@@ -47,8 +52,18 @@ class Inputs:
     warnings: list[str] = field(default_factory=list)
     #: (explicit spec.priority, explicit spec.preemptionPolicy) per pending pod uid
     explicit: dict[str, tuple[bool, bool]] = field(default_factory=dict)
+    #: typed storage objects (model/storage.py), in input order
+    storage: list[Any] = field(default_factory=list)
+    #: cluster pods that applied workloads replace (io/apply.py)
+    replaced: list[Replaced] = field(default_factory=list)
+    #: pending pod uid → the pod that must run first (a StatefulSet's OrderedReady policy)
+    created_after: dict[str, str] = field(default_factory=dict)
+
     #: uids of pending pods whose priority is already final (what-if replacements of running pods)
     admitted: set[str] = field(default_factory=set)
+
+    def storage_of(self, kind: str) -> list[Any]:
+        return [x for x in self.storage if type(x).__name__ == kind]
 
 
 def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pending_role: bool = False) -> Inputs:
@@ -76,6 +91,8 @@ def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pendin
             out.priority_classes[pc.name] = pc
         elif kind == "PodDisruptionBudget":
             out.pdbs.append(parse_pdb(d, src))
+        elif kind in STORAGE_PARSERS:
+            out.storage.append(STORAGE_PARSERS[kind](d, src))
         elif kind in SELECTING_KINDS:
             out.selecting.append(parse_selecting_object(d, src))
             out.other.setdefault(str(kind), []).append(obj)
@@ -90,10 +107,6 @@ def check_supported(pod: Pod) -> None:
     if pod.resource_claims:
         raise UnsupportedError(f"{where}Pod {pod.key}: spec.resourceClaims: dynamic resource allocation is not "
                                "modelled by kplan")
-    for v in pod.volumes:
-        if v.claim_name or v.disk:
-            raise UnsupportedError(f"{where}Pod {pod.key}: spec.volumes[{v.name}]: volumes backed by claims or "
-                                   "disks are not modelled yet")
 
 
 @dataclass
@@ -108,7 +121,8 @@ class Scenario:
 def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scenario:
     """Admission, the snapshot with the running pods on their nodes, start times, PDB budgets."""
     warnings = list(inputs.warnings)
-    skipped = sorted(k for k in inputs.other if k not in SELECTING_KINDS and k not in set(handled_kinds))
+    skipped = sorted(k for k in inputs.other if k not in SELECTING_KINDS and k not in HANDLED_KINDS
+                     and k not in set(handled_kinds))
     for kind in skipped:
         n = len(inputs.other[kind])
         warnings.append(f"skipped {n} object{'s' if n != 1 else ''} of kind {kind}: kplan does not use this kind")
@@ -134,8 +148,10 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scen
                                 f"{pod.priority_class_name} was found; its priority is taken as 0")
             else:
                 admit_priority(pod, classes, False, False)
+    storage = storage_state(inputs)
     snapshot = Snapshot.build(inputs.nodes, namespaces=dict(inputs.namespaces), pdbs=list(inputs.pdbs),
-                              priority_classes=classes, selecting=list(inputs.selecting))
+                              priority_classes=classes, selecting=list(inputs.selecting), storage=storage)
+    snapshot.table.listeners.append(storage)
     names = {n.name for n in inputs.nodes}
     if len(names) != len(inputs.nodes):
         dup = next(n.name for n in inputs.nodes if sum(1 for m in inputs.nodes if m.name == n.name) > 1)
@@ -157,8 +173,18 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scen
     return Scenario(snapshot, inputs.pending, allowed, warnings, inputs)
 
 
-def load_scenario(cluster_objects: Iterable[RawObject], manifest_objects: Iterable[RawObject],
-                  **kw: Any) -> Scenario:
+def storage_state(inputs: Inputs) -> StorageState:
+    """The storage objects, with the claims the PV controller would already have bound."""
+    storage = StorageState(inputs.storage_of("PersistentVolumeClaim"), inputs.storage_of("PersistentVolume"),
+                           inputs.storage_of("StorageClass"), inputs.storage_of("CSINode"),
+                           inputs.storage_of("CSIDriver"), inputs.storage_of("CSIStorageCapacity"))
+    storage.settle({n.name: n for n in inputs.nodes})
+    return storage
+
+
+def load_scenario(cluster_objects: Iterable[RawObject], manifest_objects: Iterable[RawObject], *,
+                  namespace: str = "default", keep_existing: bool = False, seed: int = 0, **kw: Any) -> Scenario:
     inputs = classify(cluster_objects)
-    classify(manifest_objects, inputs, pending_role=True)
+    Applier(inputs, keep_existing=keep_existing, seed=seed).apply(
+        with_namespace(manifest_objects, namespace), classify)
     return build_scenario(inputs, **kw)

@@ -102,6 +102,9 @@ class OwnerRef:
     name: str
     controller: bool
     uid: str = ""
+    #: apiVersion; PodTopologySpread's default selector only follows "v1" ReplicationControllers and
+    #: "apps/v1" ReplicaSets and StatefulSets (helper/spread.go matches the group/version/kind)
+    api_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +114,14 @@ class Volume:
     name: str
     #: persistentVolumeClaim.claimName, or the generated claim of an ephemeral volume
     claim_name: str = ""
-    #: for in-tree disks that VolumeRestrictions checks: ("gce", pdName, readOnly) and so on
+    #: for in-tree disks: (kind, id, readOnly) with kind "gce" (pdName), "aws" (volumeID),
+    #: "rbd" ("pool/image"), "iscsi" (iqn) or "azure-disk" (diskURI)
     disk: tuple[str, str, bool] | None = None
     read_only: bool = False
+    #: the claim belongs to a generic ephemeral volume (named <pod>-<volume>)
+    ephemeral: bool = False
+    #: an RBD volume's Ceph monitors (two RBD volumes are the same image if these overlap)
+    monitors: tuple[str, ...] = ()
 
 
 @dataclass(eq=False, slots=True)

@@ -48,6 +48,20 @@ from kplan.model.selectors import (
     Requirement,
     parse_int64,
 )
+from kplan.model.storage import (
+    ANN_BETA_DEFAULT_CLASS,
+    ANN_DEFAULT_CLASS,
+    ANN_MIGRATED_PLUGINS,
+    ClaimRef,
+    CSIDriver,
+    CSINode,
+    CSINodeDriver,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    TopologySelectorTerm,
+)
 
 DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
@@ -453,22 +467,28 @@ def _volumes(spec: Mapping[str, Any], pod_name: str, where: Where) -> tuple[Volu
                               read_only=bool(pvc.get("readOnly"))))
         elif "ephemeral" in v:
             # generic ephemeral volumes are backed by a PVC named <pod>-<volume> (ephemeral.VolumeClaimName)
-            out.append(Volume(name, claim_name=f"{pod_name}-{name}"))
+            out.append(Volume(name, claim_name=f"{pod_name}-{name}", ephemeral=True))
         elif "gcePersistentDisk" in v:
             d = _map(v["gcePersistentDisk"], where, f"{p}.gcePersistentDisk")
-            out.append(Volume(name, disk=("gce", _str(d.get("pdName"), where, "pdName"), bool(d.get("readOnly")))))
+            out.append(Volume(name, disk=("gce", _str(d.get("pdName"), where, f"{p}.gcePersistentDisk.pdName"),
+                                          bool(d.get("readOnly")))))
         elif "awsElasticBlockStore" in v:
             d = _map(v["awsElasticBlockStore"], where, f"{p}.awsElasticBlockStore")
-            out.append(Volume(name, disk=("aws", _str(d.get("volumeID"), where, "volumeID"), bool(d.get("readOnly")))))
+            out.append(Volume(name, disk=("aws", _str(d.get("volumeID"), where, f"{p}.awsElasticBlockStore.volumeID"),
+                                          bool(d.get("readOnly")))))
         elif "rbd" in v:
             d = _map(v["rbd"], where, f"{p}.rbd")
-            mons = ",".join(sorted(str(x) for x in _list(d.get("monitors"), where, "monitors")))
-            ident = f"{mons}|{d.get('pool') or 'rbd'}|{d.get('image') or ''}"
-            out.append(Volume(name, disk=("rbd", ident, bool(d.get("readOnly")))))
+            mons = tuple(_str(x, where, f"{p}.rbd.monitors") for x in _list(d.get("monitors"), where, f"{p}.rbd.monitors"))
+            # the API server defaults the pool to "rbd"
+            ident = f"{_str(d.get('pool'), where, f'{p}.rbd.pool') or 'rbd'}/{_str(d.get('image'), where, f'{p}.rbd.image')}"
+            out.append(Volume(name, disk=("rbd", ident, bool(d.get("readOnly"))), monitors=mons))
         elif "iscsi" in v:
             d = _map(v["iscsi"], where, f"{p}.iscsi")
-            ident = f"{d.get('iqn') or ''}|{d.get('lun') or 0}"
-            out.append(Volume(name, disk=("iscsi", ident, bool(d.get("readOnly")))))
+            out.append(Volume(name, disk=("iscsi", _str(d.get("iqn"), where, f"{p}.iscsi.iqn"), bool(d.get("readOnly")))))
+        elif "azureDisk" in v:
+            d = _map(v["azureDisk"], where, f"{p}.azureDisk")
+            out.append(Volume(name, disk=("azure-disk", _str(d.get("diskURI"), where, f"{p}.azureDisk.diskURI"),
+                                          bool(d.get("readOnly")))))
     return tuple(out)
 
 
@@ -477,7 +497,8 @@ def _owners(md: Mapping[str, Any], where: Where) -> tuple[OwnerRef, ...]:
     for i, o in enumerate(_list(md.get("ownerReferences"), where, "metadata.ownerReferences")):
         o = _map(o, where, f"metadata.ownerReferences[{i}]")
         out.append(OwnerRef(_str(o.get("kind"), where, "kind"), _str(o.get("name"), where, "name"),
-                            bool(o.get("controller")), _str(o.get("uid"), where, "uid")))
+                            bool(o.get("controller")), _str(o.get("uid"), where, "uid"),
+                            _str(o.get("apiVersion"), where, f"metadata.ownerReferences[{i}].apiVersion")))
     return tuple(out)
 
 
@@ -509,26 +530,34 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
     overhead = _resource_list(spec.get("overhead"), where, "spec.overhead")
 
     exact = pod_requests(containers, inits, pod_req, overhead, use_pod_level=True)
-    pod_level_set = any(_supported_pod_level(k) for k in pod_req)
-    if pod_level_set:
-        nonmissing = {k: q for k, q in _NONZERO_DEFAULTS.items() if k not in exact}
-    else:
-        nonmissing = dict(_NONZERO_DEFAULTS)
-    node_nonzero = (pod_requests(containers, inits, pod_req, overhead, use_pod_level=True, nonmissing=nonmissing)
-                    if nonmissing else exact)
     score_nonzero = pod_requests(containers, inits, pod_req, overhead, use_pod_level=False,
                                  nonmissing=_NONZERO_DEFAULTS)
+    if any(_supported_pod_level(k) for k in pod_req):
+        # with pod-level requests, defaults fill only what neither level requests (calculateResource)
+        nonmissing = {k: q for k, q in _NONZERO_DEFAULTS.items() if k not in exact}
+        node_nonzero = (pod_requests(containers, inits, pod_req, overhead, use_pod_level=True, nonmissing=nonmissing)
+                        if nonmissing else exact)
+    else:
+        node_nonzero = score_nonzero
     limits = aggregate(containers, inits, limits=True)
     for k, q in pod_lim.items():
         if _supported_pod_level(k):
             limits[k] = q
 
     affinity = _map(spec.get("affinity"), where, "spec.affinity")
-    required_na, preferred_na = parse_node_affinity(affinity.get("nodeAffinity"), where, "spec.affinity.nodeAffinity")
-    aff_req, aff_pref = _affinity_terms(_map(affinity.get("podAffinity"), where, "spec.affinity.podAffinity"),
-                                        where, "spec.affinity.podAffinity", labels)
-    anti_req, anti_pref = _affinity_terms(_map(affinity.get("podAntiAffinity"), where, "spec.affinity.podAntiAffinity"),
-                                          where, "spec.affinity.podAntiAffinity", labels)
+    required_na, preferred_na = None, ()
+    aff_req: tuple[PodAffinityTerm, ...] = ()
+    anti_req: tuple[PodAffinityTerm, ...] = ()
+    aff_pref: tuple[WeightedPodAffinityTerm, ...] = ()
+    anti_pref: tuple[WeightedPodAffinityTerm, ...] = ()
+    if affinity:
+        required_na, preferred_na = parse_node_affinity(affinity.get("nodeAffinity"), where,
+                                                        "spec.affinity.nodeAffinity")
+        aff_req, aff_pref = _affinity_terms(_map(affinity.get("podAffinity"), where, "spec.affinity.podAffinity"),
+                                            where, "spec.affinity.podAffinity", labels)
+        anti_req, anti_pref = _affinity_terms(_map(affinity.get("podAntiAffinity"), where,
+                                                   "spec.affinity.podAntiAffinity"),
+                                              where, "spec.affinity.podAntiAffinity", labels)
     images = tuple(str(_map(c, where, "spec").get("image") or "")
                    for field in ("initContainers", "containers")
                    for c in _list(spec.get(field), where, f"spec.{field}"))
@@ -682,3 +711,190 @@ def parse_selecting_object(d: Mapping[str, Any], source: str = "") -> SelectingO
     else:
         selector = parse_label_selector(sel, where, "spec.selector")
     return SelectingObject(kind, ns, name, selector)
+
+
+# ----------------------------------------------------------------------------------- storage
+
+def _storage_bytes(v: Any, where: Where, path: str) -> int | None:
+    """A ``storage`` quantity as integer bytes (Quantity.Value), None when absent."""
+    if v is None:
+        return None
+    try:
+        return nanos_to_value(parse_nanos(v))
+    except QuantityError as e:
+        raise where.fail(path, str(e)) from None
+
+
+def _access_modes(v: Any, where: Where, path: str) -> tuple[str, ...]:
+    return tuple(_str(m, where, path) for m in _list(v, where, path))
+
+
+def _optional_str(v: Any, where: Where, path: str) -> str | None:
+    return None if v is None else _str(v, where, path)
+
+
+def parse_persistent_volume_claim(d: Mapping[str, Any], source: str = "") -> PersistentVolumeClaim:
+    ns, name = meta_name(d)
+    ns = ns or "default"
+    where = Where(source, "PersistentVolumeClaim", f"{ns}/{name or '?'}")
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    md = _map(d.get("metadata"), where, "metadata")
+    spec = _map(d.get("spec"), where, "spec")
+    status = _map(d.get("status"), where, "status")
+    res = _map(spec.get("resources"), where, "spec.resources")
+    requests = _map(res.get("requests"), where, "spec.resources.requests")
+    return PersistentVolumeClaim(
+        namespace=ns,
+        name=name,
+        uid=_str(md.get("uid"), where, "metadata.uid") or f"{ns}/{name}",
+        storage_class_name=_optional_str(spec.get("storageClassName"), where, "spec.storageClassName"),
+        access_modes=_access_modes(spec.get("accessModes"), where, "spec.accessModes"),
+        request=_storage_bytes(requests.get("storage"), where, "spec.resources.requests.storage"),
+        selector=parse_label_selector(spec.get("selector"), where, "spec.selector"),
+        volume_name=_str(spec.get("volumeName"), where, "spec.volumeName"),
+        volume_mode=_str(spec.get("volumeMode"), where, "spec.volumeMode") or "Filesystem",
+        volume_attributes_class=_str(spec.get("volumeAttributesClassName"), where, "spec.volumeAttributesClassName"),
+        labels=_labels(md.get("labels"), where, "metadata.labels"),
+        annotations=_labels(md.get("annotations"), where, "metadata.annotations"),
+        owners=_owners(md, where),
+        phase=_str(status.get("phase"), where, "status.phase") or "Pending",
+        deleting=md.get("deletionTimestamp") is not None,
+        source=source,
+    )
+
+
+#: in-tree volume sources of a PV that the CSI translation library can migrate, by plugin name
+_IN_TREE_PV_SOURCES = (
+    ("awsElasticBlockStore", "kubernetes.io/aws-ebs", "volumeID"),
+    ("gcePersistentDisk", "kubernetes.io/gce-pd", "pdName"),
+    ("azureDisk", "kubernetes.io/azure-disk", "diskURI"),
+    ("azureFile", "kubernetes.io/azure-file", "shareName"),
+    ("cinder", "kubernetes.io/cinder", "volumeID"),
+    ("vsphereVolume", "kubernetes.io/vsphere-volume", "volumePath"),
+    ("portworxVolume", "kubernetes.io/portworx-volume", "volumeID"),
+)
+
+
+def parse_persistent_volume(d: Mapping[str, Any], source: str = "") -> PersistentVolume:
+    _, name = meta_name(d)
+    where = Where(source, "PersistentVolume", name or "?")
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    md = _map(d.get("metadata"), where, "metadata")
+    spec = _map(d.get("spec"), where, "spec")
+    status = _map(d.get("status"), where, "status")
+    cap = _map(spec.get("capacity"), where, "spec.capacity")
+    claim_ref = None
+    if spec.get("claimRef") is not None:
+        cr = _map(spec.get("claimRef"), where, "spec.claimRef")
+        claim_ref = ClaimRef(_str(cr.get("namespace"), where, "spec.claimRef.namespace"),
+                             _str(cr.get("name"), where, "spec.claimRef.name"),
+                             _str(cr.get("uid"), where, "spec.claimRef.uid"))
+    affinity = None
+    na = _map(spec.get("nodeAffinity"), where, "spec.nodeAffinity")
+    if na.get("required") is not None:
+        req = _map(na.get("required"), where, "spec.nodeAffinity.required")
+        terms = _list(req.get("nodeSelectorTerms"), where, "spec.nodeAffinity.required.nodeSelectorTerms")
+        affinity = NodeSelector(tuple(parse_node_selector_term(t, where, f"spec.nodeAffinity.required.nodeSelectorTerms[{i}]")
+                                      for i, t in enumerate(terms)))
+    csi = None
+    if spec.get("csi") is not None:
+        c = _map(spec.get("csi"), where, "spec.csi")
+        csi = (_str(c.get("driver"), where, "spec.csi.driver"), _str(c.get("volumeHandle"), where, "spec.csi.volumeHandle"))
+    in_tree = None
+    for field, plugin, id_field in _IN_TREE_PV_SOURCES:
+        if spec.get(field) is not None:
+            src = _map(spec.get(field), where, f"spec.{field}")
+            in_tree = (plugin, _str(src.get(id_field), where, f"spec.{field}.{id_field}"))
+            break
+    phase = _str(status.get("phase"), where, "status.phase")
+    if not phase:
+        # without a status (a hand-written object) the PV controller's view: bound once claimed
+        phase = "Bound" if claim_ref is not None else "Available"
+    return PersistentVolume(
+        name=name,
+        capacity=_storage_bytes(cap.get("storage"), where, "spec.capacity.storage") or 0,
+        access_modes=_access_modes(spec.get("accessModes"), where, "spec.accessModes"),
+        storage_class_name=_str(spec.get("storageClassName"), where, "spec.storageClassName"),
+        claim_ref=claim_ref,
+        node_affinity=affinity,
+        volume_mode=_str(spec.get("volumeMode"), where, "spec.volumeMode") or "Filesystem",
+        volume_attributes_class=_str(spec.get("volumeAttributesClassName"), where, "spec.volumeAttributesClassName"),
+        phase=phase,
+        deleting=md.get("deletionTimestamp") is not None,
+        labels=_labels(md.get("labels"), where, "metadata.labels"),
+        annotations=_labels(md.get("annotations"), where, "metadata.annotations"),
+        csi=csi,
+        in_tree=in_tree,
+        source=source,
+    )
+
+
+def parse_storage_class(d: Mapping[str, Any], source: str = "") -> StorageClass:
+    _, name = meta_name(d)
+    where = Where(source, "StorageClass", name or "?")
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    md = _map(d.get("metadata"), where, "metadata")
+    mode = _str(d.get("volumeBindingMode"), where, "volumeBindingMode") or "Immediate"
+    if mode not in ("Immediate", "WaitForFirstConsumer"):
+        raise where.fail("volumeBindingMode", f'Unsupported value: "{mode}": supported values: "Immediate", '
+                         '"WaitForFirstConsumer"')
+    terms = []
+    for i, t in enumerate(_list(d.get("allowedTopologies"), where, "allowedTopologies")):
+        p = f"allowedTopologies[{i}].matchLabelExpressions"
+        exprs = []
+        for j, e in enumerate(_list(_map(t, where, f"allowedTopologies[{i}]").get("matchLabelExpressions"), where, p)):
+            e = _map(e, where, f"{p}[{j}]")
+            exprs.append((_str(e.get("key"), where, f"{p}[{j}].key"),
+                          tuple(_str(v, where, f"{p}[{j}].values") for v in _list(e.get("values"), where, f"{p}[{j}].values"))))
+        terms.append(TopologySelectorTerm(tuple(exprs)))
+    ann = _labels(md.get("annotations"), where, "metadata.annotations")
+    default = ann.get(ANN_DEFAULT_CLASS) == "true" or ann.get(ANN_BETA_DEFAULT_CLASS) == "true"
+    return StorageClass(name, _str(d.get("provisioner"), where, "provisioner"), mode, tuple(terms), default,
+                        parse_time(md.get("creationTimestamp"), where, "metadata.creationTimestamp"), source)
+
+
+def parse_csi_node(d: Mapping[str, Any], source: str = "") -> CSINode:
+    _, name = meta_name(d)
+    where = Where(source, "CSINode", name or "?")
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    md = _map(d.get("metadata"), where, "metadata")
+    spec = _map(d.get("spec"), where, "spec")
+    drivers = []
+    for i, dr in enumerate(_list(spec.get("drivers"), where, "spec.drivers")):
+        p = f"spec.drivers[{i}]"
+        dr = _map(dr, where, p)
+        alloc = _map(dr.get("allocatable"), where, f"{p}.allocatable")
+        count = None if alloc.get("count") is None else _int(alloc.get("count"), where, f"{p}.allocatable.count")
+        drivers.append(CSINodeDriver(
+            _str(dr.get("name"), where, f"{p}.name"), _str(dr.get("nodeID"), where, f"{p}.nodeID"),
+            tuple(_str(k, where, f"{p}.topologyKeys") for k in _list(dr.get("topologyKeys"), where, f"{p}.topologyKeys")),
+            count))
+    migrated = _labels(md.get("annotations"), where, "metadata.annotations").get(ANN_MIGRATED_PLUGINS, "")
+    return CSINode(name, tuple(drivers), frozenset(p.strip() for p in migrated.split(",") if p.strip()), source)
+
+
+def parse_csi_driver(d: Mapping[str, Any], source: str = "") -> CSIDriver:
+    _, name = meta_name(d)
+    where = Where(source, "CSIDriver", name or "?")
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    spec = _map(d.get("spec"), where, "spec")
+    return CSIDriver(name, bool(spec.get("storageCapacity")), source)
+
+
+def parse_csi_storage_capacity(d: Mapping[str, Any], source: str = "") -> CSIStorageCapacity:
+    ns, name = meta_name(d)
+    ns = ns or "default"
+    where = Where(source, "CSIStorageCapacity", f"{ns}/{name or '?'}")
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    return CSIStorageCapacity(
+        ns, name, _str(d.get("storageClassName"), where, "storageClassName"),
+        parse_label_selector(d.get("nodeTopology"), where, "nodeTopology"),
+        _storage_bytes(d.get("capacity"), where, "capacity"),
+        _storage_bytes(d.get("maximumVolumeSize"), where, "maximumVolumeSize"),
+        source)

@@ -45,5 +45,7 @@ def trunc_div(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
 
 
 def go_round(x: np.ndarray) -> np.ndarray:
-    """math.Round: half away from zero."""
-    return np.where(x >= 0, np.floor(x + 0.5), -np.floor(-x + 0.5))
+    """math.Round: half away from zero, exactly (floor(x + 0.5) would round 0.49999999999999994 up)."""
+    x = np.asarray(x, dtype=np.float64)
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)

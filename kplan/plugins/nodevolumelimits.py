@@ -1,26 +1,209 @@
-"""NodeVolumeLimits (plugins/nodevolumelimits/csi.go, v1.34.1).
+"""NodeVolumeLimits (plugins/nodevolumelimits/csi.go and utils.go, v1.34.1).
 
-Until kplan models storage, pods with PVC or in-tree disk volumes are refused when loaded, so
-every pod reaching this plugin has nothing to check and PreFilter returns Skip, as upstream
-does for a pod without such volumes.
+PreFilter: Skip unless the pod has a ``persistentVolumeClaim`` or generic ephemeral volume, or
+an inline in-tree volume the CSI translation can migrate (GCE PD, AWS EBS, Azure Disk here).
+
+Filter, per node (``CSILimits.Filter``): the pod's volumes are turned into unique CSI volume
+names ``<driver>/<handle>`` keyed by the driver's limit key ``attachable-volumes-csi-<driver>``
+(``GetCSIAttachLimitKey``): a bound claim by its volume's CSI source (or, for an in-tree volume
+of a plugin whose migration is on for the node, i.e. AWS EBS, GCE PD, Azure Disk, Cinder or
+Portworx with a CSINode present, the translated driver); an unbound claim by its class's
+provisioner and a per-claim handle. Volumes already used by pods on the node are not counted
+twice. The limits are the node's ``attachable-volumes-*`` allocatable, overridden by the
+CSINode's ``drivers[].allocatable.count``. When attached + new exceeds a limit:
+``node(s) exceed max volume count`` (Unschedulable). A claim of the pod that cannot be found is
+U&U (``looking up PVC <ns>/<name>: persistentvolumeclaim "<name>" not found``); VolumeRestrictions
+or VolumeBinding normally reject such a pod at PreFilter first.
+
+Deviation: in-tree volume handles are not rewritten as the translation library does (e.g. the
+zone path of a GCE PD); they only need to be unique per disk for the count.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from collections.abc import Mapping
+
+import numpy as np
+
+from kplan.cluster.node_table import NodeTable
+from kplan.cluster.storage import IN_TREE_TO_CSI, StorageState
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.events import ASSIGNED_POD_DELETE, CSI_NODE_ADD, PVC_ADD, ClusterEvent
 from kplan.framework.interfaces import PreFilterResult
-from kplan.framework.status import Status, skip
-from kplan.model.objects import Pod
+from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
+from kplan.model.objects import Pod, Volume
+from kplan.model.storage import CSINode, PersistentVolumeClaim
 from kplan.plugins.helper import PluginBase
+from kplan.plugins.volumebinding import ephemeral_owner_error, not_found, storage_of
 
 NAME = "NodeVolumeLimits"
+REASON = "node(s) exceed max volume count"
+_REASON_ID = reason_id(REASON)
+CSI_ATTACH_LIMIT_PREFIX = "attachable-volumes-csi-"
+RESOURCE_NAME_LENGTH_LIMIT = 63
+#: in-tree plugins whose CSI migration is on (isCSIMigrationOn) once the node has a CSINode
+MIGRATION_ON = frozenset({"kubernetes.io/aws-ebs", "kubernetes.io/gce-pd", "kubernetes.io/azure-disk",
+                          "kubernetes.io/cinder", "kubernetes.io/portworx-volume"})
+#: inline volume kinds of Volume.disk that the translation library migrates, by plugin name
+_INLINE_PLUGINS = {"gce": "kubernetes.io/gce-pd", "aws": "kubernetes.io/aws-ebs", "azure-disk": "kubernetes.io/azure-disk"}
+#: stands for upstream's random per-scheduler prefix of unbound claims' handles
+_UNBOUND_PREFIX = "kplan-unbound"
+
+
+@functools.lru_cache(maxsize=256)
+def attach_limit_key(driver: str) -> str:
+    """volumeutil.GetCSIAttachLimitKey."""
+    if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= RESOURCE_NAME_LENGTH_LIMIT:
+        digest = hashlib.sha1(driver.encode()).hexdigest()[:16]
+        return CSI_ATTACH_LIMIT_PREFIX + driver[:23] + digest
+    return CSI_ATTACH_LIMIT_PREFIX + driver
+
+
+def migration_on(csi_node: CSINode | None, plugin: str) -> bool:
+    return csi_node is not None and plugin in MIGRATION_ON
+
+
+def _ebs_id(volume_id: str) -> str:
+    # KubernetesVolumeIDToEBSVolumeID: "aws://<zone>/<vol-id>" → "<vol-id>"
+    return volume_id.rsplit("/", 1)[-1] if volume_id.startswith("aws://") else volume_id
+
+
+def _driver_info(st: StorageState, csi_node: CSINode | None, claim: PersistentVolumeClaim) -> tuple[str, str]:
+    """getCSIDriverInfo: (driver, volume handle), ("", "") when the volume is not counted."""
+    if claim.volume_name:
+        pv = st.pv(claim.volume_name)
+        if pv is not None:
+            if pv.csi is not None:
+                return pv.csi
+            if pv.in_tree is None:
+                return "", ""
+            plugin, ident = pv.in_tree
+            if not migration_on(csi_node, plugin) or plugin not in IN_TREE_TO_CSI:
+                return "", ""
+            return IN_TREE_TO_CSI[plugin], _ebs_id(ident) if plugin == "kubernetes.io/aws-ebs" else ident
+    # getCSIDriverInfoFromSC
+    name = claim.class_name
+    sc = st.storage_class(name) if name else None
+    if sc is None:
+        return "", ""
+    handle = f"{_UNBOUND_PREFIX}-{claim.namespace}/{claim.name}"
+    if sc.provisioner in IN_TREE_TO_CSI:
+        if not migration_on(csi_node, sc.provisioner):
+            return "", ""
+        return IN_TREE_TO_CSI[sc.provisioner], handle
+    return sc.provisioner, handle
+
+
+class _Lookup(Exception):
+    pass
+
+
+def attachable_volumes(st: StorageState, csi_node: CSINode | None, pod: Pod, new_pod: bool) -> dict[str, str]:
+    """filterAttachableVolumes: unique volume name → limit key."""
+    out: dict[str, str] = {}
+    for v in pod.volumes:
+        if not v.claim_name:
+            _inline(csi_node, v, out)
+            continue
+        claim = st.pvc(pod.namespace, v.claim_name)
+        if claim is None:
+            if new_pod:
+                raise _Lookup(f"looking up PVC {pod.namespace}/{v.claim_name}: "
+                              f"{not_found('persistentvolumeclaim', v.claim_name)}")
+            continue
+        if v.ephemeral and ephemeral_owner_error(pod, claim):
+            if new_pod:
+                raise _Lookup(ephemeral_owner_error(pod, claim))
+            continue
+        driver, handle = _driver_info(st, csi_node, claim)
+        if driver and handle:
+            out[f"{driver}/{handle}"] = attach_limit_key(driver)
+    return out
+
+
+def _inline(csi_node: CSINode | None, v: Volume, out: dict[str, str]) -> None:
+    """checkAttachableInlineVolume."""
+    if v.disk is None or v.disk[0] not in _INLINE_PLUGINS:
+        return
+    plugin = _INLINE_PLUGINS[v.disk[0]]
+    if not migration_on(csi_node, plugin):
+        return
+    driver = IN_TREE_TO_CSI[plugin]
+    ident = _ebs_id(v.disk[1]) if v.disk[0] == "aws" else v.disk[1]
+    out[f"{driver}/{ident}"] = attach_limit_key(driver)
+
+
+def _pod_wants_check(pod: Pod) -> bool:
+    return any(v.claim_name or (v.disk is not None and v.disk[0] in _INLINE_PLUGINS) for v in pod.volumes)
+
+
+def volume_limits(allocatable: Mapping[str, int], csi_node: CSINode | None) -> dict[str, int]:
+    """getVolumeLimits: the node's attachable-volumes-* allocatable, then the CSINode's counts."""
+    limits = {k: v for k, v in allocatable.items() if k.startswith("attachable-volumes-")}
+    if csi_node is not None:
+        for d in csi_node.drivers:
+            if d.count is not None:
+                limits[attach_limit_key(d.name)] = d.count
+    return limits
 
 
 class NodeVolumeLimits(PluginBase):
     name = NAME
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
-        return None, skip(NAME)
+        return (None, OK) if _pod_wants_check(pod) else (None, skip(NAME))
 
-    def filter(self, state: CycleState, pod: Pod, table: object, rows: object) -> object:
-        raise AssertionError("unreachable: PreFilter always skips")
+    def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
+        st = storage_of(self.handle)
+        codes = np.zeros(len(rows), dtype=np.int8)
+        reasons = np.zeros(len(rows), dtype=np.int32)
+        if not pod.volumes:
+            return Verdicts(codes, reasons)
+        for k, r in enumerate(rows):
+            node = table.nodes[int(r)]
+            csi_node = st.csi_node(node.name)
+            try:
+                new = attachable_volumes(st, csi_node, pod, True)
+            except _Lookup as e:
+                codes[k], reasons[k] = Code.UNRESOLVABLE, reason_id(str(e))
+                continue
+            if not new:
+                continue
+            limits = volume_limits(node.allocatable, csi_node)
+            if not limits:
+                continue
+            attached: dict[str, str] = {}
+            for other in table.pods[int(r)]:
+                if other.volumes:
+                    attached.update(attachable_volumes(st, csi_node, other, False))
+            counts: dict[str, int] = {}
+            for unique, key in attached.items():
+                new.pop(unique, None)
+                counts[key] = counts.get(key, 0) + 1
+            wanted: dict[str, int] = {}
+            for key in new.values():
+                wanted[key] = wanted.get(key, 0) + 1
+            if any(key in limits and counts.get(key, 0) + n > limits[key] for key, n in wanted.items()):
+                codes[k], reasons[k] = Code.UNSCHEDULABLE, _REASON_ID
+        return Verdicts(codes, reasons)
+
+    def events_to_register(self) -> list[tuple[str, object]]:
+        return [(CSI_NODE_ADD, None), (ASSIGNED_POD_DELETE, _deleted_pod_had_volumes), (PVC_ADD, _claim_of_pod)]
+
+
+def _deleted_pod_had_volumes(pod: Pod, event: ClusterEvent) -> bool:
+    """isSchedulableAfterPodDeleted: an assigned pod with a claim or a migratable inline volume."""
+    deleted = event.pod
+    if deleted is None or not deleted.volumes or not event.node_name:
+        return False
+    return _pod_wants_check(deleted)
+
+
+def _claim_of_pod(pod: Pod, event: ClusterEvent) -> bool:
+    """isSchedulableAfterPVCAdded: a claim (or ephemeral claim) of this pod was created."""
+    claim = event.obj
+    if not isinstance(claim, PersistentVolumeClaim) or claim.namespace != pod.namespace:
+        return False
+    return any(v.claim_name == claim.name for v in pod.volumes if v.claim_name)

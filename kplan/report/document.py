@@ -11,7 +11,7 @@ from typing import Any
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.model.quantity import format_resource
-from kplan.scheduler.simulate import GATED, PREEMPTED, SCHEDULED, UNSCHEDULABLE, SimulationResult
+from kplan.scheduler.simulate import GATED, NOT_CREATED, PREEMPTED, SCHEDULED, UNSCHEDULABLE, SimulationResult
 
 API_VERSION = "kplan.dev/v1alpha1"
 
@@ -36,7 +36,7 @@ def node_usage(table: NodeTable) -> list[dict[str, Any]]:
 
 
 def simulation_document(result: SimulationResult, timing: dict[str, float] | None = None) -> dict[str, Any]:
-    counts = {s: 0 for s in (SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED)}
+    counts = {s: 0 for s in (SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED, NOT_CREATED)}
     pods = []
     for o in result.pods:
         counts[o.status] = counts.get(o.status, 0) + 1
@@ -61,10 +61,16 @@ def simulation_document(result: SimulationResult, timing: dict[str, float] | Non
             "unschedulable": counts[UNSCHEDULABLE],
             "gated": counts[GATED],
             "preempted": len(result.preempted),
+            "notCreated": counts[NOT_CREATED],
+            "replaced": sum(1 for r in result.replaced if not r.kept),
         },
         "pods": pods,
         "preempted": [{"namespace": e.pod.namespace, "name": e.pod.name, "node": e.node,
                        "preemptor": e.preemptor.key} for e in result.preempted],
+        # cluster pods of the workloads the manifests replace: gone before scheduling, or still
+        # running next to the new pods with --keep-existing ("kept": true)
+        "replaced": [{"namespace": r.pod.namespace, "name": r.pod.name, "node": r.node or None,
+                      "workload": r.workload, "kept": r.kept} for r in result.replaced],
         "nodes": node_usage(table),
     }
     if timing is not None:

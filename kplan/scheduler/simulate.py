@@ -9,7 +9,7 @@ move their events trigger — happens before the next pod is popped. The clock i
 from __future__ import annotations
 
 import time as _time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -26,6 +26,8 @@ from kplan.scheduler.cycle import CycleResult, Scheduler
 from kplan.scheduler.queue import US, QueuedPod, SchedulingQueue
 
 SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED = "Scheduled", "Unschedulable", "Gated", "Preempted"
+#: a pod its controller had not created yet (a StatefulSet's OrderedReady policy waits for the previous pod)
+NOT_CREATED = "NotCreated"
 #: start times of the pods bound during a run (reference 12.1)
 BIND_EPOCH = datetime(2025, 1, 11, tzinfo=timezone.utc).timestamp()
 
@@ -56,6 +58,8 @@ class SimulationResult:
     #: cycle results per pod uid, newest last (explain reads them)
     cycles: dict[str, list[CycleResult]] = field(default_factory=dict)
     schedule_seconds: float = 0.0
+    #: cluster pods that the applied workloads replace (io/apply.py Replaced), set by the caller
+    replaced: list[Any] = field(default_factory=list)
 
     def outcome(self, namespace: str, name: str) -> PodOutcome | None:
         for o in self.pods:
@@ -100,7 +104,8 @@ class SchedulerHandle:
 class Simulation:
     def __init__(self, snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],
                  *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[int, int] | None = None,
-                 keep_cycles: bool = False, observer: Observer | None = None) -> None:
+                 keep_cycles: bool = False, observer: Observer | None = None,
+                 created_after: Mapping[str, str] | None = None) -> None:
         self.snapshot = snapshot
         self.handle = SchedulerHandle(snapshot, config, seed, lowest_name, pdb_allowed or {})
         for spec in config.profiles:
@@ -118,6 +123,10 @@ class Simulation:
         self.binds = 0
         self._changed_since_error = True
         self._stop = False
+        #: pod uid → the pod whose bind creates it (a StatefulSet's OrderedReady policy: the
+        #: controller creates the next pod once the previous one runs; kplan counts a bind as that)
+        self.created_after = dict(created_after or {})
+        self.waiting: dict[str, list[QueuedPod]] = {}
 
     # ------------------------------------------------------------------ events
 
@@ -165,6 +174,11 @@ class Simulation:
         for i, pod in enumerate(self.pending, 1):
             q = QueuedPod(pod, i, i * US)
             self.records[pod.uid] = q
+            first = self.created_after.get(pod.uid)
+            if first is not None:
+                q.where = "waiting"
+                self.waiting.setdefault(first, []).append(q)
+                continue
             self.enqueue(q)
         self.queue.now = len(self.pending) * US
         self._changed_since_error = True
@@ -265,11 +279,19 @@ class Simulation:
         self.bound[pod.uid] = node
         q.where = "done"
         q.message = None
+        storage = self.snapshot.storage
+        if storage is not None:
+            # PreBind's volume writes (PV and PVC updates, provisioned PVs) come before the bind
+            for kind, obj in storage.drain_events():
+                self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=obj))
         self.offer(list(self.queue.pool.values()), ClusterEvent(ASSIGNED_POD_ADD, pod, node))
         if pod.nominated_node:
             # binding does not clear status.nominatedNodeName in 1.34: the pod leaves the queue
             # as a pod with a nominated node (deletePodFromSchedulingQueue)
             self.offer(self.pool_le(pod.priority), ClusterEvent(ASSIGNED_POD_DELETE, pod, "", pod.nominated_node))
+        for nxt in self.waiting.pop(pod.uid, []):
+            nxt.timestamp = self.queue.now
+            self.enqueue(nxt)
 
     def fail(self, q: QueuedPod, r: CycleResult) -> None:
         queue = self.queue
@@ -332,6 +354,11 @@ class Simulation:
             elif q.where == "preempted":
                 ev = next(e for e in self.evictions if e.pod is pod)
                 status, node, msg = PREEMPTED, ev.node, f"preempted by {ev.preemptor.key}"
+            elif q.where == "waiting":
+                first = next(r.pod for r in self.records.values() if r.pod.uid == self.created_after[pod.uid])
+                status, node = NOT_CREATED, None
+                msg = (f"not created: its controller creates it once {first.key} is running and ready "
+                       "(podManagementPolicy OrderedReady)")
             elif q.where == "ignored":
                 status, node = UNSCHEDULABLE, None
                 msg = f'no profile of the scheduler configuration has schedulerName "{pod.scheduler_name}"'

@@ -39,6 +39,8 @@ class Built(Protocol):
     pending: list[Pod]
     pdb_allowed: dict[int, int]
     warnings: list[str]
+    #: the inputs it was built from (created_after: a StatefulSet's creation order; replaced pods)
+    inputs: Any
 
 
 Builder = Callable[[Any], Built]
@@ -121,13 +123,15 @@ class Planner:
         inputs, built = self._built(inputs)
         sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending, seed=self.seed,
                          lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
-                         observer=observer)
+                         observer=observer, created_after=getattr(built.inputs, "created_after", None))
         return inputs, built, sim
 
     def simulate(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
                  observer: Observer | None = None, keep_cycles: bool = False, applied: Applied | None = None) -> Run:
         inputs, built, sim = self.simulation(inputs, config=config, observer=observer, keep_cycles=keep_cycles)
-        return Run(inputs, built, sim.run(), applied)
+        result = sim.run()
+        result.replaced = list(getattr(built.inputs, "replaced", []))
+        return Run(inputs, built, result, applied)
 
     def changed(self, changes: Sequence[Change], inputs: Any | None = None) -> tuple[Any, Applied]:
         return apply_changes(inputs if inputs is not None else self.inputs, changes)

@@ -41,6 +41,13 @@ def simulation_table(result: SimulationResult, wide: bool) -> str:
         out.append("")
         out.append(tabulate([[f"{e.pod.namespace}/{e.pod.name}", e.node, e.preemptor.key] for e in result.preempted],
                             headers=["EVICTED POD", "NODE", "PREEMPTED BY"], tablefmt="plain"))
+    if result.replaced:
+        out.append("")
+        kept = any(r.kept for r in result.replaced)
+        out.append(tabulate([[f"{r.pod.namespace}/{r.pod.name}", r.node or "<none>", r.workload]
+                             + (["yes" if r.kept else "no"] if kept else []) for r in result.replaced],
+                            headers=["REPLACED POD", "NODE", "BY"] + (["STILL RUNNING"] if kept else []),
+                            tablefmt="plain"))
     counts: dict[str, int] = {}
     for o in result.pods:
         counts[o.status] = counts.get(o.status, 0) + 1
@@ -49,8 +56,13 @@ def simulation_table(result: SimulationResult, wide: bool) -> str:
                f"{counts.get('Unschedulable', 0)} unschedulable")
     if counts.get("Gated"):
         summary += f", {counts['Gated']} gated"
+    if counts.get("NotCreated"):
+        summary += f", {counts['NotCreated']} not created"
     if result.preempted:
         summary += f"; {len(result.preempted)} pods preempted"
+    gone = sum(1 for r in result.replaced if not r.kept)
+    if gone:
+        summary += f"; {gone} running pod{'s' if gone != 1 else ''} replaced"
     summary += f" ({len(table)} nodes)."
     out += ["", summary, ""]
     node_rows = []

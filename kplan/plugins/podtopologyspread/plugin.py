@@ -1,7 +1,18 @@
-"""PodTopologySpread args (plugins/podtopologyspread/plugin.go, v1.34.1) and, for now, a guard.
+"""PodTopologySpread (pkg/scheduler/framework/plugins/podtopologyspread/plugin.go, v1.34.1).
 
-The filter and score are not modelled yet: a pod with topologySpreadConstraints is refused as
-unsupported rather than placed as if the constraints did not exist.
+Args (defaultingType System/List, defaultConstraints) and their validation, the plugin's
+extension points (PreFilter, Filter and AddPod/RemovePod in filtering.py; PreScore, Score and
+NormalizeScore in scoring.py; constraints and the default selector in common.py) and its
+queueing hints, which look at the pod's DoNotSchedule constraints only:
+* an assigned pod added or deleted: Queue if it is in the pod's namespace and one constraint's
+  selector matches it; an unassigned pod (a nominated pod leaving its nomination) only for the
+  pod itself;
+* a pod's labels updated: Queue if some selector's verdict on it changes; the pod's own
+  tolerations changed: Queue if a constraint honours taints;
+* a node added or deleted: Queue if it has every key; updated: if it starts or stops having every
+  key, or, having them, its values of the keys or its taints changed.
+
+Counts come from an incremental index (podindex.py) rather than a scan of every pod.
 """
 
 from __future__ import annotations
@@ -12,14 +23,29 @@ from typing import Any
 
 import numpy as np
 
-from kplan.errors import UnsupportedError
+from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    ASSIGNED_POD_UPDATE_LABEL,
+    NODE_ADD,
+    NODE_DELETE,
+    NODE_UPDATE_LABEL,
+    NODE_UPDATE_TAINT,
+    UPDATE_POD_TOLERATION,
+    ClusterEvent,
+)
 from kplan.framework.interfaces import PreFilterResult
 from kplan.framework.registry import ArgsError
-from kplan.framework.status import Status, skip
-from kplan.model.objects import SCHEDULE_ANYWAY, Pod, SpreadConstraint
+from kplan.framework.status import OK, Status, Verdicts, skip
+from kplan.model.objects import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, Pod, SpreadConstraint
 from kplan.model.parse import Where, parse_spread_constraints
+from kplan.model.selectors import selector_matches
 from kplan.plugins.helper import PluginBase
+from kplan.plugins.podindex import PodIndex
+from kplan.plugins.podtopologyspread import filtering, scoring
+from kplan.plugins.podtopologyspread.common import Constraints, InclusionMasks, node_labels_match
 
 NAME = "PodTopologySpread"
 SYSTEM, LIST = "System", "List"
@@ -47,7 +73,13 @@ def decode_args(raw: Mapping[str, Any] | None) -> PodTopologySpreadArgs:
     constraints = raw.get("defaultConstraints") or []
     if not isinstance(constraints, list):
         raise ArgsError("defaultConstraints: expected a list")
-    return PodTopologySpreadArgs(str(raw.get("defaultingType") or SYSTEM), (), list(constraints))
+    args = PodTopologySpreadArgs(str(raw.get("defaultingType") or SYSTEM), (), list(constraints))
+    if not validate_args(args):
+        # constraints of the defaults carry no selector: each pod gets its default selector
+        args.default_constraints = parse_spread_constraints(
+            [{k: v for k, v in c.items() if k != "labelSelector"} for c in constraints],
+            Where("", "PodTopologySpreadArgs", ""), "defaultConstraints", {})
+    return args
 
 
 def validate_args(args: PodTopologySpreadArgs) -> list[str]:
@@ -58,7 +90,6 @@ def validate_args(args: PodTopologySpreadArgs) -> list[str]:
     if args.raw_constraints and args.defaulting_type != LIST:
         errs.append(f'defaultingType: Invalid value: "{args.defaulting_type}": when .defaultConstraints are not empty')
     seen: set[tuple[str, str]] = set()
-    parsed = []
     for i, c in enumerate(args.raw_constraints):
         p = f"defaultConstraints[{i}]"
         if not isinstance(c, Mapping):
@@ -79,27 +110,110 @@ def validate_args(args: PodTopologySpreadArgs) -> list[str]:
         if (key, when) in seen:
             errs.append(f'{p}: Duplicate value: "{{{key}, {when}}}"')
         seen.add((key, when))
-        if isinstance(skew, int) and skew > 0 and key and when in ("DoNotSchedule", "ScheduleAnyway"):
-            parsed.append({k: v for k, v in c.items() if k != "labelSelector"})
-    if not errs and parsed:
-        args.default_constraints = parse_spread_constraints(parsed, Where("", "PodTopologySpreadArgs", ""),
-                                                            "defaultConstraints", {})
     return errs
 
 
 class PodTopologySpread(PluginBase):
     name = NAME
 
+    def __init__(self, args: PodTopologySpreadArgs, handle: Any) -> None:
+        super().__init__(args, handle)
+        self.system_defaulted = args.defaulting_type == SYSTEM
+        self.constraints = Constraints(args.effective_defaults())
+        self.masks = InclusionMasks()
+
+    def _index(self) -> PodIndex:
+        return PodIndex.of(self.handle.snapshot)
+
+    def constraints_of(self, pod: Pod, action: str) -> tuple[SpreadConstraint, ...]:
+        return self.constraints.of(pod, action, self.handle.snapshot.selecting)
+
+    # ------------------------------------------------------------------ filtering
+
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
-        if pod.spread_constraints:
-            raise UnsupportedError(f"pod {pod.key}: topologySpreadConstraints are not modelled yet")
-        return None, skip(NAME)
+        constraints = self.constraints_of(pod, DO_NOT_SCHEDULE)
+        if not constraints:
+            return None, skip(NAME)
+        state.write(filtering.PRE_FILTER_KEY, filtering.compute(self._index(), self.masks, pod, constraints))
+        return None, OK
 
-    def filter(self, state: CycleState, pod: Pod, table: object, rows: object) -> object:
-        raise AssertionError("unreachable")
+    def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
+        return filtering.filter_rows(state.read(filtering.PRE_FILTER_KEY), table, rows)
 
-    def pre_score(self, state: CycleState, pod: Pod, table: object, rows: object) -> Status:
-        return skip(NAME)
+    def add_pod(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
+        s = state.read(filtering.PRE_FILTER_KEY)
+        if s is not None:
+            filtering.update_with_pod(s, pod, other, table.nodes[row], 1)
 
-    def score(self, state: CycleState, pod: Pod, table: object, rows: np.ndarray) -> np.ndarray:
-        return np.zeros(len(rows), dtype=np.int64)
+    def remove_pod(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
+        s = state.read(filtering.PRE_FILTER_KEY)
+        if s is not None:
+            filtering.update_with_pod(s, pod, other, table.nodes[row], -1)
+
+    # ------------------------------------------------------------------ scoring
+
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
+        if len(self.handle.snapshot.table) == 0:
+            return skip(NAME)
+        constraints = self.constraints_of(pod, SCHEDULE_ANYWAY)
+        if not constraints:
+            return skip(NAME)
+        # only the system defaults spare nodes without a zone label from being ignored
+        require_all = bool(pod.spread_constraints) or not self.system_defaulted
+        s = scoring.compute(self._index(), self.masks, pod, constraints, require_all, np.asarray(rows))
+        state.write(scoring.PRE_SCORE_KEY, s)
+        return OK
+
+    def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
+        return scoring.score_rows(state.read(scoring.PRE_SCORE_KEY), table, rows)
+
+    def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        return scoring.normalize(state.read(scoring.PRE_SCORE_KEY), scores)
+
+    # ------------------------------------------------------------------ queueing hints
+
+    def events_to_register(self) -> list[tuple[str, Any]]:
+        pod_hint, node_hint = self._after_pod_change, self._after_node_change
+        return [(ASSIGNED_POD_ADD, pod_hint), (ASSIGNED_POD_UPDATE_LABEL, pod_hint),
+                (UPDATE_POD_TOLERATION, pod_hint), (ASSIGNED_POD_DELETE, pod_hint),
+                (NODE_ADD, node_hint), (NODE_DELETE, node_hint), (NODE_UPDATE_LABEL, node_hint),
+                (NODE_UPDATE_TAINT, node_hint)]
+
+    def _after_pod_change(self, pod: Pod, event: ClusterEvent) -> bool:
+        """isSchedulableAfterPodChange."""
+        other = event.pod
+        if other is None:
+            return True
+        # involvedInTopologySpreading: the pod itself, or an assigned pod of its namespace
+        if other.uid != pod.uid and not (event.node_name and other.namespace == pod.namespace):
+            return False
+        constraints = self.constraints_of(pod, DO_NOT_SCHEDULE)
+        if event.kind in (ASSIGNED_POD_UPDATE_LABEL, UPDATE_POD_TOLERATION):
+            old = event.old_pod
+            if old is None:
+                return True
+            if other.uid == pod.uid and old.tolerations != other.tolerations and any(
+                    c.node_taints_policy == HONOR for c in constraints):
+                return True
+            if dict(old.labels) == dict(other.labels):
+                return False
+            return any(selector_matches(c.selector, old.labels) != selector_matches(c.selector, other.labels)
+                       for c in constraints)
+        return any(selector_matches(c.selector, other.labels) for c in constraints)
+
+    def _after_node_change(self, pod: Pod, event: ClusterEvent) -> bool:
+        """isSchedulableAfterNodeChange."""
+        constraints = self.constraints_of(pod, DO_NOT_SCHEDULE)
+        old, new = event.old_node, event.node
+        if event.kind == NODE_DELETE:
+            node = new if new is not None else old
+            return node is None or node_labels_match(node.labels, constraints)
+        if new is None:
+            return True
+        new_matching = node_labels_match(new.labels, constraints)
+        if old is None:
+            return new_matching
+        if node_labels_match(old.labels, constraints) != new_matching:
+            return True
+        changed = any(old.labels.get(c.topology_key) != new.labels.get(c.topology_key) for c in constraints)
+        return new_matching and (changed or old.taints != new.taints)

@@ -21,7 +21,8 @@ from kplan.errors import UnsupportedError
 from kplan.scheduler.explain import NodeExplanation, PodExplainer, explain_nodes
 
 ROOT = Path(os.environ.get("KPLAN_CONFORMANCE", "/work/shared/conformance"))
-FAMILIES = ("resources", "placement", "config", "images", "priority", "preemption")
+FAMILIES = ("resources", "placement", "config", "images", "priority", "preemption", "affinity", "spread", "owners",
+            "mixed")
 SCENARIOS = sorted(d for d in ROOT.glob("*-*") if (d / "expected-trace.json").exists()
                    and d.name.split("-")[0] in FAMILIES) if ROOT.is_dir() else []
 
@@ -64,10 +65,11 @@ def differences(trace: dict[str, Any], nodes: dict[str, NodeExplanation], messag
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[d.name for d in SCENARIOS])
 def test_explained_attempts_match_the_real_schedulers_trace(scenario: Path) -> None:
     trace = json.loads((scenario / "expected-trace.json").read_text())
-    inputs = load_inputs([str(scenario / "cluster.yaml")], [str(scenario / "pods.yaml")])
+    loaded = load_inputs([str(scenario / "cluster.yaml")], [str(scenario / "pods.yaml")])
+    inputs = loaded.inputs
     config = scenario / "scheduler-config.yaml"
     try:
-        planner = open_planner(inputs, str(config) if config.exists() else None, seed=0,
+        planner = open_planner(loaded, str(config) if config.exists() else None, seed=0,
                                tie_break=TieBreak.lowest_name)
         explainers = {p.uid: PodExplainer(p.uid, remediation=False) for p in inputs.pending}
         cycles: list[tuple[str, int]] = []

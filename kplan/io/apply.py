@@ -1,0 +1,282 @@
+"""Applying manifests to the cluster: what the API server and the controllers would create.
+
+The manifests (after the cluster) are applied in two passes, as ``kubectl apply`` followed by
+the controllers: first every object that is not a pod or a workload (namespaces, priority
+classes, LimitRanges, storage, services, budgets), then the pods and workloads in file order.
+A workload becomes the pods its controllers create (kplan/workloads); every new pod goes
+through LimitRange defaults (admission) and gets the claims of its generic ephemeral volumes.
+
+A workload (or a bare pod) whose kind, namespace and name are already in the cluster input
+replaces it: the pods it controls through the ReplicaSet / StatefulSet / DaemonSet / Job chain
+leave before scheduling starts, unless ``keep_existing``, in which case they stay and the new
+pods are scheduled next to them. The pods a workload controls are found through the cluster's
+ReplicaSet and Job objects, or, when the input holds only pods, through the names the
+controllers give (``<deployment>-<pod-template-hash>``, ``<cronjob>-<minutes>``).
+
+Objects a Helm chart marks as test hooks (``helm.sh/hook: test``) are skipped: only
+``helm test`` creates them.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kplan.errors import InputError
+from kplan.io.manifests import RawObject
+from kplan.model.objects import Pod
+from kplan.model.parse import (
+    parse_csi_driver,
+    parse_csi_node,
+    parse_csi_storage_capacity,
+    parse_persistent_volume,
+    parse_persistent_volume_claim,
+    parse_pod,
+    parse_storage_class,
+)
+from kplan.workloads import WORKLOAD_KINDS, NameGenerator, apply_limit_ranges, ephemeral_claims, expand
+from kplan.workloads.common import sub
+
+STORAGE_PARSERS = {
+    "PersistentVolumeClaim": parse_persistent_volume_claim,
+    "PersistentVolume": parse_persistent_volume,
+    "StorageClass": parse_storage_class,
+    "CSINode": parse_csi_node,
+    "CSIDriver": parse_csi_driver,
+    "CSIStorageCapacity": parse_csi_storage_capacity,
+}
+#: kinds kplan reads but does not turn into typed objects itself
+HANDLED_KINDS = ("LimitRange", *WORKLOAD_KINDS)
+
+CLUSTER_SCOPED = frozenset({
+    "Node", "Namespace", "PersistentVolume", "StorageClass", "PriorityClass", "CSINode", "CSIDriver",
+    "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService", "IngressClass",
+    "RuntimeClass", "VolumeAttachment", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "PodSecurityPolicy", "VolumeSnapshotClass",
+})
+
+
+@dataclass
+class Replaced:
+    """A pod of the cluster that an applied workload replaces."""
+
+    pod: Pod
+    node: str
+    #: "Deployment default/web"
+    workload: str
+    #: still running (--keep-existing)
+    kept: bool
+
+
+def with_namespace(objects: Iterable[RawObject], namespace: str) -> list[RawObject]:
+    """``-n``: namespaced objects that name no namespace get this one."""
+    out = []
+    for obj in objects:
+        d = obj.doc
+        md = d.get("metadata")
+        if str(d.get("kind")) not in CLUSTER_SCOPED and (not isinstance(md, Mapping) or not md.get("namespace")):
+            d = {**d, "metadata": {**(md if isinstance(md, Mapping) else {}), "namespace": namespace}}
+        out.append(RawObject(d, obj.source))
+    return out
+
+
+def is_helm_test_hook(d: Mapping[str, Any]) -> bool:
+    md = d.get("metadata")
+    ann = md.get("annotations") if isinstance(md, Mapping) else None
+    hooks = str(ann.get("helm.sh/hook") or "") if isinstance(ann, Mapping) else ""
+    return any(h.strip() in ("test", "test-success", "test-failure") for h in hooks.split(","))
+
+
+def _meta(d: Mapping[str, Any]) -> tuple[str, str]:
+    md = d.get("metadata")
+    if not isinstance(md, Mapping):
+        return "default", ""
+    return str(md.get("namespace") or "default"), str(md.get("name") or "")
+
+
+def _controller(d: Mapping[str, Any]) -> tuple[str, str] | None:
+    md = d.get("metadata")
+    for o in (md.get("ownerReferences") or []) if isinstance(md, Mapping) else []:
+        if isinstance(o, Mapping) and o.get("controller"):
+            return str(o.get("kind") or ""), str(o.get("name") or "")
+    return None
+
+
+class Applier:
+    """Applies manifest objects onto classified cluster inputs (see the module docstring)."""
+
+    def __init__(self, inputs: Any, *, keep_existing: bool, seed: int) -> None:
+        self.inputs = inputs
+        self.keep_existing = keep_existing
+        self.seed = seed
+        self.claim_names = NameGenerator(seed, "PersistentVolumeClaim")
+        #: cluster objects by (kind, namespace, name), as given in the cluster input
+        self.cluster: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+        for kind, objs in inputs.other.items():
+            for o in objs:
+                ns, name = _meta(o.doc)
+                self.cluster[(kind, ns, name)] = o.doc
+
+    # ------------------------------------------------------------------ ownership
+
+    def _controls(self, kind: str, ns: str, name: str, pod: Pod) -> bool:
+        """Whether the workload ``kind ns/name`` controls ``pod`` (directly or through a ReplicaSet/Job)."""
+        if pod.namespace != ns:
+            return False
+        ref = pod.controller()
+        if ref is None:
+            return False
+        if (ref.kind, ref.name) == (kind, name):
+            return True
+        middle = {"Deployment": "ReplicaSet", "CronJob": "Job"}.get(kind)
+        if middle is None or ref.kind != middle:
+            return False
+        obj = self.cluster.get((middle, ns, ref.name))
+        if obj is not None:
+            return _controller(obj) == (kind, name)
+        if kind == "Deployment":
+            h = pod.labels.get("pod-template-hash")
+            return h is not None and ref.name == f"{name}-{h}"
+        return re.fullmatch(re.escape(name) + r"-[0-9]+", ref.name) is not None
+
+    def replace(self, kind: str, ns: str, name: str, match: Any) -> None:
+        """Remove (or keep, with --keep-existing) the cluster's pods that ``match``."""
+        inputs = self.inputs
+        label = f"{kind} {ns}/{name}"
+        old_running = [p for p in inputs.running if match(p)]
+        old_pending = [p for p in inputs.pending if match(p)]
+        for p in old_running + old_pending:
+            inputs.replaced.append(Replaced(p, p.node_name, label, self.keep_existing))
+        if not self.keep_existing:
+            gone = {id(p) for p in old_running + old_pending}
+            inputs.running = [p for p in inputs.running if id(p) not in gone]
+            inputs.pending = [p for p in inputs.pending if id(p) not in gone]
+
+    # ------------------------------------------------------------------ pods
+
+    def _limit_ranges(self, ns: str) -> list[Mapping[str, Any]]:
+        return [o.doc for o in self.inputs.other.get("LimitRange", []) if _meta(o.doc)[0] == ns]
+
+    def create_pod(self, d: dict[str, Any], source: str) -> Pod:
+        """Admission of one new pod (LimitRange defaults), its ephemeral claims, its parse."""
+        ns, _ = _meta(d)
+        apply_limit_ranges(d, self._limit_ranges(ns))
+        for claim in ephemeral_claims(d):
+            claim["metadata"]["uid"] = self.claim_names.uid()
+            self.add_claim(claim, f"{source}: ephemeral volume claim")
+        pod = parse_pod(d, source, keep_raw=True)
+        spec = sub(d, "spec")
+        self.inputs.explicit[pod.uid] = (spec.get("priority") is not None, spec.get("preemptionPolicy") is not None)
+        return pod
+
+    def add_claim(self, d: Mapping[str, Any], source: str) -> None:
+        claim = parse_persistent_volume_claim(d, source)
+        if any(c.key == claim.key for c in self.inputs.storage_of("PersistentVolumeClaim")):
+            return  # the controllers create a claim only if it does not exist yet
+        self.inputs.storage.append(claim)
+
+    def apply_pod(self, obj: RawObject, classify: Any) -> None:
+        d = copy.deepcopy(obj.doc)  # admission changes the pod; the input stays as read
+        md = dict(d.get("metadata") or {})
+        ns = str(md.get("namespace") or "default")
+        md["namespace"] = ns
+        if not md.get("name") and md.get("generateName"):
+            md["name"] = NameGenerator(self.seed, f"Pod/{ns}/{obj.source}").generate(str(md["generateName"]))
+        d["metadata"] = md
+        spec = sub(d, "spec")
+        phase = sub(d, "status").get("phase")
+        if phase in ("Succeeded", "Failed"):
+            return
+        if spec.get("nodeName"):
+            classify([RawObject(d, obj.source)], self.inputs)  # created bound: it bypasses the scheduler
+            return
+        name = str(md.get("name") or "")
+        self.replace("Pod", ns, name, lambda p: p.namespace == ns and p.name == name)
+        self.inputs.pending.append(self.create_pod(d, obj.source))
+
+    def apply_workload(self, obj: RawObject) -> None:
+        from kplan.model.parse import parse_selecting_object
+
+        inputs = self.inputs
+        d = obj.doc
+        kind = str(d.get("kind"))
+        ns, name = _meta(d)
+        existing = self.cluster.get((kind, ns, name))
+        replica_sets = [o.doc for o in inputs.other.get("ReplicaSet", []) if _meta(o.doc)[0] == ns]
+        exp = expand(d, obj.source, seed=self.seed, nodes=inputs.nodes, existing=existing,
+                     existing_replicasets=replica_sets)
+        inputs.warnings.extend(exp.warnings)
+        self.replace(kind, ns, name, lambda p: self._controls(kind, ns, name, p))
+        if kind in ("ReplicaSet", "StatefulSet", "ReplicationController"):
+            self._select(parse_selecting_object(d, obj.source))
+        for created in exp.created:
+            if created.get("kind") == "ReplicaSet":
+                self._select(parse_selecting_object(created, f"{obj.source}: {exp.key}"))
+        for claim in exp.claims:
+            self.add_claim(claim, f"{obj.source}: {exp.key}")
+        previous: Pod | None = None
+        for pd in exp.pods:
+            pod = self.create_pod(pd, f"{obj.source}: {exp.key}")
+            inputs.pending.append(pod)
+            if exp.ordered and previous is not None:
+                inputs.created_after[pod.uid] = previous.uid
+            previous = pod
+
+    def _select(self, so: Any) -> None:
+        sel = self.inputs.selecting
+        sel[:] = [s for s in sel if (s.kind, s.namespace, s.name) != (so.kind, so.namespace, so.name)]
+        sel.append(so)
+
+    # ------------------------------------------------------------------ entry point
+
+    def apply(self, objects: Sequence[RawObject], classify: Any) -> None:
+        first: list[RawObject] = []
+        second: list[RawObject] = []
+        for obj in objects:
+            kind = str(obj.doc.get("kind"))
+            if is_helm_test_hook(obj.doc):
+                ns, name = _meta(obj.doc)
+                self.inputs.warnings.append(f"{obj.source}: skipped {kind} {ns}/{name}: a Helm test hook runs only "
+                                            "with `helm test`")
+                continue
+            (second if kind == "Pod" or kind in WORKLOAD_KINDS else first).append(obj)
+        for obj in first:
+            kind = str(obj.doc.get("kind"))
+            if kind in STORAGE_PARSERS:
+                self._add_storage(obj)
+            else:
+                classify([obj], self.inputs)
+        for obj in second:
+            if obj.doc.get("kind") == "Pod":
+                self.apply_pod(obj, classify)
+            else:
+                self.apply_workload(obj)
+        self._check_names()
+
+    def _add_storage(self, obj: RawObject) -> None:
+        item = STORAGE_PARSERS[str(obj.doc.get("kind"))](obj.doc, obj.source)
+        ident = _identity(item)
+        if any(_identity(x) == ident for x in self.inputs.storage):
+            self.inputs.warnings.append(f"{obj.source}: {ident[0]} {ident[1]} already exists in the cluster; "
+                                        "the cluster's object is used")
+            return
+        self.inputs.storage.append(item)
+
+    def _check_names(self) -> None:
+        if not self.keep_existing:
+            return
+        running = {p.key: p for p in self.inputs.running}
+        for p in self.inputs.pending:
+            if p.key in running:
+                raise InputError(f"{p.source}: Pod {p.key}: --keep-existing: the running pod of that name stays, so "
+                                 "the new one cannot be created (a StatefulSet's or a bare pod's name is fixed); "
+                                 "apply without --keep-existing to replace it")
+
+
+def _identity(item: Any) -> tuple[str, str]:
+    kind = type(item).__name__
+    ns = getattr(item, "namespace", "")
+    return kind, f"{ns}/{item.name}" if ns else item.name

@@ -1,0 +1,126 @@
+"""PodTopologySpread PreScore, Score and NormalizeScore
+(pkg/scheduler/framework/plugins/podtopologyspread/scoring.go, v1.34.1; reference 4.7).
+
+Constraints: the pod's ScheduleAnyway ones, or (a pod without any constraints) the default ones
+with the default selector. When the constraints are the pod's own or the defaults come from a
+``List`` defaulting, nodes must carry every key (``requireAllTopologies``): feasible nodes that
+do not are "ignored" (score 0). For a key other than the hostname, the domains are the values of
+the key on the feasible, non-ignored nodes (a missing label is the value "" when keys are not all
+required) and each counts the matching pods (same namespace, not terminating, selector matches)
+on every node of the snapshot that is in such a domain, has all keys if required and passes the
+constraint's inclusion policies. The hostname key counts the node's own matching pods.
+
+    weight_i = ln(#domains_i + 2)          (hostname: #feasible - #ignored)
+    score(n) = round( sum over constraints whose key n has of count_i(n) * weight_i + maxSkew_i - 1 )
+    normalise: ignored → 0; maxScore == 0 → 100; else 100 * (max + min - s) / max   (integers)
+
+Deviation: ln is the platform's correctly rounded log rather than Go's own implementation; they
+can differ in the last bit, which changes a rounded score only when the sum lies within that bit
+of a half.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kplan.cluster.node_table import LabelColumn, NodeTable
+from kplan.model.objects import Pod, SpreadConstraint
+from kplan.plugins.helper import MAX_NODE_SCORE, go_round
+from kplan.plugins.podindex import PodIndex
+from kplan.plugins.podtopologyspread.common import HOSTNAME, InclusionMasks
+from kplan.plugins.podtopologyspread.filtering import matching_query
+
+PRE_SCORE_KEY = "PreScorePodTopologySpread"
+
+
+class ConstraintScore:
+    __slots__ = ("constraint", "weight", "col", "domain_of", "counts", "node_counts")
+
+    def __init__(self, constraint: SpreadConstraint, weight: float, col: LabelColumn,
+                 domain_of: np.ndarray | None, counts: np.ndarray | None, node_counts: np.ndarray | None) -> None:
+        self.constraint, self.weight, self.col = constraint, weight, col
+        #: per snapshot row, the index of its domain in ``counts`` (non-hostname keys)
+        self.domain_of, self.counts = domain_of, counts
+        #: per snapshot row, its own matching pods (hostname key); None when the selector counts nothing
+        self.node_counts = node_counts
+
+
+class PreScoreState:
+    __slots__ = ("scores", "ignored", "table")
+
+    def __init__(self, scores: list[ConstraintScore], ignored: np.ndarray, table: NodeTable) -> None:
+        self.scores, self.ignored, self.table = scores, ignored, table
+
+    def clone(self) -> PreScoreState:
+        return self
+
+
+def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple[SpreadConstraint, ...],
+            require_all: bool, rows: np.ndarray) -> PreScoreState:
+    table = index.table
+    has_all = np.ones(len(table), dtype=bool)
+    for c in constraints:
+        has_all &= table.labels(c.topology_key).codes >= 0
+    ignored = ~has_all[rows] if require_all else np.zeros(len(rows), dtype=bool)
+    kept = rows[~ignored]
+    out = []
+    for c in constraints:
+        col = table.labels(c.topology_key)
+        query = matching_query(pod, c)
+        per_row = index.counter(query).rows if query is not None else None
+        if c.topology_key == HOSTNAME:
+            out.append(ConstraintScore(c, math.log(len(kept) + 2), col, None, None, per_row))
+            continue
+        # a node without the key is in domain "" (only possible when keys are not all required)
+        v = len(col.values)
+        domain_of = np.where(col.codes < 0, col.code_of.get("", v), col.codes).astype(np.int64)
+        present = np.bincount(domain_of[kept], minlength=v + 1) > 0
+        weight = math.log(int(present.sum()) + 2)
+        counted = present[domain_of]
+        if require_all:
+            counted &= has_all
+        policies = masks.eligible(table, pod, c)
+        if policies is not None:
+            counted &= policies
+        if per_row is None:
+            counts = np.zeros(v + 1, dtype=np.int64)
+        else:
+            counts = np.bincount(domain_of[counted], weights=per_row[counted], minlength=v + 1).astype(np.int64)
+        out.append(ConstraintScore(c, weight, col, domain_of, counts, None))
+    return PreScoreState(out, ignored, table)
+
+
+def score_rows(s: PreScoreState, table: NodeTable, rows: np.ndarray) -> np.ndarray:
+    # the counts are per row of the snapshot's table, the only table scored
+    src = rows if table is s.table else table.source_rows[rows]
+    total = np.zeros(len(rows), dtype=np.float64)
+    for cs in s.scores:
+        c = cs.constraint
+        has = s.table.labels(c.topology_key).codes[src] >= 0
+        if cs.domain_of is None:
+            cnt = cs.node_counts[src] if cs.node_counts is not None else np.zeros(len(rows), dtype=np.int64)
+        else:
+            assert cs.counts is not None
+            cnt = cs.counts[cs.domain_of[src]]
+        total += np.where(has, cnt.astype(np.float64) * cs.weight + float(c.max_skew - 1), 0.0)
+    out = go_round(total).astype(np.int64)
+    if len(s.ignored) == len(rows):
+        out[s.ignored] = 0
+    return out
+
+
+def normalize(s: PreScoreState, scores: np.ndarray) -> np.ndarray:
+    ignored = s.ignored if len(s.ignored) == len(scores) else np.zeros(len(scores), dtype=bool)
+    out = np.zeros_like(scores)
+    valid = ~ignored
+    if not valid.any():
+        return out
+    lo = int(scores[valid].min())
+    hi = max(int(scores[valid].max()), 0)
+    if hi == 0:
+        out[valid] = MAX_NODE_SCORE
+    else:
+        out[valid] = MAX_NODE_SCORE * (hi + lo - scores[valid]) // hi
+    return out

@@ -1,0 +1,56 @@
+"""Workloads in, pods out: what the controllers create when a workload is applied.
+
+Pure functions: Kubernetes objects as dicts in, pod (and claim, ReplicaSet, Job) dicts out; no
+I/O. One module per controller; ``expand`` dispatches on the kind. The pods still go through
+the API server's admission afterwards (LimitRange defaults: limitrange.py; priority:
+model/admission.py) and the ephemeral volume controller (ephemeral.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kplan.model.objects import Node
+from kplan.workloads.common import sub
+from kplan.workloads.daemonset import expand_daemonset
+from kplan.workloads.deployment import expand_deployment
+from kplan.workloads.ephemeral import ephemeral_claims
+from kplan.workloads.expansion import Expansion
+from kplan.workloads.job import expand_cronjob, expand_job
+from kplan.workloads.limitrange import apply_limit_ranges
+from kplan.workloads.names import NameGenerator
+from kplan.workloads.replicaset import expand_replicaset
+from kplan.workloads.statefulset import expand_statefulset
+
+__all__ = ["WORKLOAD_KINDS", "Expansion", "NameGenerator", "apply_limit_ranges", "ephemeral_claims", "expand"]
+
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job", "CronJob")
+
+
+def expand(obj: Mapping[str, Any], source: str, *, seed: int, nodes: Sequence[Node] = (),
+           existing: Mapping[str, Any] | None = None,
+           existing_replicasets: Sequence[Mapping[str, Any]] = ()) -> Expansion:
+    """The pods (and claims, ReplicaSets, Jobs) the controllers create for one applied workload.
+
+    ``existing`` is the cluster's object of the same kind and name, if any (its uid and
+    ``status.collisionCount`` carry over, as an update keeps them); ``existing_replicasets`` are
+    the cluster's ReplicaSets, for a Deployment's FindNewReplicaSet.
+    """
+    kind = str(obj.get("kind") or "")
+    md = sub(obj, "metadata")
+    scope = f"{kind}/{md.get('namespace') or 'default'}/{md.get('name') or ''}"
+    names = NameGenerator(seed, scope)
+    if kind == "Deployment":
+        return expand_deployment(obj, source, names, existing=existing, existing_replicasets=existing_replicasets)
+    if kind in ("ReplicaSet", "ReplicationController"):
+        return expand_replicaset(obj, source, names)
+    if kind == "StatefulSet":
+        return expand_statefulset(obj, source, names, existing=existing)
+    if kind == "DaemonSet":
+        return expand_daemonset(obj, source, names, nodes, existing=existing)
+    if kind == "Job":
+        return expand_job(obj, source, names, existing=existing)
+    if kind == "CronJob":
+        return expand_cronjob(obj, source, names, existing=existing)
+    raise ValueError(f"not a workload kind: {kind!r}")

@@ -1,0 +1,52 @@
+"""ReplicaSet and ReplicationController (pkg/controller/replicaset/replica_set.go, v1.34).
+
+``manageReplicas`` creates ``spec.replicas`` pods (default 1) from the template, each through
+``GetPodFromTemplate`` with ``generateName: <name>-`` and the controller reference.
+A ReplicationController's selector defaults to its template's labels (API defaulting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kplan.workloads.common import (
+    Obj,
+    Reader,
+    check_selector,
+    controller_ref,
+    create_pod,
+    pod_from_template,
+    template_labels,
+)
+from kplan.workloads.expansion import Expansion
+from kplan.workloads.names import NameGenerator
+
+
+def replica_pods(template: Mapping[str, Any], namespace: str, name: str, owner: Obj, replicas: int,
+                 names: NameGenerator) -> list[Obj]:
+    return [create_pod(pod_from_template(template, namespace, owner), names, generate_name=f"{name}-")
+            for _ in range(replicas)]
+
+
+def expand_replicaset(obj: Mapping[str, Any], source: str, names: NameGenerator) -> Expansion:
+    r = Reader(obj, source)
+    spec = r.spec()
+    template = r.template()
+    labels = template_labels(template)
+    if r.kind == "ReplicationController":
+        sel = r.map(spec.get("selector"), "spec.selector")
+        if any(labels.get(str(k)) != str(v) for k, v in sel.items()):
+            shown = ", ".join(f"{k}={v}" for k, v in sorted(labels.items()))
+            raise r.fail("spec.template.metadata.labels", f"Invalid value: {{{shown}}}: `selector` does not match "
+                         "template `labels`")
+        api_version = "v1"
+    else:
+        check_selector(r, spec.get("selector"), labels)
+        api_version = "apps/v1"
+    replicas = r.int(spec.get("replicas"), "spec.replicas", 1) or 0
+    uid = r.uid(names)
+    owner = controller_ref(api_version, r.kind, r.name, uid)
+    out = Expansion(r.kind, r.namespace, r.name, uid)
+    out.pods = replica_pods(template, r.namespace, r.name, owner, replicas, names)
+    return out

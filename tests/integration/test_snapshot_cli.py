@@ -1,0 +1,205 @@
+"""``kplan snapshot`` and ``kplan simulate`` on a live (loopback) cluster, through the real CLI entry point."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kplan.cli.app import main
+from kplan.cli.common import load_and_simulate
+from kplan.io.manifests import load_objects
+from kplan.report.document import simulation_document
+from tests.integration.conftest import TOKEN
+from tests.integration.fake_apiserver import FakeApiServer
+from tests.integration.live import kubeconfig, pod, small_cluster
+
+
+def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["kplan", *args])
+    with pytest.raises(SystemExit) as e:
+        main()
+    out, err = capsys.readouterr()
+    code = e.value.code
+    return (code if isinstance(code, int) else 1), out, err
+
+
+@pytest.fixture
+def config(server: FakeApiServer, tmp_path: Path) -> str:
+    return kubeconfig(str(tmp_path), server.url, token=TOKEN)
+
+
+def write_source(tmp_path: Path) -> Path:
+    path = tmp_path / "source.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": small_cluster()}))
+    return path
+
+
+def write_manifest(tmp_path: Path) -> Path:
+    path = tmp_path / "new-pod.json"
+    path.write_text(json.dumps(pod("extra", ns="team-a", cpu="900m", app="api")))
+    return path
+
+
+def sim(cluster: list[str], manifests: list[str], **kw: Any) -> dict[str, Any]:
+    run_ = load_and_simulate(cluster, manifests, None, lowest_name=True, **kw)
+    return simulation_document(run_.result)
+
+
+# ------------------------------------------------------------------------------------- output
+
+@pytest.mark.parametrize("name", ["snap.json", "snap.json.gz", "snap.yaml", "snap.yml.gz"])
+def test_the_snapshot_file_reads_back_as_the_captured_objects(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], config: str, tmp_path: Path,
+        name: str) -> None:
+    target = tmp_path / name
+    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(target))
+    assert (code, out) == (0, "")
+    assert err.startswith("captured 3 nodes, 10 pods, 2 namespaces, 1 services, 1 replicasets, ")
+    assert err.endswith(f"from context test (server v1.34.1) into {target}\n")
+    objects = load_objects([str(target)])
+    assert [o.doc["kind"] for o in objects][:4] == ["Node", "Node", "Node", "Pod"]
+    assert len(objects) == 3 + 10 + 2 + 5
+    raw = gzip.open(target).read() if name.endswith(".gz") else target.read_bytes()
+    assert raw.lstrip().startswith(b"{" if ".json" in name else b"apiVersion: v1")
+    assert [p for p in os.listdir(tmp_path) if p.endswith(".part")] == []
+
+
+def test_without_output_the_json_goes_to_stdout(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str], config: str) -> None:
+    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config)
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert doc["kind"] == "List" and len(doc["items"]) == 20
+    assert doc["metadata"]["annotations"]["kplan.dev/context"] == "test"
+
+
+def test_an_existing_file_is_kept_without_force(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                                server: FakeApiServer, config: str, tmp_path: Path) -> None:
+    target = tmp_path / "snap.json"
+    target.write_text("precious")
+    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(target))
+    assert (code, out, err) == (2, "", f"error: {target}: the file exists; give --force to replace it\n")
+    assert target.read_text() == "precious" and server.requests == [], "refused before reading the cluster"
+    code, _, _ = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(target), "--force")
+    assert code == 0 and json.loads(target.read_text())["kind"] == "List"
+
+
+@pytest.mark.parametrize("error, code, message", [
+    (KeyboardInterrupt, 130, None),  # typer turns ^C into exit code 130
+    (OSError, 2, "error: {target}: cannot write the snapshot: disk full\n"),
+])
+def test_an_interrupted_write_leaves_no_file(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                             config: str, tmp_path: Path, error: type[BaseException], code: int,
+                                             message: str | None) -> None:
+    from kplan.io import snapshot_file
+
+    real = snapshot_file.write_json
+
+    class FailingFile:
+        """Takes a few writes, then fails: part of the file is on disk by then."""
+
+        def __init__(self, out: Any) -> None:
+            self.out, self.writes = out, 0
+
+        def write(self, text: str) -> int:
+            self.writes += 1
+            if self.writes > 3:
+                raise error("disk full")
+            return int(self.out.write(text))
+
+    monkeypatch.setattr(snapshot_file, "write_json", lambda head, items, out: real(head, items, FailingFile(out)))
+    target = tmp_path / "snap.json"
+    got_code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(target))
+    assert (got_code, out) == (code, "")
+    if message is not None:
+        assert err == message.format(target=target)
+    assert sorted(os.listdir(tmp_path)) == ["config"], "neither the target nor a temporary file is left"
+
+
+# --------------------------------------------------------------------------------- exit codes
+
+def test_no_permission_on_pods_exits_3_with_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str], server: FakeApiServer,
+                                                     config: str, tmp_path: Path) -> None:
+    server.forbid("pods")
+    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(tmp_path / "s.json"))
+    assert code == 3 and out == "" and err.count("\n") == 1
+    assert err.startswith('error: no permission to list pods (verb "list", resource "pods", API group "" (core))')
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_a_forbidden_optional_kind_warns_and_still_writes(monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str], server: FakeApiServer,
+                                                          config: str, tmp_path: Path) -> None:
+    server.forbid("priorityclasses")
+    code, _, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(tmp_path / "s.json"))
+    assert code == 0
+    assert err.splitlines()[0] == ('warning: no permission to list priorityclasses.scheduling.k8s.io (verb "list", '
+                                   'resource "priorityclasses", API group scheduling.k8s.io); the simulation will '
+                                   "lack PriorityClasses, so pending pods naming a class other than the built-in "
+                                   "ones are rejected")
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["metadata"]["annotations"]["kplan.dev/missing"] == "priorityclasses.scheduling.k8s.io"
+
+
+def test_an_unreachable_cluster_exits_3(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                        tmp_path: Path) -> None:
+    from tests.integration.test_list_protocol import free_port
+
+    config = kubeconfig(str(tmp_path), f"http://127.0.0.1:{free_port()}", token=TOKEN)
+    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config)
+    assert code == 3 and out == "" and err.count("\n") == 1 and err.startswith("error: cannot reach the cluster")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["snapshot", "-n", "a", "-A"], "error: -n/--namespace and -A/--all-namespaces cannot be used together\n"),
+    (["snapshot", "--context", "nope"], "error: --context nope: no such context in kubeconfig"),
+    (["simulate", "--cluster", "x.json", "--context", "test"], "error: --cluster reads a snapshot file; "
+     "--kubeconfig/--context read a live cluster: give one or the other\n"),
+])
+def test_bad_usage_exits_2(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], config: str,
+                           args: list[str], message: str) -> None:
+    monkeypatch.setenv("KUBECONFIG", config)
+    code, out, err = run(monkeypatch, capsys, *args)
+    assert code == 2 and out == "" and err.startswith(message)
+
+
+# ---------------------------------------------------------------------------------- simulation
+
+def test_simulating_the_snapshot_gives_the_result_of_the_source_objects(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], config: str, tmp_path: Path) -> None:
+    source, manifest = write_source(tmp_path), write_manifest(tmp_path)
+    expected = sim([str(source)], [str(manifest)])
+    assert expected["summary"]["pending"] == 6 and expected["summary"]["unschedulable"] >= 1, "a telling scenario"
+    for name in ("snap.json", "snap.yaml.gz"):
+        run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(tmp_path / name))
+        assert sim([str(tmp_path / name)], [str(manifest)]) == expected, name
+    assert sim([], [str(manifest)], kubeconfig=config) == expected, "in-memory snapshot"
+
+
+def test_simulate_reads_the_live_cluster_of_KUBECONFIG_without_cluster_files(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], config: str, tmp_path: Path) -> None:
+    source, manifest = write_source(tmp_path), write_manifest(tmp_path)
+    code_file, from_file, _ = run(monkeypatch, capsys, "simulate", str(manifest), "--cluster", str(source),
+                                  "-o", "json", "--tie-break", "lowest-name")
+    monkeypatch.setenv("KUBECONFIG", config)
+    code_live, live, err = run(monkeypatch, capsys, "simulate", str(manifest), "-o", "json",
+                               "--tie-break", "lowest-name")
+    drop_timing = lambda text: {k: v for k, v in json.loads(text).items() if k != "timing"}  # noqa: E731
+    assert code_live == code_file == 1 and drop_timing(live) == drop_timing(from_file)
+    assert "error" not in err
+
+
+def test_live_cluster_objects_can_be_read_more_than_once(config: str) -> None:
+    from kplan.cli.common import cluster_objects
+
+    objects, warnings = cluster_objects([], config)
+    first, second = [o.doc for o in objects], [o.doc for o in objects]
+    assert first == second and len(first) == 20 and warnings == []
+    assert {o.source for o in objects} == {"context test"}

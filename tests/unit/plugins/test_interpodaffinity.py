@@ -1,0 +1,381 @@
+"""InterPodAffinity (reference 3.7, 4.6, 6.4, 12.2): filter, AddPod/RemovePod, score, hints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    ASSIGNED_POD_UPDATE_LABEL,
+    NODE_ADD,
+    ClusterEvent,
+)
+from kplan.framework.status import Code
+from kplan.plugins import interpodaffinity
+from kplan.plugins.interpodaffinity import InterPodAffinity
+from kplan.plugins.interpodaffinity.scoring import PreScoreState, normalize
+from tests.unit.plugins._builders import (
+    HOSTNAME,
+    ZONE,
+    filter_table,
+    make_node,
+    make_plugin,
+    make_pod,
+    make_snapshot,
+    namespace,
+    run_filter,
+    run_score,
+    term,
+)
+
+AFF = "UnschedulableAndUnresolvable: node(s) didn't match pod affinity rules"
+ANTI = "Unschedulable: node(s) didn't match pod anti-affinity rules"
+EXISTING = "Unschedulable: node(s) didn't satisfy existing pods anti-affinity rules"
+
+#: a1, a2 in zone a; b1 in zone b; c1 without a zone label
+NODES = [make_node("a1", "a"), make_node("a2", "a"), make_node("b1", "b"), make_node("c1")]
+NAMESPACES = [namespace("default"), namespace("other", env="prod"), namespace("prod", env="prod")]
+
+
+def plugin_for(running: list[Any], args: dict[str, Any] | None = None) -> tuple[InterPodAffinity, Any]:
+    snap = make_snapshot(NODES, running, namespaces=NAMESPACES)
+    return make_plugin(InterPodAffinity, interpodaffinity, snap, args), snap
+
+
+def verdicts(**by_node: str) -> dict[str, str]:
+    return {n: by_node.get(n, "") for n in ("a1", "a2", "b1", "c1")}
+
+
+FILTER_CASES = [
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1")],
+        make_pod().affinity(term(ZONE, {"app": "web"})),
+        verdicts(b1=AFF, c1=AFF),
+        id="required affinity passes only in the zone of a matching pod"),
+    pytest.param(
+        [],
+        make_pod().labels(app="db").affinity(term(ZONE, {"app": "db"})),
+        verdicts(c1=AFF),
+        id="the first pod of a self-affine group may go anywhere that has the key"),
+    pytest.param(
+        [],
+        make_pod().labels(app="api").affinity(term(ZONE, {"app": "db"})),
+        verdicts(a1=AFF, a2=AFF, b1=AFF, c1=AFF),
+        id="the first-pod rule needs the pod to match its own terms"),
+    pytest.param(
+        [make_pod("db").labels(app="db").on("b1")],
+        make_pod().labels(app="db").affinity(term(ZONE, {"app": "db"})),
+        verdicts(a1=AFF, a2=AFF, c1=AFF),
+        id="the first-pod rule no longer applies once some pod matches"),
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1"), make_pod("fe").labels(tier="fe").on("b1")],
+        make_pod().affinity(term(ZONE, {"app": "web"}), term(ZONE, {"tier": "fe"})),
+        verdicts(a1=AFF, a2=AFF, b1=AFF, c1=AFF),
+        id="a pod counts only when it matches every affinity term"),
+    pytest.param(
+        [make_pod("web").labels(app="web", tier="fe").on("b1")],
+        make_pod().affinity(term(ZONE, {"app": "web"}), term(HOSTNAME, {"tier": "fe"})),
+        verdicts(a1=AFF, a2=AFF, c1=AFF),
+        id="each term's domain must hold the pod that matches all terms"),
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1")],
+        make_pod().anti_affinity(term(HOSTNAME, {"app": "web"})),
+        verdicts(a1=ANTI),
+        id="required anti-affinity keeps the pod off a host with a matching pod"),
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1")],
+        make_pod().anti_affinity(term(ZONE, {"app": "web"})),
+        verdicts(a1=ANTI, a2=ANTI),
+        id="zone anti-affinity covers the whole zone and not nodes without the key"),
+    pytest.param(
+        [make_pod("guard").anti_affinity(term(ZONE, {"app": "web"})).on("b1")],
+        make_pod().labels(app="web"),
+        verdicts(b1=EXISTING),
+        id="an existing pod's anti-affinity keeps matching pods out of its zone"),
+    pytest.param(
+        [make_pod("guard", "prod").anti_affinity(term(ZONE, {"app": "web"}, ns_selector={"matchLabels": {
+            "env": "prod"}})).on("b1")],
+        make_pod("p", "other").labels(app="web"),
+        verdicts(b1=EXISTING),
+        id="an existing pod's namespaceSelector is matched against the incoming pod's namespace labels"),
+    pytest.param(
+        [make_pod("web", "other").labels(app="web").on("a1")],
+        make_pod().labels(app="api").affinity(term(ZONE, {"app": "web"})),
+        verdicts(a1=AFF, a2=AFF, b1=AFF, c1=AFF),
+        id="an incoming term looks only in the pod's own namespace by default"),
+    pytest.param(
+        [make_pod("web", "other").labels(app="web").on("a1")],
+        make_pod().affinity(term(ZONE, {"app": "web"}, namespaces=["other"])),
+        verdicts(b1=AFF, c1=AFF),
+        id="a namespaces list names the namespaces a term looks in"),
+    pytest.param(
+        [make_pod("web", "other").labels(app="web").on("a1")],
+        make_pod().affinity(term(ZONE, {"app": "web"}, ns_selector={"matchLabels": {"env": "prod"}})),
+        verdicts(b1=AFF, c1=AFF),
+        id="a namespaceSelector selects namespaces by their labels"),
+    pytest.param(
+        [make_pod("web", "other").labels(app="web").on("a1")],
+        make_pod().affinity(term(ZONE, {"app": "web"}, ns_selector={})),
+        verdicts(b1=AFF, c1=AFF),
+        id="an empty namespaceSelector selects every namespace"),
+    pytest.param(
+        [make_pod("web", "other").labels(app="web").on("a1")],
+        make_pod().affinity(term(ZONE, {"app": "web"}, ns_selector={"matchLabels": {"env": "dev"}})),
+        verdicts(a1=AFF, a2=AFF, b1=AFF, c1=AFF),
+        id="a namespaceSelector that matches no namespace adds none"),
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1").terminating()],
+        make_pod().anti_affinity(term(HOSTNAME, {"app": "web"})),
+        verdicts(a1=ANTI),
+        id="terminating pods still count"),
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1")],
+        make_pod().anti_affinity(term(HOSTNAME, nil_selector=True)),
+        verdicts(),
+        id="a term without a label selector matches no pod"),
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1")],
+        make_pod().anti_affinity(term(HOSTNAME, {})),
+        verdicts(a1=ANTI),
+        id="an empty label selector matches every pod of the namespace"),
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1")],
+        make_pod().labels(app="x").affinity(term(ZONE, {"app": "db"})).anti_affinity(term(HOSTNAME, {"app": "web"})),
+        verdicts(a1=AFF, a2=AFF, b1=AFF, c1=AFF),
+        id="affinity is checked before anti-affinity"),
+    pytest.param(
+        [make_pod("web").labels(app="web").anti_affinity(term(HOSTNAME, {"app": "x"})).on("a1")],
+        make_pod().labels(app="x").anti_affinity(term(HOSTNAME, {"app": "web"})),
+        verdicts(a1=ANTI),
+        id="the pod's own anti-affinity is checked before existing pods'"),
+    pytest.param(
+        [make_pod("v1").labels(app="web", version="1").on("a1"),
+         make_pod("v2").labels(app="web", version="2").on("b1")],
+        make_pod().labels(app="web", version="2").anti_affinity({**term(HOSTNAME, {"app": "web"}),
+                                                                 "matchLabelKeys": ["version"]}),
+        verdicts(b1=ANTI),
+        id="matchLabelKeys narrow the selector to the pod's own values"),
+]
+
+
+@pytest.mark.parametrize("running, pod, want", FILTER_CASES)
+def test_filter(running: list[Any], pod: Any, want: dict[str, str]) -> None:
+    plugin, snap = plugin_for(running)
+    status, got = run_filter(plugin, pod.build(), snap)
+    assert status.ok
+    assert got == want
+
+
+@pytest.mark.parametrize("running, pod", [
+    pytest.param([make_pod("web").labels(app="web").on("a1")], make_pod().labels(app="web"),
+                 id="a pod without required terms and no existing anti-affinity is skipped"),
+    pytest.param([make_pod("guard", "other").anti_affinity(term(ZONE, {"app": "web"})).on("b1")],
+                 make_pod().labels(app="web"),
+                 id="an existing pod's anti-affinity looks only in its own namespace by default"),
+    pytest.param([make_pod("guard").avoid(10, term(ZONE, {"app": "web"})).on("b1")],
+                 make_pod().labels(app="web"),
+                 id="existing pods' preferred anti-affinity does not filter"),
+])
+def test_pre_filter_skips(running: list[Any], pod: Any) -> None:
+    plugin, snap = plugin_for(running)
+    status, _ = run_filter(plugin, pod.build(), snap)
+    assert status.code == Code.SKIP
+
+
+def test_a_pod_added_on_a_fork_satisfies_affinity() -> None:
+    plugin, snap = plugin_for([])
+    pod = make_pod().labels(app="api").affinity(term(ZONE, {"app": "db"})).build()
+    state = CycleState()
+    plugin.pre_filter(state, pod)
+    db = make_pod("db").labels(app="db").build()
+    fork_state = state.clone()
+    fork = snap.table.take([snap.row_of("b1")])
+    fork.add_pod(db, 0)
+    plugin.add_pod(fork_state, pod, db, fork, 0)
+    assert filter_table(plugin, fork_state, pod, fork) == [""]
+    # the original state is untouched by the fork
+    assert filter_table(plugin, state, pod, fork) == [AFF]
+
+
+def test_a_pod_removed_on_a_fork_lifts_anti_affinity_both_ways() -> None:
+    web = make_pod("web").labels(app="web").anti_affinity(term(HOSTNAME, {"app": "api"})).on("a1").build()
+    plugin, snap = plugin_for([web])
+    pod = make_pod().labels(app="api").anti_affinity(term(HOSTNAME, {"app": "web"})).build()
+    state = CycleState()
+    plugin.pre_filter(state, pod)
+    fork = snap.table.take([snap.row_of("a1")])
+    fork_state = state.clone()
+    fork.remove_pod(web, 0)
+    plugin.remove_pod(fork_state, pod, web, fork, 0)
+    assert filter_table(plugin, fork_state, pod, fork) == [""]
+    assert filter_table(plugin, state, pod, fork) == [ANTI]
+    fork.add_pod(web, 0)
+    plugin.add_pod(fork_state, pod, web, fork, 0)
+    assert filter_table(plugin, fork_state, pod, fork) == [ANTI]
+
+
+def test_the_first_pod_rule_sees_pods_added_on_a_fork() -> None:
+    plugin, snap = plugin_for([])
+    pod = make_pod().labels(app="db").affinity(term(ZONE, {"app": "db"})).build()
+    state = CycleState()
+    plugin.pre_filter(state, pod)
+    fork = snap.table.take([snap.row_of("a1"), snap.row_of("b1")])
+    other = make_pod("db").labels(app="db").build()
+    fork.add_pod(other, 1)
+    plugin.add_pod(state, pod, other, fork, 1)
+    assert filter_table(plugin, state, pod, fork) == [AFF, ""]
+    fork.remove_pod(other, 1)
+    plugin.remove_pod(state, pod, other, fork, 1)
+    assert filter_table(plugin, state, pod, fork) == ["", ""]
+
+
+def test_counts_follow_binds_and_removals_on_the_snapshot() -> None:
+    plugin, snap = plugin_for([])
+    pod = make_pod().anti_affinity(term(HOSTNAME, {"app": "web"})).build()
+    web = make_pod("web").labels(app="web").on("b1").build()
+    assert run_filter(plugin, pod, snap)[1] == verdicts()
+    snap.add_pod(web, snap.row_of("b1"))
+    assert run_filter(plugin, pod, snap)[1] == verdicts(b1=ANTI)
+    snap.remove_pod(web)
+    assert run_filter(plugin, pod, snap)[1] == verdicts()
+
+
+SCORE_NODES = [make_node("a1", "a"), make_node("a2", "a"), make_node("b1", "b"),
+               make_node("n0", hostname=False)]
+
+SCORE_CASES = [
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1")], make_pod().prefer(10, term(ZONE, {"app": "web"})), None,
+        {"a1": 10, "a2": 10, "b1": 0, "n0": 0}, {"a1": 100, "a2": 100, "b1": 0, "n0": 0},
+        id="preferred affinity favours the zone of matching pods"),
+    pytest.param(
+        [make_pod("web").labels(app="web").on("a1")], make_pod().avoid(5, term(HOSTNAME, {"app": "web"})), None,
+        {"a1": -5, "a2": 0, "b1": 0, "n0": 0}, {"a1": 0, "a2": 100, "b1": 100, "n0": 100},
+        id="preferred anti-affinity scores negative before normalisation"),
+    pytest.param(
+        [make_pod("keeper").affinity(term(ZONE, {"app": "web"})).on("b1")], make_pod().labels(app="web"), None,
+        {"a1": 0, "a2": 0, "b1": 1, "n0": 0}, {"a1": 0, "a2": 0, "b1": 100, "n0": 0},
+        id="existing pods' required affinity adds hardPodAffinityWeight"),
+    pytest.param(
+        [make_pod("keeper").affinity(term(ZONE, {"app": "web"})).on("b1")], make_pod().labels(app="web"),
+        {"hardPodAffinityWeight": 5},
+        {"a1": 0, "a2": 0, "b1": 5, "n0": 0}, {"a1": 0, "a2": 0, "b1": 100, "n0": 0},
+        id="hardPodAffinityWeight sets that weight"),
+    pytest.param(
+        [make_pod("p").prefer(7, term(ZONE, {"app": "web"})).avoid(3, term(HOSTNAME, {"app": "web"})).on("a1")],
+        make_pod().labels(app="web"), None,
+        {"a1": 4, "a2": 7, "b1": 0, "n0": 0}, {"a1": 57, "a2": 100, "b1": 0, "n0": 0},
+        id="existing pods' preferred terms add and subtract their weights"),
+    pytest.param(
+        [make_pod("p").prefer(7, term(ZONE, {"app": "web"})).avoid(3, term(HOSTNAME, {"app": "web"})).on("a1")],
+        make_pod().labels(app="web").avoid(1, term(HOSTNAME, {"app": "none"})),
+        {"ignorePreferredTermsOfExistingPods": True},
+        {"a1": 4, "a2": 7, "b1": 0, "n0": 0}, {"a1": 57, "a2": 100, "b1": 0, "n0": 0},
+        id="ignorePreferredTermsOfExistingPods keeps existing terms when the pod has preferred terms"),
+    pytest.param(
+        [make_pod("w1").labels(app="web").on("a1"), make_pod("w2").labels(app="web").on("b1"),
+         make_pod("w3").labels(app="web").on("b1")],
+        make_pod().prefer(2, term(ZONE, {"app": "web"})).avoid(3, term(HOSTNAME, {"app": "web"})), None,
+        {"a1": -1, "a2": 2, "b1": -2, "n0": 0}, {"a1": 25, "a2": 100, "b1": 0, "n0": 50},
+        id="terms on different keys add up per node and normalise with float math"),
+    pytest.param(
+        [make_pod("w0").labels(app="web").on("a1")],
+        make_pod().prefer(0, term(ZONE, {"app": "web"})), None,
+        {"a1": 0, "a2": 0, "b1": 0, "n0": 0}, {"a1": 0, "a2": 0, "b1": 0, "n0": 0},
+        id="a matching term of weight 0 still turns scoring on"),
+]
+
+
+@pytest.mark.parametrize("running, pod, args, raw, norm", SCORE_CASES)
+def test_score(running: list[Any], pod: Any, args: dict[str, Any] | None, raw: dict[str, int],
+               norm: dict[str, int]) -> None:
+    snap = make_snapshot(SCORE_NODES, running, namespaces=NAMESPACES)
+    plugin = make_plugin(InterPodAffinity, interpodaffinity, snap, args)
+    assert run_score(plugin, pod.build(), snap) == (raw, norm)
+
+
+@pytest.mark.parametrize("running, pod, args", [
+    pytest.param([make_pod("keeper").affinity(term(ZONE, {"app": "web"})).on("b1")], make_pod().labels(app="web"),
+                 {"hardPodAffinityWeight": 0}, id="hardPodAffinityWeight 0 ignores existing required affinity"),
+    pytest.param([make_pod("p").prefer(7, term(ZONE, {"app": "web"})).on("a1")], make_pod().labels(app="web"),
+                 {"ignorePreferredTermsOfExistingPods": True},
+                 id="ignorePreferredTermsOfExistingPods skips a pod without preferred terms"),
+    pytest.param([make_pod("web").labels(app="web").on("a1")], make_pod().prefer(10, term(ZONE, {"app": "db"})),
+                 None, id="nothing matching anywhere skips scoring"),
+    pytest.param([make_pod("web").labels(app="web").on("n0")], make_pod().prefer(10, term(HOSTNAME, {"app": "web"})),
+                 None, id="pods on nodes without labels do not contribute"),
+    pytest.param([make_pod("guard").anti_affinity(term(ZONE, {"app": "web"})).on("a1")], make_pod().labels(app="web"),
+                 None, id="existing pods' required anti-affinity does not score"),
+])
+def test_pre_score_skips(running: list[Any], pod: Any, args: dict[str, Any] | None) -> None:
+    snap = make_snapshot(SCORE_NODES, running, namespaces=NAMESPACES)
+    plugin = make_plugin(InterPodAffinity, interpodaffinity, snap, args)
+    assert run_score(plugin, pod.build(), snap) is None
+
+
+@pytest.mark.parametrize("scores, want", [
+    pytest.param([-3, 0, 4], [0, 42, 100], id="min-max normalisation truncates toward zero"),
+    pytest.param([5, 5, 5], [0, 0, 0], id="equal scores normalise to 0"),
+    pytest.param([1, 2, 3, 4], [0, 33, 66, 100], id="thirds truncate"),
+])
+def test_normalize(scores: list[int], want: list[int]) -> None:
+    state = PreScoreState({"k": (np.zeros(1, dtype=np.int64), make_snapshot(NODES).table.labels("k"))})
+    assert normalize(state, np.array(scores, dtype=np.int64)).tolist() == want
+
+
+def hint(pod: Any, event: ClusterEvent) -> bool:
+    plugin, _ = plugin_for([])
+    built = pod.build()
+    return any(h(built, event) for kind, h in plugin.events_to_register() if kind == event.kind)
+
+
+WEB = make_pod("web").labels(app="web", tier="fe")
+HINT_CASES = [
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"}), term(HOSTNAME, {"tier": "fe"})),
+                 ClusterEvent(ASSIGNED_POD_ADD, WEB.build(), "a1"), True,
+                 id="a bound pod matching every required affinity term requeues"),
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"}), term(HOSTNAME, {"tier": "be"})),
+                 ClusterEvent(ASSIGNED_POD_ADD, WEB.build(), "a1"), False,
+                 id="a bound pod matching only some affinity terms does not"),
+    pytest.param(make_pod().anti_affinity(term(ZONE, {"app": "web"})),
+                 ClusterEvent(ASSIGNED_POD_ADD, WEB.build(), "a1"), False,
+                 id="a bound pod never requeues a pod without required affinity"),
+    pytest.param(make_pod().anti_affinity(term(ZONE, {"app": "web"})),
+                 ClusterEvent(ASSIGNED_POD_DELETE, WEB.build(), "a1"), True,
+                 id="a deleted pod matching every anti-affinity term requeues"),
+    pytest.param(make_pod().anti_affinity(term(ZONE, {"app": "db"})),
+                 ClusterEvent(ASSIGNED_POD_DELETE, WEB.build(), "a1"), False,
+                 id="a deleted pod not matching the anti-affinity does not"),
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"})),
+                 ClusterEvent(ASSIGNED_POD_DELETE, WEB.build(), "a1"), False,
+                 id="a deletion never requeues a pod without required anti-affinity"),
+    pytest.param(make_pod().anti_affinity(term(ZONE, {"app": "web"})),
+                 ClusterEvent(ASSIGNED_POD_DELETE, WEB.build(), "", "a1"), False,
+                 id="a nominated pod leaving its nomination never requeues"),
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"}, ns_selector={"matchLabels": {"env": "prod"}})),
+                 ClusterEvent(ASSIGNED_POD_ADD, make_pod("w", "prod").labels(app="web").build(), "a1"), False,
+                 id="hints match a namespaceSelector against no labels"),
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"}, ns_selector={})),
+                 ClusterEvent(ASSIGNED_POD_ADD, make_pod("w", "prod").labels(app="web").build(), "a1"), True,
+                 id="an empty namespaceSelector matches every namespace in hints"),
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"})),
+                 ClusterEvent(ASSIGNED_POD_UPDATE_LABEL, WEB.build(), "a1",
+                              old_pod=make_pod("web").labels(app="old").build()), True,
+                 id="a pod relabelled to match the affinity requeues"),
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"})),
+                 ClusterEvent(NODE_ADD, node=make_node("z1", "z")), True,
+                 id="an added node with an affinity topology key requeues"),
+    pytest.param(make_pod().affinity(term("rack", {"app": "web"})),
+                 ClusterEvent(NODE_ADD, node=make_node("z1", "z")), False,
+                 id="an added node without any term's key does not"),
+]
+
+
+@pytest.mark.parametrize("pod, event, want", HINT_CASES)
+def test_queueing_hints(pod: Any, event: ClusterEvent, want: bool) -> None:
+    assert hint(pod, event) is want
