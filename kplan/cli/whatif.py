@@ -66,8 +66,8 @@ def read_nodes(path: str, option: str) -> list[Any]:
 
 
 def build_changes(add_node: list[str], remove_node: list[str], cordon: list[str], drain: list[str],
-                  scale: list[str]) -> list[Any]:
-    from kplan.errors import UnsupportedError
+                  scale: list[Any]) -> list[Any]:
+    """The changes in the order they apply; ``scale`` holds already resolved ScaleWorkload deltas."""
     from kplan.whatif.changes import AddNodes, CloneNode, CordonNode, DrainNode, RemoveNode
 
     changes: list[Any] = []
@@ -77,10 +77,7 @@ def build_changes(add_node: list[str], remove_node: list[str], cordon: list[str]
             changes.append(CloneNode(name, count))
         else:
             changes.append(AddNodes(tuple(read_nodes(v, "--add-node"))))
-    if scale:
-        raise UnsupportedError("--scale is not available yet: it needs the workload expansion "
-                               "(Deployment, ReplicaSet, StatefulSet, ReplicationController, Job) that kplan does "
-                               "not have yet")
+    changes += scale
     changes += [CordonNode(n) for n in cordon]
     changes += [DrainNode(n) for n in drain]
     changes += [RemoveNode(n) for n in remove_node]
@@ -142,16 +139,22 @@ def whatif(
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.render.whatif import render_whatif
+    from kplan.io.scale import parse_scale, resolve_scale
     from kplan.io.scheduler_config import read_scheduler_config
     from kplan.report.whatif import whatif_document
     from kplan.scheduler.simulate import SCHEDULED
 
     t0 = time.perf_counter()
-    changes = build_changes(add_node, remove_node, cordon, drain, scale)
+    for v in scale:
+        parse_scale(v)  # a malformed option fails before any loading
+    build_changes(add_node, remove_node, cordon, drain, [])
     template = until_fit_template(until_fit) if until_fit is not None else None
     loaded = load_inputs(cluster, manifests or [], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed)
     planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break)
+    # after the planner: its first build settles the running pods' start times, which rank deletions
+    scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
+    changes = build_changes(add_node, remove_node, cordon, drain, scaled)
     after_config = read_scheduler_config(scheduler_config, planner.registry) if scheduler_config else None
     print_warnings(planner.warnings)
     t1 = time.perf_counter()

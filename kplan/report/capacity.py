@@ -14,7 +14,7 @@ from kplan.report.document import API_VERSION
 from kplan.whatif.capacity import CapacityOutcome
 
 
-def capacity_document(template: Pod, out: CapacityOutcome, limit: int) -> dict[str, Any]:
+def capacity_document(template: Pod, workload: str, out: CapacityOutcome, limit: int) -> dict[str, Any]:
     if out.failed is not None:
         message = out.failed.message
     else:
@@ -22,6 +22,7 @@ def capacity_document(template: Pod, out: CapacityOutcome, limit: int) -> dict[s
     return {
         "apiVersion": API_VERSION,
         "kind": "CapacityResult",
+        "workload": workload,
         "pod": {"namespace": template.namespace, "name": template.name, "priority": template.priority},
         "replicas": out.replicas,
         "placements": out.placements,

@@ -18,6 +18,8 @@ What each change means:
   each eviction uses up one disruption of its budget. An evicted pod owned by a controller comes
   back as a pending replacement (same namespace and name, same priority, no node); a bare pod is
   gone.
+* scale a workload: the pods its controller would create or delete, resolved against the inputs
+  by ``kplan.io.scale`` (the workload expansion), are added as pending pods or removed.
 * remove a node: the node disappears with all its pods, budgets or not; pods owned by a
   controller other than a DaemonSet come back as pending replacements, the others are gone.
 Budgets whose pods were evicted or lost keep ``disruptionsAllowed`` lowered by that number, as
@@ -107,7 +109,28 @@ class DrainNode:
         return f"drain node {self.name}"
 
 
-Change = AddNodes | CloneNode | RemoveNode | CordonNode | DrainNode
+@dataclass(frozen=True)
+class ScaleWorkload:
+    """A workload scaled to ``replicas``, resolved against the inputs (``kplan.io.scale``): the
+    pods its controller creates, with their claims, and the pods it deletes."""
+
+    label: str
+    replicas: int
+    current: int
+    add: tuple[Pod, ...] = ()
+    delete: tuple[Pod, ...] = ()
+    #: PersistentVolumeClaims the controller creates with the new pods (StatefulSet claim templates)
+    claims: tuple[Any, ...] = ()
+    #: new pod uid → the pod that must run first (StatefulSet OrderedReady)
+    created_after: tuple[tuple[str, str], ...] = ()
+    #: new pod uid → (explicit spec.priority, explicit spec.preemptionPolicy), for admission
+    explicit: tuple[tuple[str, tuple[bool, bool]], ...] = ()
+
+    def describe(self) -> str:
+        return f"scale {self.label} from {self.current} to {self.replicas} replicas"
+
+
+Change = AddNodes | CloneNode | RemoveNode | CordonNode | DrainNode | ScaleWorkload
 
 
 # ------------------------------------------------------------------------------------ report
@@ -214,6 +237,9 @@ class _Work:
         self.allowed: dict[int, int] = {id(b): disruptions_allowed(b, placed) for b in self.pdbs}
         self.spent: dict[int, int] = {}
         self.applied = Applied()
+        self.claims: list[Any] = []
+        self.explicit: dict[str, tuple[bool, bool]] = dict(getattr(inputs, "explicit", {}) or {})
+        self.created_after: dict[str, str] = dict(getattr(inputs, "created_after", {}) or {})
 
     def node(self, name: str, option: str) -> Node:
         for n in self.nodes:
@@ -300,6 +326,17 @@ class _Work:
             self.spend(pod)
             self.lose(pod, name, "evicted by the drain")
 
+    def scale(self, c: ScaleWorkload) -> None:
+        gone = {id(p) for p in c.delete}
+        for pod in c.delete:
+            if pod.node_name:
+                self.applied.pods.append(PodFate(pod, pod.node_name, "deleted", f"{c.label} scaled down"))
+        self.running = [p for p in self.running if id(p) not in gone]
+        self.pending = [p for p in self.pending if id(p) not in gone] + list(c.add)
+        self.claims += list(c.claims)
+        self.created_after.update(dict(c.created_after))
+        self.explicit.update(dict(c.explicit))
+
     def remove(self, name: str) -> None:
         node = self.node(name, "--remove-node")
         for pod in self.pods_on(name):
@@ -332,6 +369,8 @@ def apply_changes(inputs: InputsT, changes: Sequence[Change]) -> tuple[InputsT, 
             w.cordon(c.name, "--cordon")
         elif isinstance(c, DrainNode):
             w.drain(c.name)
+        elif isinstance(c, ScaleWorkload):
+            w.scale(c)
         else:  # pragma: no cover - the union is closed
             raise TypeError(f"unknown change {c!r}")
     out: Any = copy.copy(inputs)
@@ -340,4 +379,10 @@ def apply_changes(inputs: InputsT, changes: Sequence[Change]) -> tuple[InputsT, 
     out.pending = w.pending
     out.pdbs = w.pinned_pdbs()
     out.admitted = w.admitted
+    if hasattr(inputs, "created_after"):
+        out.created_after = w.created_after
+    if hasattr(inputs, "explicit"):
+        out.explicit = w.explicit
+    if w.claims:
+        out.storage = list(getattr(inputs, "storage", [])) + w.claims
     return out, w.applied

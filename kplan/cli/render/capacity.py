@@ -15,8 +15,7 @@ def capacity_table(doc: dict[str, Any]) -> str:
     pod = doc["pod"]
     n = doc["replicas"]
     more = "+" if doc["limitReached"] else ""
-    out = [f"{n}{more} more replica{'s' if n != 1 else ''} of {pod['namespace']}/{pod['name']} "
-           f"(priority {pod['priority']}) fit."]
+    out = [f"{n}{more} more replica{'s' if n != 1 else ''} of {doc['workload']} (priority {pod['priority']}) fit."]
     if doc["placements"]:
         out.append("")
         out.append(tabulate(sorted(doc["placements"].items()), headers=["NODE", "REPLICAS"], tablefmt="plain"))

@@ -7,7 +7,15 @@ from planning_builders import FakeInputs, node, pdb, pod
 
 from kplan.errors import InputError
 from kplan.model.objects import Taint
-from kplan.whatif.changes import AddNodes, CloneNode, CordonNode, DrainNode, RemoveNode, apply_changes, clone_node
+from kplan.whatif.changes import (
+    AddNodes,
+    CloneNode,
+    CordonNode,
+    DrainNode,
+    RemoveNode,
+    apply_changes,
+    clone_node,
+)
 
 
 def cluster() -> FakeInputs:
