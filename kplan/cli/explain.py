@@ -165,7 +165,7 @@ def more_nodes(planner: Any, key: str, templates: list[str], limit: int) -> dict
         found = planner.nodes_for_pod(key, template, limit)
         if found.count is None:
             return {"template": template, "count": None,
-                    "reason": f"still unschedulable with {limit} more nodes like {template}"}
+                    "reason": f"still unschedulable with up to {limit} more nodes like {template} (whole simulations)"}
         return {"template": template, "count": found.count, "reason": ""}
     reason = ("the pod does not fit on a new empty node like " + "; ".join(tried) if tried else
               "no node of the cluster could hold the pod even if it were new and empty: every rejection is "
