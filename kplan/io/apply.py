@@ -113,6 +113,9 @@ class Applier:
         self.keep_existing = keep_existing
         self.seed = seed
         self.claim_names = NameGenerator(seed, "PersistentVolumeClaim")
+        #: pods by (namespace, name), rebuilt when the pod lists change size behind its back
+        self._by_name: dict[tuple[str, str], Pod] = {}
+        self._by_name_size = -1
         #: cluster objects by (kind, namespace, name), as given in the cluster input
         self.cluster: dict[tuple[str, str, str], Mapping[str, Any]] = {}
         for kind, objs in inputs.other.items():
@@ -142,18 +145,33 @@ class Applier:
             return h is not None and ref.name == f"{name}-{h}"
         return re.fullmatch(re.escape(name) + r"-[0-9]+", ref.name) is not None
 
-    def replace(self, kind: str, ns: str, name: str, match: Any) -> None:
-        """Remove (or keep, with --keep-existing) the cluster's pods that ``match``."""
+    def replace(self, kind: str, ns: str, name: str, match: Any, candidates: list[Pod] | None = None) -> None:
+        """Remove (or keep, with --keep-existing) the cluster's pods that ``match``.
+
+        ``candidates`` narrows the search when the caller knows which pods can match (a bare pod
+        can only replace the pod of the same name), so applying many pods stays linear.
+        """
         inputs = self.inputs
         label = f"{kind} {ns}/{name}"
-        old_running = [p for p in inputs.running if match(p)]
-        old_pending = [p for p in inputs.pending if match(p)]
-        for p in old_running + old_pending:
+        pool = candidates if candidates is not None else inputs.running + inputs.pending
+        old = [p for p in pool if match(p)]
+        if not old:
+            return
+        for p in old:
             inputs.replaced.append(Replaced(p, p.node_name, label, self.keep_existing))
         if not self.keep_existing:
-            gone = {id(p) for p in old_running + old_pending}
+            gone = {id(p) for p in old}
             inputs.running = [p for p in inputs.running if id(p) not in gone]
             inputs.pending = [p for p in inputs.pending if id(p) not in gone]
+            for p in old:
+                self._by_name.pop((p.namespace, p.name), None)
+
+    def _named(self, ns: str, name: str) -> list[Pod]:
+        if self._by_name_size != len(self.inputs.running) + len(self.inputs.pending):
+            self._by_name = {(p.namespace, p.name): p for p in self.inputs.running + self.inputs.pending}
+            self._by_name_size = len(self._by_name)
+        p = self._by_name.get((ns, name))
+        return [p] if p is not None else []
 
     # ------------------------------------------------------------------ pods
 
@@ -194,8 +212,11 @@ class Applier:
             classify([RawObject(d, obj.source)], self.inputs)  # created bound: it bypasses the scheduler
             return
         name = str(md.get("name") or "")
-        self.replace("Pod", ns, name, lambda p: p.namespace == ns and p.name == name)
-        self.inputs.pending.append(self.create_pod(d, obj.source))
+        self.replace("Pod", ns, name, lambda p: p.namespace == ns and p.name == name, self._named(ns, name))
+        pod = self.create_pod(d, obj.source)
+        self.inputs.pending.append(pod)
+        self._by_name[(pod.namespace, pod.name)] = pod
+        self._by_name_size += 1
 
     def apply_workload(self, obj: RawObject) -> None:
         from kplan.model.parse import parse_selecting_object
