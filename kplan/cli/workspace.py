@@ -87,14 +87,15 @@ def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig:
                 context: str | None = None, namespace: str | None = None, keep_existing: bool = False,
                 seed: int = 0) -> Loaded:
     """The parsed inputs, as ``kplan simulate`` builds them, kept for planning runs."""
-    from kplan.cli.common import cluster_objects
+    from kplan.cli.common import bulk_load, cluster_objects
     from kplan.io.apply import Applier, with_namespace
     from kplan.workloads import WORKLOAD_KINDS
 
-    objects, live_warnings = cluster_objects(cluster, kubeconfig, context)
-    inputs = classify(objects)
-    applied = with_namespace(load_objects(manifests), namespace or "default")
-    Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)
+    with bulk_load():
+        objects, live_warnings = cluster_objects(cluster, kubeconfig, context)
+        inputs = classify(objects)
+        applied = with_namespace(load_objects(manifests), namespace or "default")
+        Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)
     workloads: dict[tuple[str, str, str], RawObject] = {}
     for obj in [o for kind in WORKLOAD_KINDS for o in inputs.other.get(kind, [])] + applied:
         kind = str(obj.doc.get("kind"))
