@@ -58,7 +58,6 @@ class Inputs:
     replaced: list[Replaced] = field(default_factory=list)
     #: pending pod uid → the pod that must run first (a StatefulSet's OrderedReady policy)
     created_after: dict[str, str] = field(default_factory=dict)
-
     #: uids of pending pods whose priority is already final (what-if replacements of running pods)
     admitted: set[str] = field(default_factory=set)
 
