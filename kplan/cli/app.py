@@ -11,8 +11,11 @@ import sys
 import typer
 
 from kplan import SCHEDULER_VERSION, __version__
+from kplan.cli import capacity as capacity_cmd
+from kplan.cli import explain as explain_cmd
 from kplan.cli import simulate as simulate_cmd
 from kplan.cli import snapshot as snapshot_cmd
+from kplan.cli import whatif as whatif_cmd
 
 app = typer.Typer(
     name="kplan",
@@ -40,6 +43,9 @@ def main_options(
 
 
 app.command("simulate", help=simulate_cmd.HELP)(simulate_cmd.simulate)
+app.add_typer(explain_cmd.app, name="explain")
+app.command("whatif", help=whatif_cmd.HELP)(whatif_cmd.whatif)
+app.command("capacity", help=capacity_cmd.HELP)(capacity_cmd.capacity)
 app.command("snapshot", help=snapshot_cmd.HELP)(snapshot_cmd.snapshot)
 
 
