@@ -72,10 +72,15 @@ def test_priority_admission(classes: list[dict[str, Any]], pod: PodBuilder, prio
                  "(PreemptLowerPriority) must not be provided in pod spec; priority admission controller computed "
                  "Never from the given PriorityClass name",
                  id="an explicit preemption policy that differs from the class is rejected"),
+    pytest.param(make_pod("p").preemption_policy("Never"),
+                 "pods.yaml: Pod default/p: spec.preemptionPolicy: the string value of PreemptionPolicy "
+                 "(Never) must not be provided in pod spec; priority admission controller computed "
+                 "PreemptLowerPriority from the given PriorityClass name",
+                 id="without any class an explicit Never policy is rejected as well"),
 ])
 def test_priority_admission_errors(pod: PodBuilder, message: str) -> None:
     with pytest.raises(InputError) as e:
-        scenario([make_node("n1")], [pod], objects=CLASSES)
+        scenario([make_node("n1")], [pod], objects=CLASSES if "priorityClassName" in pod.d["spec"] else [])
     assert str(e.value) == message
 
 
