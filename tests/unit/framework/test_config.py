@@ -103,6 +103,11 @@ def test_percentage_of_nodes_to_score(doc: dict[str, Any], global_pct: int, prof
     assert (c.percentage_of_nodes_to_score, c.profiles[0].percentage_of_nodes_to_score) == (global_pct, profile_pct)
 
 
+def test_an_empty_queue_sort_section_equals_an_absent_one() -> None:
+    doc = cfg(profiles=[{"schedulerName": "a"}, {"schedulerName": "b", "plugins": {"queueSort": {"enabled": []}}}])
+    assert [p.scheduler_name for p in load(doc).profiles] == ["a", "b"]
+
+
 def test_profile_names_default_only_for_a_single_profile() -> None:
     assert error_of(cfg(profiles=[{"schedulerName": "a"}, {}])) == "profiles[1].schedulerName: Required value"
 
@@ -327,6 +332,29 @@ STEP4 = "initializing profiles: creating profile for scheduler name default-sche
                                                   "args": {"hardPodAffinityWeight": 101}}]}]),
                  "profiles[0].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]",
                  id="invalid args are prefixed with their path"),
+    pytest.param(cfg(profiles=[{"pluginConfig": [{"name": "GCEPDLimits", "args": {}}]}]),
+                 'profiles[0].pluginConfig[0]: Invalid value: "GCEPDLimits": was invalid in version "v1" '
+                 '(KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")',
+                 id="a removed plugin named in pluginConfig is reported at the entry"),
+    pytest.param(plugins(queueSort={"enabled": on("PrioritySort", "PrioritySort")}),
+                 "profiles[0].plugins.queueSort.Enabled: Invalid value: 2: only one queue sort plugin can be enabled",
+                 id="two queue sort plugins are rejected by validation"),
+    pytest.param(cfg(profiles=[{"pluginConfig": [{"name": "InterPodAffinity", "args": {}},
+                                                 {"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": -1}}]}]),
+                 '[profiles[0].pluginConfig[1]: Duplicate value: "InterPodAffinity", '
+                 "profiles[0].pluginConfig[1].args.hardPodAffinityWeight: Invalid value: -1: not in valid range [0, 100]]",
+                 id="a duplicated args entry is still validated"),
+    pytest.param(cfg(percentageOfNodesToScore=101, parallelism=0, profiles=[{"percentageOfNodesToScore": 101}]),
+                 "[parallelism: Invalid value: 0: should be an integer value greater than zero, "
+                 "profiles[0].percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100], "
+                 "percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]]",
+                 id="errors are listed in validation order with profiles before the global percentage"),
+    pytest.param(cfg(profiles=[{"schedulerName": "a", "percentageOfNodesToScore": 101},
+                               {"schedulerName": "a", "percentageOfNodesToScore": -1}]),
+                 "[profiles[0].percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100], "
+                 "profiles[1].percentageOfNodesToScore: Invalid value: -1: not in valid range [0-100], "
+                 "profiles[1].schedulerName: Duplicate value: {}]",
+                 id="a duplicate profile name is reported after that profile's own errors"),
     pytest.param(cfg(parallelism=0, podInitialBackoffSeconds=0),
                  "[parallelism: Invalid value: 0: should be an integer value greater than zero, "
                  "podInitialBackoffSeconds: Invalid value: 0: must be greater than 0]",
