@@ -129,7 +129,6 @@ class PodBuilder:
                   image: str = "busybox", ports: Sequence[Mapping[str, Any]] = ()) -> PodBuilder:
         """Append a regular container; an empty ``requests`` map is left out entirely."""
         cs: list[dict[str, Any]] = self._spec["containers"]
-        self._spec["containers"] = cs
         cs.append(_container(f"c{len(cs)}", requests, limits, image, ports))
         return self
 
@@ -434,10 +433,10 @@ def scenario(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable
 
 def simulate(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable[PodBuilder | Mapping[str, Any]],
              running: Iterable[PodBuilder | Mapping[str, Any]] = (), objects: Iterable[Mapping[str, Any]] = (),
-             config: Mapping[str, Any] | None = None) -> SimulationResult:
+             config: Mapping[str, Any] | None = None, *, keep_cycles: bool = False) -> SimulationResult:
     """A whole simulation with ``--tie-break lowest-name``."""
     sc = scenario(nodes, pending, running, objects)
     registry = in_tree_registry()
     cfg: SchedulerConfig = load_config(config, registry)
     return run_simulation(sc.snapshot, cfg, registry, sc.pending, seed=0, lowest_name=True,
-                          pdb_allowed=sc.pdb_allowed)
+                          pdb_allowed=sc.pdb_allowed, keep_cycles=keep_cycles)
