@@ -49,6 +49,13 @@ def test_image_locality(pod: PodBuilder, scores: dict[str, int]) -> None:
     assert run_score(make_plugin("ImageLocality", snap), pod.build(), snap) == scores
 
 
+def test_one_image_name_scores_with_the_size_the_first_node_by_name_reports() -> None:
+    # cache.go keeps one shared state per image name, sized by the first node that reports it
+    snap = make_snapshot([make_node("b").image(900 * MB, "app:latest"), make_node("a").image(100 * MB, "app:latest")])
+    # int(100Mi * 2/2) → 100 * (100Mi - 23Mi) // 977Mi = 7 on both nodes
+    assert run_score(make_plugin("ImageLocality", snap), make_pod().image("app").build(), snap) == {"a": 7, "b": 7}
+
+
 def test_image_locality_scales_by_all_nodes_even_when_scoring_a_few() -> None:
     snap = make_snapshot(NODES)
     assert run_score(make_plugin("ImageLocality", snap), make_pod().image("app:1").build(), snap,
