@@ -41,11 +41,12 @@ def validate_args(args: BalancedAllocationArgs) -> list[str]:
     errs = []
     seen: set[str] = set()
     for i, r in enumerate(args.resources):
-        if r.weight != 1:
-            errs.append(f"resources[{i}].weight: Invalid value: {r.weight}: must be 1")
+        # upstream reports a duplicate name before a wrong weight of the same entry
         if r.name in seen:
             errs.append(f'resources[{i}].name: Duplicate value: "{r.name}"')
         seen.add(r.name)
+        if r.weight != 1:
+            errs.append(f"resources[{i}].weight: Invalid value: {r.weight}: must be 1")
     return errs
 
 

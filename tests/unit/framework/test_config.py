@@ -355,6 +355,11 @@ STEP4 = "initializing profiles: creating profile for scheduler name default-sche
                  "profiles[1].percentageOfNodesToScore: Invalid value: -1: not in valid range [0-100], "
                  "profiles[1].schedulerName: Duplicate value: {}]",
                  id="a duplicate profile name is reported after that profile's own errors"),
+    pytest.param(cfg(profiles=[{"pluginConfig": [{"name": "NodeResourcesBalancedAllocation", "args": {"resources": [
+        {"name": "cpu", "weight": 1}, {"name": "cpu", "weight": 2}]}}]}]),
+                 '[profiles[0].pluginConfig[0].args.resources[1].name: Duplicate value: "cpu", '
+                 "profiles[0].pluginConfig[0].args.resources[1].weight: Invalid value: 2: must be 1]",
+                 id="BalancedAllocation reports a duplicate resource before its weight"),
     pytest.param(cfg(parallelism=0, podInitialBackoffSeconds=0),
                  "[parallelism: Invalid value: 0: should be an integer value greater than zero, "
                  "podInitialBackoffSeconds: Invalid value: 0: must be greater than 0]",
