@@ -272,6 +272,13 @@ def test_plugin_args_are_defaulted(entry: dict[str, Any], check: Any) -> None:
     assert check(load(doc).profiles[0].args[entry["name"]])
 
 
+def test_a_valid_added_affinity_is_accepted_with_empty_terms_ignored() -> None:
+    doc = added_affinity(required=[{}, {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}],
+                         preferred=[{"weight": 0, "preference": {"matchExpressions": [{"key": "x", "operator": "Foo"}]}}])
+    args = load(doc).profiles[0].args["NodeAffinity"]
+    assert args.added_required is not None and args.added_required.matches("n", {"zone": "a"})
+
+
 def test_args_of_plugins_without_an_args_kind_are_kept_raw() -> None:
     doc = cfg(profiles=[{"pluginConfig": [{"name": "ImageLocality", "args": {"anything": [1, 2]}}]}])
     assert load(doc).profiles[0].raw_args == {"ImageLocality": {"anything": [1, 2]}}
@@ -287,6 +294,17 @@ def test_invalid_fit_args_are_accepted_when_the_plugin_is_disabled() -> None:
 # ------------------------------------------------------------------------------ errors (1.5.1, 1.5.6)
 
 STEP4 = "initializing profiles: creating profile for scheduler name default-scheduler: "
+ADDED = "profiles[0].pluginConfig[0].args.addedAffinity."
+
+
+def added_affinity(required: list[dict[str, Any]] | None = None,
+                   preferred: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    added: dict[str, Any] = {}
+    if required is not None:
+        added["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": required}
+    if preferred is not None:
+        added["preferredDuringSchedulingIgnoredDuringExecution"] = preferred
+    return cfg(profiles=[{"pluginConfig": [{"name": "NodeAffinity", "args": {"addedAffinity": added}}]}])
 
 
 @pytest.mark.parametrize("doc, message", [
@@ -360,6 +378,23 @@ STEP4 = "initializing profiles: creating profile for scheduler name default-sche
                  '[profiles[0].pluginConfig[0].args.resources[1].name: Duplicate value: "cpu", '
                  "profiles[0].pluginConfig[0].args.resources[1].weight: Invalid value: 2: must be 1]",
                  id="BalancedAllocation reports a duplicate resource before its weight"),
+    pytest.param(added_affinity(required=[{"matchExpressions": [{"key": "a", "operator": "Foo", "values": ["x"]}]}]),
+                 ADDED + "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]."
+                 'operator: Unsupported value: "Foo": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", '
+                 '"Lt"', id="addedAffinity with an unknown operator"),
+    pytest.param(added_affinity(required=[{"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["x"]}]}]),
+                 ADDED + "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]."
+                 "values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer",
+                 id="addedAffinity with a Gt value that is no integer"),
+    pytest.param(added_affinity(preferred=[{"weight": 5, "preference": {"matchExpressions": [
+        {"key": "a", "operator": "In"}]}}]),
+                 ADDED + "preferredDuringSchedulingIgnoredDuringExecution[0].matchExpressions[0].values: Invalid value: "
+                 "[]string(nil): for 'in', 'notin' operators, values set can't be empty",
+                 id="addedAffinity preferred terms are checked too"),
+    pytest.param(added_affinity(required=[{"matchFields": [{"key": "metadata.name", "operator": "In",
+                                                            "values": ["a", "b"]}]}]),
+                 ADDED + "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values: "
+                 'Invalid value: []string{"a", "b"}: must have one element', id="addedAffinity matchFields need one value"),
     pytest.param(cfg(parallelism=0, podInitialBackoffSeconds=0),
                  "[parallelism: Invalid value: 0: should be an integer value greater than zero, "
                  "podInitialBackoffSeconds: Invalid value: 0: must be greater than 0]",
