@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 REGION = "bench-1"
 ZONES = ("a", "b", "c")
 #: (pool, weight, cpu, memory, extra allocatable, taints)
-POOLS = (
+POOLS: tuple[tuple[str, int, str, str, dict[str, str], list[dict[str, str]]], ...] = (
     ("general", 70, "15900m", "60Gi", {}, []),
     ("memory", 15, "15900m", "124Gi", {}, []),
     ("spot", 8, "7900m", "30Gi", {}, [{"key": "capacity-type", "value": "spot", "effect": "PreferNoSchedule"}]),

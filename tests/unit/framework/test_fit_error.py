@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
 from kplan.framework.diagnosis import Diagnosis
@@ -9,7 +11,7 @@ from kplan.framework.status import Code, Status
 from tests.builders import PodBuilder, make_node, make_pod, name_in, simulate, term
 
 
-def diagnosis(n: int, statuses: dict[int, tuple[str, ...]], absent: tuple[str, ...] = (), pre_filter: str = "",
+def diagnosis(n: int, statuses: Mapping[int, tuple[str, ...]], absent: tuple[str, ...] = (), pre_filter: str = "",
               post_filter: str = "") -> Diagnosis:
     d = Diagnosis(n)
     for row, reasons in statuses.items():
