@@ -188,7 +188,7 @@ def load_config(doc: Mapping[str, Any] | None, registry: Registry) -> SchedulerC
     if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
         tail.append(f"podMaxBackoffSeconds: Invalid value: {cfg.pod_max_backoff_seconds}: "
                     "must be greater than or equal to PodInitialBackoffSeconds")
-    for i, ext in enumerate(_as_list(doc.get("extenders"), "extenders")):
+    for i, _ext in enumerate(_as_list(doc.get("extenders"), "extenders")):
         tail.append(f"extenders[{i}]: Unsupported value: kplan does not call scheduler extenders")
 
     raw_profiles = _as_list(doc.get("profiles"), "profiles") or [{}]

@@ -15,12 +15,16 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import is_scalar_resource
 from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase
-from kplan.plugins.noderesources.fit import DEFAULT_RESOURCES, ResourceSpec, _check_fields, decode_resource_specs
+from kplan.plugins.noderesources.fit import (
+    DEFAULT_RESOURCES,
+    ResourceSpec,
+    _check_fields,
+    decode_resource_specs,
+)
 
 NAME = "NodeResourcesBalancedAllocation"
 
