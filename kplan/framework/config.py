@@ -165,7 +165,10 @@ def load_config(doc: Mapping[str, Any] | None, registry: Registry) -> SchedulerC
                           f'"pkg/scheduler/apis/config/scheme/scheme.go:33"')
     _strict(doc, _TOP_FIELDS, "")
     cfg = SchedulerConfig()
+    # validation.go collects errors in this order: parallelism, each profile (then duplicate
+    # names), the common queue sort, and only then the global percentage, backoffs and extenders
     errors: list[str] = []
+    tail: list[str] = []
     if doc.get("parallelism") is not None:
         cfg.parallelism = _as_int(doc["parallelism"], "parallelism")
     if doc.get("percentageOfNodesToScore") is not None:
@@ -177,16 +180,16 @@ def load_config(doc: Mapping[str, Any] | None, registry: Registry) -> SchedulerC
     if cfg.parallelism <= 0:
         errors.append(f"parallelism: Invalid value: {cfg.parallelism}: should be an integer value greater than zero")
     if not 0 <= cfg.percentage_of_nodes_to_score <= 100:
-        errors.append(f"percentageOfNodesToScore: Invalid value: {cfg.percentage_of_nodes_to_score}: "
-                      "not in valid range [0-100]")
+        tail.append(f"percentageOfNodesToScore: Invalid value: {cfg.percentage_of_nodes_to_score}: "
+                    "not in valid range [0-100]")
     if cfg.pod_initial_backoff_seconds <= 0:
-        errors.append(f"podInitialBackoffSeconds: Invalid value: {cfg.pod_initial_backoff_seconds}: "
-                      "must be greater than 0")
+        tail.append(f"podInitialBackoffSeconds: Invalid value: {cfg.pod_initial_backoff_seconds}: "
+                    "must be greater than 0")
     if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
-        errors.append(f"podMaxBackoffSeconds: Invalid value: {cfg.pod_max_backoff_seconds}: "
-                      "must be greater than or equal to PodInitialBackoffSeconds")
-    for i, ext in enumerate(_as_list(doc.get("extenders"), "extenders")):
-        errors.append(f"extenders[{i}]: Unsupported value: kplan does not call scheduler extenders")
+        tail.append(f"podMaxBackoffSeconds: Invalid value: {cfg.pod_max_backoff_seconds}: "
+                    "must be greater than or equal to PodInitialBackoffSeconds")
+    for i, _ext in enumerate(_as_list(doc.get("extenders"), "extenders")):
+        tail.append(f"extenders[{i}]: Unsupported value: kplan does not call scheduler extenders")
 
     raw_profiles = _as_list(doc.get("profiles"), "profiles") or [{}]
     default_mp = PluginSet([PluginRef(n, w) for n, w in DEFAULT_MULTIPOINT])
@@ -203,9 +206,6 @@ def load_config(doc: Mapping[str, Any] | None, registry: Registry) -> SchedulerC
         pct = _as_int(pct, f"{path}.percentageOfNodesToScore") if pct is not None else None
         if not name:
             errors.append(f"{path}.schedulerName: Required value")
-        elif name in names_seen:
-            errors.append(f"{path}.schedulerName: Duplicate value: {{}}")
-        names_seen.add(name)
         if pct is not None and not 0 <= pct <= 100:
             errors.append(f"{path}.percentageOfNodesToScore: Invalid value: {pct}: not in valid range [0-100]")
         plugins_raw = _as_map(rp.get("plugins"), f"{path}.plugins")
@@ -222,13 +222,21 @@ def load_config(doc: Mapping[str, Any] | None, registry: Registry) -> SchedulerC
         enabled_anywhere = {r.name for s in sets.values() for r in s.enabled}
         args, raw_args, arg_errors = _plugin_config(rp.get("pluginConfig"), path, enabled_anywhere, registry)
         errors += arg_errors
+        if name in names_seen:
+            errors.append(f"{path}.schedulerName: Duplicate value: {{}}")
+        names_seen.add(name)
         merged_profiles.append((name, pct, sets, args, raw_args, plugins_raw.get("queueSort")))
 
-    if len(merged_profiles) > 1:
-        first_qs = merged_profiles[0][5]
-        for i, mp in enumerate(merged_profiles[1:], 1):
-            if mp[5] != first_qs:
-                errors.append(f"profiles[{i}].plugins.queueSort: Invalid value: {mp[5]!r}: must be the same for all profiles")
+    # validateCommonQueueSort compares the merged (defaulted) queueSort sets, so an absent section
+    # and an empty one are the same
+    first_qs = merged_profiles[0][2]["queueSort"]
+    if len(first_qs.enabled) > 1:
+        errors.append(f"profiles[0].plugins.queueSort.Enabled: Invalid value: {len(first_qs.enabled)}: "
+                      "only one queue sort plugin can be enabled")
+    for i, mp in enumerate(merged_profiles[1:], 1):
+        if mp[2]["queueSort"] != first_qs:
+            errors.append(f"profiles[{i}].plugins.queueSort: Invalid value: {mp[5]!r}: must be the same for all profiles")
+    errors += tail
     if errors:
         raise _field_errors(errors)
 
@@ -260,11 +268,11 @@ def _plugin_config(v: Any, path: str, enabled: set[str], registry: Registry
         _strict(entry, {"name", "args"}, f"{p}.")
         name = str(entry.get("name") or "")
         if name in seen:
+            # reported, and the entry is still checked like any other (validatePluginConfig)
             errors.append(f'{p}: Duplicate value: "{name}"')
-            continue
         seen.add(name)
         if name in _REMOVED:
-            errors.append(f'{p}.name: Invalid value: "{name}": was invalid in version "v1" '
+            errors.append(f'{p}: Invalid value: "{name}": was invalid in version "v1" '
                           f'(KubeSchedulerConfiguration is version "{API_VERSION}")')
             continue
         spec = registry.get(name)

@@ -18,8 +18,8 @@ from kplan.framework.status import Status, Verdicts
 if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
     from kplan.cluster.snapshot import Snapshot
-    from kplan.model.objects import Pod
     from kplan.framework.events import ClusterEvent
+    from kplan.model.objects import Pod
 
 
 class Handle(Protocol):

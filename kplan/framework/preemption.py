@@ -234,7 +234,7 @@ class Evaluator:
         for f in criteria:
             scores = [f(c) for c in remaining]
             best = max(scores)
-            remaining = [c for c, s in zip(remaining, scores) if s == best]
+            remaining = [c for c, s in zip(remaining, scores, strict=True) if s == best]
             if len(remaining) == 1:
                 return remaining[0]
         if self.handle.lowest_name:

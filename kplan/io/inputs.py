@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from kplan.cluster.disruption import disruptions_allowed
@@ -34,7 +34,7 @@ from kplan.model.parse import (
 )
 
 #: start of the input's running pods without a start time (reference 12.1)
-RUNNING_EPOCH = datetime(2024, 12, 31, tzinfo=timezone.utc).timestamp()
+RUNNING_EPOCH = datetime(2024, 12, 31, tzinfo=UTC).timestamp()
 SELECTING_KINDS = ("Service", "ReplicaSet", "StatefulSet", "ReplicationController")
 
 

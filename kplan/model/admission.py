@@ -46,12 +46,13 @@ def admit_priority(pod: Pod, classes: dict[str, PriorityClass], explicit_priorit
                          f"not be provided in pod spec; priority admission controller computed {value} from the "
                          "given PriorityClass name")
     pod.priority = value
-    if pc is not None:
-        if pc.name != pod.priority_class_name:
-            pod.priority_class_name = pc.name
-        policy = pc.preemption_policy or PREEMPT_LOWER_PRIORITY
-        if explicit_policy and pod.preemption_policy != policy:
-            raise InputError(f"{where}Pod {pod.key}: spec.preemptionPolicy: the string value of PreemptionPolicy "
-                             f"({pod.preemption_policy}) must not be provided in pod spec; priority admission "
-                             f"controller computed {policy} from the given PriorityClass name")
-        pod.preemption_policy = policy
+    if pc is not None and pc.name != pod.priority_class_name:
+        pod.priority_class_name = pc.name
+    # without any class, admission still computes PreemptLowerPriority (getDefaultPriority), so an
+    # explicit "Never" is rejected there too
+    policy = (pc.preemption_policy if pc is not None else "") or PREEMPT_LOWER_PRIORITY
+    if explicit_policy and pod.preemption_policy != policy:
+        raise InputError(f"{where}Pod {pod.key}: spec.preemptionPolicy: the string value of PreemptionPolicy "
+                         f"({pod.preemption_policy}) must not be provided in pod spec; priority admission "
+                         f"controller computed {policy} from the given PriorityClass name")
+    pod.preemption_policy = policy

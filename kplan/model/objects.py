@@ -6,9 +6,9 @@ Pods and nodes compare and hash by identity: two distinct objects are two distin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 from kplan.model.selectors import LabelSelector, NodeSelector, PreferredSchedulingTerm
 

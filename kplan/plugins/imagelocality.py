@@ -27,22 +27,31 @@ def normalized_image_name(name: str) -> str:
 
 
 class ImageIndex:
-    """image name → (rows that have it, size on each of those rows) for one node table."""
+    """image name → (rows that have it, the image's size on each of those rows) for one node table.
+
+    The scheduler cache keeps one state per image name whose size is set by the first node that
+    reports the name (cache.go addNodeImageStates) and shared by every node; the cache receives
+    the nodes in name order (reference 12.1). So when nodes report different sizes for one name,
+    every node scores with the size of the first node by name.
+    """
 
     def __init__(self, table: NodeTable) -> None:
-        rows: dict[str, dict[int, int]] = {}
-        for i, node in enumerate(table.nodes):
-            for image in node.images:
+        rows: dict[str, list[int]] = {}
+        size_of: dict[str, int] = {}
+        for i in sorted(range(len(table)), key=lambda i: int(table.name_rank[i])):
+            for image in table.nodes[i].images:
                 for name in image.names:
-                    rows.setdefault(name, {})[i] = image.size
+                    size_of.setdefault(name, image.size)
+                    per_node = rows.setdefault(name, [])
+                    if not per_node or per_node[-1] != i:
+                        per_node.append(i)
         self.sizes: dict[str, np.ndarray] = {}
         self.num_nodes: dict[str, int] = {}
-        for name, per_row in rows.items():
+        for name, node_rows in rows.items():
             sizes = np.zeros(len(table), dtype=np.int64)
-            for i, s in per_row.items():
-                sizes[i] = s
+            sizes[node_rows] = size_of[name]
             self.sizes[name] = sizes
-            self.num_nodes[name] = len(per_row)
+            self.num_nodes[name] = len(node_rows)
 
 
 class ImageLocality(PluginBase):

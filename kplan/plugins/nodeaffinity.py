@@ -10,6 +10,7 @@ and ``addedAffinity``'s), normalised by the maximum.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ from kplan.model.selectors import (
     NodeSelectorTerm,
     PreferredSchedulingTerm,
     Requirement,
+    parse_int64,
 )
 from kplan.plugins.helper import PluginBase, default_normalize
 
@@ -51,6 +53,82 @@ class NodeAffinityArgs:
     added_required: NodeSelector | None = None
     added_preferred: tuple[PreferredSchedulingTerm, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict)
+    #: what ValidateNodeAffinityArgs reports, relative to the args (config validation adds the prefix)
+    problems: list[str] = field(default_factory=list)
+
+
+_SELECTOR_OPS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT)
+_FIELD_OPS = (IN, NOT_IN)
+
+
+def _go_strings(values: Any) -> str:
+    """A []string as Go's %#v prints it in a field error."""
+    if values is None:
+        return "[]string(nil)"
+    return "[]string{" + ", ".join(json.dumps(str(v)) for v in values) + "}"
+
+
+def _supported(ops: tuple[str, ...]) -> str:
+    return "supported values: " + ", ".join(f'"{o}"' for o in ops)
+
+
+def _term_problems(term: Any, path: str) -> list[str]:
+    """The parse errors of one node selector term (component-helpers nodeaffinity newNodeSelectorTerm).
+
+    Label key and value syntax is not checked (kplan does not reproduce IsQualifiedName).
+    """
+    if not isinstance(term, Mapping):
+        return []
+    out: list[str] = []
+    for j, e in enumerate(term.get("matchExpressions") or []):
+        if not isinstance(e, Mapping):
+            continue
+        p, op, vals = f"{path}.matchExpressions[{j}]", e.get("operator"), e.get("values")
+        n = len(vals) if isinstance(vals, list) else 0
+        if op not in _SELECTOR_OPS:
+            out.append(f'{p}.operator: Unsupported value: "{op}": {_supported(_SELECTOR_OPS)}')
+        elif op in (IN, NOT_IN) and n == 0:
+            out.append(f"{p}.values: Invalid value: {_go_strings(vals)}: for 'in', 'notin' operators, "
+                       "values set can't be empty")
+        elif op in (EXISTS, DOES_NOT_EXIST) and n != 0:
+            out.append(f"{p}.values: Invalid value: {_go_strings(vals)}: values set must be empty for exists and "
+                       "does not exist")
+        elif op in (GT, LT):
+            if n != 1:
+                out.append(f"{p}.values: Invalid value: {_go_strings(vals)}: for 'Gt', 'Lt' operators, exactly one "
+                           "value is required")
+            for k, v in enumerate(vals or []):
+                if parse_int64(str(v)) is None:
+                    out.append(f"{p}.values[{k}]: Invalid value: {json.dumps(str(v))}: for 'Gt', 'Lt' operators, "
+                               "the value must be an integer")
+    for j, f in enumerate(term.get("matchFields") or []):
+        if not isinstance(f, Mapping):
+            continue
+        p, op, vals = f"{path}.matchFields[{j}]", f.get("operator"), f.get("values")
+        if op not in _FIELD_OPS:
+            out.append(f'{p}.operator: Unsupported value: "{op}": {_supported(_FIELD_OPS)}')
+        elif not isinstance(vals, list) or len(vals) != 1:
+            out.append(f"{p}.values: Invalid value: {_go_strings(vals)}: must have one element")
+    return out
+
+
+def _added_affinity_problems(added: Mapping[str, Any]) -> list[str]:
+    """ValidateNodeAffinityArgs: NewNodeSelector and NewPreferredSchedulingTerms must parse."""
+    out: list[str] = []
+    base = "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    req = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(req, Mapping):
+        for i, t in enumerate(req.get("nodeSelectorTerms") or []):
+            if isinstance(t, Mapping) and (t.get("matchExpressions") or t.get("matchFields")):
+                out += _term_problems(t, f"{base}.nodeSelectorTerms[{i}]")
+    for i, t in enumerate(added.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
+        if not isinstance(t, Mapping) or not t.get("weight"):
+            continue
+        pref = t.get("preference")
+        if isinstance(pref, Mapping) and (pref.get("matchExpressions") or pref.get("matchFields")):
+            # upstream's path has no ".preference" here
+            out += _term_problems(pref, f"addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[{i}]")
+    return out
 
 
 def decode_args(raw: Mapping[str, Any] | None) -> NodeAffinityArgs:
@@ -61,15 +139,27 @@ def decode_args(raw: Mapping[str, Any] | None) -> NodeAffinityArgs:
     added = raw.get("addedAffinity")
     if added is None:
         return NodeAffinityArgs()
+    if not isinstance(added, Mapping):
+        raise ArgsError("addedAffinity: expected an object")
+    problems = _added_affinity_problems(added)
+    if problems:
+        # validation reports them; nothing is built from terms that do not parse
+        return NodeAffinityArgs(raw=raw, problems=problems)
+    # preferred terms with weight 0 are neither checked nor used upstream, so they are not parsed
+    kept = {**added}
+    if isinstance(added.get("preferredDuringSchedulingIgnoredDuringExecution"), list):
+        kept["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            t for t in added["preferredDuringSchedulingIgnoredDuringExecution"]
+            if not isinstance(t, Mapping) or t.get("weight")]
     try:
-        required, preferred = parse_node_affinity(added, Where("", "NodeAffinityArgs", ""), "addedAffinity")
-    except Exception as e:  # reported by validation with upstream's field path
+        required, preferred = parse_node_affinity(kept, Where("", "NodeAffinityArgs", ""), "addedAffinity")
+    except Exception as e:  # a wrong type somewhere: a strict decoding error upstream
         raise ArgsError(str(e)) from None
     return NodeAffinityArgs(required, preferred, raw)
 
 
 def validate_args(args: NodeAffinityArgs) -> list[str]:
-    return []
+    return list(args.problems)
 
 
 def requirement_mask(table: NodeTable, rows: np.ndarray, r: Requirement) -> np.ndarray:
@@ -85,7 +175,6 @@ def requirement_mask(table: NodeTable, rows: np.ndarray, r: Requirement) -> np.n
     if op == DOES_NOT_EXIST:
         return codes < 0
     if op in (GT, LT):
-        from kplan.model.selectors import parse_int64
         want = parse_int64(r.values[0]) if len(r.values) == 1 else None
         if want is None:
             return np.zeros(len(rows), dtype=bool)

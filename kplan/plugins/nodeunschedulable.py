@@ -10,10 +10,10 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLERATION, ClusterEvent
 from kplan.framework.status import Code, Verdicts, reason_id
 from kplan.model.objects import NO_SCHEDULE, Pod, Taint, tolerates
 from kplan.plugins.helper import PluginBase
-from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLERATION, ClusterEvent
 
 NAME = "NodeUnschedulable"
 REASON = "node(s) were unschedulable"

@@ -9,7 +9,7 @@ Queue moves them. Time is in microseconds from T0, a whole second.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kplan.model.objects import Pod
 

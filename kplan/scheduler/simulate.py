@@ -11,7 +11,7 @@ from __future__ import annotations
 import time as _time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,7 @@ SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED = "Scheduled", "Unschedulable", "Gate
 #: a pod its controller had not created yet (a StatefulSet's OrderedReady policy waits for the previous pod)
 NOT_CREATED = "NotCreated"
 #: start times of the pods bound during a run (reference 12.1)
-BIND_EPOCH = datetime(2025, 1, 11, tzinfo=timezone.utc).timestamp()
+BIND_EPOCH = datetime(2025, 1, 11, tzinfo=UTC).timestamp()
 
 
 @dataclass

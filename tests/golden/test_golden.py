@@ -3,12 +3,13 @@ one shell-quoted line, paths relative to the project root) and the expected ``st
 ``stderr`` and ``exit_code``.
 
 Regenerate after an intended change with ``KPLAN_UPDATE_GOLDEN=1 python -m pytest tests/golden``
-and review the diff.
+and review the diff. Wall-clock timings in JSON/YAML documents are compared as ``<seconds>``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -20,6 +21,12 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 CASES = sorted(p for p in HERE.iterdir() if (p / "cmd").is_file())
 UPDATE = os.environ.get("KPLAN_UPDATE_GOLDEN") == "1"
+_TIMING = re.compile(r'("?(?:loadSeconds|scheduleSeconds)"?:\s*)[0-9.eE+-]+')
+
+
+def normalize(text: str) -> str:
+    """Replace what differs between runs (wall-clock timings) by a placeholder."""
+    return _TIMING.sub(r"\1<seconds>", text)
 
 
 def run(args: list[str]) -> subprocess.CompletedProcess[str]:
@@ -32,7 +39,7 @@ def run(args: list[str]) -> subprocess.CompletedProcess[str]:
 def test_cli_output_matches_the_golden_files(case: Path) -> None:
     args = shlex.split((case / "cmd").read_text().strip())
     got = run(args)
-    files = {"stdout": got.stdout, "stderr": got.stderr, "exit_code": f"{got.returncode}\n"}
+    files = {"stdout": normalize(got.stdout), "stderr": normalize(got.stderr), "exit_code": f"{got.returncode}\n"}
     if UPDATE:
         for name, text in files.items():
             (case / name).write_text(text)

@@ -15,12 +15,16 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import is_scalar_resource
 from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase
-from kplan.plugins.noderesources.fit import DEFAULT_RESOURCES, ResourceSpec, _check_fields, decode_resource_specs
+from kplan.plugins.noderesources.fit import (
+    DEFAULT_RESOURCES,
+    ResourceSpec,
+    _check_fields,
+    decode_resource_specs,
+)
 
 NAME = "NodeResourcesBalancedAllocation"
 
@@ -41,11 +45,12 @@ def validate_args(args: BalancedAllocationArgs) -> list[str]:
     errs = []
     seen: set[str] = set()
     for i, r in enumerate(args.resources):
-        if r.weight != 1:
-            errs.append(f"resources[{i}].weight: Invalid value: {r.weight}: must be 1")
+        # upstream reports a duplicate name before a wrong weight of the same entry
         if r.name in seen:
             errs.append(f'resources[{i}].name: Duplicate value: "{r.name}"')
         seen.add(r.name)
+        if r.weight != 1:
+            errs.append(f"resources[{i}].weight: Invalid value: {r.weight}: must be 1")
     return errs
 
 

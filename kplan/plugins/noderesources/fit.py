@@ -11,7 +11,7 @@ for the incoming pod, as v1.34.1 does.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np

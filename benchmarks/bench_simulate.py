@@ -1,0 +1,193 @@
+"""Benchmark of ``kplan simulate`` on a large generated cluster (run by hand; not a test).
+
+    python benchmarks/bench_simulate.py                 # 5,000 nodes, 50,000 running, 10,000 pending
+    python benchmarks/bench_simulate.py --scale 0.1     # a tenth of that, for a quick look
+
+A seeded generator writes a cluster (3 zones; general, memory, spot and tainted GPU pools) and
+pending pods (plain requests, nodeSelectors, required and preferred node affinity, tolerations,
+GPU requests, a few that fit nowhere) as JSON under benchmarks/out/. The command then runs
+in-process (typer's CliRunner, ``-o json``) ``--repeat`` times with the default
+percentageOfNodesToScore, and once more as a subprocess to measure its peak RSS.
+
+Printed: median wall time of the whole command, median scheduling time (kplan's own
+``scheduleSeconds``), pods/s for both, and the subprocess's peak RSS (getrusage ru_maxrss).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+REGION = "bench-1"
+ZONES = ("a", "b", "c")
+#: (pool, weight, cpu, memory, extra allocatable, taints)
+POOLS: tuple[tuple[str, int, str, str, dict[str, str], list[dict[str, str]]], ...] = (
+    ("general", 70, "15900m", "60Gi", {}, []),
+    ("memory", 15, "15900m", "124Gi", {}, []),
+    ("spot", 8, "7900m", "30Gi", {}, [{"key": "capacity-type", "value": "spot", "effect": "PreferNoSchedule"}]),
+    ("gpu", 7, "31900m", "240Gi", {"nvidia.com/gpu": "8"},
+     [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]),
+)
+CPU_CHOICES = ("50m", "100m", "250m", "500m", "1", "2")
+MEM_CHOICES = ("64Mi", "128Mi", "256Mi", "512Mi", "1Gi", "2Gi", "4Gi")
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+SPOT_TOLERATION = {"key": "capacity-type", "operator": "Equal", "value": "spot", "effect": "PreferNoSchedule"}
+
+
+def _pod(name: str, ns: str, rng: random.Random, node: str | None = None, **spec: Any) -> dict[str, Any]:
+    req = {"cpu": rng.choice(CPU_CHOICES), "memory": rng.choice(MEM_CHOICES)}
+    req.update(spec.pop("extra_requests", {}))
+    container: dict[str, Any] = {"name": "main", "image": f"registry.example.com/app-{rng.randrange(40)}:1",
+                                 "resources": {"requests": req}}
+    body: dict[str, Any] = {"containers": [container], **spec}
+    if node is not None:
+        body["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns, "labels": {"app": name.rsplit("-", 1)[0]}},
+            "spec": body}
+
+
+def generate(nodes: int, running: int, pending: int, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    rng = random.Random(seed)
+    cluster: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in ("default", "apps", "ml")]
+    pools: dict[str, list[str]] = {p[0]: [] for p in POOLS}
+    weights = [p[1] for p in POOLS]
+    for i in range(nodes):
+        pool, _, cpu, mem, extra, taints = rng.choices(POOLS, weights)[0]
+        zone = ZONES[i % len(ZONES)]
+        name = f"node-{i:05d}"
+        alloc = {"cpu": cpu, "memory": mem, "pods": "110", "ephemeral-storage": "200Gi", **extra}
+        cluster.append({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {
+                "kubernetes.io/hostname": name, "topology.kubernetes.io/region": REGION,
+                "topology.kubernetes.io/zone": f"{REGION}{zone}", "node-pool": pool,
+                "disk": rng.choice(("ssd", "hdd")), "generation": str(rng.randrange(1, 6))}},
+            "spec": {"taints": taints} if taints else {},
+            "status": {"allocatable": alloc, "capacity": dict(alloc)}})
+        pools[pool].append(name)
+    cpu_nodes = pools["general"] + pools["memory"] + pools["spot"]
+    for i in range(running):
+        if pools["gpu"] and rng.random() < 0.01:
+            cluster.append(_pod(f"trainer-{i}", "ml", rng, rng.choice(pools["gpu"]), tolerations=[GPU_TOLERATION],
+                                extra_requests={"nvidia.com/gpu": str(rng.choice((1, 2)))}))
+        else:
+            cluster.append(_pod(f"svc{i % 500}-{i}", "apps", rng, rng.choice(cpu_nodes)))
+
+    pods: list[dict[str, Any]] = []
+    for i in range(pending):
+        r = rng.random()
+        if r < 0.55:
+            pods.append(_pod(f"web{i % 200}-{i}", "apps", rng))
+        elif r < 0.70:
+            pods.append(_pod(f"cache{i % 50}-{i}", "apps", rng, nodeSelector={"node-pool": "memory"}))
+        elif r < 0.80:
+            zones = [f"{REGION}{z}" for z in rng.sample(ZONES, 2)]
+            pods.append(_pod(f"zonal{i % 50}-{i}", "apps", rng, affinity={"nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": zones},
+                    {"key": "generation", "operator": "Gt", "values": ["2"]}]}]}}}))
+        elif r < 0.90:
+            pods.append(_pod(f"pref{i % 50}-{i}", "apps", rng, affinity={"nodeAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 60, "preference": {"matchExpressions": [
+                        {"key": "disk", "operator": "In", "values": ["ssd"]}]}},
+                    {"weight": 20, "preference": {"matchExpressions": [
+                        {"key": "node-pool", "operator": "NotIn", "values": ["spot"]}]}}]}}))
+        elif r < 0.95:
+            pods.append(_pod(f"batch{i % 50}-{i}", "apps", rng, tolerations=[SPOT_TOLERATION]))
+        elif r < 0.995:
+            pods.append(_pod(f"infer{i % 20}-{i}", "ml", rng, tolerations=[GPU_TOLERATION],
+                             extra_requests={"nvidia.com/gpu": "1"}))
+        else:
+            # fits nowhere: every node rejects it and there is nothing to preempt
+            pods.append(_pod(f"huge-{i}", "apps", rng, extra_requests={"cpu": "64", "memory": "512Gi"}))
+    return cluster, pods
+
+
+def write_list(path: Path, items: list[dict[str, Any]]) -> None:
+    with path.open("w") as fh:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": items}, fh, separators=(",", ":"))
+
+
+def run_in_process(args: list[str]) -> tuple[float, dict[str, Any]]:
+    from typer.testing import CliRunner
+
+    from kplan.cli.app import app
+
+    runner = CliRunner()
+    t0 = time.perf_counter()
+    result = runner.invoke(app, args, catch_exceptions=False)
+    wall = time.perf_counter() - t0
+    if result.exit_code not in (0, 1):
+        raise SystemExit(f"kplan failed with exit code {result.exit_code}: {result.output[-2000:]}")
+    return wall, json.loads(result.stdout)
+
+
+def peak_rss_of_subprocess(args: list[str]) -> int:
+    """ru_maxrss (KiB on Linux) of one ``python -m kplan`` run."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    run = subprocess.run([sys.executable, "-m", "kplan", *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    if run.returncode not in (0, 1):
+        raise SystemExit(f"kplan failed with exit code {run.returncode}: {run.stderr[-2000:]}")
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--running", type=int, default=50000)
+    ap.add_argument("--pending", type=int, default=10000)
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply the three sizes (0.1 for a quick run)")
+    ap.add_argument("--seed", type=int, default=20250101, help="seed of the generator")
+    ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
+    ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
+    a = ap.parse_args()
+
+    nodes, running, pending = (max(1, int(x * a.scale)) for x in (a.nodes, a.running, a.pending))
+    a.out.mkdir(parents=True, exist_ok=True)
+    cluster_path, pods_path = a.out / "cluster.json", a.out / "pods.json"
+    t0 = time.perf_counter()
+    cluster, pods = generate(nodes, running, pending, a.seed)
+    write_list(cluster_path, cluster)
+    write_list(pods_path, pods)
+    print(f"generated {nodes} nodes, {running} running pods, {pending} pending pods "
+          f"(seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
+
+    args = ["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
+    walls, scheds = [], []
+    summary: dict[str, Any] = {}
+    for k in range(a.repeat):
+        wall, doc = run_in_process(args)
+        walls.append(wall)
+        scheds.append(float(doc["timing"]["scheduleSeconds"]))
+        summary = doc["summary"]
+        print(f"  run {k + 1}: {wall:.2f} s in all, {scheds[-1]:.2f} s scheduling "
+              f"(load {doc['timing']['loadSeconds']:.2f} s)")
+    wall, sched = statistics.median(walls), statistics.median(scheds)
+    print(f"result: {summary['scheduled']} scheduled, {summary['unschedulable']} unschedulable of {pending}")
+    print(f"median wall time (whole command, in-process): {wall:.2f} s  -> {pending / wall:,.0f} pods/s")
+    print(f"median scheduling time:                        {sched:.2f} s  -> {pending / sched:,.0f} pods/s")
+    if not a.no_rss:
+        rss_kib = peak_rss_of_subprocess(args)
+        print(f"peak RSS of one 'python -m kplan simulate' run:  {rss_kib / 1024:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""NodePorts (reference 3.1 row 5 and the conflict rule of 3.5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kplan.framework.status import Code
+from tests.builders import PodBuilder, Verdict, make_node, make_plugin, make_pod, make_snapshot, run_filter
+
+OK = Verdict(Code.SUCCESS, ())
+TAKEN = Verdict(Code.UNSCHEDULABLE, ("node(s) didn't have free ports for the requested pod ports",))
+
+
+def running(*ports: tuple[int, str | None, str | None]) -> PodBuilder:
+    p = make_pod("running").node_name("n")
+    for port, proto, ip in ports:
+        p.host_port(port, proto, ip)
+    return p
+
+
+@pytest.mark.parametrize("used, wanted, verdict", [
+    pytest.param(running((80, None, None)), make_pod().host_port(80), TAKEN,
+                 id="the same port on all addresses conflicts"),
+    pytest.param(running((80, None, "10.0.0.1")), make_pod().host_port(80), TAKEN,
+                 id="wanting 0.0.0.0 conflicts with the port on any one address"),
+    pytest.param(running((80, None, None)), make_pod().host_port(80, host_ip="10.0.0.1"), TAKEN,
+                 id="a port on one address conflicts with the port in use on 0.0.0.0"),
+    pytest.param(running((80, None, "10.0.0.1")), make_pod().host_port(80, host_ip="10.0.0.1"), TAKEN,
+                 id="the same port on the same address conflicts"),
+    pytest.param(running((80, None, "10.0.0.1")), make_pod().host_port(80, host_ip="10.0.0.2"), OK,
+                 id="the same port on two different addresses does not conflict"),
+    pytest.param(running((53, "UDP", None)), make_pod().host_port(53), OK,
+                 id="the same port with another protocol does not conflict"),
+    pytest.param(running((53, "TCP", None)), make_pod().host_port(53), TAKEN,
+                 id="an empty protocol means TCP"),
+    pytest.param(running((80, None, None)), make_pod().host_port(8080), OK, id="another port does not conflict"),
+    pytest.param(running((80, None, None)), make_pod().host_port(8080).host_port(80, "TCP"), TAKEN,
+                 id="one conflicting port among several is enough"),
+    pytest.param(running((80, None, None)),
+                 make_pod().init_container(ports=[{"containerPort": 80, "hostPort": 80}], sidecar=True), TAKEN,
+                 id="a sidecar's host port is checked"),
+    pytest.param(running((80, None, None)),
+                 make_pod().init_container(ports=[{"containerPort": 80, "hostPort": 80}]), OK,
+                 id="a plain init container's host port is not checked"),
+    pytest.param(make_pod("running").node_name("n").init_container(ports=[{"containerPort": 80, "hostPort": 80}]),
+                 make_pod().host_port(80), OK, id="a running plain init container holds no host port"),
+    pytest.param(running(), make_pod().host_port(80), OK, id="a node without used ports accepts any"),
+])
+def test_node_ports(used: PodBuilder, wanted: PodBuilder, verdict: Verdict) -> None:
+    snap = make_snapshot([make_node("n")], [used])
+    assert run_filter(make_plugin("NodePorts", snap), wanted.build(), snap) == {"n": verdict}
+
+
+def test_a_pod_without_host_ports_skips_the_plugin() -> None:
+    snap = make_snapshot([make_node("n")], [running((80, None, None))])
+    _, status = make_plugin("NodePorts", snap).pre_filter(None, make_pod().build())
+    assert status.code == Code.SKIP
+
+
+def test_a_freed_port_is_free_again() -> None:
+    snap = make_snapshot([make_node("n")])
+    holder = running((80, None, None)).build()
+    snap.add_pod(holder, 0)
+    plugin = make_plugin("NodePorts", snap)
+    wanted = make_pod().host_port(80).build()
+    assert run_filter(plugin, wanted, snap) == {"n": TAKEN}
+    snap.remove_pod(holder)
+    assert run_filter(plugin, wanted, snap) == {"n": OK}
