@@ -23,8 +23,11 @@ from enum import StrEnum
 import typer
 
 from kplan import SCHEDULER_VERSION, __version__
+from kplan.cli import capacity as capacity_cmd
+from kplan.cli import explain as explain_cmd
 from kplan.cli import simulate as simulate_cmd
 from kplan.cli import snapshot as snapshot_cmd
+from kplan.cli import whatif as whatif_cmd
 from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, RootOptions, disable_color
 
 #: exit codes besides 0, 1 (check failed) and the KplanError codes (2 bad input, 3 cluster)
@@ -78,7 +81,13 @@ zsh: kplan completion zsh > ~/.zfunc/_kplan (with ~/.zfunc in fpath before compi
 fish: kplan completion fish > ~/.config/fish/completions/kplan.fish."""
 
 
-@app.command("completion", help=COMPLETION_HELP)
+app.command("simulate", help=simulate_cmd.HELP)(simulate_cmd.simulate)
+app.add_typer(explain_cmd.app, name="explain")
+app.command("whatif", help=whatif_cmd.HELP)(whatif_cmd.whatif)
+app.command("capacity", help=capacity_cmd.HELP)(capacity_cmd.capacity)
+app.command("snapshot", help=snapshot_cmd.HELP)(snapshot_cmd.snapshot)
+
+
 def completion(shell: Shell = typer.Argument(..., help="The shell: bash, zsh or fish.")) -> None:
     from kplan.cli.completion import completion_script
     from kplan.cli.terminal import emit
@@ -86,8 +95,7 @@ def completion(shell: Shell = typer.Argument(..., help="The shell: bash, zsh or 
     emit(completion_script(shell.value))
 
 
-app.command("simulate", help=simulate_cmd.HELP)(simulate_cmd.simulate)
-app.command("snapshot", help=snapshot_cmd.HELP)(snapshot_cmd.snapshot)
+app.command("completion", help=COMPLETION_HELP)(completion)
 
 
 def main(args: list[str] | None = None) -> None:

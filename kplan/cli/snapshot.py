@@ -15,7 +15,7 @@ HELP = (
     "PriorityClasses, storage objects and LimitRanges, and writes one kind: List document: JSON by default, "
     "YAML for *.yaml / *.yml, gzip-compressed for *.gz (snapshot.json.gz). Without -o the JSON goes to stdout. "
     "Use it with 'kplan simulate --cluster FILE'.\n\n"
-    "Exit codes: 0 written, 2 bad usage, 3 cluster unreachable or unreadable (no permission to list nodes or pods)."
+    "Exit codes: 0 written, 2 bad input or usage, 3 cluster unreachable or unreadable (no permission to list nodes or pods)."
 )
 
 

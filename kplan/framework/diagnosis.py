@@ -54,6 +54,9 @@ class Diagnosis:
         if not bad.any():
             return
         rows, codes, reasons, plugins = rows[bad], codes[bad], reasons[bad], plugins[bad]
+        if not self.plugin_names:
+            # the common case: this pass's plugin indexes are this diagnosis's
+            self.plugin_names = list(names)
         mapping = np.array([self._plugin_index(n) for n in names] + [-1], dtype=np.int16)
         self.recorded[rows] = True
         self.codes[rows] = codes

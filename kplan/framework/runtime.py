@@ -153,12 +153,12 @@ class Framework:
         reasons = np.zeros(n, dtype=np.int32)
         plugins = np.full(n, -1, dtype=np.int16)
         pending = np.arange(n)
+        sub = rows  # rows[pending], recomputed only when a plugin rejected something
+        skip = state.skip_filter
         for k, pl in enumerate(self.filter_plugins):
-            if pl.name in state.skip_filter:
+            if pl.name in skip:
                 continue
-            if len(pending) == 0:
-                break
-            v = pl.filter(state, pod, table, rows[pending])
+            v = pl.filter(state, pod, table, sub)
             bad = v.codes != 0
             if bad.any():
                 pos = pending[bad]
@@ -166,6 +166,9 @@ class Framework:
                 reasons[pos] = v.reasons[bad]
                 plugins[pos] = k
                 pending = pending[~bad]
+                if len(pending) == 0:
+                    break
+                sub = rows[pending]
         return FilterOutcome(np.asarray(rows), codes, reasons, plugins)
 
     def add_pod_to_state(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
@@ -189,7 +192,9 @@ class Framework:
         out = self.run_filters(state, pod, table, rows)
         if not nominator:
             return out
-        for k, row in enumerate(rows):
+        nominated_rows = [r for node in nominator if (r := table.row_of.get(node)) is not None]
+        for k in np.flatnonzero(np.isin(rows, nominated_rows)):
+            row = int(rows[k])
             nominated = nominator.yielding_to(pod, table.names[row])
             if not nominated:
                 continue

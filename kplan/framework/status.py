@@ -60,8 +60,14 @@ class Status:
 OK = Status()
 
 
+_SKIPS: dict[str, Status] = {}
+
+
 def skip(plugin: str = "") -> Status:
-    return Status(Code.SKIP, (), plugin)
+    st = _SKIPS.get(plugin)
+    if st is None:
+        st = _SKIPS[plugin] = Status(Code.SKIP, (), plugin)
+    return st
 
 
 class ReasonTable:

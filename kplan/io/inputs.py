@@ -58,6 +58,8 @@ class Inputs:
     replaced: list[Replaced] = field(default_factory=list)
     #: pending pod uid → the pod that must run first (a StatefulSet's OrderedReady policy)
     created_after: dict[str, str] = field(default_factory=dict)
+    #: uids of pending pods whose priority is already final (what-if replacements of running pods)
+    admitted: set[str] = field(default_factory=set)
 
     def storage_of(self, kind: str) -> list[Any]:
         return [x for x in self.storage if type(x).__name__ == kind]
@@ -132,6 +134,8 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scen
         seen[pod.key] = pod.source or "the input"
     for pod in inputs.pending:
         check_supported(pod)
+        if pod.uid in inputs.admitted:
+            continue
         explicit_priority, explicit_policy = inputs.explicit.get(pod.uid, (False, False))
         admit_priority(pod, classes, explicit_priority, explicit_policy)
     for pod in inputs.running:

@@ -143,7 +143,9 @@ class Scheduler:
         order = np.concatenate([rows[start:], rows[:start]]) if start else rows
         table = self.handle.snapshot.table
         nominator = self.handle.nominator
-        chunk = n if k >= n else max(2 * k, 256)
+        # filter in chunks: a little more than k nodes first (most clusters are mostly feasible),
+        # then doubling; filtering past the cut point is wasted work, never a different answer
+        chunk = n if k >= n else k + k // 4 + 32
         outcome = FilterOutcome.empty()
         found = 0
         pos = 0
@@ -160,6 +162,7 @@ class Scheduler:
             found += len(ok)
             outcome = outcome.concat(out)
             pos += chunk
+            chunk *= 2
         diagnosis.record_outcome(outcome.rows, outcome.codes, outcome.reasons, outcome.plugins, fw.filter_names)
         return outcome.rows[outcome.codes == 0], outcome
 
@@ -176,11 +179,8 @@ class Scheduler:
         if self.handle.lowest_name:
             ranks = self.handle.snapshot.table.name_rank[rows[ties]]
             return int(ties[int(np.argmin(ranks))])
-        chosen = int(ties[0])
-        for count, idx in enumerate(ties[1:], start=2):
-            if int(self.handle.rng.integers(count)) == 0:
-                chosen = int(idx)
-        return chosen
+        # reservoir sampling picks each tied node with probability 1/len(ties); one draw does the same
+        return int(ties[int(self.handle.rng.integers(len(ties)))])
 
     def _fail(self, fw: Framework, pod: Pod, state: CycleState, res: CycleResult) -> CycleResult:
         """FitError, then the PostFilter plugins (RunPostFilterPlugins)."""

@@ -121,6 +121,8 @@ class Simulation:
         self.evictions: list[Eviction] = []
         self.cycles: dict[str, list[CycleResult]] = {}
         self.binds = 0
+        self._changed_since_error = True
+        self._stop = False
         #: pod uid → the pod whose bind creates it (a StatefulSet's OrderedReady policy: the
         #: controller creates the next pod once the previous one runs; kplan counts a bind as that)
         self.created_after = dict(created_after or {})
@@ -163,7 +165,12 @@ class Simulation:
 
     def run(self) -> SimulationResult:
         started = _time.perf_counter()
-        queue = self.queue
+        self.start()
+        self.drain()
+        return self.result(_time.perf_counter() - started)
+
+    def start(self) -> None:
+        """Create the input's pending pods, in order (reference 12.3 step 0)."""
         for i, pod in enumerate(self.pending, 1):
             q = QueuedPod(pod, i, i * US)
             self.records[pod.uid] = q
@@ -173,25 +180,22 @@ class Simulation:
                 self.waiting.setdefault(first, []).append(q)
                 continue
             self.enqueue(q)
-        queue.now = len(self.pending) * US
-        changed_since_error = True
-        while True:
-            if not queue.has_runnable():
-                if queue.errors_waiting() and changed_since_error:
-                    changed_since_error = False
-                    queue.flush_errors()
-                    continue
-                break
-            queue.now += US
-            q = queue.pop()
-            assert q is not None
-            q.attempts += 1
-            if q.first_pop < 0:
-                q.first_pop = len(self.popped)
-                self.popped.append(q)
-            if self.cycle(q):
-                changed_since_error = True
-        return self.result(_time.perf_counter() - started)
+        self.queue.now = len(self.pending) * US
+        self._changed_since_error = True
+
+    def add_pending(self, pod: Pod) -> QueuedPod:
+        """Create one more pending pod now, after everything so far (capacity's replicas).
+
+        The clock advances 1 µs for the creation, as for the input's pods; nothing else reacts to
+        the creation of an unscheduled pod.
+        """
+        self.pending.append(pod)
+        self.queue.now += US
+        q = QueuedPod(pod, len(self.pending), self.queue.now)
+        self.records[pod.uid] = q
+        self.enqueue(q)
+        self._changed_since_error = True
+        return q
 
     def enqueue(self, q: QueuedPod) -> None:
         """A pod is created: PreEnqueue, then activeQ or the pool."""
@@ -210,6 +214,32 @@ class Simulation:
             self.queue.add_pool(q)
         else:
             self.queue.add_active(q)
+
+    def drain(self) -> None:
+        """Run cycles until activeQ and backoffQ are empty (reference 12.3 step 1)."""
+        queue = self.queue
+        while True:
+            if not queue.has_runnable():
+                if queue.errors_waiting() and self._changed_since_error:
+                    self._changed_since_error = False
+                    queue.flush_errors()
+                    continue
+                break
+            queue.now += US
+            q = queue.pop()
+            assert q is not None
+            q.attempts += 1
+            if q.first_pop < 0:
+                q.first_pop = len(self.popped)
+                self.popped.append(q)
+            if self.cycle(q):
+                self._changed_since_error = True
+            if self._stop:
+                break
+
+    def stop(self) -> None:
+        """End ``drain`` after the current cycle (an observer that has seen what it needed)."""
+        self._stop = True
 
     def cycle(self, q: QueuedPod) -> bool:
         """One scheduling cycle and everything it causes. True when the cluster changed."""

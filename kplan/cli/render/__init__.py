@@ -66,7 +66,7 @@ def _yaml(doc: Document, opts: RenderOptions) -> str:
 def registry() -> dict[tuple[str, str], Renderer]:
     """(document kind, format) → renderer. Imported on first use: a command's start-up (and each
     shell completion, which runs kplan) pays only for what it prints."""
-    from kplan.cli.render import github, junit, markdown, table
+    from kplan.cli.render import capacity, explain, github, junit, markdown, table, whatif
 
     return {
         ("SimulationResult", "table"): table.simulation_table,
@@ -76,6 +76,18 @@ def registry() -> dict[tuple[str, str], Renderer]:
         ("SimulationResult", "junit"): junit.simulation_junit,
         ("SimulationResult", "github"): github.simulation_github,
         ("SimulationResult", "markdown"): markdown.simulation_markdown,
+        ("WhatIfResult", "table"): lambda doc, opts: whatif.whatif_table(doc, opts.full),
+        ("WhatIfResult", "json"): _json,
+        ("WhatIfResult", "yaml"): _yaml,
+        ("WhatIfResult", "junit"): junit.whatif_junit,
+        ("WhatIfResult", "github"): github.whatif_github,
+        ("WhatIfResult", "markdown"): markdown.whatif_markdown,
+        ("PodExplanation", "table"): lambda doc, opts: explain.explanation_table(doc),
+        ("PodExplanation", "json"): _json,
+        ("PodExplanation", "yaml"): _yaml,
+        ("CapacityResult", "table"): lambda doc, opts: capacity.capacity_table(doc),
+        ("CapacityResult", "json"): _json,
+        ("CapacityResult", "yaml"): _yaml,
     }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from kplan.cli.render import Document, RenderOptions
 from kplan.cli.render.table import simulation_summary
-from kplan.report.check import EVICTED, problems, simulation_of
+from kplan.report.check import EVICTED, problems
 
 _TITLES = {
     "Unschedulable": "Unschedulable pod",
@@ -41,14 +41,22 @@ def command(name: str, message: str, **props: str) -> str:
     return f"{head}::{escape_data(message)}"
 
 
-def github_commands(doc: Document, opts: RenderOptions, title: str) -> str:
+def github_commands(doc: Document, opts: RenderOptions, title: str, summary: str) -> str:
     lines = []
     for p in problems(doc, opts.fail_on):
         level = "error" if p.fails else "warning"
         lines.append(command(level, p.message, title=f"{_TITLES.get(p.kind, p.kind)} {p.key}"))
-    lines.append(command("notice", simulation_summary(simulation_of(doc)), title=title))
+    lines.append(command("notice", summary, title=title))
     return "\n".join(lines) + "\n"
 
 
 def simulation_github(doc: Document, opts: RenderOptions) -> str:
-    return github_commands(doc, opts, "kplan simulate")
+    return github_commands(doc, opts, "kplan simulate", simulation_summary(doc))
+
+
+def whatif_github(doc: Document, opts: RenderOptions) -> str:
+    """Problems of the run after the change; the notice says what changed and before/after counts."""
+    from kplan.cli.render.whatif import whatif_summary
+
+    changes = "; ".join(doc["modifications"]) or "no change"
+    return github_commands(doc, opts, "kplan whatif", f"{changes}.\n{whatif_summary(doc)}")

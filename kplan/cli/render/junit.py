@@ -86,6 +86,11 @@ def simulation_junit(doc: Document, opts: RenderOptions) -> str:
     return junit_report(doc, opts, "kplan simulate")
 
 
+def whatif_junit(doc: Document, opts: RenderOptions) -> str:
+    """The pending pods of the run after the change (``after``), as for simulate."""
+    return junit_report(doc, opts, "kplan whatif")
+
+
 def junit_report(doc: Document, opts: RenderOptions, suite_name: str) -> str:
     """The report of a SimulationResult, or of a WhatIfResult's ``after`` run."""
     sim = simulation_of(doc)

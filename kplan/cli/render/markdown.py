@@ -120,3 +120,40 @@ def heading(doc: Document, opts: RenderOptions, command: str) -> str:
 
 def simulation_markdown(doc: Document, opts: RenderOptions) -> str:
     return "\n".join([heading(doc, opts, "kplan simulate"), "", *simulation_sections(doc, opts)]) + "\n"
+
+
+def _state(s: Mapping[str, Any]) -> str:
+    if s["status"] == "Absent":
+        return "—"
+    return cell(s["status"]) + (f" on {code(s['node'])}" if s["node"] else "")
+
+
+def whatif_markdown(doc: Document, opts: RenderOptions) -> str:
+    """The change, its effect on the pods and the before/after counts, then the run after the
+    change as ``kplan simulate`` shows a run."""
+    from kplan.cli.render.whatif import whatif_summary
+
+    out = [heading(doc, opts, "kplan whatif"), ""]
+    mods = doc["modifications"]
+    out += ["**Changes:** " + ("; ".join(cell(m) for m in mods) if mods else "none"), ""]
+    u = doc["untilFit"]
+    if u is not None:
+        if u["count"] is None:
+            fit = cell(u["reason"] or "no number of such nodes makes every pending pod fit")
+        else:
+            fit = f"{u['count']} node{'s' if u['count'] != 1 else ''} like {code(str(u['template']))} make every " \
+                  "pending pod fit"
+        out += [f"**Until fit:** {fit}.", ""]
+    out += [cell(line) + "  " for line in whatif_summary(doc).splitlines()]
+    out[-1] = out[-1].rstrip()
+    out.append("")
+    changes = doc["changes"]
+    if changes:
+        out += [f"#### Pods that change ({len(changes)})", ""]
+        out += table(["Pod", "Change", "Before", "After"],
+                     ([code(f"{c['namespace']}/{c['name']}"), cell(c["change"]), _state(c["before"]), _state(c["after"])]
+                      for c in changes), len(changes), opts.full)
+        out.append("")
+    out += ["#### After the change", ""]
+    out += simulation_sections(simulation_of(doc), opts)
+    return "\n".join(out) + "\n"

@@ -58,8 +58,7 @@ class NodeResourcesBalancedAllocation(PluginBase):
         return OK
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
-        fractions = []
-        masks = []
+        cols, wanted = [], []
         for spec in self.args.resources:
             q = pod.requests.get(spec.name, 0)
             if q == 0 and is_scalar_resource(spec.name):
@@ -67,27 +66,26 @@ class NodeResourcesBalancedAllocation(PluginBase):
             col = table.res.get(spec.name)
             if col is None:
                 continue
-            alloc = table.alloc[rows, col]
-            req = table.requested[rows, col] + q
-            live = alloc != 0
-            f = np.minimum(req.astype(np.float64) / np.where(live, alloc, 1).astype(np.float64), 1.0)
-            fractions.append(f)
-            masks.append(live)
+            cols.append(col)
+            wanted.append(q)
         n = len(rows)
-        if not fractions:
+        if not cols:
             return np.full(n, MAX_NODE_SCORE, dtype=np.int64)
-        F = np.array(fractions)
-        M = np.array(masks)
-        count = M.sum(axis=0)
-        std = np.zeros(n, dtype=np.float64)
-        if F.shape[0] == 2 and M.all():
-            std = np.abs((F[0] - F[1]) / 2)
+        alloc = table.alloc[rows][:, cols].T          # resources × nodes
+        req = table.requested[rows][:, cols].T + np.array(wanted, dtype=np.int64)[:, None]
+        live = alloc != 0
+        fractions = np.minimum(req.astype(np.float64) / np.where(live, alloc, 1).astype(np.float64), 1.0)
+        if len(cols) == 2 and live.all():
+            # the usual cpu + memory case: std of two values is half their distance
+            std = np.abs((fractions[0] - fractions[1]) / 2)
         else:
+            std = np.zeros(n, dtype=np.float64)
             for k in range(n):
-                fs = F[M[:, k], k]
+                fs = fractions[live[:, k], k]
                 if len(fs) == 2:
                     std[k] = abs((fs[0] - fs[1]) / 2)
                 elif len(fs) > 2:
+                    # float64 sums in upstream's order, so the last bit matches
                     total = 0.0
                     for x in fs:
                         total += x
@@ -96,5 +94,4 @@ class NodeResourcesBalancedAllocation(PluginBase):
                     for x in fs:
                         acc = acc + (x - mean) * (x - mean)
                     std[k] = float(np.sqrt(acc / len(fs)))
-        del count
         return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)

@@ -210,14 +210,16 @@ class NodeResourcesFit(PluginBase):
             short = q > alloc - table.requested[rows, col]
             bits |= short.astype(np.int64) << (k + 1)
             unresolvable |= short & (q > alloc)
-        codes = np.where(bits != 0, np.where(unresolvable, np.int8(Code.UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE)),
+        failed = bits != 0
+        if not failed.any():
+            return Verdicts.passing(n)
+        codes = np.where(failed, np.where(unresolvable, np.int8(Code.UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE)),
                          np.int8(0)).astype(np.int8)
         reasons = np.zeros(n, dtype=np.int32)
-        if bits.any():
-            for b in np.unique(bits[bits != 0]):
-                names = ([TOO_MANY_PODS] if b & 1 else []) + [
-                    f"Insufficient {name}" for k, (name, _) in enumerate(checked) if b >> (k + 1) & 1]
-                reasons[bits == b] = reason_id(*names)
+        for b in set(bits[failed].tolist()):
+            names = ([TOO_MANY_PODS] if b & 1 else []) + [
+                f"Insufficient {name}" for k, (name, _) in enumerate(checked) if b >> (k + 1) & 1]
+            reasons[bits == b] = reason_id(*names)
         return Verdicts(codes, reasons)
 
     # -------------------------------------------------------------------------- score
@@ -235,37 +237,47 @@ class NodeResourcesFit(PluginBase):
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         args: FitArgs = self.args
-        n = len(rows)
-        total = np.zeros(n, dtype=np.int64)
-        weight_sum = np.zeros(n, dtype=np.int64)
+        allocs, reqs, weights = [], [], []
+        nonzero = None
         for spec in args.resources:
             pod_req = self.score_request(pod, spec.name)
             if pod_req == 0 and is_scalar_resource(spec.name):
                 continue
-            if spec.name == "cpu":
-                alloc, req = table.alloc[rows, CPU], table.nonzero[rows, CPU] + pod_req
-            elif spec.name == "memory":
-                alloc, req = table.alloc[rows, MEMORY], table.nonzero[rows, MEMORY] + pod_req
-            elif spec.name == "ephemeral-storage":
-                alloc, req = table.alloc[rows, EPHEMERAL], table.requested[rows, EPHEMERAL] + pod_req
+            if spec.name in ("cpu", "memory"):
+                # cpu and memory use the non-zero requests (reference 2.3 C and D)
+                if nonzero is None:
+                    nonzero = table.nonzero[rows]
+                col = CPU if spec.name == "cpu" else MEMORY
+                req = nonzero[:, col] + pod_req
             else:
-                col = table.res.get(spec.name)
-                if col is None:
+                found = EPHEMERAL if spec.name == "ephemeral-storage" else table.res.get(spec.name)
+                if found is None:
                     continue
-                alloc, req = table.alloc[rows, col], table.requested[rows, col] + pod_req
-            live = alloc != 0
-            safe_alloc = np.where(live, alloc, 1)
-            if args.strategy == MOST:
-                s = np.minimum(req, alloc) * MAX_NODE_SCORE // safe_alloc
-            elif args.strategy == RTCR:
-                assert args.shape is not None
-                util = np.where(req > alloc, MAX_UTILIZATION, req * MAX_UTILIZATION // safe_alloc)
-                s = broken_linear(args.shape, util)
-                live = live & (s > 0)
-            else:
-                s = np.where(req > alloc, 0, (alloc - req) * MAX_NODE_SCORE // safe_alloc)
-            total += np.where(live, s * spec.weight, 0)
-            weight_sum += np.where(live, spec.weight, 0)
+                col = found
+                req = table.requested[rows, col] + pod_req
+            allocs.append(table.alloc[rows, col])
+            reqs.append(req)
+            weights.append(spec.weight)
+        n = len(rows)
+        if not allocs:
+            return np.zeros(n, dtype=np.int64)
+        # one (resources × nodes) computation instead of one per resource
+        alloc = np.stack(allocs)
+        req = np.stack(reqs)
+        w = np.array(weights, dtype=np.int64)[:, None]
+        live = alloc != 0
+        safe_alloc = np.where(live, alloc, 1)
+        if args.strategy == MOST:
+            s = np.minimum(req, alloc) * MAX_NODE_SCORE // safe_alloc
+        elif args.strategy == RTCR:
+            assert args.shape is not None
+            util = np.where(req > alloc, MAX_UTILIZATION, req * MAX_UTILIZATION // safe_alloc)
+            s = broken_linear(args.shape, util)
+            live = live & (s > 0)
+        else:
+            s = np.where(req > alloc, 0, (alloc - req) * MAX_NODE_SCORE // safe_alloc)
+        total = np.where(live, s * w, 0).sum(axis=0)
+        weight_sum = np.where(live, w, 0).sum(axis=0)
         safe = np.where(weight_sum == 0, 1, weight_sum)
         if args.strategy == RTCR:
             out = go_round(total / safe).astype(np.int64)

@@ -1,0 +1,181 @@
+"""``kplan explain pod``: why a pending pod lands where it does, or why it cannot, and what would help."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+
+from kplan.cli.terminal import no_color_option, quiet_option
+
+from kplan.cli.workspace import (
+    TieBreak,
+    cluster_option,
+    context_option,
+    help_text,
+    keep_existing_option,
+    kubeconfig_option,
+    load_inputs,
+    namespace_option,
+    open_planner,
+    output_option,
+    scheduler_config_option,
+    seed_option,
+    tie_break_option,
+)
+
+HELP = help_text("""Explain why a pending pod lands where it does, or why it cannot, and what would help.
+
+The pod is explained at its last attempt in a full simulation of all pending pods: its place in
+the queue, every filter plugin's verdict on every node (the first failure as kube-scheduler
+reports it, and every other plugin that would also reject the node), the scores of the feasible
+nodes, the exact FitError and the preemption analysis, and for an unschedulable pod what would
+make it fit (each change checked by re-running the scheduler).
+
+Exit codes: 0 the pod is scheduled, 1 it is not, 2 bad input or usage, 3 cluster unreachable or unreadable.""")
+
+app = typer.Typer(help="Explain scheduling decisions.", no_args_is_help=True)
+#: above this many pending pods the node search (whole simulations) only runs when asked for
+AUTO_NODE_SEARCH_PODS = 1000
+
+
+def find_pending(inputs: Any, name: str, namespace: str | None) -> Any:
+    """The pending pod NAME (or NS/NAME) of the inputs; a clear error otherwise."""
+    from kplan.errors import InputError
+
+    if "/" in name:
+        ns, _, name = name.partition("/")
+        if namespace and namespace != ns:
+            raise InputError(f"pod {ns}/{name}: the namespace in the name differs from -n {namespace}")
+        namespace = ns
+    hits = [p for p in inputs.pending if p.name == name and (namespace is None or p.namespace == namespace)]
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        raise InputError(f"pod {name}: ambiguous, pending in namespaces {', '.join(sorted(p.namespace for p in hits))}; "
+                         "give -n NAMESPACE or NAMESPACE/NAME")
+    running = [p for p in inputs.running if p.name == name and (namespace is None or p.namespace == namespace)]
+    if running:
+        p = running[0]
+        raise InputError(f"pod {p.key} already runs on node {p.node_name}; explain looks at pending pods")
+    where = f" in namespace {namespace}" if namespace else ""
+    similar = sorted(p.key for p in inputs.pending if p.name.startswith(name + "-")
+                     and (namespace is None or p.namespace == namespace))
+    if similar:
+        raise InputError(f"no pending pod named {name}{where}; pods of that name's workload: "
+                         f"{', '.join(similar[:10])}{', …' if len(similar) > 10 else ''}")
+    keys = sorted(p.key for p in inputs.pending)
+    known = ", ".join(keys[:10]) + (", …" if len(keys) > 10 else "") if keys else "none"
+    raise InputError(f"no pending pod named {name}{where} (pending pods: {known})")
+
+
+@app.command("pod", help=HELP)
+def pod(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The pending pod: NAME or NAMESPACE/NAME."),
+    manifests: list[str] | None = typer.Argument(
+        None, help="Manifest files or folders with pending pods or workloads (recursive *.yaml, *.yml, *.json); "
+        "'-' reads stdin."),
+    namespace: str | None = namespace_option("The pod's namespace (default: wherever the name is unique), and the "
+                                             "namespace of the manifests' objects that name none."),
+    cluster: list[str] = cluster_option(),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
+    keep_existing: bool = keep_existing_option(),
+    scheduler_config: str | None = scheduler_config_option(),
+    seed: int = seed_option(),
+    tie_break: TieBreak = tie_break_option(),
+    output: str = output_option("PodExplanation"),
+    all_nodes: bool = typer.Option(False, "--all-nodes", help="List every node, not only the top 10."),
+    node_search: bool | None = typer.Option(
+        None, "--node-search/--no-node-search",
+        help="For an unschedulable pod, search how many nodes like a nearby one would make it fit (re-runs the "
+        f"whole simulation a few times). Default: on up to {AUTO_NODE_SEARCH_PODS} pending pods."),
+    node_search_limit: int = typer.Option(128, "--node-search-limit", min=1,
+                                          help="The most nodes the node search tries."),
+    quiet: bool = quiet_option(),
+    no_color: bool = no_color_option(),
+) -> None:
+    from kplan.cli.common import print_warnings
+    from kplan.cli.render import RenderOptions, check_format, render
+    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.report.explain import explain_document
+    from kplan.scheduler.explain import PodExplainer, explain
+    from kplan.scheduler.simulate import SCHEDULED
+
+    quiet = is_quiet(ctx, quiet)
+    check_format("PodExplanation", output)
+    loaded = load_inputs(cluster, manifests or [], kubeconfig=kubeconfig, context=context, namespace=namespace,
+                         keep_existing=keep_existing, seed=seed, progress=not quiet)
+    target = find_pending(loaded.inputs, name, namespace)
+    planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
+    print_warnings(planner.warnings, quiet)
+    explainer = PodExplainer(target.uid)
+    run = planner.simulate(observer=explainer)
+    ex = explain(run.result, explainer, target)
+    more = None
+    rem = ex.remedy
+    pending = len(loaded.inputs.pending)
+    if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated":
+        if node_search or (node_search is None and pending <= AUTO_NODE_SEARCH_PODS):
+            more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit)
+        elif node_search is None:
+            more = {"template": None, "count": None,
+                    "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
+                    "(--node-search runs it)"}
+    doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more)
+    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout))))
+    if ex.outcome.status != SCHEDULED:
+        raise typer.Exit(1)
+
+
+def template_candidates(ex: Any, nodes: list[Any], most: int = 3) -> list[str]:
+    """Rejected nodes, nearest first, whose every rejection a new empty copy might not have
+    (status Unschedulable, not UnschedulableAndUnresolvable), one per node shape."""
+    from kplan.framework.status import Code
+
+    by_name = {n.name: n for n in nodes}
+    seen: set[Any] = set()
+    out: list[str] = []
+    for ne in ex.nodes:
+        # a copy is never cordoned, so NodeUnschedulable does not rule a node out
+        failing = [f for f in ne.failing if f.plugin != "NodeUnschedulable"]
+        if ne.feasible or not ne.failing or any(f.code != Code.UNSCHEDULABLE for f in failing):
+            continue
+        node = by_name.get(ne.name)
+        if node is None:
+            continue
+        shape = (tuple(sorted(node.allocatable.items())), node.taints,
+                 tuple(sorted((k, v) for k, v in node.labels.items() if k != "kubernetes.io/hostname")))
+        if shape in seen:
+            continue
+        seen.add(shape)
+        out.append(ne.name)
+        if len(out) == most:
+            break
+    return out
+
+
+def more_nodes(planner: Any, key: str, templates: list[str], limit: int) -> dict[str, Any]:
+    """How many nodes like one of the template candidates make the pod fit, by whole simulations.
+
+    The first candidate on which the pod passes every filter when it is new and empty is the
+    template; nodes the pod can never fit on (labels, taints, size) are skipped.
+    """
+    tried = []
+    for template in templates[:3]:
+        blocked = planner.blocked_on_empty_node(template, [key])
+        if blocked:
+            s = blocked[key]
+            tried.append(f"{template}: {s.plugin + ': ' if s.plugin else ''}{s.message}")
+            continue
+        found = planner.nodes_for_pod(key, template, limit)
+        if found.count is None:
+            return {"template": template, "count": None,
+                    "reason": f"still unschedulable with up to {limit} more nodes like {template} (whole simulations)"}
+        return {"template": template, "count": found.count, "reason": ""}
+    reason = ("the pod does not fit on a new empty node like " + "; ".join(tried) if tried else
+              "no node of the cluster could hold the pod even if it were new and empty: every rejection is "
+              "UnschedulableAndUnresolvable (labels, taints, or requests above the node's allocatable)")
+    return {"template": None, "count": None, "reason": reason}

@@ -1,0 +1,165 @@
+"""The table renderer of the PodExplanation document (``-o table``; json and yaml print the document)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tabulate import tabulate
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _verdict(f: Mapping[str, Any]) -> str:
+    return f"{f['plugin']}: {', '.join(f['reasons']) or f['code']}"
+
+
+def _node_row(n: Mapping[str, Any], chosen: str | None) -> list[str]:
+    failing = [f for f in n["filters"] if f["code"] not in ("Success", "Skip")]
+    first = next((f for f in failing if f.get("firstFailure")), None)
+    others = [f for f in failing if f is not first]
+    if n["feasible"]:
+        result = "chosen" if n["name"] == chosen else "feasible"
+    elif first is not None:
+        result = "rejected"
+    elif not n["examined"]:
+        result = "not examined"
+    else:
+        result = "rejected"
+    return [n["name"], result, _verdict(first) if first else ("-" if not n["feasible"] else ""),
+            "; ".join(_verdict(f) for f in others) or ("-" if failing else "")]
+
+
+def _scores(doc: Mapping[str, Any]) -> list[str]:
+    scored = [n for n in doc["nodes"] if n["scores"] is not None]
+    if not scored:
+        return []
+    plugins = list(scored[0]["scores"])
+    rows = []
+    for rank, n in enumerate(scored, 1):
+        rows.append([rank, n["name"], n["total"]] + [
+            f"{n['scores'][p]['weighted']} ({n['scores'][p]['raw']}→{n['scores'][p]['normalized']})" for p in plugins])
+    head = "Scores of the feasible nodes (cell: weighted (raw→normalised); total = sum of weighted)"
+    if doc["decision"].get("scoresComputedByKplan"):
+        head += "; kube-scheduler did not score here, kplan computed them for information"
+    out = [head + ":",
+           tabulate(rows, headers=["RANK", "NODE", "TOTAL"] + plugins, tablefmt="plain")]
+    return out
+
+
+def _decision(doc: Mapping[str, Any]) -> list[str]:
+    d = doc["decision"]
+    out = []
+    if d["chosen"]:
+        how = ""
+        if d["nominatedFastPath"]:
+            how = " (its nominated node, taken without scoring once it passed the filters)"
+        elif not d["scored"]:
+            how = " (the only feasible node: kube-scheduler does not score it)"
+        out.append(f"Chosen: {d['chosen']}{how}")
+        if d["ties"]:
+            rule = "at random (seeded)" if d["tieBreak"] == "random" else "by lowest name"
+            out.append(f"Tie: {', '.join(d['ties'])} shared the top score; kube-scheduler chose {rule}.")
+    return out
+
+
+def _preemption(p: Mapping[str, Any] | None, title: str = "Preemption (DefaultPreemption at this attempt):") -> list[str]:
+    if p is None:
+        return []
+    out = [title]
+    if p["message"]:
+        out.append(f"  result: {p['message']}")
+    out.append(f"  potential nodes (rejected as Unschedulable, so removing pods may help): {p['potentialNodes']}")
+    if p["candidates"]:
+        rows = [[c["node"], ", ".join(f"{v['namespace']}/{v['name']} (priority {v['priority']})" for v in c["victims"]),
+                 c["pdbViolations"]] for c in p["candidates"]]
+        out.append("  " + tabulate(rows, headers=["CANDIDATE", "VICTIMS", "PDB VIOLATIONS"],
+                                   tablefmt="plain").replace("\n", "\n  "))
+        if p["candidatesTotal"] > len(p["candidates"]):
+            out.append(f"  … {p['candidatesTotal'] - len(p['candidates'])} more candidates (--all-nodes lists them)")
+    if p["failedReasons"]:
+        out.append("  nodes where removing lower-priority pods does not help:")
+        for g in p["failedReasons"]:
+            more = ", …" if g["nodes"] > len(g["examples"]) else ""
+            out.append(f"    {g['nodes']} × {', '.join(g['reasons']) or g['code']} ({', '.join(g['examples'])}{more})")
+    if p["nominatedNode"]:
+        out.append(f"  chosen node: {p['nominatedNode']} (the pod is nominated there; the victims are evicted)")
+    return out
+
+
+def _remediation(doc: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    if not doc["remediation"] and not doc["nearestNodes"] and not doc["moreNodes"]:
+        return out
+    out.append("What would help (each change checked by re-running the scheduler on the cluster of this attempt):")
+    if doc["nearestNodes"]:
+        rows = []
+        for n in doc["nearestNodes"]:
+            verdict = "yes" if n["fitsWithChanges"] else "no: " + "; ".join(n["stillRejectedBy"])
+            rows.append([n["name"], ", ".join(n["lacks"]) or "-", verdict])
+        out.append("  " + tabulate(rows, headers=["NEAREST NODE", "LACKS", "FITS WITH THAT"],
+                                   tablefmt="plain").replace("\n", "\n  "))
+    if doc["remediation"]:
+        rows = [[c["change"], c["opensNodes"], ", ".join(c["nodes"]) + (", …" if c["opensNodes"] > len(c["nodes"]) else "")]
+                for c in doc["remediation"]]
+        out.append("  " + tabulate(rows, headers=["CHANGE TO THE POD", "OPENS NODES", "E.G."],
+                                   tablefmt="plain").replace("\n", "\n  "))
+    m = doc["moreNodes"]
+    if m:
+        if m["count"] is not None:
+            out.append(f"  {_plural(m['count'], 'more node')} like {m['template']} would make it fit "
+                       "(smallest count, found by whole simulations).")
+        else:
+            out.append(f"  more nodes: {m['reason']}")
+    return out
+
+
+def explanation_table(doc: Mapping[str, Any]) -> str:
+    pod, q = doc["pod"], doc["queue"]
+    out = [f"Pod {pod['namespace']}/{pod['name']}",
+           f"  Priority:  {pod['priority']}" + (f" ({pod['priorityClassName']})" if pod["priorityClassName"] else "")
+           + f", preemptionPolicy {pod['preemptionPolicy']}",
+           f"  Queue:     position {q['position']} of {q['pending']} pending pods, {_plural(q['attempts'], 'attempt')}"
+           + (f"; explained at attempt {q['explainedAttempt']}" if q["explainedAttempt"] else ""),
+           f"  Status:    {doc['status']}" + (f" on {doc['node']}" if doc["node"] else "")]
+    if doc["nominatedNode"] and doc["status"] != "Scheduled":
+        out.append(f"  Nominated: {doc['nominatedNode']}")
+    if doc["message"]:
+        out.append(f"  Message:   {doc['message']}")
+    if doc["evictions"]:
+        out.append("  Evicted:   " + ", ".join(f"{e['namespace']}/{e['name']} on {e['node']}" for e in doc["evictions"]))
+    if len(doc["history"]) > 1:
+        out.append("  Attempts:")
+        for h in doc["history"]:
+            what = f"scheduled on {h['node']}" if h["node"] else (h["message"] or "failed")
+            if h["nominatedNode"]:
+                what += f" [nominated to {h['nominatedNode']}]"
+            out.append(f"    {h['attempt']}: {what}")
+    if q["explainedAttempt"] is None:
+        why = {"Gated": "its scheduling gates hold it back until they are removed"}.get(
+            doc["status"], "no scheduler profile serves it" if doc["message"] else "it never reached the queue's head")
+        return "\n".join(out) + f"\n\nThe pod was never attempted: {why}.\n"
+    out.append("")
+    shown, total = doc["nodesShown"], doc["nodesTotal"]
+    head = (f"Filters on {_plural(total, 'node')}" if shown == total else
+            f"Filters on the top {shown} of {total} nodes (--all-nodes for all)")
+    out.append(head + " (FIRST FAILURE: what kube-scheduler records; ALSO REJECTED BY: every other plugin that "
+               "would reject the node):")
+    rows = [_node_row(n, doc["decision"]["chosen"]) for n in doc["nodes"]]
+    out.append(tabulate(rows, headers=["NODE", "RESULT", "FIRST FAILURE", "ALSO REJECTED BY"], tablefmt="plain"))
+    if doc["reasons"]:
+        out.append("")
+        out.append(f"Reasons over all {_plural(total, 'node')}:")
+        out.append(tabulate([[r["plugin"], r["reason"], r["nodes"], r["firstFailureNodes"]] for r in doc["reasons"]],
+                            headers=["PLUGIN", "REASON", "NODES", "AS FIRST FAILURE"], tablefmt="plain"))
+    earlier = doc["earlierPreemption"]
+    earlier_block = _preemption(earlier, f"Preemption at attempt {earlier['attempt']}, which nominated "
+                                f"{earlier['nominatedNode']}:") if earlier else []
+    for block in (_scores(doc), _decision(doc), _preemption(doc["preemption"]), earlier_block, _remediation(doc)):
+        if block:
+            out.append("")
+            out.extend(block)
+    return "\n".join(out) + "\n"
+

@@ -1,0 +1,183 @@
+"""``kplan whatif``: simulate before and after a change to the cluster, and print the difference."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import typer
+
+from kplan.cli.simulate import FAIL_ON_HELP
+from kplan.cli.terminal import no_color_option, quiet_option
+from kplan.report.check import FailOn
+
+from kplan.cli.workspace import (
+    TieBreak,
+    cluster_option,
+    context_option,
+    help_text,
+    keep_existing_option,
+    kubeconfig_option,
+    load_inputs,
+    namespace_option,
+    open_planner,
+    output_option,
+    seed_option,
+    tie_break_option,
+)
+
+HELP = help_text("""Simulate before and after a change to the cluster and show what differs.
+
+Both runs use the same seed. Reported: pods that change node, become schedulable or
+unschedulable, evicted pods and where they go, per-node and per-zone utilisation, and a summary.
+Changes are applied to the parsed inputs, never to files, in this order: added nodes, scaled
+workloads, cordons, drains, removals. With --until-fit, the smallest number of nodes like a
+template that makes every pending pod fit is searched (exponential, then binary search over
+whole simulations).
+
+Exit codes: 0 the check passed after the change, 1 it failed (see --fail-on: by default, a pending pod does not run after the change), 2 bad input or usage, 3 cluster unreachable or unreadable.""")
+
+
+def parse_like(value: str, option: str) -> tuple[str, int]:
+    """``like=NODE[:COUNT]`` → (NODE, COUNT)."""
+    from kplan.errors import InputError
+
+    spec = value[len("like="):]
+    name, sep, count = spec.partition(":")
+    if not name:
+        raise InputError(f"{option} {value}: give like=NODE or like=NODE:COUNT")
+    if not sep:
+        return name, 1
+    if not count.isdigit() or int(count) < 1:
+        raise InputError(f"{option} {value}: COUNT must be a whole number of at least 1")
+    return name, int(count)
+
+
+def read_nodes(path: str, option: str) -> list[Any]:
+    from kplan.errors import InputError
+    from kplan.io.manifests import load_objects
+    from kplan.model.parse import parse_node
+
+    nodes = []
+    for obj in load_objects([path]):
+        if obj.doc.get("kind") != "Node":
+            raise InputError(f"{obj.source}: {option} expects Node objects, found kind {obj.doc.get('kind')!r}")
+        nodes.append(parse_node(obj.doc, obj.source))
+    if not nodes:
+        raise InputError(f"{path}: {option} found no Node in this file")
+    return nodes
+
+
+def build_changes(add_node: list[str], remove_node: list[str], cordon: list[str], drain: list[str],
+                  scale: list[Any]) -> list[Any]:
+    """The changes in the order they apply; ``scale`` holds already resolved ScaleWorkload deltas."""
+    from kplan.whatif.changes import AddNodes, CloneNode, CordonNode, DrainNode, RemoveNode
+
+    changes: list[Any] = []
+    for v in add_node:
+        if v.startswith("like="):
+            name, count = parse_like(v, "--add-node")
+            changes.append(CloneNode(name, count))
+        else:
+            changes.append(AddNodes(tuple(read_nodes(v, "--add-node"))))
+    changes += scale
+    changes += [CordonNode(n) for n in cordon]
+    changes += [DrainNode(n) for n in drain]
+    changes += [RemoveNode(n) for n in remove_node]
+    return changes
+
+
+def until_fit_template(value: str) -> Any:
+    from kplan.errors import InputError
+
+    if value.startswith("like="):
+        name, count = parse_like(value, "--until-fit")
+        if count != 1:
+            raise InputError(f"--until-fit {value}: the template takes no count (the search finds it)")
+        return name
+    nodes = read_nodes(value, "--until-fit")
+    if len(nodes) != 1:
+        raise InputError(f"{value}: --until-fit expects exactly one Node, found {len(nodes)}")
+    return nodes[0]
+
+
+def whatif(
+    ctx: typer.Context,
+    manifests: list[str] | None = typer.Argument(
+        None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
+    cluster: list[str] = cluster_option(),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
+    namespace: str | None = namespace_option(),
+    keep_existing: bool = keep_existing_option(),
+    add_node: list[str] = typer.Option(
+        [], "--add-node", help="Add nodes: a file of Node manifests, or like=NODE[:COUNT] for COUNT empty copies of "
+        "NODE named NODE-whatif-1, … Repeatable."),
+    remove_node: list[str] = typer.Option(
+        [], "--remove-node", help="Remove a node with its pods (pods owned by a controller other than a DaemonSet "
+        "come back pending). Repeatable."),
+    cordon: list[str] = typer.Option([], "--cordon", help="Mark a node unschedulable; its pods stay. Repeatable."),
+    drain: list[str] = typer.Option(
+        [], "--drain", help="Cordon a node and evict its pods as kubectl drain does: DaemonSet pods and pods whose "
+        "eviction would violate a PodDisruptionBudget stay, controller-owned pods come back pending, bare pods are "
+        "deleted. Repeatable."),
+    scale: list[str] = typer.Option(
+        [], "--scale", help="Scale a workload: KIND/[NAMESPACE/]NAME=REPLICAS (Deployment, ReplicaSet, "
+        "StatefulSet, ReplicationController, Job). Repeatable."),
+    scheduler_config: str | None = typer.Option(
+        None, "--scheduler-config", help="A KubeSchedulerConfiguration file for the 'after' run."),
+    base_scheduler_config: str | None = typer.Option(
+        None, "--base-scheduler-config", help="A KubeSchedulerConfiguration file for the 'before' run (and the "
+        "'after' run unless --scheduler-config is given)."),
+    until_fit: str | None = typer.Option(
+        None, "--until-fit", help="Find the smallest number of nodes like TEMPLATE (a Node file, or like=NODE) that "
+        "makes every pending pod fit, on top of the other changes."),
+    until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1,
+                                        help="The most template nodes --until-fit tries."),
+    seed: int = seed_option(),
+    tie_break: TieBreak = tie_break_option(),
+    output: str = output_option("WhatIfResult", "Output format: table, json, yaml, junit (JUnit XML of the run after the "
+                                "change), github (GitHub Actions annotations) or markdown (a summary for pull requests)."),
+    fail_on: FailOn = typer.Option(FailOn.unschedulable, "--fail-on", help=FAIL_ON_HELP + " Judged after the change."),
+    show_all: bool = typer.Option(False, "--all", help="List every changed pod and node in the table output "
+                                  "(default: up to 20 of each kind; JSON and YAML always list all)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and simulation times on stderr."),
+    quiet: bool = quiet_option(),
+    no_color: bool = no_color_option(),
+) -> None:
+    from kplan.cli.common import print_warnings
+    from kplan.cli.render import RenderOptions, check_format, render
+    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.errors import InputError
+    from kplan.io.scale import parse_scale, resolve_scale
+    from kplan.io.scheduler_config import read_scheduler_config
+    from kplan.report.check import failed
+    from kplan.report.whatif import whatif_document
+
+    t0 = time.perf_counter()
+    quiet = is_quiet(ctx, quiet)
+    if quiet and verbose:
+        raise InputError("--quiet and --verbose contradict each other: give one")
+    check_format("WhatIfResult", output)
+    for v in scale:
+        parse_scale(v)  # a malformed option fails before any loading
+    build_changes(add_node, remove_node, cordon, drain, [])
+    template = until_fit_template(until_fit) if until_fit is not None else None
+    loaded = load_inputs(cluster, manifests or [], kubeconfig=kubeconfig, context=context, namespace=namespace,
+                         keep_existing=keep_existing, seed=seed, progress=not quiet)
+    planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break)
+    # after the planner: its first build settles the running pods' start times, which rank deletions
+    scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
+    changes = build_changes(add_node, remove_node, cordon, drain, scaled)
+    after_config = read_scheduler_config(scheduler_config, planner.registry) if scheduler_config else None
+    print_warnings(planner.warnings, quiet)
+    t1 = time.perf_counter()
+    result = planner.whatif(changes, after_config=after_config, until_fit=template, limit=until_fit_limit)
+    t2 = time.perf_counter()
+    doc = whatif_document(result)
+    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout), fail_on=fail_on, full=show_all)))
+    if verbose:
+        print(f"loaded in {t1 - t0:.3f} s, simulated in {t2 - t1:.3f} s", file=sys.stderr)
+    if failed(doc, fail_on):
+        raise typer.Exit(1)

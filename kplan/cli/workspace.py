@@ -1,0 +1,119 @@
+"""Loading shared by explain, whatif and capacity: inputs → a Planner that can run them, changed or not.
+
+The cluster's objects come from ``common.cluster_objects`` (the --cluster files, or the live
+cluster of --kubeconfig/--context); the manifests are applied onto them as ``kplan simulate``
+applies them (workloads become their controllers' pods, replacing the cluster's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import typer
+
+from kplan.cli.simulate import TieBreak
+from kplan.io.inputs import Inputs, build_scenario, classify
+from kplan.io.manifests import RawObject, load_objects
+from kplan.io.scheduler_config import read_scheduler_config
+from kplan.whatif.plan import Planner
+
+__all__ = ["Loaded", "TieBreak", "load_inputs", "open_planner"]
+
+
+def help_text(text: str) -> str:
+    """A command help written as wrapped paragraphs, as one line per paragraph (the help formatter
+    wraps it again to the terminal)."""
+    return "\n\n".join(" ".join(p.split()) for p in text.strip().split("\n\n"))
+
+
+# ------------------------------------------------------------------------------ options
+
+def cluster_option() -> Any:
+    return typer.Option([], "--cluster", "-c", help="Cluster description: a snapshot or 'kubectl get "
+                        "nodes,pods,... -A -o yaml' output. Repeatable. Without it, the live cluster is read "
+                        "(read-only) into memory.")
+
+
+def kubeconfig_option() -> Any:
+    return typer.Option(None, "--kubeconfig", help="Read the live cluster of this kubeconfig (default: "
+                        "$KUBECONFIG, ~/.kube/config, then in-cluster).")
+
+
+def context_option() -> Any:
+    return typer.Option(None, "--context", help="Kubeconfig context of the live cluster to read.")
+
+
+def namespace_option(what: str = "Namespace of the manifests' objects that name none.") -> Any:
+    return typer.Option(None, "--namespace", "-n", help=what)
+
+
+def keep_existing_option() -> Any:
+    return typer.Option(False, "--keep-existing", help="Workloads already in the cluster keep their pods running "
+                        "while the applied ones are scheduled (default: the applied workload replaces them).")
+
+
+def scheduler_config_option() -> Any:
+    return typer.Option(None, "--scheduler-config",
+                        help="A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1).")
+
+
+def seed_option() -> Any:
+    return typer.Option(0, "--seed", help="Seed for the scheduler's random choices (score ties, preemption) and "
+                        "for the names the controllers generate.")
+
+
+def tie_break_option() -> Any:
+    return typer.Option(TieBreak.random, "--tie-break", help="How equal top scores are broken: 'random' as "
+                        "kube-scheduler does (seeded), or 'lowest-name' for reproducible results.")
+
+
+def output_option(kind: str, what: str = "Output format: table, json or yaml.") -> Any:
+    """``-o``: the formats of the registry for documents of ``kind`` (kplan.cli.render)."""
+    from kplan.cli.render import format_completer
+
+    return typer.Option("table", "--output", "-o", help=what, autocompletion=format_completer(kind))
+
+
+# ------------------------------------------------------------------------------ loading
+
+@dataclass
+class Loaded:
+    inputs: Inputs
+    warnings: list[str]
+    #: workload objects by (kind, namespace, name): the cluster's, then the manifests' (which win)
+    workloads: dict[tuple[str, str, str], RawObject] = field(default_factory=dict)
+
+
+def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig: str | None = None,
+                context: str | None = None, namespace: str | None = None, keep_existing: bool = False,
+                seed: int = 0, progress: bool = True) -> Loaded:
+    """The parsed inputs, as ``kplan simulate`` builds them, kept for planning runs."""
+    from kplan.cli.common import bulk_load, cluster_objects
+    from kplan.io.apply import Applier, with_namespace
+    from kplan.workloads import WORKLOAD_KINDS
+
+    with bulk_load():
+        objects, live_warnings = cluster_objects(cluster, kubeconfig, context, progress)
+        inputs = classify(objects)
+        applied = with_namespace(load_objects(manifests), namespace or "default")
+        Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)
+    workloads: dict[tuple[str, str, str], RawObject] = {}
+    for obj in [o for kind in WORKLOAD_KINDS for o in inputs.other.get(kind, [])] + applied:
+        kind = str(obj.doc.get("kind"))
+        md = obj.doc.get("metadata") or {}
+        if kind in WORKLOAD_KINDS and isinstance(md, dict):
+            workloads[(kind, str(md.get("namespace") or "default"), str(md.get("name") or ""))] = obj
+    return Loaded(inputs, live_warnings, workloads)
+
+
+def open_planner(loaded: Loaded, scheduler_config: str | None, *, seed: int, tie_break: TieBreak) -> Planner:
+    from kplan.plugins import in_tree_registry
+
+    registry = in_tree_registry()
+    config = read_scheduler_config(scheduler_config, registry)
+    planner = Planner(loaded.inputs, build_scenario, config, registry, seed=seed,
+                      lowest_name=tie_break == TieBreak.lowest_name)
+    planner.warnings = loaded.warnings + planner.warnings
+    return planner

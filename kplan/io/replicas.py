@@ -1,0 +1,99 @@
+"""The replicas ``kplan capacity`` counts: identical pods made from a Pod or a workload manifest.
+
+The file's object goes through what creating it would do (io/apply.py): a Pod through
+admission (LimitRange defaults, ephemeral claims, priority); a Deployment, ReplicaSet,
+ReplicationController, StatefulSet or Job through its controller's expansion, so the replicas
+carry the controller's labels and owner (a ReplicaSet's selector switches on default topology
+spreading, as it does for the real pods). The existing pods of the same workload stay. Replica k
+is named ``<name>-capacity-<k>``; a StatefulSet's replicas take the next ordinals instead, with
+their pod-name and pod-index labels.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from kplan.errors import InputError, UnsupportedError
+from kplan.io.apply import Applier
+from kplan.io.inputs import check_supported
+from kplan.io.manifests import RawObject
+from kplan.model.admission import admit_priority, with_builtin_classes
+from kplan.model.objects import Pod
+from kplan.model.parse import parse_selecting_object
+from kplan.workloads import expand
+from kplan.workloads.statefulset import POD_INDEX_LABEL, POD_NAME_LABEL
+
+REPLICATED_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "Job")
+
+
+def _one(doc: dict[str, Any], kind: str) -> dict[str, Any]:
+    d = copy.deepcopy(doc)
+    spec = d.setdefault("spec", {})
+    if kind == "Job":
+        spec["parallelism"] = 1
+        spec["completions"] = None
+        spec["suspend"] = False
+    else:
+        spec["replicas"] = 1
+    return d
+
+
+def replica_factory(inputs: Any, obj: RawObject, *, seed: int) -> tuple[Pod, Callable[[int], Pod], str]:
+    """(the template pod, replica k → a fresh pod, "Kind namespace/name"). ``inputs`` gains what creating the workload adds
+    (the selectors of its ReplicaSets); its pending pods are unchanged."""
+    doc = obj.doc
+    kind = str(doc.get("kind"))
+    raw_md = doc.get("metadata")
+    md: dict[str, Any] = dict(raw_md) if isinstance(raw_md, dict) else {}
+    applier = Applier(inputs, keep_existing=True, seed=seed)
+    if kind == "Pod":
+        d = copy.deepcopy(doc)
+        d["metadata"] = {**md, "namespace": str(md.get("namespace") or "default")}
+        if (d.get("spec") or {}).get("nodeName"):
+            raise InputError(f"{obj.source}: Pod {d['metadata']['namespace']}/{md.get('name')}: spec.nodeName is set; "
+                             "the scheduler never places such a pod")
+        template = applier.create_pod(d, obj.source)
+        base, ordinal = template.name, None
+    elif kind in REPLICATED_KINDS:
+        ns = str(md.get("namespace") or "default")
+        name = str(md.get("name") or "")
+        d = _one({**doc, "metadata": {**md, "namespace": ns}}, kind)
+        replica_sets = [o.doc for o in inputs.other.get("ReplicaSet", [])
+                        if (o.doc.get("metadata") or {}).get("namespace", "default") == ns]
+        exp = expand(d, obj.source, seed=seed, nodes=inputs.nodes, existing=d, existing_replicasets=replica_sets)
+        if exp.claims:
+            raise UnsupportedError(f"{obj.source}: {exp.key}: replicas with volumeClaimTemplates each need their own "
+                                   "claim; kplan capacity does not model that")
+        if not exp.pods:
+            raise InputError(f"{obj.source}: {exp.key}: its controller creates no pod (suspended or paused?)")
+        if kind in ("ReplicaSet", "StatefulSet", "ReplicationController"):
+            applier._select(parse_selecting_object(d, obj.source))
+        for created in exp.created:
+            if created.get("kind") == "ReplicaSet":
+                applier._select(parse_selecting_object(created, f"{obj.source}: {exp.key}"))
+        template = applier.create_pod(exp.pods[0], f"{obj.source}: {exp.key}")
+        base = name
+        ordinal = None
+        if kind == "StatefulSet":
+            taken = [int(p.name.rsplit("-", 1)[1]) for p in inputs.running + inputs.pending
+                     if p.namespace == ns and p.name.rsplit("-", 1)[0] == name and p.name.rsplit("-", 1)[1].isdigit()]
+            ordinal = max(taken, default=-1) + 1
+    else:
+        raise InputError(f"{obj.source}: expected a Pod or one of {', '.join(REPLICATED_KINDS)}, found kind {kind!r}")
+    check_supported(template)
+    explicit = inputs.explicit.get(template.uid, (False, False))
+    admit_priority(template, with_builtin_classes(inputs.priority_classes), *explicit)
+
+    def replica(k: int) -> Pod:
+        if ordinal is not None:
+            n = ordinal + k - 1
+            labels = {**template.labels, POD_NAME_LABEL: f"{base}-{n}", POD_INDEX_LABEL: str(n)}
+            return dataclasses.replace(template, name=f"{base}-{n}", uid=f"{template.uid}-capacity-{k}",
+                                       labels=labels, nominated_node="")
+        return dataclasses.replace(template, name=f"{base}-capacity-{k}", uid=f"{template.uid}-capacity-{k}",
+                                   nominated_node="")
+
+    return template, replica, f"{kind} {template.namespace}/{base}"

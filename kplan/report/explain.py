@@ -1,0 +1,143 @@
+"""The versioned PodExplanation document (apiVersion kplan.dev/v1alpha1) of ``kplan explain pod``.
+
+Fields may be added; none are renamed. Nodes are ranked (the chosen node, the other feasible
+nodes by total score, then the rejected nodes that are closest to fitting); only the first
+``top`` are listed unless ``all_nodes``, while ``reasons`` always counts every node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kplan.framework.preemption import PreemptionOutcome
+from kplan.framework.status import Code, Status
+from kplan.model.objects import Pod
+from kplan.report.document import API_VERSION
+from kplan.scheduler.explain import Explanation, NodeExplanation
+
+DEFAULT_TOP = 10
+
+
+def pod_ref(p: Pod) -> dict[str, Any]:
+    return {"namespace": p.namespace, "name": p.name, "priority": p.priority}
+
+
+def status_doc(s: Status) -> dict[str, Any]:
+    return {"plugin": s.plugin, "code": s.code.upstream, "reasons": list(s.reasons)}
+
+
+def node_doc(ne: NodeExplanation) -> dict[str, Any]:
+    filters = []
+    for f in ne.filters:
+        d: dict[str, Any] = {"plugin": f.plugin, "code": f.code.upstream, "reasons": list(f.reasons)}
+        if f.upstream:
+            d["firstFailure"] = True
+        filters.append(d)
+    out: dict[str, Any] = {"name": ne.name, "feasible": ne.feasible, "examined": ne.examined, "filters": filters,
+                           "scores": None, "total": ne.total}
+    if ne.not_examined:
+        out["notExamined"] = ne.not_examined
+    if ne.scores is not None:
+        out["scores"] = {p: {"raw": s.raw, "normalized": s.normalized, "weighted": s.weighted}
+                         for p, s in ne.scores.items()}
+    return out
+
+
+def reason_counts(nodes: list[NodeExplanation], plugin_order: list[str]) -> list[dict[str, Any]]:
+    """(plugin, reason) → nodes rejecting for it (any plugin) and nodes where it is the first failure."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for ne in nodes:
+        for f in ne.failing:
+            for r in f.reasons or ("",):
+                c = counts.setdefault((f.plugin, r), [0, 0])
+                c[0] += 1
+                if f.upstream:
+                    c[1] += 1
+    order = {p: i for i, p in enumerate(plugin_order)}
+    items = sorted(counts.items(), key=lambda kv: (-kv[1][0], order.get(kv[0][0], -1), kv[0][1]))
+    return [{"plugin": p, "reason": r, "nodes": c[0], "firstFailureNodes": c[1]} for (p, r), c in items]
+
+
+def preemption_doc(p: PreemptionOutcome | None, *, all_nodes: bool = False, top: int = DEFAULT_TOP
+                   ) -> dict[str, Any] | None:
+    """The preemption analysis; nodes where it failed are grouped by reason (and listed only up
+    to ``top`` unless ``all_nodes``)."""
+    if p is None:
+        return None
+    failed = [{"node": n, "code": s.code.upstream, "reasons": list(s.reasons)} for n, s in p.node_statuses.items()]
+    # the chosen candidate first, then the others in the order the dry run found them
+    ordered = sorted(p.candidates, key=lambda c: c.node != p.nominated_node)
+    candidates = [{"node": c.node, "victims": [pod_ref(v) for v in c.victims], "pdbViolations": c.pdb_violations}
+                  for c in ordered]
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for n, s in p.node_statuses.items():
+        groups.setdefault((s.code.upstream, s.reasons), []).append(n)
+    return {
+        "message": p.status.message,
+        "potentialNodes": len(p.potential_nodes),
+        "candidatesTotal": len(candidates),
+        "candidates": candidates if all_nodes else candidates[:top],
+        "failedNodesTotal": len(failed),
+        "failedNodes": failed if all_nodes else failed[:top],
+        "failedReasons": [{"code": code, "reasons": list(reasons), "nodes": len(names), "examples": names[:3]}
+                          for (code, reasons), names in sorted(groups.items(), key=lambda kv: -len(kv[1]))],
+        "nominatedNode": p.nominated_node or None,
+        "victims": [pod_ref(v) for v in p.victims],
+    }
+
+
+def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEFAULT_TOP, tie_break: str = "random",
+                     more_nodes: dict[str, Any] | None = None) -> dict[str, Any]:
+    pod, o = ex.pod, ex.outcome
+    att = ex.attempt
+    shown = ex.nodes if all_nodes else ex.nodes[:top]
+    r = att.result if att is not None else None
+    doc: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": "PodExplanation",
+        "pod": {"namespace": pod.namespace, "name": pod.name, "priority": pod.priority,
+                "priorityClassName": pod.priority_class_name or None, "preemptionPolicy": pod.preemption_policy,
+                "schedulerName": pod.scheduler_name},
+        "queue": {"position": ex.position, "pending": ex.pending, "attempts": o.attempts,
+                  "explainedAttempt": att.number if att is not None else None},
+        "status": o.status,
+        "node": o.node,
+        "message": o.message,
+        "nominatedNode": o.nominated_node,
+        "decision": {
+            "chosen": ex.chosen,
+            "scored": ex.scored,
+            "scoresComputedByKplan": bool(att is not None and att.info_scores is not None),
+            "nominatedFastPath": bool(r and r.nominated_fast_path),
+            "feasibleNodes": sum(1 for n in ex.nodes if n.feasible),
+            "ties": ex.ties,
+            "tieBreak": tie_break if ex.ties else None,
+        },
+        "nodesTotal": len(ex.nodes),
+        "nodesShown": len(shown),
+        "nodes": [node_doc(n) for n in shown],
+        "reasons": reason_counts(ex.nodes, att.filter_names if att is not None else []),
+        "preemption": preemption_doc(ex.preemption, all_nodes=all_nodes, top=top),
+        "earlierPreemption": None,
+        "evictions": [{"namespace": e.pod.namespace, "name": e.pod.name, "node": e.node, "priority": e.pod.priority}
+                      for e in ex.evictions],
+        "history": [{"attempt": n, "node": node, "message": msg, "nominatedNode": nom}
+                    for n, node, msg, nom in ex.history],
+        "remediation": [],
+        "nearestNodes": [],
+        "moreNodes": more_nodes,
+    }
+    if ex.earlier_preemption is not None:
+        number, outcome = ex.earlier_preemption
+        doc["earlierPreemption"] = {"attempt": number, **(preemption_doc(outcome, all_nodes=all_nodes, top=top) or {})}
+    rem = ex.remedy
+    if rem is not None and o.status != "Scheduled":
+        doc["remediation"] = [{"kind": c.kind, "change": c.change, "opensNodes": c.opens, "nodes": c.nodes}
+                              for c in rem.pod_changes]
+        doc["nearestNodes"] = [{"name": n.name, "lacks": n.lacks, "fitsWithChanges": n.fits_with_changes,
+                                "stillRejectedBy": n.still} for n in rem.nearest]
+    return doc
+
+
+def is_rejection(code: str) -> bool:
+    return code in (Code.UNSCHEDULABLE.upstream, Code.UNRESOLVABLE.upstream, Code.ERROR.upstream)

@@ -1,0 +1,67 @@
+"""``kplan capacity``: how many more replicas of a pod fit, and where.
+
+Semantics (also in the README):
+* First every pending pod of the input is scheduled, exactly as ``kplan simulate`` does, until
+  the queue is empty.
+* Then replicas are created one at a time: identical pods (same labels, requests, constraints and
+  admitted priority) named ``<name>-capacity-<k>``. Each replica is created after everything
+  before it has settled (the queue has run empty again), so the k-th replica sees the first k-1
+  placed. A replica is scheduled by the real algorithm: when no node fits it may preempt
+  lower-priority pods as kube-scheduler would, and then be retried; those evictions are
+  reported separately.
+* The count is the number of replicas that end up scheduled before the first one that does not
+  (its message is "why the next one does not"), or the limit when it is reached first.
+This is the method of kubernetes-sigs/cluster-capacity (one replica at a time until one fails),
+on kplan's faithful scheduler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kplan.scheduler.simulate import SCHEDULED, Eviction, PodOutcome, Simulation, SimulationResult
+
+
+@dataclass
+class CapacityOutcome:
+    replicas: int
+    placements: dict[str, int]
+    #: the first replica that did not fit, with its final status and message (None: limit reached)
+    failed: PodOutcome | None
+    limit_reached: bool
+    #: evictions caused by the replicas (preemption), in order
+    evictions: list[Eviction] = field(default_factory=list)
+    result: SimulationResult | None = None
+
+
+def fill(sim: Simulation, make_replica: Callable[[int], object], limit: int) -> CapacityOutcome:
+    """Add replicas 1, 2, … to a started simulation until one does not fit or ``limit`` fit.
+
+    ``make_replica(k)`` returns a fresh Pod for the k-th replica.
+    """
+    sim.drain()
+    placements: dict[str, int] = {}
+    replica_uids: set[str] = set()
+    failed_uid: str | None = None
+    count = 0
+    while count < limit:
+        pod = make_replica(count + 1)
+        q = sim.add_pending(pod)  # type: ignore[arg-type]
+        replica_uids.add(q.pod.uid)
+        sim.drain()
+        if q.where != "done":
+            failed_uid = q.pod.uid
+            break
+        count += 1
+    result = sim.result(0.0)
+    failed = None
+    for o in result.pods:
+        if o.pod.uid in replica_uids and o.status == SCHEDULED and o.node is not None:
+            placements[o.node] = placements.get(o.node, 0) + 1
+        if o.pod.uid == failed_uid:
+            failed = o
+    evictions = [e for e in result.preempted if e.preemptor.uid in replica_uids]
+    # a later replica's preemption can evict an earlier replica: count what is still placed
+    scheduled = sum(placements.values())
+    return CapacityOutcome(scheduled, dict(sorted(placements.items())), failed, failed_uid is None, evictions, result)

@@ -1,0 +1,388 @@
+"""Cluster changes as pure deltas on the parsed inputs (``kplan whatif``).
+
+A change never edits a file or an input object: ``apply_changes`` returns a copy of the inputs
+with new lists, and every object it alters is a new object. The inputs are the typed objects of
+``kplan.io.inputs.Inputs`` (nodes, running and pending pods, PDBs, …); this module only relies on
+those attribute names (``InputsLike``), so it does not depend on the io layer.
+
+What each change means:
+* add nodes (from a Node manifest or as clones of a node): clones are named ``<node>-whatif-<i>``,
+  get ``kubernetes.io/hostname`` (and any other label whose value was the template's name) set to
+  the new name, are not cordoned, carry the template's taints except the node-lifecycle ones
+  (``node.kubernetes.io/*``), and start empty: no pods and no cached images.
+* cordon: ``spec.unschedulable: true``; the node's pods stay.
+* drain, as ``kubectl drain --ignore-daemonsets --delete-emptydir-data --force`` would through
+  the eviction API: the node is cordoned; DaemonSet pods and mirror pods stay; a pod matched by
+  a PodDisruptionBudget with no disruption left (or by more than one budget, which the eviction
+  API refuses) stays; every other pod is evicted, one at a time in namespace/name order, and
+  each eviction uses up one disruption of its budget. An evicted pod owned by a controller comes
+  back as a pending replacement (same namespace and name, same priority, no node); a bare pod is
+  gone.
+* scale a workload: the pods its controller would create or delete, resolved against the inputs
+  by ``kplan.io.scale`` (the workload expansion), are added as pending pods or removed.
+* remove a node: the node disappears with all its pods, budgets or not; pods owned by a
+  controller other than a DaemonSet come back as pending replacements, the others are gone.
+Budgets whose pods were evicted or lost keep ``disruptionsAllowed`` lowered by that number, as
+the disruption controller would report before the replacements run.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from kplan.cluster.disruption import disruptions_allowed
+from kplan.errors import InputError, KplanError
+from kplan.model.admission import admit_priority, with_builtin_classes
+from kplan.model.objects import Node, Pod, PodDisruptionBudget, PriorityClass
+from kplan.model.selectors import selector_matches
+
+HOSTNAME = "kubernetes.io/hostname"
+CLONE_INFIX = "-whatif-"
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+
+
+class InputsLike(Protocol):
+    nodes: list[Node]
+    running: list[Pod]
+    pending: list[Pod]
+    pdbs: list[PodDisruptionBudget]
+    priority_classes: dict[str, PriorityClass]
+    admitted: set[str]
+
+
+InputsT = TypeVar("InputsT", bound=InputsLike)
+
+
+# ------------------------------------------------------------------------------------ changes
+
+@dataclass(frozen=True)
+class AddNodes:
+    """Nodes given as manifests, added as they are."""
+
+    nodes: tuple[Node, ...]
+
+    def describe(self) -> str:
+        return "add node" + ("s " if len(self.nodes) != 1 else " ") + ", ".join(n.name for n in self.nodes)
+
+
+@dataclass(frozen=True)
+class CloneNode:
+    """``count`` empty nodes like ``template`` (a node of the inputs, or a Node object)."""
+
+    template: str | Node
+    count: int = 1
+
+    @property
+    def template_name(self) -> str:
+        return self.template if isinstance(self.template, str) else self.template.name
+
+    def describe(self) -> str:
+        return f"add {self.count} node{'s' if self.count != 1 else ''} like {self.template_name}"
+
+
+@dataclass(frozen=True)
+class RemoveNode:
+    name: str
+
+    def describe(self) -> str:
+        return f"remove node {self.name}"
+
+
+@dataclass(frozen=True)
+class CordonNode:
+    name: str
+
+    def describe(self) -> str:
+        return f"cordon node {self.name}"
+
+
+@dataclass(frozen=True)
+class DrainNode:
+    name: str
+
+    def describe(self) -> str:
+        return f"drain node {self.name}"
+
+
+@dataclass(frozen=True)
+class ScaleWorkload:
+    """A workload scaled to ``replicas``, resolved against the inputs (``kplan.io.scale``): the
+    pods its controller creates, with their claims, and the pods it deletes."""
+
+    label: str
+    replicas: int
+    current: int
+    add: tuple[Pod, ...] = ()
+    delete: tuple[Pod, ...] = ()
+    #: PersistentVolumeClaims the controller creates with the new pods (StatefulSet claim templates)
+    claims: tuple[Any, ...] = ()
+    #: new pod uid → the pod that must run first (StatefulSet OrderedReady)
+    created_after: tuple[tuple[str, str], ...] = ()
+    #: new pod uid → (explicit spec.priority, explicit spec.preemptionPolicy), for admission
+    explicit: tuple[tuple[str, tuple[bool, bool]], ...] = ()
+
+    def describe(self) -> str:
+        return f"scale {self.label} from {self.current} to {self.replicas} replicas"
+
+
+Change = AddNodes | CloneNode | RemoveNode | CordonNode | DrainNode | ScaleWorkload
+
+
+# ------------------------------------------------------------------------------------ report
+
+@dataclass(frozen=True)
+class PodFate:
+    """What a change did to one running pod."""
+
+    pod: Pod
+    node: str
+    #: "replaced" (a pending replacement was created), "deleted", or "kept"
+    fate: str
+    reason: str
+
+
+@dataclass
+class Applied:
+    """What ``apply_changes`` did, for the report."""
+
+    changes: list[str] = field(default_factory=list)
+    added_nodes: list[str] = field(default_factory=list)
+    removed_nodes: list[str] = field(default_factory=list)
+    cordoned_nodes: list[str] = field(default_factory=list)
+    pods: list[PodFate] = field(default_factory=list)
+
+    @property
+    def replaced(self) -> list[PodFate]:
+        return [f for f in self.pods if f.fate == "replaced"]
+
+    @property
+    def deleted(self) -> list[PodFate]:
+        return [f for f in self.pods if f.fate == "deleted"]
+
+    @property
+    def kept(self) -> list[PodFate]:
+        return [f for f in self.pods if f.fate == "kept"]
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+def clone_name(template: str, taken: set[str]) -> str:
+    i = 1
+    while f"{template}{CLONE_INFIX}{i}" in taken:
+        i += 1
+    return f"{template}{CLONE_INFIX}{i}"
+
+
+def clone_node(template: Node, name: str) -> Node:
+    """An empty node shaped like ``template`` (see the module docstring)."""
+    labels = {k: (name if (k == HOSTNAME or v == template.name) else v) for k, v in template.labels.items()}
+    if HOSTNAME not in labels:
+        labels[HOSTNAME] = name
+    taints = tuple(t for t in template.taints if not t.key.startswith("node.kubernetes.io/"))
+    return dataclasses.replace(template, name=name, labels=labels, taints=taints, unschedulable=False,
+                               images=(), source=f"{template.name} (cloned)", raw=None)
+
+
+def is_daemon_pod(pod: Pod) -> bool:
+    c = pod.controller()
+    return c is not None and c.kind == "DaemonSet"
+
+
+def is_mirror_pod(pod: Pod) -> bool:
+    c = pod.controller()
+    return MIRROR_ANNOTATION in pod.annotations or (c is not None and c.kind == "Node")
+
+
+def matching_pdbs(pod: Pod, pdbs: Iterable[PodDisruptionBudget]) -> list[PodDisruptionBudget]:
+    """The budgets the eviction API checks: same namespace, non-empty selector matching the pod."""
+    return [b for b in pdbs if b.namespace == pod.namespace and b.selector is not None
+            and not b.selector.is_empty and selector_matches(b.selector, pod.labels)]
+
+
+def replacement(pod: Pod, classes: dict[str, PriorityClass]) -> tuple[Pod, str]:
+    """The pending pod a controller creates for an evicted one; (pod, note).
+
+    Its priority comes from admission, as for any new pod; when its PriorityClass no longer
+    exists (admission would refuse the pod) the running pod's priority is kept and noted.
+    """
+    new = dataclasses.replace(pod, uid=f"{pod.uid}{CLONE_INFIX}replacement", node_name="", nominated_node="",
+                              start_time=None, deletion_time=None, phase="Pending")
+    note = ""
+    try:
+        admit_priority(new, with_builtin_classes(classes), False, False)
+    except KplanError:
+        new.priority = pod.priority
+        note = f"; PriorityClass {pod.priority_class_name} not found, priority {pod.priority} kept"
+    return new, note
+
+
+# ------------------------------------------------------------------------------------ apply
+
+class _Work:
+    def __init__(self, inputs: InputsLike) -> None:
+        self.nodes: list[Node] = list(inputs.nodes)
+        self.running: list[Pod] = list(inputs.running)
+        self.pending: list[Pod] = list(inputs.pending)
+        self.pdbs: list[PodDisruptionBudget] = list(inputs.pdbs)
+        self.classes = dict(inputs.priority_classes)
+        self.admitted = set(inputs.admitted)
+        names = {n.name for n in self.nodes}
+        placed = [p for p in self.running if p.node_name in names]
+        #: disruptions left per budget, computed once as build_scenario does, then spent
+        self.allowed: dict[int, int] = {id(b): disruptions_allowed(b, placed) for b in self.pdbs}
+        self.spent: dict[int, int] = {}
+        self.applied = Applied()
+        self.claims: list[Any] = []
+        self.explicit: dict[str, tuple[bool, bool]] = dict(getattr(inputs, "explicit", {}) or {})
+        self.created_after: dict[str, str] = dict(getattr(inputs, "created_after", {}) or {})
+
+    def node(self, name: str, option: str) -> Node:
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        known = ", ".join(sorted(n.name for n in self.nodes)[:10])
+        raise InputError(f"{option}: no node named {name!r} in the cluster (nodes: {known}"
+                         f"{', …' if len(self.nodes) > 10 else ''})")
+
+    def replace_node(self, old: Node, new: Node) -> None:
+        self.nodes = [new if n is old else n for n in self.nodes]
+
+    def pods_on(self, name: str) -> list[Pod]:
+        return sorted((p for p in self.running if p.node_name == name), key=lambda p: (p.namespace, p.name))
+
+    def spend(self, pod: Pod) -> None:
+        for b in matching_pdbs(pod, self.pdbs):
+            self.allowed[id(b)] -= 1
+            self.spent[id(b)] = self.spent.get(id(b), 0) + 1
+
+    def lose(self, pod: Pod, node: str, why: str) -> None:
+        """The pod stops running: replaced if a controller (not a DaemonSet) owns it, else gone."""
+        self.running = [p for p in self.running if p is not pod]
+        c = pod.controller()
+        if c is not None and c.kind not in ("DaemonSet", "Node"):
+            new, note = replacement(pod, self.classes)
+            self.pending.append(new)
+            self.admitted.add(new.uid)
+            self.applied.pods.append(PodFate(pod, node, "replaced", f"{why}; {c.kind} {c.name} recreates it{note}"))
+        else:
+            self.applied.pods.append(PodFate(pod, node, "deleted", f"{why}; no controller recreates it"))
+
+    # -------------------------------------------------------------------------------- changes
+
+    def add_nodes(self, nodes: Sequence[Node]) -> None:
+        taken = {n.name for n in self.nodes}
+        for n in nodes:
+            if n.name in taken:
+                raise InputError(f"--add-node: node {n.name} already exists in the cluster")
+            taken.add(n.name)
+            self.nodes.append(n)
+            self.applied.added_nodes.append(n.name)
+
+    def clone(self, c: CloneNode) -> None:
+        template = self.node(c.template, "--add-node like=") if isinstance(c.template, str) else c.template
+        if c.count < 0:
+            raise InputError(f"--add-node like={template.name}: the count must be 0 or more")
+        taken = {n.name for n in self.nodes}
+        new = []
+        for _ in range(c.count):
+            name = clone_name(template.name, taken)
+            taken.add(name)
+            new.append(clone_node(template, name))
+        self.add_nodes(new)
+
+    def cordon(self, name: str, option: str) -> None:
+        node = self.node(name, option)
+        if not node.unschedulable:
+            self.replace_node(node, dataclasses.replace(node, unschedulable=True))
+        self.applied.cordoned_nodes.append(name)
+
+    def drain(self, name: str) -> None:
+        self.cordon(name, "--drain")
+        for pod in self.pods_on(name):
+            if is_daemon_pod(pod):
+                self.applied.pods.append(PodFate(pod, name, "kept", "DaemonSet pod (drain ignores DaemonSets)"))
+                continue
+            if is_mirror_pod(pod):
+                self.applied.pods.append(PodFate(pod, name, "kept", "mirror (static) pod: the eviction API "
+                                                                      "cannot remove it"))
+                continue
+            budgets = matching_pdbs(pod, self.pdbs)
+            if len(budgets) > 1:
+                names = ", ".join(f"{b.namespace}/{b.name}" for b in budgets)
+                self.applied.pods.append(PodFate(pod, name, "kept", f"eviction refused: the pod has more than one "
+                                                                      f"PodDisruptionBudget ({names})"))
+                continue
+            blocked = [b for b in budgets if self.allowed[id(b)] <= 0]
+            if blocked:
+                b = blocked[0]
+                self.applied.pods.append(PodFate(pod, name, "kept", f"eviction would violate PodDisruptionBudget "
+                                                                      f"{b.namespace}/{b.name}"))
+                continue
+            self.spend(pod)
+            self.lose(pod, name, "evicted by the drain")
+
+    def scale(self, c: ScaleWorkload) -> None:
+        gone = {id(p) for p in c.delete}
+        for pod in c.delete:
+            if pod.node_name:
+                self.applied.pods.append(PodFate(pod, pod.node_name, "deleted", f"{c.label} scaled down"))
+        self.running = [p for p in self.running if id(p) not in gone]
+        self.pending = [p for p in self.pending if id(p) not in gone] + list(c.add)
+        self.claims += list(c.claims)
+        self.created_after.update(dict(c.created_after))
+        self.explicit.update(dict(c.explicit))
+
+    def remove(self, name: str) -> None:
+        node = self.node(name, "--remove-node")
+        for pod in self.pods_on(name):
+            self.spend(pod)
+            self.lose(pod, name, "its node was removed")
+        self.nodes = [n for n in self.nodes if n is not node]
+        self.applied.removed_nodes.append(name)
+
+    def pinned_pdbs(self) -> list[PodDisruptionBudget]:
+        out = []
+        for b in self.pdbs:
+            if id(b) in self.spent:
+                b = dataclasses.replace(b, disruptions_allowed=max(0, self.allowed[id(b)]))
+            out.append(b)
+        return out
+
+
+def apply_changes(inputs: InputsT, changes: Sequence[Change]) -> tuple[InputsT, Applied]:
+    """A copy of ``inputs`` with the changes applied in order, and what they did."""
+    w = _Work(inputs)
+    for c in changes:
+        w.applied.changes.append(c.describe())
+        if isinstance(c, AddNodes):
+            w.add_nodes(c.nodes)
+        elif isinstance(c, CloneNode):
+            w.clone(c)
+        elif isinstance(c, RemoveNode):
+            w.remove(c.name)
+        elif isinstance(c, CordonNode):
+            w.cordon(c.name, "--cordon")
+        elif isinstance(c, DrainNode):
+            w.drain(c.name)
+        elif isinstance(c, ScaleWorkload):
+            w.scale(c)
+        else:  # pragma: no cover - the union is closed
+            raise TypeError(f"unknown change {c!r}")
+    out: Any = copy.copy(inputs)
+    out.nodes = w.nodes
+    out.running = w.running
+    out.pending = w.pending
+    out.pdbs = w.pinned_pdbs()
+    out.admitted = w.admitted
+    if hasattr(inputs, "created_after"):
+        out.created_after = w.created_after
+    if hasattr(inputs, "explicit"):
+        out.explicit = w.explicit
+    if w.claims:
+        out.storage = list(getattr(inputs, "storage", [])) + w.claims
+    return out, w.applied

@@ -1,0 +1,295 @@
+"""Running simulations of the parsed inputs, changed or not: the planner behind ``kplan whatif``,
+``kplan capacity`` and the node-count search of ``kplan explain``.
+
+The planner keeps the parsed inputs untouched. Every run gets fresh copies of the pending pods
+(a simulation writes its placements into the pods it schedules) and its own snapshot, built by
+the ``build`` function the caller hands in (``kplan.io.inputs.build_scenario``). The first
+build happens at once: it settles what building decides about the running pods (their start
+times, which order preemption's victims), so every later run, with or without changes, sees
+the same running pods.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from kplan.cluster.snapshot import Snapshot
+from kplan.framework.config import SchedulerConfig
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.registry import Registry
+from kplan.framework.status import Code, Status
+from kplan.model.objects import NO_EXECUTE, NO_SCHEDULE, Node, Pod, Taint, Toleration, tolerates
+from kplan.scheduler.simulate import GATED, SCHEDULED, Observer, Simulation, SimulationResult
+from kplan.whatif.capacity import CapacityOutcome, fill
+from kplan.whatif.changes import Applied, Change, CloneNode, InputsLike, apply_changes
+from kplan.whatif.diff import WhatIfDiff, diff_results, running_on_nodes
+from kplan.whatif.search import SearchResult, smallest_passing
+
+DEFAULT_SEARCH_LIMIT = 1024
+
+
+class Built(Protocol):
+    snapshot: Snapshot
+    pending: list[Pod]
+    pdb_allowed: dict[int, int]
+    warnings: list[str]
+    #: the inputs it was built from (created_after: a StatefulSet's creation order; replaced pods)
+    inputs: Any
+
+
+Builder = Callable[[Any], Built]
+
+
+@dataclass
+class Run:
+    inputs: Any
+    built: Built
+    result: SimulationResult
+    applied: Applied | None = None
+
+    @property
+    def running(self) -> list[Pod]:
+        return running_on_nodes(self.inputs.running, self.result.snapshot.table)
+
+
+@dataclass
+class WhatIf:
+    before: Run
+    after: Run
+    diff: WhatIfDiff
+    until_fit: UntilFit | None = None
+
+
+@dataclass
+class UntilFit:
+    template: str
+    #: the smallest number of nodes like the template that fits every pending pod; None: none does
+    count: int | None
+    reason: str = ""
+    probes: dict[int, bool] = dataclasses.field(default_factory=dict)
+    #: fewer template nodes than this cannot fit the pods (None: not computed, pods may preempt)
+    lower_bound: int | None = None
+
+
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
+
+
+def untolerated_taints_of(tolerations: tuple[Toleration, ...], taints: tuple[Taint, ...]) -> tuple[Taint, ...]:
+    return tuple(t for t in taints if t.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerates(tolerations, t))
+
+
+def fresh(inputs: Any) -> Any:
+    """A copy of the inputs whose pending pods are new objects with their input state."""
+    out = copy.copy(inputs)
+    out.pending = [dataclasses.replace(p) for p in inputs.pending]
+    return out
+
+
+def all_fit(result: SimulationResult) -> bool:
+    """Every pending pod that the scheduler tries is scheduled (gated pods are never tried)."""
+    return all(o.status == SCHEDULED for o in result.pods if o.status != GATED)
+
+
+class Planner:
+    def __init__(self, inputs: InputsLike, build: Builder, config: SchedulerConfig, registry: Registry, *,
+                 seed: int = 0, lowest_name: bool = False) -> None:
+        self.inputs = inputs
+        self.build = build
+        self.config = config
+        self.registry = registry
+        self.seed = seed
+        self.lowest_name = lowest_name
+        self._base: Built | None = build(fresh(inputs))
+        self.warnings = list(self._base.warnings)
+
+    # -------------------------------------------------------------------------- runs
+
+    def _built(self, inputs: Any | None) -> tuple[Any, Built]:
+        if inputs is None:
+            inputs = self.inputs
+            if self._base is not None:
+                built, self._base = self._base, None
+                return inputs, built
+        return inputs, self.build(fresh(inputs))
+
+    def simulation(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
+                   observer: Observer | None = None, keep_cycles: bool = False) -> tuple[Any, Built, Simulation]:
+        inputs, built = self._built(inputs)
+        sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending, seed=self.seed,
+                         lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
+                         observer=observer, created_after=getattr(built.inputs, "created_after", None))
+        return inputs, built, sim
+
+    def simulate(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
+                 observer: Observer | None = None, keep_cycles: bool = False, applied: Applied | None = None) -> Run:
+        inputs, built, sim = self.simulation(inputs, config=config, observer=observer, keep_cycles=keep_cycles)
+        result = sim.run()
+        result.replaced = list(getattr(built.inputs, "replaced", []))
+        return Run(inputs, built, result, applied)
+
+    def changed(self, changes: Sequence[Change], inputs: Any | None = None) -> tuple[Any, Applied]:
+        return apply_changes(inputs if inputs is not None else self.inputs, changes)
+
+    # -------------------------------------------------------------------------- cheap check
+
+    def blocked_on_empty_node(self, template: str | Node, pods: Sequence[str] | None = None,
+                              inputs: Any | None = None) -> dict[str, Status]:
+        """Pods (by namespace/name) that do not pass the filters on one new empty node like ``template``.
+
+        The node is added to the cluster as it is before any pending pod is placed. Such a pod
+        can never fit on nodes like it: adding more of them changes nothing it is rejected for
+        (its labels, taints or size). ``pods`` limits the check to some pods.
+        """
+        changed, applied = self.changed([CloneNode(template, 1)], inputs)
+        _, built, sim = self.simulation(changed)
+        row = built.snapshot.row_of(applied.added_nodes[0])
+        assert row is not None
+        rows = np.array([row], dtype=np.int64)
+        wanted = set(pods) if pods is not None else None
+        out: dict[str, Status] = {}
+        for pod in built.pending:
+            if wanted is not None and pod.key not in wanted:
+                continue
+            fw = sim.handle.frameworks.get(pod.scheduler_name)
+            if fw is None:
+                out[pod.key] = Status(Code.UNRESOLVABLE, (f'no profile of the scheduler configuration has '
+                                                          f'schedulerName "{pod.scheduler_name}"',))
+                continue
+            state = CycleState()
+            pre, status, _ = fw.run_pre_filter(state, pod)
+            if not status.ok:
+                out[pod.key] = status
+                continue
+            if pre is not None and pre.node_names is not None and applied.added_nodes[0] not in pre.node_names:
+                out[pod.key] = Status(Code.UNRESOLVABLE, ("the pod is restricted to other nodes by name",), "NodeAffinity")
+                continue
+            verdict = fw.run_filters(state, pod, built.snapshot.table, rows)
+            if verdict.codes[0] != 0:
+                out[pod.key] = verdict.status(0, fw.filter_names)
+        return out
+
+    # -------------------------------------------------------------------------- what-if
+
+    def whatif(self, changes: Sequence[Change], *, after_config: SchedulerConfig | None = None,
+               until_fit: str | Node | None = None, limit: int = DEFAULT_SEARCH_LIMIT) -> WhatIf:
+        before = self.simulate()
+        changed, applied = self.changed(changes)
+        fit: UntilFit | None = None
+        if until_fit is None:
+            after = self.simulate(changed, config=after_config, applied=applied)
+        else:
+            after, fit = self._until_fit(changed, applied, until_fit, after_config, limit)
+        deleted = [f.pod for f in (after.applied or applied).deleted]
+        diff = diff_results(before.result, before.running, after.result, after.running, deleted)
+        return WhatIf(before, after, diff, fit)
+
+    def _until_fit(self, changed: Any, applied: Applied, template: str | Node, config: SchedulerConfig | None,
+                   limit: int) -> tuple[Run, UntilFit]:
+        name = template if isinstance(template, str) else template.name
+        base = self.simulate(changed, config=config, applied=applied)
+        if all_fit(base.result):
+            return base, UntilFit(name, 0, "every pending pod already fits", {0: True})
+        misfits = [o.pod.key for o in base.result.pods if o.status not in (SCHEDULED, GATED)]
+        blocked = self.blocked_on_empty_node(template, misfits, changed)
+        if blocked:
+            why = [f"{key} ({s.plugin + ': ' if s.plugin else ''}{s.message})" for key, s in list(blocked.items())[:5]]
+            more = f" and {len(blocked) - 5} more" if len(blocked) > 5 else ""
+            reason = (f"no number of nodes like {name} helps: on an empty node like it these pods still do not fit: "
+                      f"{'; '.join(why)}{more}")
+            return base, UntilFit(name, None, reason, {0: False})
+
+        bound = self.lower_bound(base, template, changed)
+        if bound is not None and bound > limit:
+            return base, UntilFit(name, None, f"at least {bound} nodes like {name} are needed (the pending pods' "
+                                  f"requests exceed the free room), above the limit of {limit}", {0: False}, bound)
+
+        def probe(k: int) -> tuple[bool, Run]:
+            if k == 0:
+                return False, base
+            more, more_applied = self.changed([CloneNode(template, k)], changed)
+            merged = Applied(applied.changes + more_applied.changes, applied.added_nodes + more_applied.added_nodes,
+                             applied.removed_nodes, applied.cordoned_nodes, applied.pods)
+            run = self.simulate(more, config=config, applied=merged)
+            return all_fit(run.result), run
+
+        found: SearchResult[Run] = smallest_passing(probe, limit, start=bound or 1)
+        probes = {0: False, **found.probes}
+        run = found.value if found.value is not None else base
+        if found.count is None:
+            return run, UntilFit(name, None, f"no number of nodes like {name} up to {limit} makes every pending pod "
+                                             "fit", probes, bound)
+        return run, UntilFit(name, found.count, "", probes, bound)
+
+    def lower_bound(self, base: Run, template: str | Node, inputs: Any) -> int | None:
+        """Fewer nodes like the template than this cannot fit every pod: the pending pods that did
+        not fit need more of some resource than all free room plus that many template nodes.
+
+        Only valid when no pod is evicted (then the room of running pods never frees up), so
+        None when a pending pod could preempt one of the placed pods.
+        """
+        node = template if isinstance(template, Node) else next(n for n in inputs.nodes if n.name == template)
+        result = base.result
+        table = result.snapshot.table
+        placed = [p for row in table.pods for p in row]
+        lowest = min((p.priority for p in placed), default=None)
+        if lowest is not None and any(o.pod.priority > lowest and o.pod.preemption_policy != "Never"
+                                      for o in result.pods):
+            return None
+        need: dict[str, int] = {}
+        misfits = [o.pod for o in result.pods if o.status not in (SCHEDULED, GATED)]
+        for pod in misfits:
+            need["pods"] = need.get("pods", 0) + 1
+            for r, q in pod.requests.items():
+                need[r] = need.get(r, 0) + q
+        # room counts only on nodes at least one of these pods may use: not cordoned, and no
+        # NoSchedule/NoExecute taint that all of them leave untolerated
+        usable = np.ones(len(table), dtype=bool)
+        tolerations = {p.tolerations for p in misfits}
+        for tid, taints in enumerate(table.taint_sets):
+            if not any(untolerated_taints_of(tols, taints) == () for tols in tolerations):
+                usable &= table.taint_ids != tid
+        if not any(tolerates(tols, UNSCHEDULABLE_TAINT) for tols in tolerations):
+            usable &= ~table.unschedulable
+        bound = 1
+        for r, want in need.items():
+            if r == "pods":
+                free = int(np.maximum(table.allowed_pods - table.pod_count, 0)[usable].sum())
+                per_node = int(node.allocatable.get("pods", 0))
+            else:
+                col = table.res.get(r)
+                free = (int(np.maximum(table.alloc[:, col] - table.requested[:, col], 0)[usable].sum())
+                        if col is not None else 0)
+                per_node = int(node.allocatable.get(r, 0))
+            if want > free and per_node > 0:
+                bound = max(bound, -(-(want - free) // per_node))
+        return bound
+
+    # -------------------------------------------------------------------------- explain
+
+    def nodes_for_pod(self, key: str, template: str, limit: int) -> SearchResult[Run]:
+        """The smallest number of nodes like ``template`` with which pod ``key`` is scheduled."""
+        def stop_once_bound(sim: Simulation, q: Any, r: Any) -> None:
+            # what happens after the pod is bound cannot unbind it: the rest of the run is not needed
+            if r.node is not None and q.pod.key == key:
+                sim.stop()
+
+        def probe(k: int) -> tuple[bool, Run]:
+            changed, applied = self.changed([CloneNode(template, k)])
+            run = self.simulate(changed, applied=applied, observer=stop_once_bound)
+            o = run.result.outcome(*key.split("/", 1))
+            return o is not None and o.status == SCHEDULED, run
+
+        return smallest_passing(probe, limit, start=1)
+
+    # -------------------------------------------------------------------------- capacity
+
+    def capacity(self, make_replica: Callable[[int], Pod], limit: int) -> CapacityOutcome:
+        _, _, sim = self.simulation()
+        sim.start()
+        return fill(sim, make_replica, limit)
