@@ -110,10 +110,12 @@ def heading(doc: Document, opts: RenderOptions, command: str) -> str:
     if not_running:
         what = f"{not_running} of {s['pending']} pending pods do not run"
     else:
-        what = f"all {s['scheduled']} pending pods scheduled" if s["scheduled"] == s["pending"] else \
-            f"{s['scheduled']} of {s['pending']} pending pods scheduled"
+        if s["scheduled"] == s["pending"]:
+            what = "the pending pod is scheduled" if s["pending"] == 1 else f"all {s['pending']} pending pods scheduled"
+        else:
+            what = f"{s['scheduled']} of {s['pending']} pending pods scheduled"
         if s["preempted"]:
-            what += f", {s['preempted']} pods preempted"
+            what += f", {s['preempted']} pod{'s' if s['preempted'] != 1 else ''} preempted"
     icon = "❌" if failed(doc, opts.fail_on) else "⚠️" if not_running or s["preempted"] else "✅"
     return f"### {icon} {command}: {what}"
 

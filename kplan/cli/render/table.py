@@ -32,13 +32,14 @@ def short_reason(message: str | None) -> str:
 def simulation_summary(doc: Document) -> str:
     """One sentence: how many pending pods were scheduled, unschedulable, …, on how many nodes."""
     s = doc["summary"]
-    text = f"{s['pending']} pending pods: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable"
+    text = f"{s['pending']} pending pod{'s' if s['pending'] != 1 else ''}: {s['scheduled']} scheduled, " \
+        f"{s['unschedulable']} unschedulable"
     if s["gated"]:
         text += f", {s['gated']} gated"
     if s.get("notCreated"):
         text += f", {s['notCreated']} not created"
     if s["preempted"]:
-        text += f"; {s['preempted']} pods preempted"
+        text += f"; {s['preempted']} pod{'s' if s['preempted'] != 1 else ''} preempted"
     gone = s.get("replaced", 0)
     if gone:
         text += f"; {gone} running pod{'s' if gone != 1 else ''} replaced"
