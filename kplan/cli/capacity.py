@@ -7,7 +7,6 @@ import sys
 import typer
 
 from kplan.cli.terminal import no_color_option, quiet_option
-
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,

@@ -8,7 +8,6 @@ from typing import Any
 import typer
 
 from kplan.cli.terminal import no_color_option, quiet_option
-
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import time
 from enum import Enum
-from typing import Optional
 
 import typer
 
@@ -32,16 +31,16 @@ class TieBreak(str, Enum):
 
 def simulate(
     ctx: typer.Context,
-    manifests: Optional[list[str]] = typer.Argument(
+    manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
     cluster: list[str] = typer.Option(
         [], "--cluster", "-c", help="Cluster description: a snapshot or 'kubectl get nodes,pods -A -o yaml' output. "
         "Repeatable. Without it, the live cluster is read (read-only) into memory."),
-    kubeconfig: Optional[str] = typer.Option(
+    kubeconfig: str | None = typer.Option(
         None, "--kubeconfig", help="Read the live cluster of this kubeconfig (default: $KUBECONFIG, ~/.kube/config, "
         "then in-cluster)."),
-    context: Optional[str] = typer.Option(None, "--context", help="Kubeconfig context of the live cluster to read."),
-    scheduler_config: Optional[str] = typer.Option(
+    context: str | None = typer.Option(None, "--context", help="Kubeconfig context of the live cluster to read."),
+    scheduler_config: str | None = typer.Option(
         None, "--scheduler-config", help="A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)."),
     seed: int = typer.Option(0, "--seed", help="Seed for the scheduler's random choices (score ties, preemption) "
                              "and for the random suffixes of the pod names the controllers generate."),

@@ -10,8 +10,6 @@ import typer
 
 from kplan.cli.simulate import FAIL_ON_HELP
 from kplan.cli.terminal import no_color_option, quiet_option
-from kplan.report.check import FailOn
-
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
@@ -26,6 +24,7 @@ from kplan.cli.workspace import (
     seed_option,
     tie_break_option,
 )
+from kplan.report.check import FailOn
 
 HELP = help_text("""Simulate before and after a change to the cluster and show what differs.
 
