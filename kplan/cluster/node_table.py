@@ -19,6 +19,8 @@ from kplan.model.objects import HostPort, Node, Pod, Taint
 from kplan.model.parse import is_tracked_resource
 
 I64 = np.int64
+#: larger than any pod priority (they are int32)
+NO_PODS = 2**40
 
 
 class LabelColumn:
@@ -141,6 +143,8 @@ class NodeTable:
         self.allowed_pods = np.array([node.allocatable.get("pods", 0) for node in self.nodes], dtype=I64)
         self.unschedulable = np.array([node.unschedulable for node in self.nodes], dtype=bool)
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
+        #: the lowest priority among each node's pods (NO_PODS when empty): preemption's quick test
+        self.prio_min = np.full(n, NO_PODS, dtype=np.int64)
         self.ports: list[PortSet | None] = [None] * n
         # rank of each row's name in byte order: the tie-break of --tie-break lowest-name
         order = sorted(range(n), key=lambda i: self.names[i].encode())
@@ -162,6 +166,10 @@ class NodeTable:
 
     def __len__(self) -> int:
         return len(self.names)
+
+    def min_priority(self, rows: np.ndarray) -> np.ndarray:
+        """The lowest pod priority on each of ``rows`` (NO_PODS for empty nodes)."""
+        return self.prio_min[rows]
 
     # ------------------------------------------------------------------------------ labels
 
@@ -191,6 +199,8 @@ class NodeTable:
         self.nonzero[row, MEMORY] += pod.nonzero_mem
         self.pod_count[row] += 1
         self.pods[row].append(pod)
+        if pod.priority < self.prio_min[row]:
+            self.prio_min[row] = pod.priority
         if pod.host_ports:
             ports = self.ports[row]
             if ports is None:
@@ -214,6 +224,7 @@ class NodeTable:
         self.nonzero[row, CPU] -= pod.nonzero_cpu
         self.nonzero[row, MEMORY] -= pod.nonzero_mem
         self.pod_count[row] -= 1
+        self.prio_min[row] = min((p.priority for p in plist), default=NO_PODS)
         ports = self.ports[row]
         if pod.host_ports and ports is not None:
             for p in pod.host_ports:
@@ -242,6 +253,7 @@ class NodeTable:
         out.allowed_pods = self.allowed_pods[rows].copy()
         out.unschedulable = self.unschedulable[rows].copy()
         out.pods = [list(self.pods[i]) for i in rows]
+        out.prio_min = self.prio_min[rows].copy()
         out.ports = [p.copy() if (p := self.ports[i]) is not None else None for i in rows]
         out.name_rank = self.name_rank[rows].copy()
         out._labels = {k: c.take(rows) for k, c in self._labels.items()}

@@ -47,6 +47,17 @@ class Diagnosis:
         if status.plugin:
             self.unschedulable_plugins.add(status.plugin)
 
+    def record_rows(self, rows: np.ndarray, status: Status) -> None:
+        """Record one status for many nodes."""
+        if len(rows) == 0:
+            return
+        self.recorded[rows] = True
+        self.codes[rows] = int(status.code)
+        self.reasons[rows] = REASONS.id(status.reasons)
+        self.plugins[rows] = self._plugin_index(status.plugin) if status.plugin else -1
+        if status.plugin:
+            self.unschedulable_plugins.add(status.plugin)
+
     def record_outcome(self, rows: np.ndarray, codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray,
                        names: Sequence[str]) -> None:
         """Record the rejected rows of one filtering pass (plugins index into ``names``)."""

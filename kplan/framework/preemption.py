@@ -46,9 +46,19 @@ class PreemptionOutcome:
     nominated_node: str | None = None
     victims: list[Pod] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
-    #: dry-run statuses of the nodes that were tried and failed
-    node_statuses: dict[str, Status] = field(default_factory=dict)
     potential_nodes: list[str] = field(default_factory=list)
+    #: dry-run statuses of the nodes that were tried and failed (absent: not tried)
+    dry_run: Diagnosis | None = None
+    #: the node names of the table the dry run's rows index
+    row_names: list[str] = field(default_factory=list)
+
+    @property
+    def node_statuses(self) -> dict[str, Status]:
+        """Node name → dry-run status, for the nodes that were tried and failed, by node name."""
+        if self.dry_run is None:
+            return {}
+        named = {self.row_names[r]: s for r, s in self.dry_run.statuses.items()}
+        return {n: named[n] for n in sorted(named)}
 
 
 def start_key(pod: Pod) -> float:
@@ -120,7 +130,7 @@ class Evaluator:
             potential = [potential[i] for i in order]
         else:
             potential.sort()  # node-tree order stands in for Go's map order
-        outcome = PreemptionOutcome(OK, potential_nodes=[table.names[r] for r in potential])
+        outcome = PreemptionOutcome(OK, potential_nodes=[table.names[r] for r in potential], row_names=table.names)
         if not potential:
             nested = Diagnosis(len(table), absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
             outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
@@ -131,26 +141,33 @@ class Evaluator:
         allowed = {i: self.handle.disruptions_allowed(pdb) for i, pdb in enumerate(pdbs)}
         offset = 0 if self.handle.lowest_name else int(self.handle.rng.integers(len(potential)))
         want = self.num_candidates(len(potential))
+        order = np.roll(np.array(potential, dtype=np.int64), -offset)
+        # a node without a pod of lower priority has no victims: settled for all such nodes at once
+        has_victims = table.min_priority(order) < pod.priority
         clean: list[Candidate] = []
         violating: list[Candidate] = []
         statuses: dict[int, Status] = {}
-        for i in range(len(potential)):
-            row = potential[(offset + i) % len(potential)]
+        examined = len(order)
+        for i in np.flatnonzero(has_victims):
+            row = int(order[i])
             victims, n_violations, status = self.select_victims(state, pod, row, pdbs, allowed)
             if status.ok and victims:
                 c = Candidate(table.names[row], row, victims, n_violations)
                 (clean if n_violations == 0 else violating).append(c)
                 if clean and len(clean) + len(violating) >= want:
+                    examined = int(i) + 1
                     break
                 continue
             if status.ok:
                 status = Status(Code.ERROR, (f'expected at least one victim pod on node "{table.names[row]}"',))
             statuses[row] = status
+        nested = Diagnosis(len(table), statuses=statuses, absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
+        no_victims = order[:examined][~has_victims[:examined]]
+        nested.record_rows(no_victims, Status(Code.UNRESOLVABLE, (NO_VICTIMS,)))
         candidates = clean + violating
         outcome.candidates = candidates
-        outcome.node_statuses = {table.names[r]: s for r, s in statuses.items()}
+        outcome.dry_run = nested
         if not candidates:
-            nested = Diagnosis(len(table), statuses=statuses, absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
             outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
             outcome.nominated_node = ""
             return outcome
@@ -165,13 +182,14 @@ class Evaluator:
     def select_victims(self, state: CycleState, pod: Pod, row: int, pdbs: list[PodDisruptionBudget],
                        allowed: dict[int, int]) -> tuple[list[Pod], int, Status]:
         """SelectVictimsOnNode on a fork of the node and a clone of the cycle state."""
-        fork = self.handle.snapshot.table.take([row])
+        table = self.handle.snapshot.table
+        potential = [p for p in table.pods[row] if p.priority < pod.priority]
+        if not potential:
+            return [], 0, Status(Code.UNRESOLVABLE, (NO_VICTIMS,))
+        fork = table.take([row])
         st = state.clone()
         nominator = self.handle.nominator
         here = np.zeros(1, dtype=np.int64)
-        potential = [p for p in fork.pods[0] if p.priority < pod.priority]
-        if not potential:
-            return [], 0, Status(Code.UNRESOLVABLE, (NO_VICTIMS,))
         for p in potential:
             fork.remove_pod(p, 0)
             self.fw.remove_pod_from_state(st, pod, p, fork, 0)
