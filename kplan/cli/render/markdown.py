@@ -143,7 +143,7 @@ def whatif_markdown(doc: Document, opts: RenderOptions) -> str:
         if u["count"] is None:
             fit = cell(u["reason"] or "no number of such nodes makes every pending pod fit")
         else:
-            fit = f"{u['count']} node{'s' if u['count'] != 1 else ''} like {code(str(u['template']))} make every " \
+            fit = f"{u['count']} node{'s' if u['count'] != 1 else ''} like {code(str(u['template']))} make{'s' if u['count'] == 1 else ''} every " \
                   "pending pod fit"
         out += [f"**Until fit:** {fit}.", ""]
     out += [cell(line) + "  " for line in whatif_summary(doc).splitlines()]

@@ -86,7 +86,7 @@ def whatif_table(doc: Mapping[str, Any], full: bool = False) -> str:
         elif u["count"] == 0:
             out.append("Until fit: every pending pod already fits; no node needed.")
         else:
-            out.append(f"Until fit: {u['count']} node{'s' if u['count'] != 1 else ''} like {u['template']} make every "
+            out.append(f"Until fit: {u['count']} node{'s' if u['count'] != 1 else ''} like {u['template']} make{'s' if u['count'] == 1 else ''} every "
                        f"pending pod fit (tried: {', '.join(str(p['count']) for p in u['probes'])}).")
     out.append("")
     if doc["changes"]:

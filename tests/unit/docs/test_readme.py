@@ -146,7 +146,7 @@ def test_the_readme_has_tested_examples() -> None:
 def test_the_readme_shows_what_kplan_prints(block: Block, shim: Path) -> None:
     outputs = [run(step.command, shim) for step in block.steps]
     if UPDATE and not any(ELLIPSIS in step.expected for step in block.steps):
-        _rewrite(block, outputs)
+        _rewrite(BLOCKS.index(block), outputs)
         return
     for step, out in zip(block.steps, outputs, strict=True):
         got = [mask(line).rstrip() for line in out]
@@ -155,9 +155,13 @@ def test_the_readme_shows_what_kplan_prints(block: Block, shim: Path) -> None:
                                     + "\n".join(got))
 
 
-def _rewrite(block: Block, outputs: list[list[str]]) -> None:
-    """Replace the block's outputs by ``outputs``, from the last command up so line numbers hold."""
-    lines = README.read_text().splitlines()
+def _rewrite(index: int, outputs: list[list[str]]) -> None:
+    """Replace the outputs of the README's ``index``-th tested block by ``outputs``. The README is
+    parsed again (an earlier rewrite may have moved the block), and the commands are rewritten
+    from the last up so that their line numbers hold."""
+    text = README.read_text()
+    block = blocks(text)[index]
+    lines = text.splitlines()
     for step, out in reversed(list(zip(block.steps, outputs, strict=True))):
         end = step.last + 1
         while not lines[end].startswith("$ ") and lines[end].strip() != "```":
