@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from enum import Enum
+from enum import StrEnum
 
 import typer
 
@@ -24,7 +24,7 @@ FAIL_ON_HELP = ("What makes the exit code 1: 'unschedulable' (a pending pod does
                 "a running pod is preempted) or 'never'.")
 
 
-class TieBreak(str, Enum):
+class TieBreak(StrEnum):
     random = "random"
     lowest_name = "lowest-name"
 
