@@ -1,12 +1,24 @@
 """The ``kplan`` command: one typer app; each command lives in its own module.
 
+Exit codes, the same for every command (README, "Exit codes"):
+
+- 0: success: the command did its work and its check passed;
+- 1: the check failed (``simulate``: see ``--fail-on``; each command's help says what it checks);
+- 2: bad input or usage: a file, manifest, option or configuration kplan cannot use, and every
+  usage error the command-line parser finds (unknown option, missing or malformed value);
+- 3: the cluster could not be reached or read;
+- 70: an internal error (a bug in kplan; the traceback is printed to report it);
+- 130: interrupted (Ctrl-C); 141: the reader of stdout went away (as a process killed by SIGPIPE).
+
 Only this layer catches KplanError: it prints the one-line message on stderr and exits with the
-error's code (2 bad input, 3 cluster unreachable), never with a traceback.
+error's code (2 or 3), never with a traceback.
 """
 
 from __future__ import annotations
 
 import sys
+import traceback
+from enum import StrEnum
 
 import typer
 
@@ -16,9 +28,17 @@ from kplan.cli import explain as explain_cmd
 from kplan.cli import simulate as simulate_cmd
 from kplan.cli import snapshot as snapshot_cmd
 from kplan.cli import whatif as whatif_cmd
+from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, RootOptions, disable_color
+
+#: exit codes besides 0, 1 (check failed) and the KplanError codes (2 bad input, 3 cluster)
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+PROG = "kplan"
 
 app = typer.Typer(
-    name="kplan",
+    name=PROG,
     help="Offline capacity planner for Kubernetes: replays kube-scheduler "
     f"{SCHEDULER_VERSION} on a cluster snapshot and your manifests.",
     no_args_is_help=True,
@@ -36,10 +56,29 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_options(
+    ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print kplan's version and the kube-scheduler version it models."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP + " For every command."),
+    no_color: bool = typer.Option(False, "--no-color", help=NO_COLOR_HELP + " For every command.",
+                                  callback=disable_color, is_eager=True),
 ) -> None:
     """Offline capacity planner for Kubernetes."""
+    ctx.obj = RootOptions(quiet=quiet)
+
+
+class Shell(StrEnum):
+    bash = "bash"
+    zsh = "zsh"
+    fish = "fish"
+
+
+COMPLETION_HELP = """Print the shell completion script for bash, zsh or fish.
+
+The scripts are also committed under completions/. Install one, for example:
+bash: kplan completion bash > ~/.local/share/bash-completion/completions/kplan;
+zsh: kplan completion zsh > ~/.zfunc/_kplan (with ~/.zfunc in fpath before compinit);
+fish: kplan completion fish > ~/.config/fish/completions/kplan.fish."""
 
 
 app.command("simulate", help=simulate_cmd.HELP)(simulate_cmd.simulate)
@@ -49,16 +88,34 @@ app.command("capacity", help=capacity_cmd.HELP)(capacity_cmd.capacity)
 app.command("snapshot", help=snapshot_cmd.HELP)(snapshot_cmd.snapshot)
 
 
-def main() -> None:
+def completion(shell: Shell = typer.Argument(..., help="The shell: bash, zsh or fish.")) -> None:
+    from kplan.cli.completion import completion_script
+    from kplan.cli.terminal import emit
+
+    emit(completion_script(shell.value))
+
+
+app.command("completion", help=COMPLETION_HELP)(completion)
+
+
+def main(args: list[str] | None = None) -> None:
+    from kplan.cli.completion import enable_completion
+    from kplan.cli.terminal import error, no_color_in
     from kplan.errors import KplanError
 
+    args = sys.argv[1:] if args is None else args
+    # before parsing: a usage error is found (and drawn by rich) before any option's callback runs
+    disable_color(no_color_in(args))
+    enable_completion()
     try:
-        app()
+        app(args=args, prog_name=PROG)
     except KplanError as e:
-        print(f"error: {e}", file=sys.stderr)
+        error(str(e))
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(1)
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception:
+        traceback.print_exc()
+        error(f"internal error in kplan {__version__}: this is a bug; please report it with the traceback above")
+        sys.exit(EXIT_INTERNAL)

@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from kplan.cli.terminal import no_color_option, quiet_option
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
@@ -28,9 +29,10 @@ NAME-capacity-1, 2, …, are created one at a time, each once the previous one h
 scheduled by the real algorithm, preemption included (evicted pods are listed separately). The
 count stops at the first replica that does not fit; its FitError is the reason.
 
-Exit codes: 0 at least one replica fits, 1 none does, 2 bad input or usage.""")
+Exit codes: 0 at least one replica fits, 1 none does, 2 bad input or usage, 3 cluster unreachable or unreadable.""")
 
 def capacity(
+    ctx: typer.Context,
     pod_file: str = typer.Argument(..., help="A file with the Pod, or the Deployment, ReplicaSet, "
                                    "ReplicationController, StatefulSet or Job, whose replicas to count."),
     cluster: list[str] = cluster_option(),
@@ -40,24 +42,30 @@ def capacity(
     limit: int = typer.Option(10000, "--limit", min=1, help="Stop after this many replicas fit."),
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),
-    output: str = output_option(),
+    output: str = output_option("CapacityResult"),
+    quiet: bool = quiet_option(),
+    no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.render.capacity import render_capacity
+    from kplan.cli.render import RenderOptions, check_format, render
+    from kplan.cli.terminal import color_enabled, emit, is_quiet
     from kplan.errors import InputError
     from kplan.io.manifests import load_objects
     from kplan.io.replicas import replica_factory
     from kplan.report.capacity import capacity_document
 
+    quiet = is_quiet(ctx, quiet)
+    check_format("CapacityResult", output)
     objects = load_objects([pod_file])
     if len(objects) != 1:
         raise InputError(f"{pod_file}: expected one Pod or workload, found {len(objects)} objects")
-    loaded = load_inputs(cluster, [], kubeconfig=kubeconfig, context=context, seed=seed)
+    loaded = load_inputs(cluster, [], kubeconfig=kubeconfig, context=context, seed=seed, progress=not quiet)
     template, replica, label = replica_factory(loaded.inputs, objects[0], seed=seed)
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
-    print_warnings(planner.warnings)
+    print_warnings(planner.warnings, quiet)
 
     out = planner.capacity(replica, limit)
-    sys.stdout.write(render_capacity(capacity_document(template, label, out, limit), output))
+    doc = capacity_document(template, label, out, limit)
+    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout))))
     if out.replicas == 0:
         raise typer.Exit(1)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -38,13 +37,15 @@ def bulk_load() -> Iterator[None]:
             gc.enable()
 
 
-def print_warnings(warnings: Sequence[str]) -> None:
-    for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+def print_warnings(warnings: Sequence[str], quiet: bool = False) -> None:
+    """Each warning as one line on stderr; none with --quiet."""
+    from kplan.cli.terminal import print_warnings as show
+
+    show(warnings, quiet)
 
 
-def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None,
-                    context: str | None = None) -> tuple[Iterable[RawObject], list[str]]:
+def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None, context: str | None = None,
+                    progress: bool = True) -> tuple[Iterable[RawObject], list[str]]:
     """The cluster's objects and warnings: from the --cluster files, or else read from the live
     cluster (--kubeconfig/--context, $KUBECONFIG, ~/.kube/config or in-cluster) into memory.
     Live objects are decoded one at a time as they are iterated, so only their compact JSON text
@@ -59,22 +60,22 @@ def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None,
     from kplan.cli.progress import list_progress
     from kplan.io.kube import snapshot
 
-    with list_progress() as progress:
-        cap = snapshot(kubeconfig, context, progress=progress)
+    with list_progress(progress) as sink:
+        cap = snapshot(kubeconfig, context, progress=sink)
     return cap.raw_objects(), cap.warnings
 
 
 def load_and_simulate(cluster: Sequence[str], manifests: Sequence[str], scheduler_config: str | None, *,
                       seed: int = 0, lowest_name: bool = False, keep_cycles: bool = False,
                       kubeconfig: str | None = None, context: str | None = None,
-                      namespace: str = "default", keep_existing: bool = False) -> Run:
+                      namespace: str = "default", keep_existing: bool = False, progress: bool = True) -> Run:
     from kplan.plugins import in_tree_registry
 
     t0 = time.perf_counter()
     registry = in_tree_registry()
     config = read_scheduler_config(scheduler_config, registry)
     with bulk_load():
-        objects, live_warnings = cluster_objects(cluster, kubeconfig, context)
+        objects, live_warnings = cluster_objects(cluster, kubeconfig, context, progress)
         scenario = load_scenario(objects, load_objects(manifests), namespace=namespace,
                                  keep_existing=keep_existing, seed=seed)
     load_seconds = time.perf_counter() - t0

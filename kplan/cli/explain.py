@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from kplan.cli.terminal import no_color_option, quiet_option
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
@@ -31,7 +32,7 @@ reports it, and every other plugin that would also reject the node), the scores 
 nodes, the exact FitError and the preemption analysis, and for an unschedulable pod what would
 make it fit (each change checked by re-running the scheduler).
 
-Exit codes: 0 the pod is scheduled, 1 it is not, 2 bad input or usage.""")
+Exit codes: 0 the pod is scheduled, 1 it is not, 2 bad input or usage, 3 cluster unreachable or unreadable.""")
 
 app = typer.Typer(help="Explain scheduling decisions.", no_args_is_help=True)
 #: above this many pending pods the node search (whole simulations) only runs when asked for
@@ -70,6 +71,7 @@ def find_pending(inputs: Any, name: str, namespace: str | None) -> Any:
 
 @app.command("pod", help=HELP)
 def pod(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="The pending pod: NAME or NAMESPACE/NAME."),
     manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders with pending pods or workloads (recursive *.yaml, *.yml, *.json); "
@@ -83,7 +85,7 @@ def pod(
     scheduler_config: str | None = scheduler_config_option(),
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),
-    output: str = output_option(),
+    output: str = output_option("PodExplanation"),
     all_nodes: bool = typer.Option(False, "--all-nodes", help="List every node, not only the top 10."),
     node_search: bool | None = typer.Option(
         None, "--node-search/--no-node-search",
@@ -91,18 +93,23 @@ def pod(
         f"whole simulation a few times). Default: on up to {AUTO_NODE_SEARCH_PODS} pending pods."),
     node_search_limit: int = typer.Option(128, "--node-search-limit", min=1,
                                           help="The most nodes the node search tries."),
+    quiet: bool = quiet_option(),
+    no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.render.explain import render_explanation
+    from kplan.cli.render import RenderOptions, check_format, render
+    from kplan.cli.terminal import color_enabled, emit, is_quiet
     from kplan.report.explain import explain_document
     from kplan.scheduler.explain import PodExplainer, explain
     from kplan.scheduler.simulate import SCHEDULED
 
+    quiet = is_quiet(ctx, quiet)
+    check_format("PodExplanation", output)
     loaded = load_inputs(cluster, manifests or [], kubeconfig=kubeconfig, context=context, namespace=namespace,
-                         keep_existing=keep_existing, seed=seed)
+                         keep_existing=keep_existing, seed=seed, progress=not quiet)
     target = find_pending(loaded.inputs, name, namespace)
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
-    print_warnings(planner.warnings)
+    print_warnings(planner.warnings, quiet)
     explainer = PodExplainer(target.uid)
     run = planner.simulate(observer=explainer)
     ex = explain(run.result, explainer, target)
@@ -117,7 +124,7 @@ def pod(
                     "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
                     "(--node-search runs it)"}
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more)
-    sys.stdout.write(render_explanation(doc, output))
+    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout))))
     if ex.outcome.status != SCHEDULED:
         raise typer.Exit(1)
 

@@ -31,8 +31,9 @@ class RichListProgress:
 
 
 @contextmanager
-def list_progress() -> Iterator[ProgressSink | None]:
-    if not sys.stderr.isatty():
+def list_progress(enabled: bool = True) -> Iterator[ProgressSink | None]:
+    """Progress of reading a live cluster: drawn when ``enabled`` (not --quiet) and stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console

@@ -8,11 +8,20 @@ from enum import StrEnum
 
 import typer
 
+from kplan.cli.render import format_completer
+from kplan.cli.terminal import no_color_option, quiet_option
+from kplan.report.check import FailOn
+
 HELP = """Replay pending pods through kube-scheduler v1.34 and report where each one lands.
 
 Without --cluster, the live cluster of the kubeconfig is read first (list calls only).
 
-Exit codes: 0 every pod scheduled, 1 at least one pod unschedulable, 2 bad input or usage, 3 cluster unreachable or unreadable."""
+Exit codes: 0 the check passed, 1 it failed (see --fail-on: by default, a pending pod does not run), 2 bad input or usage, 3 cluster unreachable or unreadable."""
+
+OUTPUT_HELP = ("Output format: table, wide, json, yaml, junit (JUnit XML), github (GitHub Actions annotations) "
+               "or markdown (a summary for pull requests).")
+FAIL_ON_HELP = ("What makes the exit code 1: 'unschedulable' (a pending pod does not run), 'preemption' (that, or "
+                "a running pod is preempted) or 'never'.")
 
 
 class TieBreak(StrEnum):
@@ -21,6 +30,7 @@ class TieBreak(StrEnum):
 
 
 def simulate(
+    ctx: typer.Context,
     manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
     cluster: list[str] = typer.Option(
@@ -42,22 +52,34 @@ def simulate(
     tie_break: TieBreak = typer.Option(
         TieBreak.random, "--tie-break", help="How equal top scores are broken: 'random' as kube-scheduler does "
         "(seeded), or 'lowest-name' for reproducible diffs."),
-    output: str = typer.Option("table", "--output", "-o", help="Output format: table, wide, json or yaml."),
+    output: str = typer.Option("table", "--output", "-o", help=OUTPUT_HELP,
+                               autocompletion=format_completer("SimulationResult")),
+    fail_on: FailOn = typer.Option(FailOn.unschedulable, "--fail-on", help=FAIL_ON_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and scheduling times on stderr."),
+    quiet: bool = quiet_option(),
+    no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import load_and_simulate, print_warnings
-    from kplan.cli.render import render_simulation
+    from kplan.cli.render import RenderOptions, check_format, render
+    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.errors import InputError
+    from kplan.report.check import failed
+    from kplan.report.document import simulation_document
 
     t0 = time.perf_counter()
+    quiet = is_quiet(ctx, quiet)
+    if quiet and verbose:
+        raise InputError("--quiet and --verbose contradict each other: give one")
+    check_format("SimulationResult", output)
     run = load_and_simulate(cluster, manifests or [], scheduler_config, seed=seed,
                             lowest_name=tie_break == TieBreak.lowest_name, kubeconfig=kubeconfig, context=context,
-                            namespace=namespace, keep_existing=keep_existing)
-    print_warnings(run.warnings)
+                            namespace=namespace, keep_existing=keep_existing, progress=not quiet)
+    print_warnings(run.warnings, quiet)
     timing = {"loadSeconds": round(run.load_seconds, 4), "scheduleSeconds": round(run.result.schedule_seconds, 4)}
-    text = render_simulation(run.result, output, timing)
-    sys.stdout.write(text)
+    doc = simulation_document(run.result, timing)
+    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout), fail_on=fail_on)))
     if verbose:
         print(f"loaded in {run.load_seconds:.3f} s, scheduled in {run.result.schedule_seconds:.3f} s "
               f"({time.perf_counter() - t0:.3f} s in all)", file=sys.stderr)
-    if any(o.status != "Scheduled" for o in run.result.pods):
+    if failed(doc, fail_on):
         raise typer.Exit(1)

@@ -8,6 +8,8 @@ from typing import Any
 
 import typer
 
+from kplan.cli.simulate import FAIL_ON_HELP
+from kplan.cli.terminal import no_color_option, quiet_option
 from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
@@ -22,6 +24,7 @@ from kplan.cli.workspace import (
     seed_option,
     tie_break_option,
 )
+from kplan.report.check import FailOn
 
 HELP = help_text("""Simulate before and after a change to the cluster and show what differs.
 
@@ -32,7 +35,7 @@ workloads, cordons, drains, removals. With --until-fit, the smallest number of n
 template that makes every pending pod fit is searched (exponential, then binary search over
 whole simulations).
 
-Exit codes: 0 every pending pod scheduled after the change, 1 at least one not, 2 bad input.""")
+Exit codes: 0 the check passed after the change, 1 it failed (see --fail-on: by default, a pending pod does not run after the change), 2 bad input or usage, 3 cluster unreachable or unreadable.""")
 
 
 def parse_like(value: str, option: str) -> tuple[str, int]:
@@ -99,6 +102,7 @@ def until_fit_template(value: str) -> Any:
 
 
 def whatif(
+    ctx: typer.Context,
     manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
     cluster: list[str] = cluster_option(),
@@ -132,36 +136,47 @@ def whatif(
                                         help="The most template nodes --until-fit tries."),
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),
-    output: str = output_option(),
+    output: str = output_option("WhatIfResult", "Output format: table, json, yaml, junit (JUnit XML of the run after the "
+                                "change), github (GitHub Actions annotations) or markdown (a summary for pull requests)."),
+    fail_on: FailOn = typer.Option(FailOn.unschedulable, "--fail-on", help=FAIL_ON_HELP + " Judged after the change."),
     show_all: bool = typer.Option(False, "--all", help="List every changed pod and node in the table output "
                                   "(default: up to 20 of each kind; JSON and YAML always list all)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and simulation times on stderr."),
+    quiet: bool = quiet_option(),
+    no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.render.whatif import render_whatif
+    from kplan.cli.render import RenderOptions, check_format, render
+    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.errors import InputError
     from kplan.io.scale import parse_scale, resolve_scale
     from kplan.io.scheduler_config import read_scheduler_config
+    from kplan.report.check import failed
     from kplan.report.whatif import whatif_document
-    from kplan.scheduler.simulate import SCHEDULED
 
     t0 = time.perf_counter()
+    quiet = is_quiet(ctx, quiet)
+    if quiet and verbose:
+        raise InputError("--quiet and --verbose contradict each other: give one")
+    check_format("WhatIfResult", output)
     for v in scale:
         parse_scale(v)  # a malformed option fails before any loading
     build_changes(add_node, remove_node, cordon, drain, [])
     template = until_fit_template(until_fit) if until_fit is not None else None
     loaded = load_inputs(cluster, manifests or [], kubeconfig=kubeconfig, context=context, namespace=namespace,
-                         keep_existing=keep_existing, seed=seed)
+                         keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break)
     # after the planner: its first build settles the running pods' start times, which rank deletions
     scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
     changes = build_changes(add_node, remove_node, cordon, drain, scaled)
     after_config = read_scheduler_config(scheduler_config, planner.registry) if scheduler_config else None
-    print_warnings(planner.warnings)
+    print_warnings(planner.warnings, quiet)
     t1 = time.perf_counter()
     result = planner.whatif(changes, after_config=after_config, until_fit=template, limit=until_fit_limit)
     t2 = time.perf_counter()
-    sys.stdout.write(render_whatif(whatif_document(result), output, full=show_all))
+    doc = whatif_document(result)
+    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout), fail_on=fail_on, full=show_all)))
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, simulated in {t2 - t1:.3f} s", file=sys.stderr)
-    if any(o.status != SCHEDULED for o in result.after.result.pods):
+    if failed(doc, fail_on):
         raise typer.Exit(1)

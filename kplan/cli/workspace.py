@@ -69,8 +69,11 @@ def tie_break_option() -> Any:
                         "kube-scheduler does (seeded), or 'lowest-name' for reproducible results.")
 
 
-def output_option() -> Any:
-    return typer.Option("table", "--output", "-o", help="Output format: table, json or yaml.")
+def output_option(kind: str, what: str = "Output format: table, json or yaml.") -> Any:
+    """``-o``: the formats of the registry for documents of ``kind`` (kplan.cli.render)."""
+    from kplan.cli.render import format_completer
+
+    return typer.Option("table", "--output", "-o", help=what, autocompletion=format_completer(kind))
 
 
 # ------------------------------------------------------------------------------ loading
@@ -85,14 +88,14 @@ class Loaded:
 
 def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig: str | None = None,
                 context: str | None = None, namespace: str | None = None, keep_existing: bool = False,
-                seed: int = 0) -> Loaded:
+                seed: int = 0, progress: bool = True) -> Loaded:
     """The parsed inputs, as ``kplan simulate`` builds them, kept for planning runs."""
     from kplan.cli.common import bulk_load, cluster_objects
     from kplan.io.apply import Applier, with_namespace
     from kplan.workloads import WORKLOAD_KINDS
 
     with bulk_load():
-        objects, live_warnings = cluster_objects(cluster, kubeconfig, context)
+        objects, live_warnings = cluster_objects(cluster, kubeconfig, context, progress)
         inputs = classify(objects)
         applied = with_namespace(load_objects(manifests), namespace or "default")
         Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)

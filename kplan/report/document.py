@@ -2,6 +2,8 @@
 
 Fields may be added; none are renamed. ``pods`` lists every pending pod in the order the
 scheduler first popped it (pods never popped, such as gated ones, follow in creation order).
+Each node's ``percent`` holds requested / allocatable in whole percent (truncated; null when
+nothing is allocatable) for each resource the node lists, and for pods.
 """
 
 from __future__ import annotations
@@ -14,6 +16,15 @@ from kplan.model.quantity import format_resource
 from kplan.scheduler.simulate import GATED, NOT_CREATED, PREEMPTED, SCHEDULED, UNSCHEDULABLE, SimulationResult
 
 API_VERSION = "kplan.dev/v1alpha1"
+
+
+def _pct(used: int, total: int) -> int | None:
+    """Whole percent, truncated; None when nothing is allocatable."""
+    return used * 100 // total if total > 0 else None
+
+
+def _percent(table: NodeTable, row: int, col: int) -> int | None:
+    return _pct(int(table.requested[row, col]), int(table.alloc[row, col]))
 
 
 def node_usage(table: NodeTable) -> list[dict[str, Any]]:
@@ -31,7 +42,10 @@ def node_usage(table: NodeTable) -> list[dict[str, Any]]:
                 alloc[res] = format_resource(res, a)
                 req[res] = format_resource(res, r)
         alloc["pods"] = str(int(table.allowed_pods[i]))
-        out.append({"name": name, "allocatable": alloc, "requested": req, "pods": int(table.pod_count[i])})
+        percent = {res: _percent(table, i, col) for col, res in enumerate(table.res.names) if res in alloc}
+        percent["pods"] = _pct(int(table.pod_count[i]), int(table.allowed_pods[i]))
+        out.append({"name": name, "allocatable": alloc, "requested": req, "pods": int(table.pod_count[i]),
+                    "percent": percent})
     return sorted(out, key=lambda n: n["name"])
 
 

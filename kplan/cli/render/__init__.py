@@ -1,13 +1,40 @@
-"""Output renderers: ``-o`` name → a pure function of the result."""
+"""Output renderers: one pure function per (document kind, ``-o`` format).
+
+A renderer turns a versioned result document (``kind: SimulationResult``, ``WhatIfResult``, …,
+``apiVersion: kplan.dev/v1alpha1``) and the RenderOptions into the text written to stdout. It
+reads nothing else: no environment, no terminal, no clock, so its output is fixed by its input
+and can be compared to golden files. The command decides colour and the --fail-on policy and
+passes them in.
+
+The registry is written out by hand below; a command that produces a new kind of document
+registers its renderers here, and ``-o`` validation, help and shell completion follow.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from kplan.errors import InputError
-from kplan.scheduler.simulate import SimulationResult
+from kplan.report.check import FailOn
+
+Document = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    #: ANSI colours (the table formats only); the command sets it for a terminal without NO_COLOR
+    color: bool = False
+    #: the check policy: the CI formats mark what fails it as errors, the rest as warnings
+    fail_on: FailOn = FailOn.unschedulable
+    #: list everything where a table would otherwise show the first rows only
+    full: bool = False
+
+
+Renderer = Callable[[Document, RenderOptions], str]
 
 
 def to_json(doc: Any) -> str:
@@ -21,42 +48,68 @@ def to_yaml(doc: Any) -> str:
 
     y = YAML(typ="safe", pure=True)
     y.default_flow_style = False
-    y.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    y.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep the document's key order
     buf = io.StringIO()
     y.dump(doc, buf)
     return buf.getvalue()
 
 
-def _table(result: SimulationResult, timing: dict[str, float] | None) -> str:
-    from kplan.cli.render.table import simulation_table
-    return simulation_table(result, wide=False)
+def _json(doc: Document, opts: RenderOptions) -> str:
+    return to_json(doc)
 
 
-def _wide(result: SimulationResult, timing: dict[str, float] | None) -> str:
-    from kplan.cli.render.table import simulation_table
-    return simulation_table(result, wide=True)
+def _yaml(doc: Document, opts: RenderOptions) -> str:
+    return to_yaml(doc)
 
 
-def _json(result: SimulationResult, timing: dict[str, float] | None) -> str:
-    from kplan.report.document import simulation_document
-    return to_json(simulation_document(result, timing))
+@cache
+def registry() -> dict[tuple[str, str], Renderer]:
+    """(document kind, format) → renderer. Imported on first use: a command's start-up (and each
+    shell completion, which runs kplan) pays only for what it prints."""
+    from kplan.cli.render import capacity, explain, github, junit, markdown, table, whatif
+
+    return {
+        ("SimulationResult", "table"): table.simulation_table,
+        ("SimulationResult", "wide"): table.simulation_wide,
+        ("SimulationResult", "json"): _json,
+        ("SimulationResult", "yaml"): _yaml,
+        ("SimulationResult", "junit"): junit.simulation_junit,
+        ("SimulationResult", "github"): github.simulation_github,
+        ("SimulationResult", "markdown"): markdown.simulation_markdown,
+        ("WhatIfResult", "table"): lambda doc, opts: whatif.whatif_table(doc, opts.full),
+        ("WhatIfResult", "json"): _json,
+        ("WhatIfResult", "yaml"): _yaml,
+        ("WhatIfResult", "junit"): junit.whatif_junit,
+        ("WhatIfResult", "github"): github.whatif_github,
+        ("WhatIfResult", "markdown"): markdown.whatif_markdown,
+        ("PodExplanation", "table"): lambda doc, opts: explain.explanation_table(doc),
+        ("PodExplanation", "json"): _json,
+        ("PodExplanation", "yaml"): _yaml,
+        ("CapacityResult", "table"): lambda doc, opts: capacity.capacity_table(doc),
+        ("CapacityResult", "json"): _json,
+        ("CapacityResult", "yaml"): _yaml,
+    }
 
 
-def _yaml(result: SimulationResult, timing: dict[str, float] | None) -> str:
-    from kplan.report.document import simulation_document
-    return to_yaml(simulation_document(result, timing))
+def formats(kind: str) -> list[str]:
+    """The ``-o`` formats of a document kind, in registry order."""
+    return [fmt for k, fmt in registry() if k == kind]
 
 
-SIMULATION_RENDERERS: dict[str, Callable[[SimulationResult, dict[str, float] | None], str]] = {
-    "table": _table,
-    "wide": _wide,
-    "json": _json,
-    "yaml": _yaml,
-}
+def check_format(kind: str, fmt: str) -> None:
+    """Fail on an unknown format before any loading (reading a cluster can take minutes)."""
+    if (kind, fmt) not in registry():
+        raise InputError(f"--output: unknown format {fmt!r}; choose one of {', '.join(formats(kind))}")
 
 
-def render_simulation(result: SimulationResult, output: str, timing: dict[str, float] | None = None) -> str:
-    fn = SIMULATION_RENDERERS.get(output)
-    if fn is None:
-        raise InputError(f"--output: unknown format {output!r}; choose one of {', '.join(SIMULATION_RENDERERS)}")
-    return fn(result, timing)
+def render(doc: Document, fmt: str, opts: RenderOptions | None = None) -> str:
+    kind = str(doc.get("kind"))
+    check_format(kind, fmt)
+    return registry()[(kind, fmt)](doc, opts or RenderOptions())
+
+
+def format_completer(kind: str) -> Callable[[str], list[str]]:
+    """Shell completion of ``-o`` for the commands that print ``kind`` documents."""
+    def complete(incomplete: str) -> list[str]:
+        return [f for f in formats(kind) if f.startswith(incomplete)]
+    return complete

@@ -1,17 +1,14 @@
-"""Renderers of the CapacityResult document: ``-o table|json|yaml``."""
+"""The table renderer of the CapacityResult document (``-o table``; json and yaml print the document)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from tabulate import tabulate
 
-from kplan.cli.render import to_json, to_yaml
-from kplan.errors import InputError
 
-
-def capacity_table(doc: dict[str, Any]) -> str:
+def capacity_table(doc: Mapping[str, Any]) -> str:
     pod = doc["pod"]
     n = doc["replicas"]
     more = "+" if doc["limitReached"] else ""
@@ -32,16 +29,3 @@ def capacity_table(doc: dict[str, Any]) -> str:
                             headers=["EVICTED POD", "NODE", "PRIORITY", "PREEMPTED BY"], tablefmt="plain"))
     return "\n".join(out) + "\n"
 
-
-RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "table": capacity_table,
-    "json": to_json,
-    "yaml": to_yaml,
-}
-
-
-def render_capacity(doc: dict[str, Any], output: str) -> str:
-    fn = RENDERERS.get(output)
-    if fn is None:
-        raise InputError(f"--output: unknown format {output!r}; choose one of {', '.join(RENDERERS)}")
-    return fn(doc)

@@ -1,25 +1,22 @@
-"""Renderers of the PodExplanation document: ``-o table|json|yaml``."""
+"""The table renderer of the PodExplanation document (``-o table``; json and yaml print the document)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from tabulate import tabulate
-
-from kplan.cli.render import to_json, to_yaml
-from kplan.errors import InputError
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _verdict(f: dict[str, Any]) -> str:
+def _verdict(f: Mapping[str, Any]) -> str:
     return f"{f['plugin']}: {', '.join(f['reasons']) or f['code']}"
 
 
-def _node_row(n: dict[str, Any], chosen: str | None) -> list[str]:
+def _node_row(n: Mapping[str, Any], chosen: str | None) -> list[str]:
     failing = [f for f in n["filters"] if f["code"] not in ("Success", "Skip")]
     first = next((f for f in failing if f.get("firstFailure")), None)
     others = [f for f in failing if f is not first]
@@ -35,7 +32,7 @@ def _node_row(n: dict[str, Any], chosen: str | None) -> list[str]:
             "; ".join(_verdict(f) for f in others) or ("-" if failing else "")]
 
 
-def _scores(doc: dict[str, Any]) -> list[str]:
+def _scores(doc: Mapping[str, Any]) -> list[str]:
     scored = [n for n in doc["nodes"] if n["scores"] is not None]
     if not scored:
         return []
@@ -52,7 +49,7 @@ def _scores(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def _decision(doc: dict[str, Any]) -> list[str]:
+def _decision(doc: Mapping[str, Any]) -> list[str]:
     d = doc["decision"]
     out = []
     if d["chosen"]:
@@ -68,7 +65,7 @@ def _decision(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def _preemption(p: dict[str, Any] | None, title: str = "Preemption (DefaultPreemption at this attempt):") -> list[str]:
+def _preemption(p: Mapping[str, Any] | None, title: str = "Preemption (DefaultPreemption at this attempt):") -> list[str]:
     if p is None:
         return []
     out = [title]
@@ -92,7 +89,7 @@ def _preemption(p: dict[str, Any] | None, title: str = "Preemption (DefaultPreem
     return out
 
 
-def _remediation(doc: dict[str, Any]) -> list[str]:
+def _remediation(doc: Mapping[str, Any]) -> list[str]:
     out: list[str] = []
     if not doc["remediation"] and not doc["nearestNodes"] and not doc["moreNodes"]:
         return out
@@ -119,7 +116,7 @@ def _remediation(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def explanation_table(doc: dict[str, Any]) -> str:
+def explanation_table(doc: Mapping[str, Any]) -> str:
     pod, q = doc["pod"], doc["queue"]
     out = [f"Pod {pod['namespace']}/{pod['name']}",
            f"  Priority:  {pod['priority']}" + (f" ({pod['priorityClassName']})" if pod["priorityClassName"] else "")
@@ -166,16 +163,3 @@ def explanation_table(doc: dict[str, Any]) -> str:
             out.extend(block)
     return "\n".join(out) + "\n"
 
-
-RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "table": explanation_table,
-    "json": to_json,
-    "yaml": to_yaml,
-}
-
-
-def render_explanation(doc: dict[str, Any], output: str) -> str:
-    fn = RENDERERS.get(output)
-    if fn is None:
-        raise InputError(f"--output: unknown format {output!r}; choose one of {', '.join(RENDERERS)}")
-    return fn(doc)

@@ -1,78 +1,101 @@
-"""Human-readable tables (tabulate), plain text so golden files are stable."""
+"""Human-readable tables of a SimulationResult document (tabulate): ``-o table`` and ``-o wide``.
+
+Plain text unless the options ask for colour (the command does so only for a terminal): then
+statuses are coloured and the utilisation bars are drawn in colour with rich's styles. The
+layout is the same either way (tabulate measures cells without their escape codes), so golden
+files of the plain output pin the coloured one's layout too.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from tabulate import tabulate
 
-from kplan.cluster.resources import CPU, MEMORY
-from kplan.model.quantity import format_resource
-from kplan.scheduler.simulate import SimulationResult
+from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render.style import bar, paint, status_style
 
-BAR_WIDTH = 10
-
-
-def bar(used: int, total: int) -> str:
-    if total <= 0:
-        return "-" * BAR_WIDTH + "   -"
-    frac = min(max(used / total, 0.0), 1.0)
-    filled = int(round(frac * BAR_WIDTH))
-    return "#" * filled + "." * (BAR_WIDTH - filled) + f" {used * 100 // total:3d}%"
+#: how much of the FitError the narrow table shows: kube-scheduler's sentence without the
+#: preemption and DRA postscripts (``-o wide`` shows the whole message)
+_POSTSCRIPTS = (" no new claims to deallocate", " preemption:")
 
 
 def short_reason(message: str | None) -> str:
     if not message:
         return ""
-    head = message.split(" no new claims to deallocate")[0].split(" preemption:")[0]
-    return head
+    for cut in _POSTSCRIPTS:
+        message = message.split(cut)[0]
+    return message
 
 
-def simulation_table(result: SimulationResult, wide: bool) -> str:
-    rows = []
-    for o in result.pods:
-        row = [f"{o.pod.namespace}/{o.pod.name}", o.node or "<none>", o.status]
-        if wide:
-            row += [o.pod.priority, o.attempts, o.nominated_node or "", o.message or ""]
-        else:
-            row.append(short_reason(o.message))
-        rows.append(row)
-    headers = ["POD", "NODE", "STATUS"] + (["PRIORITY", "ATTEMPTS", "NOMINATED", "MESSAGE"] if wide else ["REASON"])
-    out = [tabulate(rows, headers=headers, tablefmt="plain")] if rows else ["No pending pods."]
-    if result.preempted:
-        out.append("")
-        out.append(tabulate([[f"{e.pod.namespace}/{e.pod.name}", e.node, e.preemptor.key] for e in result.preempted],
-                            headers=["EVICTED POD", "NODE", "PREEMPTED BY"], tablefmt="plain"))
-    if result.replaced:
-        out.append("")
-        kept = any(r.kept for r in result.replaced)
-        out.append(tabulate([[f"{r.pod.namespace}/{r.pod.name}", r.node or "<none>", r.workload]
-                             + (["yes" if r.kept else "no"] if kept else []) for r in result.replaced],
-                            headers=["REPLACED POD", "NODE", "BY"] + (["STILL RUNNING"] if kept else []),
-                            tablefmt="plain"))
-    counts: dict[str, int] = {}
-    for o in result.pods:
-        counts[o.status] = counts.get(o.status, 0) + 1
-    table = result.snapshot.table
-    summary = (f"{len(result.pods)} pending pods: {counts.get('Scheduled', 0)} scheduled, "
-               f"{counts.get('Unschedulable', 0)} unschedulable")
-    if counts.get("Gated"):
-        summary += f", {counts['Gated']} gated"
-    if counts.get("NotCreated"):
-        summary += f", {counts['NotCreated']} not created"
-    if result.preempted:
-        summary += f"; {len(result.preempted)} pods preempted"
-    gone = sum(1 for r in result.replaced if not r.kept)
+def simulation_summary(doc: Document) -> str:
+    """One sentence: how many pending pods were scheduled, unschedulable, …, on how many nodes."""
+    s = doc["summary"]
+    text = f"{s['pending']} pending pod{'s' if s['pending'] != 1 else ''}: {s['scheduled']} scheduled, " \
+        f"{s['unschedulable']} unschedulable"
+    if s["gated"]:
+        text += f", {s['gated']} gated"
+    if s.get("notCreated"):
+        text += f", {s['notCreated']} not created"
+    if s["preempted"]:
+        text += f"; {s['preempted']} pod{'s' if s['preempted'] != 1 else ''} preempted"
+    gone = s.get("replaced", 0)
     if gone:
-        summary += f"; {gone} running pod{'s' if gone != 1 else ''} replaced"
-    summary += f" ({len(table)} nodes)."
-    out += ["", summary, ""]
-    node_rows = []
-    for i in sorted(range(len(table)), key=lambda i: table.names[i]):
-        cpu_a, cpu_r = int(table.alloc[i, CPU]), int(table.requested[i, CPU])
-        mem_a, mem_r = int(table.alloc[i, MEMORY]), int(table.requested[i, MEMORY])
-        pods_a, pods_r = int(table.allowed_pods[i]), int(table.pod_count[i])
-        node_rows.append([table.names[i],
-                          f"{format_resource('cpu', cpu_r)}/{format_resource('cpu', cpu_a)}", bar(cpu_r, cpu_a),
-                          f"{format_resource('memory', mem_r)}/{format_resource('memory', mem_a)}", bar(mem_r, mem_a),
-                          f"{pods_r}/{pods_a}"])
-    out.append(tabulate(node_rows, headers=["NODE", "CPU", "", "MEMORY", "", "PODS"], tablefmt="plain"))
+        text += f"; {gone} running pod{'s' if gone != 1 else ''} replaced"
+    return text + f" ({s['nodes']} nodes)."
+
+
+def _headers(names: list[str], color: bool) -> list[str]:
+    return [paint(h, "bold", color) if h else h for h in names]
+
+
+def _pods(doc: Document, wide: bool, color: bool) -> str:
+    rows = []
+    for p in doc["pods"]:
+        row = [f"{p['namespace']}/{p['name']}", p["node"] or "<none>",
+               paint(p["status"], status_style(p["status"]), color)]
+        if wide:
+            row += [p["priority"], p["attempts"], p["nominatedNode"] or "", p["message"] or ""]
+        else:
+            row.append(short_reason(p["message"]))
+        rows.append(row)
+    if not rows:
+        return "No pending pods."
+    headers = ["POD", "NODE", "STATUS"] + (["PRIORITY", "ATTEMPTS", "NOMINATED", "MESSAGE"] if wide else ["REASON"])
+    return str(tabulate(rows, headers=_headers(headers, color), tablefmt="plain"))
+
+
+def _usage(n: Mapping[str, Any], res: str, color: bool) -> list[str]:
+    return [f"{n['requested'][res]}/{n['allocatable'][res]}", bar(n["percent"][res], color)]
+
+
+def _nodes(doc: Document, color: bool) -> str:
+    rows = [[n["name"], *_usage(n, "cpu", color), *_usage(n, "memory", color), f"{n['pods']}/{n['allocatable']['pods']}"]
+            for n in doc["nodes"]]
+    return str(tabulate(rows, headers=_headers(["NODE", "CPU", "", "MEMORY", "", "PODS"], color), tablefmt="plain"))
+
+
+def _table(doc: Document, opts: RenderOptions, wide: bool) -> str:
+    color = opts.color
+    out = [_pods(doc, wide, color)]
+    if doc["preempted"]:
+        out += ["", tabulate([[f"{e['namespace']}/{e['name']}", e["node"], e["preemptor"]] for e in doc["preempted"]],
+                             headers=_headers(["EVICTED POD", "NODE", "PREEMPTED BY"], color), tablefmt="plain")]
+    replaced = doc.get("replaced") or []
+    if replaced:
+        kept = any(r["kept"] for r in replaced)
+        rows = [[f"{r['namespace']}/{r['name']}", r["node"] or "<none>", r["workload"]]
+                + (["yes" if r["kept"] else "no"] if kept else []) for r in replaced]
+        out += ["", tabulate(rows, headers=_headers(["REPLACED POD", "NODE", "BY"] + (["STILL RUNNING"] if kept else []),
+                                                    color), tablefmt="plain")]
+    out += ["", simulation_summary(doc), "", _nodes(doc, color)]
     return "\n".join(out) + "\n"
+
+
+def simulation_table(doc: Document, opts: RenderOptions) -> str:
+    return _table(doc, opts, wide=False)
+
+
+def simulation_wide(doc: Document, opts: RenderOptions) -> str:
+    return _table(doc, opts, wide=True)

@@ -1,23 +1,20 @@
-"""Renderers of the WhatIfResult document: ``-o table|json|yaml``."""
+"""The table renderer of the WhatIfResult document (``-o table``; json and yaml print the document)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from tabulate import tabulate
 
-from kplan.cli.render import to_json, to_yaml
-from kplan.errors import InputError
 
-
-def _state(s: dict[str, Any]) -> str:
+def _state(s: Mapping[str, Any]) -> str:
     if s["status"] == "Absent":
         return "-"
     return str(s["status"]) + (f" on {s['node']}" if s["node"] else "")
 
 
-def _cell(u: dict[str, Any] | None, res: str) -> str:
+def _cell(u: Mapping[str, Any] | None, res: str) -> str:
     if u is None:
         return "-"
     c = u[res]
@@ -29,14 +26,14 @@ def _cell(u: dict[str, Any] | None, res: str) -> str:
 TOP = 20
 
 
-def _shift(it: dict[str, Any]) -> int:
+def _shift(it: Mapping[str, Any]) -> int:
     """How much a node's utilisation moved (percentage points, the larger of cpu and memory)."""
     if it["before"] is None or it["after"] is None:
         return 1000  # added and removed nodes first
     return max(abs(int(it["after"][r]["percent"] or 0) - int(it["before"][r]["percent"] or 0)) for r in ("cpu", "memory"))
 
 
-def _usage_rows(items: list[dict[str, Any]], key: str, changed_only: bool, top: int | None = None
+def _usage_rows(items: list[Mapping[str, Any]], key: str, changed_only: bool, top: int | None = None
                 ) -> list[list[Any]]:
     rows = []
     items = [it for it in items if not changed_only or it["before"] != it["after"]]
@@ -51,11 +48,12 @@ def _usage_rows(items: list[dict[str, Any]], key: str, changed_only: bool, top: 
     return rows
 
 
-def _summary(doc: dict[str, Any]) -> str:
+def whatif_summary(doc: Mapping[str, Any]) -> str:
+    """Before and after counts, and how many pods change, on three lines."""
     s = doc["summary"]
     b, a = s["before"], s["after"]
 
-    def side(x: dict[str, Any]) -> str:
+    def side(x: Mapping[str, Any]) -> str:
         text = f"{x['scheduled']}/{x['pending']} pending pods scheduled"
         if x["unschedulable"]:
             text += f", {x['unschedulable']} unschedulable"
@@ -75,7 +73,7 @@ def _summary(doc: dict[str, Any]) -> str:
     return f"Before: {side(b)}.\nAfter:  {side(a)}.\n{changed}."
 
 
-def whatif_table(doc: dict[str, Any], full: bool = False) -> str:
+def whatif_table(doc: Mapping[str, Any], full: bool = False) -> str:
     out = []
     mods = doc["modifications"]
     out.append("Changes: " + ("; ".join(mods) if mods else "none"))
@@ -88,7 +86,7 @@ def whatif_table(doc: dict[str, Any], full: bool = False) -> str:
         elif u["count"] == 0:
             out.append("Until fit: every pending pod already fits; no node needed.")
         else:
-            out.append(f"Until fit: {u['count']} node{'s' if u['count'] != 1 else ''} like {u['template']} make every "
+            out.append(f"Until fit: {u['count']} node{'s' if u['count'] != 1 else ''} like {u['template']} make{'s' if u['count'] == 1 else ''} every "
                        f"pending pod fit (tried: {', '.join(str(p['count']) for p in u['probes'])}).")
     out.append("")
     if doc["changes"]:
@@ -123,19 +121,6 @@ def whatif_table(doc: dict[str, Any], full: bool = False) -> str:
                              for c in (_cell(total["before"], res), _cell(total["after"], res))])
     out.append(tabulate(rows, headers=["ZONE"] + headers, tablefmt="plain"))
     out.append("")
-    out.append(_summary(doc))
+    out.append(whatif_summary(doc))
     return "\n".join(out) + "\n"
 
-
-RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "table": whatif_table,
-    "json": to_json,
-    "yaml": to_yaml,
-}
-
-
-def render_whatif(doc: dict[str, Any], output: str, *, full: bool = False) -> str:
-    fn = RENDERERS.get(output)
-    if fn is None:
-        raise InputError(f"--output: unknown format {output!r}; choose one of {', '.join(RENDERERS)}")
-    return whatif_table(doc, full) if output == "table" else fn(doc)

@@ -1,4 +1,6 @@
-"""docs/custom-scoring.md shows real kplan output: its commands still give its placements."""
+"""The README's "Custom scoring" section shows real kplan output: its commands still give its placements,
+its configuration is the fixture and the scores it quotes are those of the runs. (The whole output of
+its console blocks is also compared by test_readme.py.)"""
 
 from __future__ import annotations
 
@@ -14,13 +16,21 @@ import pytest
 from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parents[3]
-DOC = ROOT / "docs" / "custom-scoring.md"
+README = ROOT / "README.md"
+
+
+def section() -> str:
+    """The README from "## Custom scoring" to the next second-level heading."""
+    text = README.read_text()
+    start = text.index("\n## Custom scoring\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end >= 0 else None]
 
 
 def console_blocks() -> list[tuple[list[str], dict[str, str]]]:
     """(kplan arguments, pod → node of the printed table) of every console block."""
     out = []
-    for block in re.findall(r"```console\n(.*?)```", DOC.read_text(), re.S):
+    for block in re.findall(r"```console\n(.*?)```", section(), re.S):
         lines = block.replace("\\\n", "").splitlines()
         args = shlex.split(lines[0].removeprefix("$ kplan "))
         placements = {}
@@ -45,7 +55,7 @@ def test_the_documented_placements_are_what_kplan_does(args: list[str], placemen
 
 def test_the_documented_config_is_the_fixture() -> None:
     yaml = YAML(typ="safe")
-    shown = re.search(r"```yaml\n(apiVersion: kubescheduler.*?)```", DOC.read_text(), re.S)
+    shown = re.search(r"```yaml\n(apiVersion: kubescheduler.*?)```", section(), re.S)
     assert shown is not None
     fixture = ROOT / "fixtures" / "scheduler-configs" / "custom-scoring.yaml"
     assert yaml.load(shown.group(1)) == yaml.load(fixture.read_text())

@@ -1,0 +1,104 @@
+"""What the CLI writes besides the result: colour, warnings, errors, and the options that govern them.
+
+- The result goes to stdout; warnings, progress and errors go to stderr.
+- Colour only on a terminal, never when ``NO_COLOR`` is set (to anything but the empty string,
+  as https://no-color.org asks) or ``TERM=dumb``. ``--no-color`` sets ``NO_COLOR`` for the rest
+  of the run, so rich (which draws help, usage errors and progress bars) follows it too.
+- ``--quiet``: no warnings and no progress, only errors and the result.
+
+``--quiet`` and ``--no-color`` are accepted before the command (``kplan -q simulate …``) and
+after it (``kplan simulate -q …``); either place counts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import typer
+
+QUIET_HELP = "No warnings or progress on stderr: only errors and the result."
+NO_COLOR_HELP = "No colours, even on a terminal (as NO_COLOR=1)."
+
+
+@dataclass
+class RootOptions:
+    """The options given before the command, kept in the click context for the command to read."""
+
+    quiet: bool = False
+
+
+def color_enabled(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def disable_color(value: bool) -> bool:
+    """Callback of ``--no-color``: from here on, kplan and rich see NO_COLOR."""
+    if value:
+        os.environ["NO_COLOR"] = "1"
+    return value
+
+
+def no_color_in(args: Sequence[str]) -> bool:
+    """Whether ``--no-color`` is among the options (before ``--``): looked at before parsing, so that
+    even a usage error found while parsing is printed without colour."""
+    for a in args:
+        if a == "--":
+            return False
+        if a == "--no-color":
+            return True
+    return False
+
+
+def quiet_option() -> Any:
+    return typer.Option(False, "--quiet", "-q", help=QUIET_HELP)
+
+
+def no_color_option() -> Any:
+    return typer.Option(False, "--no-color", help=NO_COLOR_HELP, callback=disable_color, is_eager=True)
+
+
+def is_quiet(ctx: typer.Context, quiet: bool) -> bool:
+    """The command's ``--quiet``, or the one given before the command."""
+    root = ctx.find_root().obj
+    return quiet or (isinstance(root, RootOptions) and root.quiet)
+
+
+def _prefix(word: str, style: str) -> str:
+    from kplan.cli.render.style import paint
+
+    return paint(word, style, color_enabled(sys.stderr))
+
+
+def warn(message: str) -> None:
+    print(f"{_prefix('warning:', 'yellow')} {message}", file=sys.stderr)
+
+
+def print_warnings(warnings: Sequence[str], quiet: bool = False) -> None:
+    if quiet:
+        return
+    for w in warnings:
+        warn(w)
+
+
+def error(message: str) -> None:
+    print(f"{_prefix('error:', 'bold red')} {message}", file=sys.stderr)
+
+
+def emit(text: str) -> None:
+    """Write the result to stdout. A reader that went away (``kplan … | head``) ends the run with
+    141, as SIGPIPE would, rather than with 1, which means "the check failed"."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the interpreter flushes stdout again at exit: point it at /dev/null so that is quiet
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(141) from None

@@ -1,0 +1,45 @@
+"""Small builders of result documents for the renderer tests: a SimulationResult with the pods,
+evictions and nodes a test names, nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def pod(name: str, status: str = "Scheduled", node: str | None = "node-1", message: str | None = None,
+        namespace: str = "default", priority: int = 0) -> dict[str, Any]:
+    if status != "Scheduled" and node == "node-1":
+        node = None
+    return {"namespace": namespace, "name": name, "status": status, "node": node, "message": message,
+            "attempts": 1, "nominatedNode": None, "priority": priority}
+
+
+def eviction(name: str, preemptor: str, node: str = "node-1", namespace: str = "default") -> dict[str, Any]:
+    return {"namespace": namespace, "name": name, "node": node, "preemptor": preemptor}
+
+
+def node(name: str = "node-1", cpu: tuple[str, str, int | None] = ("1", "4", 25),
+         memory: tuple[str, str, int | None] = ("1Gi", "8Gi", 12), pods: tuple[int, int] = (1, 110)) -> dict[str, Any]:
+    return {"name": name, "allocatable": {"cpu": cpu[1], "memory": memory[1], "pods": str(pods[1])},
+            "requested": {"cpu": cpu[0], "memory": memory[0]}, "pods": pods[0],
+            "percent": {"cpu": cpu[2], "memory": memory[2], "pods": pods[0] * 100 // pods[1] if pods[1] else None}}
+
+
+def simulation(*pods: dict[str, Any], preempted: tuple[dict[str, Any], ...] = (),
+               nodes: tuple[dict[str, Any], ...] | None = None, timing: dict[str, float] | None = None
+               ) -> dict[str, Any]:
+    nodes = nodes if nodes is not None else (node(),)
+
+    def count(status: str) -> int:
+        return sum(1 for p in pods if p["status"] == status)
+
+    doc: dict[str, Any] = {
+        "apiVersion": "kplan.dev/v1alpha1", "kind": "SimulationResult",
+        "summary": {"nodes": len(nodes), "pending": len(pods), "scheduled": count("Scheduled"),
+                    "unschedulable": count("Unschedulable"), "gated": count("Gated"), "preempted": len(preempted),
+                    "notCreated": count("NotCreated"), "replaced": 0},
+        "pods": list(pods), "preempted": list(preempted), "replaced": [], "nodes": list(nodes),
+    }
+    if timing is not None:
+        doc["timing"] = timing
+    return doc

@@ -1,0 +1,164 @@
+"""Exit codes are the same for every command (README, "Exit codes"): 0 success, 1 the check failed,
+2 bad input or usage (the parser's usage errors too), 3 the cluster could not be reached or read,
+70 an internal error; 130 interrupted, 141 stdout closed. Run through the real entry point."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kplan.cli.app import main
+from tests.integration.live import kubeconfig
+
+ROOT = Path(__file__).resolve().parents[3]
+CLUSTER = "tests/fixtures/planning/cluster.yaml"
+PENDING = "tests/fixtures/planning/pending.yaml"
+FITS = "tests/fixtures/planning/replica.yaml"
+PREEMPTOR = "tests/unit/cli/preemptor.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _project_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("NO_COLOR", raising=False)  # --no-color sets it; put it back afterwards
+    monkeypatch.setenv("COLUMNS", "120")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as e:
+        main(list(args))
+    out, err = capsys.readouterr()
+    code = e.value.code
+    return (code if isinstance(code, int) else 0 if code is None else 1), out, err
+
+
+@pytest.fixture(scope="module")
+def unreachable(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A kubeconfig whose server is a loopback port nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return kubeconfig(str(tmp_path_factory.mktemp("kube")), f"http://127.0.0.1:{port}", token="t")
+
+
+USAGE = [
+    ("no command at all", []),
+    ("an unknown command", ["simulte"]),
+    ("an unknown root option", ["--frobnicate"]),
+    ("simulate: an unknown option", ["simulate", "--frobnicate"]),
+    ("simulate: a value that is not a number", ["simulate", "--seed", "many"]),
+    ("simulate: a choice that does not exist", ["simulate", "--fail-on", "sometimes"]),
+    ("simulate: an option without its value", ["simulate", "-o"]),
+    ("snapshot: a value below the minimum", ["snapshot", "--chunk-size", "0"]),
+    ("snapshot: an unknown option", ["snapshot", "--frobnicate"]),
+    ("explain: no sub-command", ["explain"]),
+    ("explain pod: no pod name", ["explain", "pod"]),
+    ("whatif: an unknown option", ["whatif", "--frobnicate"]),
+    ("whatif: a value below the minimum", ["whatif", "--until-fit-limit", "0"]),
+    ("capacity: no pod file", ["capacity"]),
+    ("completion: no shell", ["completion"]),
+    ("completion: a shell kplan has no script for", ["completion", "tcsh"]),
+]
+
+
+@pytest.mark.parametrize("args", [c[1] for c in USAGE], ids=[c[0] for c in USAGE])
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert "Traceback" not in err
+
+
+BAD_INPUT = [
+    ("simulate: a missing manifest", ["simulate", "no-such.yaml", "-c", CLUSTER], "no-such.yaml"),
+    ("simulate: a missing cluster file", ["simulate", PENDING, "-c", "no-such-cluster.yaml"], "no-such-cluster.yaml"),
+    ("simulate: an unknown output format, found before loading", ["simulate", "no-such.yaml", "-o", "xml"],
+     "unknown format 'xml'"),
+    ("simulate: --quiet and --verbose", ["simulate", PENDING, "-c", CLUSTER, "-q", "-v"], "contradict"),
+    ("simulate: --cluster with --context", ["simulate", PENDING, "-c", CLUSTER, "--context", "x"], "--cluster"),
+    ("explain: an unknown pod", ["explain", "pod", "nobody", PENDING, "-c", CLUSTER], "no pending pod named nobody"),
+    ("explain: an unknown output format", ["explain", "pod", "api-1", PENDING, "-o", "junit"], "unknown format"),
+    ("whatif: an unknown node", ["whatif", PENDING, "-c", CLUSTER, "--cordon", "no-node"], "no-node"),
+    ("whatif: an unknown output format", ["whatif", PENDING, "-o", "csv"], "unknown format 'csv'"),
+    ("capacity: a missing pod file", ["capacity", "no-such.yaml", "-c", CLUSTER], "no-such.yaml"),
+    ("capacity: an unknown output format", ["capacity", FITS, "-o", "github"], "unknown format 'github'"),
+    ("snapshot: an existing file without --force", ["snapshot", "-o", "README.md"], "README.md"),
+]
+
+
+@pytest.mark.parametrize(("args", "says"), [c[1:] for c in BAD_INPUT], ids=[c[0] for c in BAD_INPUT])
+def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], args: list[str], says: str) -> None:
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and says in err
+
+
+CLUSTER_COMMANDS = [
+    ("simulate", ["simulate", PENDING]),
+    ("snapshot", ["snapshot"]),
+    ("explain pod", ["explain", "pod", "api-1", PENDING]),
+    ("whatif", ["whatif", PENDING]),
+    ("capacity", ["capacity", FITS]),
+]
+
+
+@pytest.mark.parametrize("args", [c[1] for c in CLUSTER_COMMANDS], ids=[c[0] for c in CLUSTER_COMMANDS])
+def test_an_unreachable_cluster_exits_3(capsys: pytest.CaptureFixture[str], unreachable: str, args: list[str]) -> None:
+    code, out, err = run(capsys, *args, "--kubeconfig", unreachable)
+    assert code == 3
+    assert out == "" and err.startswith("error: cannot reach the cluster at http://127.0.0.1:")
+
+
+CHECKS = [
+    ("simulate: every pod fits", ["simulate", FITS, "-c", CLUSTER], 0),
+    ("simulate: a pod does not fit", ["simulate", PENDING, "-c", CLUSTER], 1),
+    ("simulate: a pod does not fit, but --fail-on never", ["simulate", PENDING, "-c", CLUSTER, "--fail-on", "never"], 0),
+    ("simulate: a preemption, by default", ["simulate", PREEMPTOR, "-c", CLUSTER], 0),
+    ("simulate: a preemption under --fail-on preemption",
+     ["simulate", PREEMPTOR, "-c", CLUSTER, "--fail-on", "preemption"], 1),
+    ("explain: a scheduled pod", ["explain", "pod", "api-1", PENDING, "-c", CLUSTER], 0),
+    ("explain: an unschedulable pod", ["explain", "pod", "wide-1", PENDING, "-c", CLUSTER], 1),
+    ("whatif: a pod still does not fit after the change", ["whatif", PENDING, "-c", CLUSTER, "--cordon", "node-c1"], 1),
+    ("whatif: --fail-on never", ["whatif", PENDING, "-c", CLUSTER, "--cordon", "node-c1", "--fail-on", "never"], 0),
+    ("capacity: replicas fit", ["capacity", FITS, "-c", CLUSTER], 0),
+    ("completion", ["completion", "bash"], 0),
+    ("--version", ["--version"], 0),
+    ("help", ["simulate", "--help"], 0),
+]
+
+
+@pytest.mark.parametrize(("args", "code"), [c[1:] for c in CHECKS], ids=[c[0] for c in CHECKS])
+def test_the_check_decides_between_0_and_1(capsys: pytest.CaptureFixture[str], args: list[str], code: int) -> None:
+    got, out, err = run(capsys, *args)
+    assert got == code, err
+    assert out
+
+
+def test_an_internal_error_exits_70_with_its_traceback(capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import kplan.cli.common
+
+    def broken(*args: object, **kw: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(kplan.cli.common, "load_and_simulate", broken)
+    code, out, err = run(capsys, "simulate", PENDING, "-c", CLUSTER)
+    assert code == 70
+    assert "Traceback" in err and "ZeroDivisionError: a bug" in err
+    assert err.rstrip().splitlines()[-1].startswith("error: internal error in kplan")
+
+
+def test_a_closed_stdout_exits_141_quietly() -> None:
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before kplan writes
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "kplan", "simulate", PENDING, "-c", CLUSTER], cwd=ROOT, env=env,
+                          stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+    os.close(write)
+    assert proc.returncode == 141
+    assert proc.stderr == ""

@@ -1,0 +1,36 @@
+"""Every command and option says what it does, and the global options exist on every command."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import click
+import pytest
+import typer.main
+
+from kplan.cli.app import app
+
+
+def commands(group: click.Command, path: str = "kplan") -> Iterator[tuple[str, click.Command]]:
+    yield path, group
+    if isinstance(group, click.Group):
+        for name, cmd in group.commands.items():
+            yield from commands(cmd, f"{path} {name}")
+
+
+ALL = list(commands(typer.main.get_command(app)))  # type: ignore[arg-type]
+LEAVES = [(p, c) for p, c in ALL if not isinstance(c, click.Group)]
+
+
+@pytest.mark.parametrize(("path", "cmd"), ALL, ids=[p for p, _ in ALL])
+def test_every_command_and_parameter_has_help(path: str, cmd: click.Command) -> None:
+    assert (cmd.help or "").strip(), f"{path} has no help"
+    for param in cmd.params:
+        assert (getattr(param, "help", None) or "").strip(), f"{path} {param.name} has no help text"
+
+
+@pytest.mark.parametrize(("path", "cmd"), [(p, c) for p, c in LEAVES if not p.endswith("completion")],
+                         ids=[p for p, c in LEAVES if not p.endswith("completion")])
+def test_quiet_and_no_color_on_every_command(path: str, cmd: click.Command) -> None:
+    options = {o for param in cmd.params for o in getattr(param, "opts", [])}
+    assert {"--quiet", "-q", "--no-color"} <= options, path
