@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from kplan.io.inputs import Scenario, load_scenario
-from kplan.io.manifests import RawObject, load_objects
+from kplan.io.manifests import RawObject, iter_objects, load_objects
 from kplan.io.scheduler_config import read_scheduler_config
 from kplan.scheduler.simulate import SimulationResult, run_simulation
 
@@ -56,7 +56,7 @@ def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None, conte
         if kubeconfig is not None or context is not None:
             raise InputError("--cluster reads a snapshot file; --kubeconfig/--context read a live cluster: "
                              "give one or the other")
-        return load_objects(cluster), []
+        return iter_objects(cluster), []
     from kplan.cli.progress import list_progress
     from kplan.io.kube import snapshot
 

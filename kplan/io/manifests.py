@@ -13,6 +13,7 @@ import gzip
 import io
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -148,11 +149,93 @@ def flatten(doc: Any, source: str) -> Iterator[RawObject]:
     yield RawObject(doc, source)
 
 
-def load_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> list[RawObject]:
-    out: list[RawObject] = []
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _stream_list(text: str, source: str) -> Iterator[RawObject]:
+    """The objects of one top-level JSON object, decoded one ``items`` entry at a time.
+
+    A 150,000-pod snapshot decoded whole holds every pod as dicts at once; decoded item by item,
+    each pod's dicts are freed as soon as it has been parsed. Items without a ``kind`` wait
+    until the List's own ``kind`` is known (kubectl prints it after the items).
+    """
+    try:
+        pos = _WS.match(text, 0).end() + 1  # the caller checked the opening brace
+        header: dict[str, Any] = {}
+        waiting: list[tuple[int, Any]] = []
+        count = 0
+        has_items = False
+        pos = _WS.match(text, pos).end()
+        while not text.startswith("}", pos):
+            if text[pos] != '"':
+                raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
+            key, pos = json.decoder.scanstring(text, pos + 1)
+            pos = _WS.match(text, pos).end()
+            if text[pos] != ":":
+                raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
+            pos = _WS.match(text, pos + 1).end()
+            if key == "items" and text.startswith("[", pos):
+                has_items = True
+                pos = _WS.match(text, pos + 1).end()
+                while not text.startswith("]", pos):
+                    item, pos = _DECODER.raw_decode(text, pos)
+                    if isinstance(item, dict) and not item.get("kind") and not isinstance(header.get("kind"), str):
+                        waiting.append((count, item))
+                    else:
+                        yield from _list_item(item, header.get("kind"), f"{source}: items[{count}]")
+                    count += 1
+                    pos = _WS.match(text, pos).end()
+                    if text.startswith(",", pos):
+                        pos = _WS.match(text, pos + 1).end()
+                    elif not text.startswith("]", pos):
+                        raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+                pos += 1
+            else:
+                header[key], pos = _DECODER.raw_decode(text, pos)
+            pos = _WS.match(text, pos).end()
+            if text.startswith(",", pos):
+                pos = _WS.match(text, pos + 1).end()
+            elif not text.startswith("}", pos):
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+        if _WS.match(text, pos + 1).end() != len(text):
+            raise json.JSONDecodeError("Extra data", text, pos + 1)
+    except (json.JSONDecodeError, IndexError) as e:
+        where = f" (line {e.lineno}, column {e.colno})" if isinstance(e, json.JSONDecodeError) else ""
+        msg = e.msg if isinstance(e, json.JSONDecodeError) else "unexpected end of data"
+        raise InputError(f"{source}: not valid JSON{where}: {msg}") from None
+    kind = header.get("kind")
+    if count and not (isinstance(kind, str) and kind.endswith("List")):
+        raise InputError(f"{source}: kind: a top-level object with items must be a List, not {kind!r}")
+    if not has_items:
+        yield from flatten(header, source)
+    for i, item in waiting:
+        yield from _list_item(item, kind, f"{source}: items[{i}]")
+
+
+def _list_item(item: Any, list_kind: Any, source: str) -> Iterator[RawObject]:
+    if isinstance(item, dict) and not item.get("kind") and isinstance(list_kind, str) and list_kind.endswith("List"):
+        item = {**item, "kind": list_kind[: -len("List")]}
+    yield from flatten(item, source)
+
+
+def _one_json_value(text: str) -> bool:
+    """Whether the text is one JSON object rather than a '---'-separated stream of them."""
+    return re.search(r"^---", text, re.MULTILINE) is None
+
+
+def iter_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> Iterator[RawObject]:
+    """The objects of the files, one at a time (large JSON Lists are streamed)."""
     for path in expand_paths(paths):
         name = "<stdin>" if path == "-" else path
-        docs = parse_documents(read_text(path, stdin), name)
+        text = read_text(path, stdin)
+        if text.lstrip().startswith("{") and _one_json_value(text):
+            yield from _stream_list(text, name)
+            continue
+        docs = parse_documents(text, name)
         for i, doc in enumerate(docs, 1):
-            out.extend(flatten(doc, f"{name}: document {i}" if len(docs) > 1 else name))
-    return out
+            yield from flatten(doc, f"{name}: document {i}" if len(docs) > 1 else name)
+
+
+def load_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> list[RawObject]:
+    return list(iter_objects(paths, stdin))
