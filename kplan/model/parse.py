@@ -84,6 +84,8 @@ class Where:
 
 
 def _map(v: Any, where: Where, path: str) -> Mapping[str, Any]:
+    if type(v) is dict:  # the parsers' own type: skip the abstract-class check
+        return v
     if v is None:
         return EMPTY
     if not isinstance(v, Mapping):
@@ -92,6 +94,8 @@ def _map(v: Any, where: Where, path: str) -> Mapping[str, Any]:
 
 
 def _list(v: Any, where: Where, path: str) -> list[Any]:
+    if type(v) is list:
+        return v
     if v is None:
         return []
     if not isinstance(v, list):
@@ -100,6 +104,8 @@ def _list(v: Any, where: Where, path: str) -> list[Any]:
 
 
 def _str(v: Any, where: Where, path: str, default: str = "") -> str:
+    if type(v) is str:
+        return v
     if v is None:
         return default
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
@@ -128,6 +134,8 @@ def _labels(v: Any, where: Where, path: str) -> Mapping[str, str]:
     m = _map(v, where, path)
     if not m:
         return EMPTY
+    if all(type(x) is str for x in m.values()):
+        return MappingProxyType(dict(m))
     return MappingProxyType({str(k): _str(x, where, f"{path}.{k}") for k, x in m.items()})
 
 
