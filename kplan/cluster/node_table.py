@@ -61,7 +61,7 @@ class LabelColumn:
         if not wanted:
             return np.zeros(len(self.codes), dtype=bool)
         if len(wanted) == 1:
-            return self.codes == wanted[0]
+            return np.asarray(self.codes == wanted[0])
         return np.isin(self.codes, wanted)
 
     def as_int64(self) -> tuple[np.ndarray, np.ndarray]:
@@ -169,7 +169,7 @@ class NodeTable:
 
     def min_priority(self, rows: np.ndarray) -> np.ndarray:
         """The lowest pod priority on each of ``rows`` (NO_PODS for empty nodes)."""
-        return self.prio_min[rows]
+        return np.asarray(self.prio_min[rows])
 
     # ------------------------------------------------------------------------------ labels
 
@@ -227,8 +227,8 @@ class NodeTable:
         self.prio_min[row] = min((p.priority for p in plist), default=NO_PODS)
         ports = self.ports[row]
         if pod.host_ports and ports is not None:
-            for p in pod.host_ports:
-                ports.remove(p)
+            for hp in pod.host_ports:
+                ports.remove(hp)
         for listener in self.listeners:
             listener.pod_removed(self, pod, row)
 

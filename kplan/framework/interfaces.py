@@ -23,10 +23,15 @@ if TYPE_CHECKING:
 
 
 class Handle(Protocol):
-    """What plugins may read of the scheduler (framework.Handle): the current snapshot."""
+    """What plugins may read of the scheduler (framework.Handle): the current snapshot, the
+    nominations, and what DefaultPreemption needs of the running simulation."""
 
     @property
     def snapshot(self) -> Snapshot: ...
+
+    def framework_for(self, pod: Pod) -> Any: ...
+
+    def preemption_in_progress(self, pod: Pod) -> bool: ...
 
 
 @runtime_checkable

@@ -101,7 +101,7 @@ class Evaluator:
     def num_candidates(self, n: int) -> int:
         k = n * self.args.min_candidate_nodes_percentage // 100
         k = max(k, self.args.min_candidate_nodes_absolute)
-        return min(k, n)
+        return int(min(k, n))
 
     def eligible(self, pod: Pod, nominated_status: Status | None) -> tuple[bool, str]:
         if pod.preemption_policy == PREEMPT_NEVER:
@@ -141,15 +141,15 @@ class Evaluator:
         allowed = {i: self.handle.disruptions_allowed(pdb) for i, pdb in enumerate(pdbs)}
         offset = 0 if self.handle.lowest_name else int(self.handle.rng.integers(len(potential)))
         want = self.num_candidates(len(potential))
-        order = np.roll(np.array(potential, dtype=np.int64), -offset)
+        tried = np.roll(np.array(potential, dtype=np.int64), -offset)
         # a node without a pod of lower priority has no victims: settled for all such nodes at once
-        has_victims = table.min_priority(order) < pod.priority
+        has_victims = table.min_priority(tried) < pod.priority
         clean: list[Candidate] = []
         violating: list[Candidate] = []
         statuses: dict[int, Status] = {}
-        examined = len(order)
+        examined = len(tried)
         for i in np.flatnonzero(has_victims):
-            row = int(order[i])
+            row = int(tried[i])
             victims, n_violations, status = self.select_victims(state, pod, row, pdbs, allowed)
             if status.ok and victims:
                 c = Candidate(table.names[row], row, victims, n_violations)
@@ -162,7 +162,7 @@ class Evaluator:
                 status = Status(Code.ERROR, (f'expected at least one victim pod on node "{table.names[row]}"',))
             statuses[row] = status
         nested = Diagnosis(len(table), statuses=statuses, absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
-        no_victims = order[:examined][~has_victims[:examined]]
+        no_victims = tried[:examined][~has_victims[:examined]]
         nested.record_rows(no_victims, Status(Code.UNRESOLVABLE, (NO_VICTIMS,)))
         candidates = clean + violating
         outcome.candidates = candidates

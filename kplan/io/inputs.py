@@ -72,8 +72,10 @@ def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pendin
         d, src = obj.doc, obj.source
         kind = d.get("kind")
         if kind == "Pod":
-            spec = d.get("spec") if isinstance(d.get("spec"), dict) else {}
-            phase = (d.get("status") or {}).get("phase") if isinstance(d.get("status"), dict) else None
+            spec = d.get("spec")
+            spec = spec if isinstance(spec, dict) else {}
+            status = d.get("status")
+            phase = status.get("phase") if isinstance(status, dict) else None
             if phase in ("Succeeded", "Failed"):
                 continue  # the scheduler's informer ignores finished pods
             running = bool(spec.get("nodeName"))

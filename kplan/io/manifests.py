@@ -150,7 +150,15 @@ def flatten(doc: Any, source: str) -> Iterator[RawObject]:
 
 
 _WS = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, pos: int) -> int:
+    """The position after the JSON whitespace at ``pos``."""
+    m = _WS.match(text, pos)
+    assert m is not None  # the pattern matches the empty string
+    return m.end()
 _DECODER = json.JSONDecoder()
+_scanstring: Any = getattr(json.decoder, "scanstring")  # the C string scanner json.loads uses
 
 
 def _stream_list(text: str, source: str) -> Iterator[RawObject]:
@@ -161,23 +169,23 @@ def _stream_list(text: str, source: str) -> Iterator[RawObject]:
     until the List's own ``kind`` is known (kubectl prints it after the items).
     """
     try:
-        pos = _WS.match(text, 0).end() + 1  # the caller checked the opening brace
+        pos = _skip(text, 0) + 1  # the caller checked the opening brace
         header: dict[str, Any] = {}
         waiting: list[tuple[int, Any]] = []
         count = 0
         has_items = False
-        pos = _WS.match(text, pos).end()
+        pos = _skip(text, pos)
         while not text.startswith("}", pos):
             if text[pos] != '"':
                 raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
-            key, pos = json.decoder.scanstring(text, pos + 1)
-            pos = _WS.match(text, pos).end()
+            key, pos = _scanstring(text, pos + 1)
+            pos = _skip(text, pos)
             if text[pos] != ":":
                 raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
-            pos = _WS.match(text, pos + 1).end()
+            pos = _skip(text, pos + 1)
             if key == "items" and text.startswith("[", pos):
                 has_items = True
-                pos = _WS.match(text, pos + 1).end()
+                pos = _skip(text, pos + 1)
                 while not text.startswith("]", pos):
                     item, pos = _DECODER.raw_decode(text, pos)
                     if isinstance(item, dict) and not item.get("kind") and not isinstance(header.get("kind"), str):
@@ -185,20 +193,20 @@ def _stream_list(text: str, source: str) -> Iterator[RawObject]:
                     else:
                         yield from _list_item(item, header.get("kind"), f"{source}: items[{count}]")
                     count += 1
-                    pos = _WS.match(text, pos).end()
+                    pos = _skip(text, pos)
                     if text.startswith(",", pos):
-                        pos = _WS.match(text, pos + 1).end()
+                        pos = _skip(text, pos + 1)
                     elif not text.startswith("]", pos):
                         raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
                 pos += 1
             else:
                 header[key], pos = _DECODER.raw_decode(text, pos)
-            pos = _WS.match(text, pos).end()
+            pos = _skip(text, pos)
             if text.startswith(",", pos):
-                pos = _WS.match(text, pos + 1).end()
+                pos = _skip(text, pos + 1)
             elif not text.startswith("}", pos):
                 raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
-        if _WS.match(text, pos + 1).end() != len(text):
+        if _skip(text, pos + 1) != len(text):
             raise json.JSONDecodeError("Extra data", text, pos + 1)
     except (json.JSONDecodeError, IndexError) as e:
         where = f" (line {e.lineno}, column {e.colno})" if isinstance(e, json.JSONDecodeError) else ""

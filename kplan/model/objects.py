@@ -15,7 +15,11 @@ from kplan.model.selectors import LabelSelector, NodeSelector, PreferredScheduli
 EMPTY: Mapping[str, str] = MappingProxyType({})
 
 
-def _empty() -> Mapping[str, int]:
+def _empty() -> Mapping[str, str]:
+    return MappingProxyType({})
+
+
+def _empty_amounts() -> Mapping[str, int]:
     return MappingProxyType({})
 
 NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE = "NoSchedule", "PreferNoSchedule", "NoExecute"
@@ -140,7 +144,7 @@ class Pod:
     priority_class_name: str = ""
     preemption_policy: str = PREEMPT_LOWER_PRIORITY
     #: request A/B of reference 2.3: exact aggregated requests, by resource name
-    requests: Mapping[str, int] = field(default_factory=_empty)
+    requests: Mapping[str, int] = field(default_factory=_empty_amounts)
     #: request C: node-side non-zero cpu/memory (pod-level resources honoured)
     nonzero_cpu: int = 0
     nonzero_mem: int = 0
@@ -148,7 +152,7 @@ class Pod:
     score_cpu: int = 0
     score_mem: int = 0
     #: limits aggregated like requests (for kplan's ResourceLimits plugin)
-    limits: Mapping[str, int] = field(default_factory=_empty)
+    limits: Mapping[str, int] = field(default_factory=_empty_amounts)
     host_ports: tuple[HostPort, ...] = ()
     node_selector: Mapping[str, str] = field(default_factory=_empty)
     required_node_affinity: NodeSelector | None = None
@@ -212,8 +216,8 @@ class Node:
     annotations: Mapping[str, str] = field(default_factory=_empty)
     taints: tuple[Taint, ...] = ()
     unschedulable: bool = False
-    allocatable: Mapping[str, int] = field(default_factory=_empty)
-    capacity: Mapping[str, int] = field(default_factory=_empty)
+    allocatable: Mapping[str, int] = field(default_factory=_empty_amounts)
+    capacity: Mapping[str, int] = field(default_factory=_empty_amounts)
     images: tuple[ImageState, ...] = ()
     #: Ready condition status ("True", "False", "Unknown", "" when absent)
     ready: str = ""

@@ -553,7 +553,8 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
             limits[k] = q
 
     affinity = _map(spec.get("affinity"), where, "spec.affinity")
-    required_na, preferred_na = None, ()
+    required_na: NodeSelector | None = None
+    preferred_na: tuple[PreferredSchedulingTerm, ...] = ()
     aff_req: tuple[PodAffinityTerm, ...] = ()
     anti_req: tuple[PodAffinityTerm, ...] = ()
     aff_pref: tuple[WeightedPodAffinityTerm, ...] = ()

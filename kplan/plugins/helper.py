@@ -41,11 +41,11 @@ def trunc_div(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     q = np.abs(a) // np.abs(b)
-    return np.where((a < 0) != (b < 0), -q, q)
+    return np.asarray(np.where((a < 0) != (b < 0), -q, q))
 
 
 def go_round(x: np.ndarray) -> np.ndarray:
     """math.Round: half away from zero, exactly (floor(x + 0.5) would round 0.49999999999999994 up)."""
     x = np.asarray(x, dtype=np.float64)
     t = np.trunc(x)
-    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
+    return np.asarray(np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t))

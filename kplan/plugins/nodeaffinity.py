@@ -167,20 +167,20 @@ def requirement_mask(table: NodeTable, rows: np.ndarray, r: Requirement) -> np.n
     codes = col.codes[rows]
     op = r.operator
     if op == IN:
-        return col.isin(r.values)[rows]
+        return np.asarray(col.isin(r.values)[rows])
     if op == NOT_IN:
-        return ~col.isin(r.values)[rows]
+        return np.asarray(~col.isin(r.values)[rows])
     if op == EXISTS:
-        return codes >= 0
+        return np.asarray(codes >= 0)
     if op == DOES_NOT_EXIST:
-        return codes < 0
+        return np.asarray(codes < 0)
     if op in (GT, LT):
         want = parse_int64(r.values[0]) if len(r.values) == 1 else None
         if want is None:
             return np.zeros(len(rows), dtype=bool)
         ok, num = col.as_int64()
         ok, num = ok[rows], num[rows]
-        return ok & (num > want) if op == GT else ok & (num < want)
+        return np.asarray(ok & (num > want) if op == GT else ok & (num < want))
     return np.zeros(len(rows), dtype=bool)
 
 

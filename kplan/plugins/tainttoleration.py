@@ -11,6 +11,8 @@ and spread over the nodes by the table's taint-list ids.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
@@ -48,7 +50,9 @@ class TaintToleration(PluginBase):
         self._filter_cache: dict[tuple[int, int, tuple[Toleration, ...]], np.ndarray] = {}
         self._score_cache: dict[tuple[int, int, tuple[Toleration, ...]], np.ndarray] = {}
 
-    def _per_set(self, cache: dict, table: NodeTable, tolerations: tuple[Toleration, ...], fn) -> np.ndarray:  # type: ignore[type-arg]
+    def _per_set(self, cache: dict[tuple[int, int, tuple[Toleration, ...]], np.ndarray], table: NodeTable,
+                 tolerations: tuple[Toleration, ...],
+                 fn: Callable[[tuple[Taint, ...], tuple[Toleration, ...]], int]) -> np.ndarray:
         key = (id(table.taint_sets), len(table.taint_sets), tolerations)
         out = cache.get(key)
         if out is None:
@@ -73,7 +77,7 @@ class TaintToleration(PluginBase):
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         by_set = self._per_set(self._score_cache, table, pod.tolerations, intolerable_prefer_no_schedule)
-        return by_set[table.taint_ids[rows]]
+        return np.asarray(by_set[table.taint_ids[rows]])
 
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, reverse=True)

@@ -99,4 +99,4 @@ class NodeResourcesBalancedAllocation(PluginBase):
                     for x in fs:
                         acc = acc + (x - mean) * (x - mean)
                     std[k] = float(np.sqrt(acc / len(fs)))
-        return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
+        return np.asarray(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
