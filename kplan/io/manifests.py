@@ -229,7 +229,9 @@ def _list_item(item: Any, list_kind: Any, source: str) -> Iterator[RawObject]:
 
 def _one_json_value(text: str) -> bool:
     """Whether the text is one JSON object rather than a '---'-separated stream of them."""
-    return re.search(r"^---", text, re.MULTILINE) is None
+    # str.find is far faster than a multi-line regex over a 400 MB snapshot; JSON strings hold
+    # no raw newlines, so a line starting with '---' can only be a document separator
+    return not text.startswith("---") and text.find("\n---") < 0
 
 
 def iter_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> Iterator[RawObject]:
