@@ -145,10 +145,18 @@ def parse_time(v: Any, where: Where, path: str) -> float | None:
         return None
     if not isinstance(v, str):
         raise where.fail(path, f"expected an RFC 3339 timestamp, got {v!r}")
-    try:
-        return datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        raise where.fail(path, f"expected an RFC 3339 timestamp, got {v!r}") from None
+    t = _times.get(v)
+    if t is None:
+        try:
+            t = datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            raise where.fail(path, f"expected an RFC 3339 timestamp, got {v!r}") from None
+        if len(_times) < 65536:  # a cluster's pods share few distinct timestamps
+            _times[v] = t
+    return t
+
+
+_times: dict[str, float] = {}
 
 
 def meta_name(d: Mapping[str, Any]) -> tuple[str, str]:
@@ -312,14 +320,26 @@ def parse_taints(v: Any, where: Where, path: str) -> tuple[Taint, ...]:
     return tuple(out)
 
 
+_tolerations: dict[tuple[Any, ...], Toleration] = {}
+
+
 def parse_tolerations(v: Any, where: Where, path: str) -> tuple[Toleration, ...]:
     out = []
     for i, t in enumerate(_list(v, where, path)):
+        if type(t) is dict:
+            # most pods carry the same few tolerations: reuse the parsed ones
+            raw = (t.get("key"), t.get("operator"), t.get("value"), t.get("effect"))
+            known = _tolerations.get(raw)
+            if known is not None:
+                out.append(known)
+                continue
         t = _map(t, where, f"{path}[{i}]")
         out.append(Toleration(_str(t.get("key"), where, f"{path}[{i}].key"),
                               _str(t.get("operator"), where, f"{path}[{i}].operator", "Equal"),
                               _str(t.get("value"), where, f"{path}[{i}].value"),
                               _str(t.get("effect"), where, f"{path}[{i}].effect")))
+        if len(_tolerations) < 4096:
+            _tolerations[(t.get("key"), t.get("operator"), t.get("value"), t.get("effect"))] = out[-1]
     return tuple(out)
 
 
