@@ -158,7 +158,7 @@ def _skip(text: str, pos: int) -> int:
     assert m is not None  # the pattern matches the empty string
     return m.end()
 _DECODER = json.JSONDecoder()
-_scanstring: Any = json.decoder.scanstring  # the C string scanner json.loads uses
+_scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]  # the C string scanner json.loads uses
 
 
 def _stream_list(text: str, source: str) -> Iterator[RawObject]:
