@@ -131,14 +131,13 @@ class NodeTable:
             for name in node.allocatable:
                 if name != "pods" and is_tracked_resource(name):
                     self.res.add(name)
-        self.alloc = np.zeros((n, len(self.res)), dtype=I64)
+        alloc_t = np.zeros((len(self.res), n), dtype=I64)
         for i, node in enumerate(self.nodes):
             for name, amount in node.allocatable.items():
                 col = self.res.get(name)
                 if col is not None:
-                    self.alloc[i, col] = amount
-        self.requested = np.zeros((n, len(self.res)), dtype=I64)
-        self.nonzero = np.zeros((n, 2), dtype=I64)
+                    alloc_t[col, i] = amount
+        self._set_resources(alloc_t, np.zeros((len(self.res), n), dtype=I64), np.zeros((2, n), dtype=I64))
         self.pod_count = np.zeros(n, dtype=I64)
         self.allowed_pods = np.array([node.allocatable.get("pods", 0) for node in self.nodes], dtype=I64)
         self.unschedulable = np.array([node.unschedulable for node in self.nodes], dtype=bool)
@@ -164,6 +163,14 @@ class NodeTable:
         #: rows of the source table (identity for a full table, the picked rows for a fork)
         self.source_rows = np.arange(n)
 
+    def _set_resources(self, alloc_t: np.ndarray, requested_t: np.ndarray, nonzero_t: np.ndarray) -> None:
+        """Resources are stored resource-major (``alloc_t[col]`` is one contiguous row), because
+        filters and scores read one resource for many nodes: ``alloc_t[col].take(rows)`` is several
+        times faster than gathering from a node-major matrix. ``alloc``/``requested``/``nonzero``
+        are the [N, R] views of the same memory."""
+        self.alloc_t, self.requested_t, self.nonzero_t = alloc_t, requested_t, nonzero_t
+        self.alloc, self.requested, self.nonzero = alloc_t.T, requested_t.T, nonzero_t.T
+
     def __len__(self) -> int:
         return len(self.names)
 
@@ -186,9 +193,8 @@ class NodeTable:
         col = self.res.get(name)
         if col is None:
             col = self.res.add(name)
-            pad = np.zeros((len(self), 1), dtype=I64)
-            self.alloc = np.hstack([self.alloc, pad])
-            self.requested = np.hstack([self.requested, pad])
+            pad = np.zeros((1, len(self)), dtype=I64)
+            self._set_resources(np.vstack([self.alloc_t, pad]), np.vstack([self.requested_t, pad]), self.nonzero_t)
         return col
 
     def add_pod(self, pod: Pod, row: int) -> None:
@@ -246,9 +252,8 @@ class NodeTable:
         out.names = [self.names[i] for i in rows]
         out.row_of = {name: i for i, name in enumerate(out.names)}
         out.res = self.res.copy()
-        out.alloc = self.alloc[rows].copy()
-        out.requested = self.requested[rows].copy()
-        out.nonzero = self.nonzero[rows].copy()
+        out._set_resources(self.alloc_t.take(rows, axis=1), self.requested_t.take(rows, axis=1),
+                           self.nonzero_t.take(rows, axis=1))
         out.pod_count = self.pod_count[rows].copy()
         out.allowed_pods = self.allowed_pods[rows].copy()
         out.unschedulable = self.unschedulable[rows].copy()

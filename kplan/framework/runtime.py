@@ -159,6 +159,8 @@ class Framework:
             if pl.name in skip:
                 continue
             v = pl.filter(state, pod, table, sub)
+            if not v.any_rejected:
+                continue
             bad = v.codes != 0
             if bad.any():
                 pos = pending[bad]

@@ -101,14 +101,18 @@ class Verdicts:
 
     codes: np.ndarray    # int8, Code values
     reasons: np.ndarray  # int32 ids into REASONS
+    #: False when it is known that every node passes (lets the framework skip the arrays)
+    any_rejected: bool = True
 
     @classmethod
     def passing(cls, n: int) -> Verdicts:
-        return cls(np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32))
+        return cls(np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32), False)
 
     @classmethod
     def where(cls, failed: np.ndarray, code: Code, reason: int) -> Verdicts:
         """Reject the nodes where ``failed`` is true with one code and reason."""
+        if not failed.any():
+            return cls.passing(len(failed))
         codes = np.where(failed, np.int8(code), np.int8(0)).astype(np.int8)
         reasons = np.where(failed, np.int32(reason), np.int32(0)).astype(np.int32)
         return cls(codes, reasons)

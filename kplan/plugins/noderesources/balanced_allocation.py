@@ -76,8 +76,8 @@ class NodeResourcesBalancedAllocation(PluginBase):
         n = len(rows)
         if not cols:
             return np.full(n, MAX_NODE_SCORE, dtype=np.int64)
-        alloc = table.alloc[rows][:, cols].T          # resources × nodes
-        req = table.requested[rows][:, cols].T + np.array(wanted, dtype=np.int64)[:, None]
+        alloc = np.stack([table.alloc_t[c].take(rows) for c in cols])      # resources × nodes
+        req = np.stack([table.requested_t[c].take(rows) + q for c, q in zip(cols, wanted, strict=True)])
         live = alloc != 0
         fractions = np.minimum(req.astype(np.float64) / np.where(live, alloc, 1).astype(np.float64), 1.0)
         if len(cols) == 2 and live.all():

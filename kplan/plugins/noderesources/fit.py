@@ -38,6 +38,7 @@ LEAST, MOST, RTCR = "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio
 TOO_MANY_PODS = "Too many pods"
 MAX_UTILIZATION = 100
 MAX_CUSTOM_PRIORITY_SCORE = 10
+_PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,8 @@ class NodeResourcesFit(PluginBase):
     # -------------------------------------------------------------------------- filter
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        # computePodResourceRequest, once per cycle
+        state.write(_PRE_FILTER_KEY, self.checked_resources(pod))
         return None, OK
 
     def checked_resources(self, pod: Pod) -> list[tuple[str, int]]:
@@ -200,16 +203,25 @@ class NodeResourcesFit(PluginBase):
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         n = len(rows)
-        too_many = table.pod_count[rows] + 1 > table.allowed_pods[rows]
-        checked = self.checked_resources(pod)
+        too_many = table.pod_count.take(rows) >= table.allowed_pods.take(rows)
+        checked = state.read(_PRE_FILTER_KEY)
+        if checked is None:
+            checked = self.checked_resources(pod)
+        frees = []
+        any_short = False
+        for name, q in checked:
+            col = table.column(name)
+            free = table.alloc_t[col].take(rows) - table.requested_t[col].take(rows)
+            frees.append(free)
+            any_short = any_short or bool((free < q).any())
+        if not any_short and not too_many.any():
+            return Verdicts.passing(n)  # the usual outcome: every node fits
         bits = too_many.astype(np.int64)
         unresolvable = np.zeros(n, dtype=bool)
-        for k, (name, q) in enumerate(checked):
-            col = table.column(name)
-            alloc = table.alloc[rows, col]
-            short = q > alloc - table.requested[rows, col]
+        for k, ((name, q), free) in enumerate(zip(checked, frees, strict=True)):
+            short = q > free
             bits |= short.astype(np.int64) << (k + 1)
-            unresolvable |= short & (q > alloc)
+            unresolvable |= short & (q > table.alloc_t[table.column(name)].take(rows))
         failed = bits != 0
         if not failed.any():
             return Verdicts.passing(n)
@@ -238,24 +250,21 @@ class NodeResourcesFit(PluginBase):
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         args: FitArgs = self.args
         allocs, reqs, weights = [], [], []
-        nonzero = None
         for spec in args.resources:
             pod_req = self.score_request(pod, spec.name)
             if pod_req == 0 and is_scalar_resource(spec.name):
                 continue
             if spec.name in ("cpu", "memory"):
                 # cpu and memory use the non-zero requests (reference 2.3 C and D)
-                if nonzero is None:
-                    nonzero = table.nonzero[rows]
                 col = CPU if spec.name == "cpu" else MEMORY
-                req = nonzero[:, col] + pod_req
+                req = table.nonzero_t[col].take(rows) + pod_req
             else:
                 found = EPHEMERAL if spec.name == "ephemeral-storage" else table.res.get(spec.name)
                 if found is None:
                     continue
                 col = found
-                req = table.requested[rows, col] + pod_req
-            allocs.append(table.alloc[rows, col])
+                req = table.requested_t[col].take(rows) + pod_req
+            allocs.append(table.alloc_t[col].take(rows))
             reqs.append(req)
             weights.append(spec.weight)
         n = len(rows)
@@ -266,6 +275,13 @@ class NodeResourcesFit(PluginBase):
         req = np.stack(reqs)
         w = np.array(weights, dtype=np.int64)[:, None]
         live = alloc != 0
+        all_live = bool(live.all())
+        if all_live and args.strategy == LEAST:
+            # the default and usual case, without the masks a node lacking a resource needs
+            s = (alloc - req) * MAX_NODE_SCORE // alloc
+            s[req > alloc] = 0
+            wsum = int(w.sum())
+            return np.asarray((s * w).sum(axis=0) // wsum)
         safe_alloc = np.where(live, alloc, 1)
         if args.strategy == MOST:
             s = np.minimum(req, alloc) * MAX_NODE_SCORE // safe_alloc
