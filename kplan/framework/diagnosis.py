@@ -28,6 +28,7 @@ class Diagnosis:
         self.reasons = np.zeros(num_all_nodes, dtype=np.int32)
         self.plugins = np.full(num_all_nodes, -1, dtype=np.int16)
         self.plugin_names: list[str] = []
+        self._names_source: Sequence[str] | None = None
         for row, st in (statuses or {}).items():
             self.record(row, st)
 
@@ -66,16 +67,20 @@ class Diagnosis:
             return
         rows, codes, reasons, plugins = rows[bad], codes[bad], reasons[bad], plugins[bad]
         if not self.plugin_names:
-            # the common case: this pass's plugin indexes are this diagnosis's
+            # the common case: this pass's plugin indexes are this diagnosis's own
             self.plugin_names = list(names)
-        mapping = np.array([self._plugin_index(n) for n in names] + [-1], dtype=np.int16)
+            self._names_source = names
         self.recorded[rows] = True
         self.codes[rows] = codes
         self.reasons[rows] = reasons
-        self.plugins[rows] = mapping[plugins]
-        for p in np.unique(plugins):
+        if names is self._names_source:
+            self.plugins[rows] = plugins
+        else:
+            mapping = np.array([self._plugin_index(n) for n in names] + [-1], dtype=np.int16)
+            self.plugins[rows] = mapping[plugins]
+        for p in set(plugins.tolist()):
             if p >= 0:
-                self.unschedulable_plugins.add(names[int(p)])
+                self.unschedulable_plugins.add(names[p])
 
     @property
     def num_recorded(self) -> int:

@@ -121,7 +121,7 @@ class Simulation:
         self.evictions: list[Eviction] = []
         self.cycles: dict[str, list[CycleResult]] = {}
         self.binds = 0
-        self._registrations: dict[tuple[str, frozenset[str]], list[tuple[str, Any]] | None] = {}
+        self._registrations: dict[tuple[str, frozenset[str]], dict[str, list[Any]] | None] = {}
         self._changed_since_error = True
         self._stop = False
         #: pod uid → the pod whose bind creates it (a StatefulSet's OrderedReady policy: the
@@ -131,32 +131,31 @@ class Simulation:
 
     # ------------------------------------------------------------------ events
 
-    def registrations(self, q: QueuedPod) -> list[tuple[str, Any]] | None:
-        """The (event kind, hint) pairs of the pod's rejecting plugins; None means every event
-        (a rejecting plugin without EnqueueExtensions is registered for WildCardEvent)."""
+    def registrations(self, q: QueuedPod) -> dict[str, list[Any]] | None:
+        """Event kind → hints of the pod's rejecting plugins (a hint of None always says Queue);
+        None means every event (a rejecting plugin without EnqueueExtensions is registered for
+        WildCardEvent)."""
         key = (q.pod.scheduler_name, q.rejectors)
         found = self._registrations.get(key, False)
         if found is not False:
             return found  # type: ignore[return-value]
         fw = self.handle.frameworks[q.pod.scheduler_name]
-        pairs: list[tuple[str, Any]] | None = []
+        by_kind: dict[str, list[Any]] = {}
         for name in sorted(q.rejectors):
             plugin = fw.plugins.get(name)
             if plugin is None or not hasattr(plugin, "events_to_register"):
-                pairs = None
-                break
-            pairs += plugin.events_to_register()
-        self._registrations[key] = pairs
-        return pairs
+                self._registrations[key] = None
+                return None
+            for kind, hint in plugin.events_to_register():
+                by_kind.setdefault(kind, []).append(hint)
+        self._registrations[key] = by_kind
+        return by_kind
 
     def hint_queues(self, q: QueuedPod, event: ClusterEvent) -> bool:
-        pairs = self.registrations(q)
-        if pairs is None:
+        by_kind = self.registrations(q)
+        if by_kind is None:
             return True
-        for kind, hint in pairs:
-            if kind == event.kind and (hint is None or hint(q.pod, event)):
-                return True
-        return False
+        return any(hint is None or hint(q.pod, event) for hint in by_kind.get(event.kind, ()))
 
     def offer(self, pods: list[QueuedPod], event: ClusterEvent) -> None:
         for q in pods:
