@@ -62,14 +62,11 @@ def simulate(
     from kplan.cli.common import load_and_simulate, print_warnings
     from kplan.cli.render import RenderOptions, check_format, render
     from kplan.cli.terminal import color_enabled, emit, is_quiet
-    from kplan.errors import InputError
     from kplan.report.check import failed
     from kplan.report.document import simulation_document
 
     t0 = time.perf_counter()
-    quiet = is_quiet(ctx, quiet)
-    if quiet and verbose:
-        raise InputError("--quiet and --verbose contradict each other: give one")
+    quiet = is_quiet(ctx, quiet, verbose)
     check_format("SimulationResult", output)
     run = load_and_simulate(cluster, manifests or [], scheduler_config, seed=seed,
                             lowest_name=tie_break == TieBreak.lowest_name, kubeconfig=kubeconfig, context=context,

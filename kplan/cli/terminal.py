@@ -64,10 +64,16 @@ def no_color_option() -> Any:
     return typer.Option(False, "--no-color", help=NO_COLOR_HELP, callback=disable_color, is_eager=True)
 
 
-def is_quiet(ctx: typer.Context, quiet: bool) -> bool:
-    """The command's ``--quiet``, or the one given before the command."""
+def is_quiet(ctx: typer.Context, quiet: bool, verbose: bool = False) -> bool:
+    """The command's ``--quiet``, or the one given before the command; with ``--verbose`` too,
+    a usage error."""
     root = ctx.find_root().obj
-    return quiet or (isinstance(root, RootOptions) and root.quiet)
+    quiet = quiet or (isinstance(root, RootOptions) and root.quiet)
+    if quiet and verbose:
+        from kplan.errors import InputError
+
+        raise InputError("--quiet and --verbose contradict each other: give one")
+    return quiet
 
 
 def _prefix(word: str, style: str) -> str:

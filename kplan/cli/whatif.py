@@ -148,16 +148,13 @@ def whatif(
     from kplan.cli.common import print_warnings
     from kplan.cli.render import RenderOptions, check_format, render
     from kplan.cli.terminal import color_enabled, emit, is_quiet
-    from kplan.errors import InputError
     from kplan.io.scale import parse_scale, resolve_scale
     from kplan.io.scheduler_config import read_scheduler_config
     from kplan.report.check import failed
     from kplan.report.whatif import whatif_document
 
     t0 = time.perf_counter()
-    quiet = is_quiet(ctx, quiet)
-    if quiet and verbose:
-        raise InputError("--quiet and --verbose contradict each other: give one")
+    quiet = is_quiet(ctx, quiet, verbose)
     check_format("WhatIfResult", output)
     for v in scale:
         parse_scale(v)  # a malformed option fails before any loading
