@@ -1,0 +1,240 @@
+"""DefaultPreemption (reference section 7): victims, PDB counting, the choice of node, messages."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kplan.cluster.disruption import disruptions_allowed
+from kplan.framework.preemption import Candidate, Evaluator, split_by_pdb
+from kplan.model.parse import parse_pdb
+from tests.builders import make_node, make_pod, simulate
+
+
+def pc(name: str, value: int, policy: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                           "metadata": {"name": name}, "value": value}
+    if policy:
+        out["preemptionPolicy"] = policy
+    return out
+
+
+def pdb(name: str, app: str, allowed: int | None = None, **spec: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                           "metadata": {"name": name, "namespace": "default"},
+                           "spec": {"selector": {"matchLabels": {"app": app}}, **spec}}
+    if allowed is not None:
+        out["status"] = {"disruptionsAllowed": allowed}
+    return out
+
+
+CLASSES = [pc("low", 100), pc("mid", 1000), pc("high", 100000), pc("high-never", 100000, "Never")]
+
+
+def outcome(result: Any, name: str) -> Any:
+    o = result.outcome("default", name)
+    assert o is not None
+    return o
+
+
+def victims(result: Any) -> list[str]:
+    return sorted(e.pod.name for e in result.preempted)
+
+
+# ------------------------------------------------------------------------ whole runs
+
+CASES = [
+    pytest.param(
+        [make_node("n1").alloc(cpu="4", pods=10)],
+        [make_pod("a").req(cpu="2").priority_class("low").node_name("n1"),
+         make_pod("b").req(cpu="2").priority_class("low").node_name("n1")],
+        [make_pod("big").req(cpu="2").priority_class("high")], [],
+        {"big": ("Scheduled", "n1")}, ["b"],
+        id="a high-priority pod evicts one low-priority pod, the later-started one, and binds on its retry"),
+    pytest.param(
+        [make_node("n1").alloc(cpu="4", pods=10)],
+        [make_pod("low-1").req(cpu="1").priority_class("low").node_name("n1"),
+         make_pod("mid-1").req(cpu="1").priority_class("mid").node_name("n1"),
+         make_pod("low-2").req(cpu="2").priority_class("low").node_name("n1")],
+        [make_pod("big").req(cpu="2").priority_class("high")], [],
+        {"big": ("Scheduled", "n1")}, ["low-2"],
+        id="the more important pods are reprieved first, so only as many pods leave as needed"),
+    pytest.param(
+        [make_node("n1").alloc(cpu="2", pods=10)],
+        [make_pod("peer").req(cpu="2").priority_class("high").node_name("n1")],
+        [make_pod("big").req(cpu="2").priority_class("high")], [],
+        {"big": ("Unschedulable", None)}, [],
+        id="pods of equal priority are never victims"),
+    pytest.param(
+        [make_node("n1").alloc(cpu="2", pods=10)],
+        [make_pod("a").req(cpu="2").priority_class("low").node_name("n1")],
+        [make_pod("polite").req(cpu="2").priority_class("high-never")], [],
+        {"polite": ("Unschedulable", None)}, [],
+        id="a pod with preemptionPolicy Never evicts nobody"),
+    pytest.param(
+        [make_node("n1").alloc(cpu="2", pods=10), make_node("n2").alloc(cpu="2", pods=10)],
+        [make_pod("web-1").labels(app="web").req(cpu="2").priority_class("low").node_name("n1"),
+         make_pod("web-2").labels(app="web").req(cpu="2").priority_class("mid").node_name("n2")],
+        [make_pod("big").req(cpu="2").priority_class("high")], [pdb("web", "web", allowed=0)],
+        {"big": ("Scheduled", "n1")}, ["web-1"],
+        id="with a PDB violated everywhere, the node whose victim has the lowest priority wins"),
+    pytest.param(
+        [make_node("n1").alloc(cpu="2", pods=10), make_node("n2").alloc(cpu="2", pods=10)],
+        [make_pod("web-1").labels(app="web").req(cpu="2").priority_class("low").node_name("n1"),
+         make_pod("other").labels(app="other").req(cpu="2").priority_class("mid").node_name("n2")],
+        [make_pod("big").req(cpu="2").priority_class("high")], [pdb("web", "web", allowed=0)],
+        {"big": ("Scheduled", "n2")}, ["other"],
+        id="a node without PDB violations beats one with them, whatever the priorities"),
+    pytest.param(
+        [make_node("n1").alloc(cpu="4", pods=10), make_node("n2").alloc(cpu="4", pods=10)],
+        [make_pod("a1").req(cpu="2").priority_class("low").node_name("n1"),
+         make_pod("a2").req(cpu="2").priority_class("low").node_name("n1"),
+         make_pod("b1").req(cpu="4").priority_class("low").node_name("n2")],
+        [make_pod("big").req(cpu="4").priority_class("high")], [],
+        {"big": ("Scheduled", "n2")}, ["b1"],
+        id="with equal top priorities, the smaller sum of victim priorities (fewer victims) wins"),
+]
+
+
+@pytest.mark.parametrize(("nodes", "running", "pending", "objects", "want", "evicted"), CASES)
+def test_preemption_outcomes(nodes: Any, running: Any, pending: Any, objects: Any,
+                             want: dict[str, tuple[str, str | None]], evicted: list[str]) -> None:
+    result = simulate(nodes, pending, running, objects=CLASSES + objects)
+    for name, (status, node) in want.items():
+        o = outcome(result, name)
+        assert (o.status, o.node) == (status, node), o.message
+    assert victims(result) == evicted
+
+
+MESSAGES = [
+    pytest.param(
+        [make_node("n1").alloc(cpu="2", pods=10)],
+        [make_pod("peer").req(cpu="2").priority_class("high").node_name("n1")],
+        make_pod("big").req(cpu="2").priority_class("high"),
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are "
+        "available: 1 No preemption victims found for incoming pod.",
+        id="no lower-priority pod anywhere"),
+    pytest.param(
+        [make_node("n1").alloc(cpu="2", pods=10)],
+        [make_pod("a").req(cpu="1").priority_class("low").node_name("n1")],
+        make_pod("huge").req(cpu="3").priority_class("high"),
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are "
+        "available: 1 Preemption is not helpful for scheduling.",
+        id="a request above the node's whole allocatable makes it no candidate"),
+    pytest.param(
+        [make_node("n1").alloc(cpu="2", pods=10)],
+        [make_pod("a").req(cpu="2").priority_class("low").node_name("n1")],
+        make_pod("polite").req(cpu="2").priority_class("high-never"),
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible "
+        "due to preemptionPolicy=Never.",
+        id="preemptionPolicy Never"),
+]
+
+
+@pytest.mark.parametrize(("nodes", "running", "pod", "message"), MESSAGES)
+def test_preemption_messages(nodes: Any, running: Any, pod: Any, message: str) -> None:
+    result = simulate(nodes, [pod], running, objects=CLASSES)
+    assert result.pods[0].message == message
+
+
+def test_the_preemptor_is_nominated_and_lower_priority_pods_leave_its_room_alone() -> None:
+    result = simulate([make_node("n1").alloc(cpu="2", pods=10)],
+                      [make_pod("big").req(cpu="2").priority_class("high"),
+                       make_pod("small").req(cpu="1").priority_class("low")],
+                      [make_pod("victim").req(cpu="2").priority_class("low").node_name("n1")], objects=CLASSES)
+    big, small = outcome(result, "big"), outcome(result, "small")
+    assert (big.status, big.node, big.attempts) == ("Scheduled", "n1", 2)
+    assert big.nominated_node == "n1"
+    assert small.status == "Unschedulable"
+    assert [(e.pod.name, e.preemptor.name) for e in result.preempted] == [("victim", "big")]
+
+
+# ------------------------------------------------------------------------ pieces
+
+def _pod(name: str, prio: int, app: str = "web") -> Any:
+    p = make_pod(name).labels(app=app).build()
+    p.priority = prio
+    return p
+
+
+PDB_CASES = [
+    pytest.param({"allowed": 1}, ["a", "b"], ["b"], id="one disruption allowed: the second pod violates"),
+    pytest.param({"allowed": 0}, ["a"], ["a"], id="none allowed: every matching pod violates"),
+    pytest.param({"allowed": 2}, ["a", "b"], [], id="enough budget: no violation"),
+]
+
+
+@pytest.mark.parametrize(("budget", "pods", "violating"), PDB_CASES)
+def test_pdb_split(budget: dict[str, int], pods: list[str], violating: list[str]) -> None:
+    budgets = [parse_pdb(pdb("web", "web", budget["allowed"]))]
+    bad, good = split_by_pdb([_pod(n, 0) for n in pods], budgets, {0: budget["allowed"]})
+    assert [p.name for p in bad] == violating
+    assert len(bad) + len(good) == len(pods)
+
+
+def test_pdb_without_a_matching_label_or_selector_protects_nothing() -> None:
+    empty = parse_pdb({"kind": "PodDisruptionBudget", "metadata": {"name": "e", "namespace": "default"},
+                       "spec": {"selector": {}}, "status": {"disruptionsAllowed": 0}})
+    bad, _ = split_by_pdb([_pod("a", 0)], [empty], {0: 0})
+    assert bad == []
+
+
+DISRUPTION_CASES = [
+    pytest.param({"minAvailable": 1}, 3, 2, id="minAvailable 1 of 3 healthy allows 2"),
+    pytest.param({"minAvailable": "50%"}, 3, 1, id="minAvailable 50% of 3 rounds up to 2, allows 1"),
+    pytest.param({"maxUnavailable": 1}, 3, 1, id="maxUnavailable 1 allows 1"),
+    pytest.param({"maxUnavailable": "50%"}, 3, 2, id="maxUnavailable 50% of 3 rounds up to 2"),
+    pytest.param({"minAvailable": 5}, 3, 0, id="more wanted than running allows none"),
+]
+
+
+@pytest.mark.parametrize(("spec", "running", "allowed"), DISRUPTION_CASES)
+def test_disruptions_allowed_is_computed_like_the_disruption_controller(spec: dict[str, Any], running: int,
+                                                                         allowed: int) -> None:
+    budget = parse_pdb(pdb("web", "web", None, **spec))
+    assert disruptions_allowed(budget, [_pod(f"w{i}", 0) for i in range(running)]) == allowed
+
+
+def test_disruptions_allowed_from_status_wins() -> None:
+    budget = parse_pdb(pdb("web", "web", 7, minAvailable=1))
+    assert disruptions_allowed(budget, []) == 7
+
+
+def _candidate(node: str, prios: list[int], starts: list[float] | None = None, violations: int = 0) -> Candidate:
+    pods = []
+    for i, p in enumerate(prios):
+        pod = _pod(f"{node}-{i}", p)
+        pod.start_time = starts[i] if starts else float(i)
+        pods.append(pod)
+    return Candidate(node, 0, pods, violations)
+
+
+PICK_CASES = [
+    pytest.param([_candidate("a", [10], violations=1), _candidate("b", [50])], "b", id="fewest PDB violations first"),
+    pytest.param([_candidate("a", [50]), _candidate("b", [10, 10])], "b", id="then the lowest top victim priority"),
+    pytest.param([_candidate("a", [10, 10, 10]), _candidate("b", [10, 5])], "b",
+                 id="then the smallest sum of priorities"),
+    pytest.param([_candidate("a", [10], [5.0]), _candidate("b", [10], [9.0])], "b",
+                 id="then the latest start among the most important victims"),
+    pytest.param([_candidate("b", [10], [1.0]), _candidate("a", [10], [1.0])], "a",
+                 id="a full tie goes to the smallest name with lowest-name ties"),
+]
+
+
+@pytest.mark.parametrize(("candidates", "chosen"), PICK_CASES)
+def test_pick_one_node_for_preemption(candidates: list[Candidate], chosen: str) -> None:
+    handle = SimpleNamespace(lowest_name=True, rng=np.random.default_rng(0))
+    ev = Evaluator(None, SimpleNamespace(), handle)  # type: ignore[arg-type]
+    best = ev.pick(candidates)
+    assert best is not None and best.node == chosen
+
+
+@pytest.mark.parametrize(("n", "want"), [(5, 5), (100, 100), (2000, 200), (500, 100)],
+                         ids=["few nodes: all", "100 nodes: all", "2000 nodes: 10%", "500 nodes: the 100 minimum"])
+def test_number_of_candidates_sampled(n: int, want: int) -> None:
+    ev = Evaluator(None, SimpleNamespace(min_candidate_nodes_percentage=10, min_candidate_nodes_absolute=100),  # type: ignore[arg-type]
+                   SimpleNamespace())
+    assert ev.num_candidates(n) == want
