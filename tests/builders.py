@@ -340,9 +340,15 @@ def make_snapshot(nodes: Iterable[NodeBuilder | Node], running: Iterable[PodBuil
 
 @dataclass
 class _Handle:
-    """The part of framework.Handle that node-local plugins read."""
+    """framework.Handle for plugins tested on their own: a snapshot, no simulation around it."""
 
     snapshot: Snapshot
+
+    def framework_for(self, pod: Pod) -> Any:
+        raise AssertionError("plugins tested alone have no framework to run")
+
+    def preemption_in_progress(self, pod: Pod) -> bool:
+        return False
 
 
 def make_plugin(name: str, snapshot: Snapshot, args: Mapping[str, Any] | None = None) -> Any:
