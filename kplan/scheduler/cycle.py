@@ -162,7 +162,10 @@ class Scheduler:
             found += len(ok)
             outcome = outcome.concat(out)
             pos += chunk
-            chunk *= 2
+            # size the next chunk from the feasible share seen so far, so that a pod most nodes
+            # reject is not filtered in many small calls
+            seen = pos
+            chunk = max(64, int((k + 1 - found) * seen / max(found, 1) * 1.25))
         diagnosis.record_outcome(outcome.rows, outcome.codes, outcome.reasons, outcome.plugins, fw.filter_names)
         return outcome.rows[outcome.codes == 0], outcome
 
