@@ -159,6 +159,15 @@ def parse_time(v: Any, where: Where, path: str) -> float | None:
 _times: dict[str, float] = {}
 
 
+def _cluster_scoped(d: Mapping[str, Any], source: str, kind: str) -> tuple[str, Where]:
+    """The name of a cluster-scoped object (required) and where it is, for errors."""
+    _, name = meta_name(d)
+    where = Where(source, kind, name or "?")
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    return name, where
+
+
 def meta_name(d: Mapping[str, Any]) -> tuple[str, str]:
     """(namespace, name) of an object, tolerating a missing metadata block."""
     md = d.get("metadata")
@@ -675,10 +684,7 @@ def parse_node(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False
 
 
 def parse_namespace(d: Mapping[str, Any], source: str = "") -> Namespace:
-    ns, name = meta_name(d)
-    where = Where(source, "Namespace", name or "?")
-    if not name:
-        raise where.fail("metadata.name", "Required value")
+    name, where = _cluster_scoped(d, source, "Namespace")
     labels = dict(_labels(_map(d.get("metadata"), where, "metadata").get("labels"), where, "metadata.labels"))
     # the API server always sets this label (NamespaceDefaultLabelName)
     labels.setdefault("kubernetes.io/metadata.name", name)
@@ -686,10 +692,7 @@ def parse_namespace(d: Mapping[str, Any], source: str = "") -> Namespace:
 
 
 def parse_priority_class(d: Mapping[str, Any], source: str = "") -> PriorityClass:
-    _, name = meta_name(d)
-    where = Where(source, "PriorityClass", name or "?")
-    if not name:
-        raise where.fail("metadata.name", "Required value")
+    name, where = _cluster_scoped(d, source, "PriorityClass")
     if d.get("value") is None:
         raise where.fail("value", "Required value")
     return PriorityClass(name, _int(d.get("value"), where, "value"), bool(d.get("globalDefault")),
@@ -806,10 +809,7 @@ _IN_TREE_PV_SOURCES = (
 
 
 def parse_persistent_volume(d: Mapping[str, Any], source: str = "") -> PersistentVolume:
-    _, name = meta_name(d)
-    where = Where(source, "PersistentVolume", name or "?")
-    if not name:
-        raise where.fail("metadata.name", "Required value")
+    name, where = _cluster_scoped(d, source, "PersistentVolume")
     md = _map(d.get("metadata"), where, "metadata")
     spec = _map(d.get("spec"), where, "spec")
     status = _map(d.get("status"), where, "status")
@@ -861,10 +861,7 @@ def parse_persistent_volume(d: Mapping[str, Any], source: str = "") -> Persisten
 
 
 def parse_storage_class(d: Mapping[str, Any], source: str = "") -> StorageClass:
-    _, name = meta_name(d)
-    where = Where(source, "StorageClass", name or "?")
-    if not name:
-        raise where.fail("metadata.name", "Required value")
+    name, where = _cluster_scoped(d, source, "StorageClass")
     md = _map(d.get("metadata"), where, "metadata")
     mode = _str(d.get("volumeBindingMode"), where, "volumeBindingMode") or "Immediate"
     if mode not in ("Immediate", "WaitForFirstConsumer"):
@@ -886,10 +883,7 @@ def parse_storage_class(d: Mapping[str, Any], source: str = "") -> StorageClass:
 
 
 def parse_csi_node(d: Mapping[str, Any], source: str = "") -> CSINode:
-    _, name = meta_name(d)
-    where = Where(source, "CSINode", name or "?")
-    if not name:
-        raise where.fail("metadata.name", "Required value")
+    name, where = _cluster_scoped(d, source, "CSINode")
     md = _map(d.get("metadata"), where, "metadata")
     spec = _map(d.get("spec"), where, "spec")
     drivers = []
@@ -907,10 +901,7 @@ def parse_csi_node(d: Mapping[str, Any], source: str = "") -> CSINode:
 
 
 def parse_csi_driver(d: Mapping[str, Any], source: str = "") -> CSIDriver:
-    _, name = meta_name(d)
-    where = Where(source, "CSIDriver", name or "?")
-    if not name:
-        raise where.fail("metadata.name", "Required value")
+    name, where = _cluster_scoped(d, source, "CSIDriver")
     spec = _map(d.get("spec"), where, "spec")
     return CSIDriver(name, bool(spec.get("storageCapacity")), source)
 
