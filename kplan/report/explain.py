@@ -39,6 +39,7 @@ def node_doc(ne: NodeExplanation) -> dict[str, Any]:
         out["notExamined"] = ne.not_examined
     if ne.scores is not None:
         out["scores"] = {p: {"raw": s.raw, "normalized": s.normalized, "weighted": s.weighted}
+                         | ({"explanation": s.note} if s.note else {})
                          for p, s in ne.scores.items()}
     return out
 

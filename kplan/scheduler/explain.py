@@ -42,6 +42,8 @@ class PluginScore:
     raw: int
     normalized: int
     weight: int
+    #: the plugin's own account of the score (kplan's ScoreExplainer plugins), "" otherwise
+    note: str = ""
 
     @property
     def weighted(self) -> int:
@@ -84,6 +86,8 @@ class Attempt:
     info_scores: tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]], np.ndarray] | None = None
     #: per row: the pod's missing resources as fractions of the node's allocatable, summed
     shortfall: np.ndarray | None = None
+    #: plugin → row → the plugin's explanation of its score (plugins with an ``explain`` method)
+    score_notes: dict[str, dict[int, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -135,6 +139,9 @@ class PodExplainer:
                 totals, detail, status = fw.run_score(st, pod, table, rows)
                 if status.ok:
                     att.info_scores = (rows, detail, totals)
+                    att.score_notes = score_notes(fw, pod, table, rows, st)
+        elif r.scores is not None and r.feasible_rows is not None and r.state is not None:
+            att.score_notes = score_notes(fw, pod, table, np.asarray(r.feasible_rows, dtype=np.int64), r.state)
         if r.node is None and r.fit_error and self.remediation:
             diag = r.diagnosis
 
@@ -143,6 +150,16 @@ class PodExplainer:
 
             att.remedy = remedies(fw, pod, sim.handle.nominator, inspection, upstream_plugin, self.nearest)
         self.attempts.append(att)
+
+
+def score_notes(fw: Any, pod: Pod, table: Any, rows: np.ndarray, state: Any) -> dict[str, dict[int, str]]:
+    """The explanation lines of the score plugins that can explain themselves (ScoreExplainer)."""
+    out: dict[str, dict[int, str]] = {}
+    for pl in fw.score_plugins:
+        if hasattr(pl, "explain") and pl.name not in state.skip_score:
+            lines = pl.explain(state.clone(), pod, table, rows)
+            out[pl.name] = {int(row): line for row, line in zip(rows, lines, strict=True)}
+    return out
 
 
 def shortfall(pod: Pod, table: Any) -> np.ndarray:
@@ -212,7 +229,8 @@ def explain_nodes(att: Attempt) -> list[NodeExplanation]:
                              not_examined=why)
         k = score_at.get(row)
         if k is not None and scores is not None and totals is not None:
-            ne.scores = {p: PluginScore(int(raw[k]), int(norm[k]), att.weights.get(p, 1))
+            ne.scores = {p: PluginScore(int(raw[k]), int(norm[k]), att.weights.get(p, 1),
+                                        att.score_notes.get(p, {}).get(row, ""))
                          for p, (raw, norm) in scores.items()}
             ne.total = int(totals[k])
         out.append(ne)

@@ -46,6 +46,10 @@ def _scores(doc: Mapping[str, Any]) -> list[str]:
         head += "; kube-scheduler did not score here, kplan computed them for information"
     out = [head + ":",
            tabulate(rows, headers=["RANK", "NODE", "TOTAL"] + plugins, tablefmt="plain")]
+    notes = [f"  {n['name']}  {p}: {s['explanation']}" for n in scored for p, s in n["scores"].items()
+             if s.get("explanation")]
+    if notes:
+        out += ["", "Why kplan's own score plugins scored as they did:"] + notes
     return out
 
 
