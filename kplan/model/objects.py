@@ -189,10 +189,6 @@ class Pod:
                     or self.anti_affinity_required or self.anti_affinity_preferred)
 
     @property
-    def has_required_anti_affinity(self) -> bool:
-        return bool(self.anti_affinity_required)
-
-    @property
     def terminating(self) -> bool:
         return self.deletion_time is not None
 

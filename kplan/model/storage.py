@@ -110,22 +110,8 @@ class PersistentVolume:
 class TopologySelectorTerm:
     """One allowedTopologies term: every (key, values) must match (``key In values``)."""
 
+    #: an empty term, or a key with no values, selects no node (volumebinding._topology_mask)
     expressions: tuple[tuple[str, tuple[str, ...]], ...] = ()
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        if not self.expressions:
-            return False  # nil or empty term selects no objects
-        for key, values in self.expressions:
-            if not values:
-                return False  # labels.NewRequirement rejects In with no values
-            if labels.get(key) not in values:
-                return False
-        return True
-
-
-def match_topology_terms(terms: tuple[TopologySelectorTerm, ...], labels: Mapping[str, str]) -> bool:
-    """v1helper.MatchTopologySelectorTerms: no terms match everything."""
-    return not terms or any(t.matches(labels) for t in terms)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,3 @@ class PrioritySort(PluginBase):
         if a.pod.priority != b.pod.priority:
             return bool(a.pod.priority > b.pod.priority)
         return bool(a.timestamp < b.timestamp)
-
-    @staticmethod
-    def sort_key(priority: int, timestamp: int) -> tuple[int, int]:
-        """The heap key equivalent to ``less``."""
-        return (-priority, timestamp)

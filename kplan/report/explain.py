@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from kplan.framework.preemption import PreemptionOutcome
-from kplan.framework.status import Code, Status
 from kplan.model.objects import Pod
 from kplan.report.document import API_VERSION
 from kplan.scheduler.explain import Explanation, NodeExplanation
@@ -20,10 +19,6 @@ DEFAULT_TOP = 10
 
 def pod_ref(p: Pod) -> dict[str, Any]:
     return {"namespace": p.namespace, "name": p.name, "priority": p.priority}
-
-
-def status_doc(s: Status) -> dict[str, Any]:
-    return {"plugin": s.plugin, "code": s.code.upstream, "reasons": list(s.reasons)}
 
 
 def node_doc(ne: NodeExplanation) -> dict[str, Any]:
@@ -138,7 +133,3 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         doc["nearestNodes"] = [{"name": n.name, "lacks": n.lacks, "fitsWithChanges": n.fits_with_changes,
                                 "stillRejectedBy": n.still} for n in rem.nearest]
     return doc
-
-
-def is_rejection(code: str) -> bool:
-    return code in (Code.UNSCHEDULABLE.upstream, Code.UNRESOLVABLE.upstream, Code.ERROR.upstream)

@@ -85,8 +85,3 @@ def feasible_mask(fw: Framework, pod: Pod, nominator: Nominator | None = None) -
         out = fw.run_filters(state, pod, table, rows)
     mask[rows[out.codes == Code.SUCCESS]] = True
     return mask
-
-
-def feasible_count(fw: Framework, pod: Pod) -> int:
-    """How many nodes pass every filter for ``pod`` now (nominated pods not counted)."""
-    return int(feasible_mask(fw, pod).sum())

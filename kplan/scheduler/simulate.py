@@ -40,7 +40,6 @@ class PodOutcome:
     message: str | None
     attempts: int
     nominated_node: str | None
-    replaced: bool = False
 
 
 @dataclass

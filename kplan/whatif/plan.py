@@ -130,7 +130,7 @@ class Planner:
                  observer: Observer | None = None, keep_cycles: bool = False, applied: Applied | None = None) -> Run:
         inputs, built, sim = self.simulation(inputs, config=config, observer=observer, keep_cycles=keep_cycles)
         result = sim.run()
-        result.replaced = list(getattr(built.inputs, "replaced", []))
+        result.replaced = list(built.inputs.replaced)
         return Run(inputs, built, result, applied)
 
     def changed(self, changes: Sequence[Change], inputs: Any | None = None) -> tuple[Any, Applied]:
