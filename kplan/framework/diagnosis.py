@@ -39,18 +39,9 @@ class Diagnosis:
             self.plugin_names.append(name)
             return len(self.plugin_names) - 1
 
-    def record(self, row: int, status: Status) -> None:
-        """NodeToStatus.Set (a later status for the same node replaces the earlier one)."""
-        self.recorded[row] = True
-        self.codes[row] = int(status.code)
-        self.reasons[row] = REASONS.id(status.reasons)
-        self.plugins[row] = self._plugin_index(status.plugin) if status.plugin else -1
-        if status.plugin:
-            self.unschedulable_plugins.add(status.plugin)
-
-    def record_rows(self, rows: np.ndarray, status: Status) -> None:
-        """Record one status for many nodes."""
-        if len(rows) == 0:
+    def record(self, rows: int | np.ndarray, status: Status) -> None:
+        """NodeToStatus.Set for one node or many (a later status for a node replaces the earlier)."""
+        if isinstance(rows, np.ndarray) and len(rows) == 0:
             return
         self.recorded[rows] = True
         self.codes[rows] = int(status.code)

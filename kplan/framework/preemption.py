@@ -163,7 +163,7 @@ class Evaluator:
             statuses[row] = status
         nested = Diagnosis(len(table), statuses=statuses, absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
         no_victims = tried[:examined][~has_victims[:examined]]
-        nested.record_rows(no_victims, Status(Code.UNRESOLVABLE, (NO_VICTIMS,)))
+        nested.record(no_victims, Status(Code.UNRESOLVABLE, (NO_VICTIMS,)))
         candidates = clean + violating
         outcome.candidates = candidates
         outcome.dry_run = nested
