@@ -150,15 +150,18 @@ class Simulation:
         self._registrations[key] = by_kind
         return by_kind
 
-    def hint_queues(self, q: QueuedPod, event: ClusterEvent) -> bool:
-        by_kind = self.registrations(q)
-        if by_kind is None:
-            return True
-        return any(hint is None or hint(q.pod, event) for hint in by_kind.get(event.kind, ()))
-
     def offer(self, pods: list[QueuedPod], event: ClusterEvent) -> None:
+        kind = event.kind
         for q in pods:
-            if q.where == "pool" and not q.held and self.hint_queues(q, event):
+            if q.where != "pool" or q.held:
+                continue
+            # the hints of the pod's rejecting plugins for this kind of event decide
+            by_kind = self.registrations(q)
+            if by_kind is None:
+                self.queue.move_from_pool(q)
+                continue
+            hints = by_kind.get(kind)
+            if hints and any(hint is None or hint(q.pod, event) for hint in hints):
                 self.queue.move_from_pool(q)
 
     def pool_le(self, priority: int) -> list[QueuedPod]:
