@@ -6,7 +6,7 @@ once. A plugin implements a point by having the point's method; ``POINT_METHODS`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -80,6 +80,15 @@ class ScorePlugin(Plugin, Protocol):
 
 class NormalizeScorePlugin(Plugin, Protocol):
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray: ...
+
+
+class FixedInputFilter(FilterPlugin, Protocol):
+    """kplan's own addition: a Filter whose verdict on a node depends only on the node's fixed
+    attributes (name, labels, taints, spec.unschedulable: none change during a simulation) and
+    on the pod's ``filter_signature``. Pods of one signature share their verdicts, so the
+    framework computes them once per node table when such plugins lead the filter list."""
+
+    def filter_signature(self, pod: Pod) -> Hashable: ...
 
 
 class ReservePlugin(Plugin, Protocol):

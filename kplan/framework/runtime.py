@@ -7,7 +7,8 @@ plugin passed, so each node keeps the verdict of its first rejecting plugin, as 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +77,21 @@ class FilterOutcome:
                              np.concatenate([self.plugins, other.plugins]))
 
 
+@dataclass
+class _FixedVerdicts:
+    """The leading fixed-input filters' verdicts for every row of one node table."""
+
+    codes: np.ndarray
+    reasons: np.ndarray
+    plugins: np.ndarray
+    any_rejected: bool
+
+
+_SKIPPED = object()   # a plugin PreFilter skipped, in a signature
+#: signatures kept per node table (each holds three arrays of the table's length)
+_FIXED_SIGNATURES_KEPT = 1024
+
+
 class Framework:
     def __init__(self, spec: ProfileSpec, registry: Registry, handle: Any) -> None:
         self.spec = spec
@@ -105,6 +121,15 @@ class Framework:
         self.percentage_of_nodes_to_score = spec.percentage_of_nodes_to_score
         # PreFilter plugins with AddPod/RemovePod extensions
         self.extensions = [p for p in self.pre_filter_plugins if hasattr(p, "add_pod")]
+        # The leading Filter plugins whose verdict on a node depends only on the node's fixed
+        # attributes (labels, taints, name, unschedulable) and on a signature of the pod: replicas
+        # of one template share their verdicts, computed once per node table (_fixed_verdicts).
+        self._fixed_count = 0
+        while (self._fixed_count < len(self.filter_plugins)
+               and hasattr(self.filter_plugins[self._fixed_count], "filter_signature")):
+            self._fixed_count += 1
+        self._fixed: weakref.WeakKeyDictionary[NodeTable, dict[tuple[Hashable, ...], _FixedVerdicts | None]] = (
+            weakref.WeakKeyDictionary())
 
     # ------------------------------------------------------------------ queue points
 
@@ -148,14 +173,32 @@ class Framework:
 
     def run_filters(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> FilterOutcome:
         """RunFilterPlugins for every row at once."""
+        rows = np.asarray(rows)
         n = len(rows)
-        codes = np.zeros(n, dtype=np.int8)
-        reasons = np.zeros(n, dtype=np.int32)
-        plugins = np.full(n, -1, dtype=np.int16)
-        pending = np.arange(n)
-        sub = rows  # rows[pending], recomputed only when a plugin rejected something
+        fixed = self._fixed_verdicts(state, pod, table) if self._fixed_count else None
+        if fixed is None or not fixed.any_rejected:
+            codes = np.zeros(n, dtype=np.int8)
+            reasons = np.zeros(n, dtype=np.int32)
+            plugins = np.full(n, -1, dtype=np.int16)
+            pending = np.arange(n)
+        else:
+            codes, reasons, plugins = fixed.codes.take(rows), fixed.reasons.take(rows), fixed.plugins.take(rows)
+            pending = np.flatnonzero(codes == 0)
+        first = 0 if fixed is None else self._fixed_count
+        self._filter_range(state, pod, table, rows, first, codes, reasons, plugins, pending)
+        return FilterOutcome(rows, codes, reasons, plugins)
+
+    def _filter_range(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray, first: int,
+                      codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray, pending: np.ndarray,
+                      last: int | None = None) -> None:
+        """Run filter plugins ``first:last`` on the ``pending`` positions of ``rows``, writing each
+        rejected position's verdict and plugin index into ``codes``/``reasons``/``plugins``."""
+        if len(pending) == 0:
+            return
+        sub = rows if len(pending) == len(rows) else rows.take(pending)
         skip = state.skip_filter
-        for k, pl in enumerate(self.filter_plugins):
+        for k in range(first, len(self.filter_plugins) if last is None else last):
+            pl = self.filter_plugins[k]
             if pl.name in skip:
                 continue
             v = pl.filter(state, pod, table, sub)
@@ -169,9 +212,34 @@ class Framework:
                 plugins[pos] = k
                 pending = pending[~bad]
                 if len(pending) == 0:
-                    break
-                sub = rows[pending]
-        return FilterOutcome(np.asarray(rows), codes, reasons, plugins)
+                    return
+                sub = rows.take(pending)
+
+    def _fixed_verdicts(self, state: CycleState, pod: Pod, table: NodeTable) -> _FixedVerdicts | None:
+        """The verdicts of the leading fixed-input filters for every row of ``table``, for the
+        pods of the same signature; None the first time a signature is seen (a pod unlike any
+        other is filtered only on the rows asked for)."""
+        skip = state.skip_filter
+        signature = tuple(_SKIPPED if pl.name in skip else pl.filter_signature(pod)
+                          for pl in self.filter_plugins[:self._fixed_count])
+        per_table = self._fixed.get(table)
+        if per_table is None:
+            per_table = self._fixed[table] = {}
+        if signature not in per_table:
+            if len(per_table) >= _FIXED_SIGNATURES_KEPT:
+                per_table.clear()
+            per_table[signature] = None
+            return None
+        found = per_table[signature]
+        if found is None:
+            n = len(table)
+            codes = np.zeros(n, dtype=np.int8)
+            reasons = np.zeros(n, dtype=np.int32)
+            plugins = np.full(n, -1, dtype=np.int16)
+            self._filter_range(state, pod, table, np.arange(n), 0, codes, reasons, plugins, np.arange(n),
+                               last=self._fixed_count)
+            found = per_table[signature] = _FixedVerdicts(codes, reasons, plugins, bool(codes.any()))
+        return found
 
     def add_pod_to_state(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
         for pl in self.extensions:

@@ -11,7 +11,7 @@ and ``addedAffinity``'s), normalised by the maximum.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -245,6 +245,10 @@ class NodeAffinity(PluginBase):
         if names:
             return PreFilterResult(frozenset(names)), OK
         return None, OK
+
+    def filter_signature(self, pod: Pod) -> Hashable:
+        # the plugin's own added affinity is fixed for its lifetime; only the pod's part varies
+        return tuple(sorted(pod.node_selector.items())), pod.required_node_affinity
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         args: NodeAffinityArgs = self.args

@@ -23,6 +23,9 @@ _REASON_ID = reason_id(REASON)
 class NodeName(PluginBase):
     name = NAME
 
+    def filter_signature(self, pod: Pod) -> str:
+        return pod.node_name
+
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         if not pod.node_name:
             return Verdicts.passing(len(rows))

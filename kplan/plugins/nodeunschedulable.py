@@ -24,6 +24,9 @@ _REASON_ID = reason_id(REASON)
 class NodeUnschedulable(PluginBase):
     name = NAME
 
+    def filter_signature(self, pod: Pod) -> bool:
+        return tolerates(pod.tolerations, _TAINT)
+
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         if tolerates(pod.tolerations, _TAINT):
             return Verdicts.passing(len(rows))

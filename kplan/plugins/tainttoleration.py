@@ -62,6 +62,9 @@ class TaintToleration(PluginBase):
             cache[key] = out
         return out
 
+    def filter_signature(self, pod: Pod) -> tuple[Toleration, ...]:
+        return pod.tolerations
+
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         def reason_of(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> int:
             t = untolerated_taint(taints, tolerations)
