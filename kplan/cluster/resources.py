@@ -6,6 +6,10 @@ scalar resources (extended, hugepages-*, attachable-volumes-*) get a column when
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 CPU, MEMORY, EPHEMERAL = 0, 1, 2
 FIXED = ("cpu", "memory", "ephemeral-storage")
 
@@ -33,3 +37,13 @@ class ResourceIndex:
 
     def copy(self) -> ResourceIndex:
         return ResourceIndex(tuple(self.names))
+
+
+def gather(matrix_t: np.ndarray, cols: Sequence[int], rows: np.ndarray) -> np.ndarray:
+    """``matrix_t[cols][:, rows]`` as one (len(cols) × len(rows)) array. Columns in a run (cpu
+    and memory, the usual request) are a slice, and a slice's take is several times cheaper
+    than a fancy index over both axes."""
+    first = cols[0]
+    if len(cols) == 1 or tuple(cols) == tuple(range(first, first + len(cols))):
+        return np.asarray(matrix_t[first:first + len(cols)].take(rows, axis=1))
+    return np.asarray(matrix_t[np.asarray(cols, dtype=np.intp)[:, None], rows])

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.cluster.resources import gather
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
@@ -76,11 +77,12 @@ class NodeResourcesBalancedAllocation(PluginBase):
         n = len(rows)
         if not cols:
             return np.full(n, MAX_NODE_SCORE, dtype=np.int64)
-        alloc = np.stack([table.alloc_t[c].take(rows) for c in cols])      # resources × nodes
-        req = np.stack([table.requested_t[c].take(rows) + q for c, q in zip(cols, wanted, strict=True)])
+        alloc = gather(table.alloc_t, cols, rows)      # resources × nodes
+        req = gather(table.requested_t, cols, rows) + np.array(wanted, dtype=np.int64)[:, None]
         live = alloc != 0
-        fractions = np.minimum(req.astype(np.float64) / np.where(live, alloc, 1).astype(np.float64), 1.0)
-        if len(cols) == 2 and live.all():
+        all_live = bool(live.all())
+        fractions = np.minimum(req / (alloc if all_live else np.where(live, alloc, 1)), 1.0)
+        if len(cols) == 2 and all_live:
             # the usual cpu + memory case: std of two values is half their distance
             std = np.abs((fractions[0] - fractions[1]) / 2)
         else:

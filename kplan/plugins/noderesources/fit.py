@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
-from kplan.cluster.resources import CPU, EPHEMERAL, MEMORY
+from kplan.cluster.resources import CPU, EPHEMERAL, MEMORY, gather
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import (
     ASSIGNED_POD_DELETE,
@@ -36,6 +36,8 @@ from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase, go_round, trunc_div
 NAME = "NodeResourcesFit"
 LEAST, MOST, RTCR = "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"
 TOO_MANY_PODS = "Too many pods"
+#: 2**k: the bit of a pattern that says the (k-1)-th checked resource is short (bit 0: too many pods)
+_BIT_VALUES = np.int64(1) << np.arange(63, dtype=np.int64)
 MAX_UTILIZATION = 100
 MAX_CUSTOM_PRIORITY_SCORE = 10
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
@@ -207,32 +209,30 @@ class NodeResourcesFit(PluginBase):
         checked = state.read(_PRE_FILTER_KEY)
         if checked is None:
             checked = self.checked_resources(pod)
-        frees = []
-        any_short = False
-        for name, q in checked:
-            col = table.column(name)
-            free = table.alloc_t[col].take(rows) - table.requested_t[col].take(rows)
-            frees.append(free)
-            any_short = any_short or bool((free < q).any())
-        if not any_short and not too_many.any():
+        if not checked:
+            if not too_many.any():
+                return Verdicts.passing(n)
+            return Verdicts.where(too_many, Code.UNSCHEDULABLE, reason_id(TOO_MANY_PODS))
+        cols = [table.column(name) for name, _ in checked]
+        wanted = np.array([q for _, q in checked], dtype=np.int64)[:, None]
+        alloc = gather(table.alloc_t, cols, rows)                  # resources × nodes
+        short = wanted > alloc - gather(table.requested_t, cols, rows)
+        if not short.any() and not too_many.any():
             return Verdicts.passing(n)  # the usual outcome: every node fits
-        bits = too_many.astype(np.int64)
-        unresolvable = np.zeros(n, dtype=bool)
-        for k, ((name, q), free) in enumerate(zip(checked, frees, strict=True)):
-            short = q > free
-            bits |= short.astype(np.int64) << (k + 1)
-            unresolvable |= short & (q > table.alloc_t[table.column(name)].take(rows))
+        # bit 0: too many pods; bit k+1: the k-th checked resource is short. One reason set per
+        # distinct bit pattern, in fitsRequest's order.
+        bits = too_many.astype(np.int64) | (_BIT_VALUES[1:len(checked) + 1] @ short)
         failed = bits != 0
-        if not failed.any():
-            return Verdicts.passing(n)
-        codes = np.where(failed, np.where(unresolvable, np.int8(Code.UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE)),
-                         np.int8(0)).astype(np.int8)
-        reasons = np.zeros(n, dtype=np.int32)
-        for b in set(bits[failed].tolist()):
+        codes = failed.astype(np.int8) * np.int8(Code.UNSCHEDULABLE)
+        # a request larger than the node's whole allocatable cannot be fixed by preemption
+        codes[(short & (wanted > alloc)).any(axis=0)] = Code.UNRESOLVABLE
+        reason_of = np.zeros(1 << (len(checked) + 1), dtype=np.int32)
+        for b in np.flatnonzero(np.bincount(bits, minlength=2)[1:]).tolist():
+            b += 1
             names = ([TOO_MANY_PODS] if b & 1 else []) + [
                 f"Insufficient {name}" for k, (name, _) in enumerate(checked) if b >> (k + 1) & 1]
-            reasons[bits == b] = reason_id(*names)
-        return Verdicts(codes, reasons)
+            reason_of[b] = reason_id(*names)
+        return Verdicts(codes, reason_of.take(bits))
 
     # -------------------------------------------------------------------------- score
 
@@ -249,7 +249,10 @@ class NodeResourcesFit(PluginBase):
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         args: FitArgs = self.args
-        allocs, reqs, weights = [], [], []
+        cols: list[int] = []
+        pod_reqs: list[int] = []
+        weights: list[int] = []
+        from_nonzero: list[bool] = []
         for spec in args.resources:
             pod_req = self.score_request(pod, spec.name)
             if pod_req == 0 and is_scalar_resource(spec.name):
@@ -257,22 +260,26 @@ class NodeResourcesFit(PluginBase):
             if spec.name in ("cpu", "memory"):
                 # cpu and memory use the non-zero requests (reference 2.3 C and D)
                 col = CPU if spec.name == "cpu" else MEMORY
-                req = table.nonzero_t[col].take(rows) + pod_req
             else:
                 found = EPHEMERAL if spec.name == "ephemeral-storage" else table.res.get(spec.name)
                 if found is None:
                     continue
                 col = found
-                req = table.requested_t[col].take(rows) + pod_req
-            allocs.append(table.alloc_t[col].take(rows))
-            reqs.append(req)
+            cols.append(col)
+            pod_reqs.append(pod_req)
             weights.append(spec.weight)
+            from_nonzero.append(spec.name in ("cpu", "memory"))
         n = len(rows)
-        if not allocs:
+        if not cols:
             return np.zeros(n, dtype=np.int64)
         # one (resources × nodes) computation instead of one per resource
-        alloc = np.stack(allocs)
-        req = np.stack(reqs)
+        alloc = gather(table.alloc_t, cols, rows)
+        if all(from_nonzero):
+            req = gather(table.nonzero_t, cols, rows)
+        else:
+            req = np.stack([(table.nonzero_t if nz else table.requested_t)[c].take(rows)
+                            for c, nz in zip(cols, from_nonzero, strict=True)])
+        req += np.array(pod_reqs, dtype=np.int64)[:, None]
         w = np.array(weights, dtype=np.int64)[:, None]
         live = alloc != 0
         all_live = bool(live.all())

@@ -88,6 +88,25 @@ def test_fit_filter(running: list[PodBuilder], args: dict[str, Any] | None, pod:
     assert run_filter(make_plugin("NodeResourcesFit", snap, args), pod.build(), snap) == {"n": verdict}
 
 
+def test_fit_filter_gives_each_node_its_own_reasons_in_one_call() -> None:
+    # one call over many nodes with different shortages: the per-pattern reasons must land on
+    # the right nodes, and a resource column far from cpu (the GPU) must be read for each node
+    nodes = [make_node(name).alloc(cpu="2", memory="4Gi", pods=2, **{GPU: g})
+             for name, g in (("fits", 1), ("cpu-used", 1), ("full", 1), ("no-gpu", 0), ("all", 1), ("fits-2", 2))]
+    running = [make_pod("c").node_name("cpu-used").req(cpu="1500m"),
+               make_pod("f1").node_name("full"), make_pod("f2").node_name("full"),
+               make_pod("a1").node_name("all").req(cpu="2", **{GPU: 1}), make_pod("a2").node_name("all")]
+    snap = make_snapshot(nodes, running)
+    verdicts = run_filter(make_plugin("NodeResourcesFit", snap), make_pod().req(cpu="1", **{GPU: 1}).build(), snap)
+    assert verdicts == {
+        "fits": OK, "fits-2": OK,
+        "cpu-used": short("Insufficient cpu"),
+        "full": short("Too many pods"),
+        "no-gpu": never(f"Insufficient {GPU}"),
+        "all": short("Too many pods", "Insufficient cpu", f"Insufficient {GPU}"),
+    }
+
+
 # ------------------------------------------------------------------------------ scoring
 
 SCORE_NODES = [
