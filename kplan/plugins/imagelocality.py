@@ -70,13 +70,14 @@ class ImageLocality(PluginBase):
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         index = self.index()
         total_nodes = len(self.handle.snapshot.table)
+        present = [name for image in pod.images if (name := normalized_image_name(image)) in index.sizes]
+        if pod.images and not present:
+            # no node has any of the images: every sum is clamped up to the minimum, scored 0
+            return np.zeros(len(rows), dtype=np.int64)
         source = table.source_rows[rows]
         total = np.zeros(len(rows), dtype=np.int64)
-        for image in pod.images:
-            name = normalized_image_name(image)
-            sizes = index.sizes.get(name)
-            if sizes is None:
-                continue
+        for name in present:
+            sizes = index.sizes[name]
             spread = index.num_nodes[name] / total_nodes
             total += (sizes[source].astype(np.float64) * spread).astype(np.int64)
         max_threshold = MAX_CONTAINER_THRESHOLD * len(pod.images)
