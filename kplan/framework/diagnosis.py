@@ -53,10 +53,10 @@ class Diagnosis:
     def record_outcome(self, rows: np.ndarray, codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray,
                        names: Sequence[str]) -> None:
         """Record the rejected rows of one filtering pass (plugins index into ``names``)."""
-        bad = codes != 0
-        if not bad.any():
+        bad = np.flatnonzero(codes)
+        if len(bad) == 0:
             return
-        rows, codes, reasons, plugins = rows[bad], codes[bad], reasons[bad], plugins[bad]
+        rows, codes, reasons, plugins = rows.take(bad), codes.take(bad), reasons.take(bad), plugins.take(bad)
         if not self.plugin_names:
             # the common case: this pass's plugin indexes are this diagnosis's own
             self.plugin_names = list(names)
@@ -69,9 +69,9 @@ class Diagnosis:
         else:
             mapping = np.array([self._plugin_index(n) for n in names] + [-1], dtype=np.int16)
             self.plugins[rows] = mapping[plugins]
-        for p in set(plugins.tolist()):
-            if p >= 0:
-                self.unschedulable_plugins.add(names[p])
+        # which plugins rejected something: a count per plugin index (-1, no plugin, shifted to 0)
+        for p in np.flatnonzero(np.bincount(plugins.astype(np.intp) + 1)[1:]).tolist():
+            self.unschedulable_plugins.add(names[p])
 
     @property
     def num_recorded(self) -> int:
