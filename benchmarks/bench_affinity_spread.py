@@ -5,7 +5,8 @@ A seeded generator builds a cluster of nodes in three zones with running pods ow
 ReplicaSets, and pending pods of Deployments-worth of replicas (ownerReferences to ReplicaSets
 that exist in the cluster) that carry hostname pod anti-affinity (required or preferred) and zone
 topology spread (DoNotSchedule or ScheduleAnyway). Each run happens in a fresh child process so
-that its peak RSS (resource.getrusage) is its own; the report gives medians.
+that its peak RSS (its own high-water mark, benchmarks/peak_rss.py) is its own; the report gives
+medians.
 
     PYTHONPATH=. python benchmarks/bench_affinity_spread.py [--nodes 5000 --running 30000
         --pending 10000 --deployments 100 --runs 3 --seed 1]
@@ -16,12 +17,16 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.peak_rss import own_peak_rss  # noqa: E402
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 
@@ -118,7 +123,7 @@ def child(a: argparse.Namespace) -> None:
     del cluster, pending
     result = run_simulation(scenario.snapshot, config, registry, scenario.pending, seed=a.seed)
     scheduled = sum(1 for o in result.pods if o.status == "Scheduled")
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_mb = own_peak_rss() / 2**20
     print(json.dumps({"pods_per_s": len(result.pods) / result.schedule_seconds, "seconds": result.schedule_seconds,
                       "load_seconds": load_s, "scheduled": scheduled, "pods": len(result.pods),
                       "peak_rss_mb": rss_mb}))

@@ -9,7 +9,7 @@ as ``kplan snapshot`` writes it (a ``kind: List``, managedFields and kubectl's l
 annotation dropped; ``--raw`` keeps them, as ``kubectl get -o json`` would). Each run is
 ``python -m kplan simulate --cluster snapshot.json -o json`` in a fresh process with no pending
 pods, so it measures loading: the figure is kplan's own ``timing.loadSeconds``, the process wall
-time and its peak RSS (ru_maxrss). Targets: <= 10 s and <= 2 GiB (median over the runs).
+time and its own peak RSS (benchmarks/peak_rss.py). Targets: <= 10 s and <= 2 GiB (median over the runs).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from benchmarks.bench_snapshot import make_node, make_pod  # noqa: E402
+from benchmarks.peak_rss import MeasuredKplan  # noqa: E402
 
 
 def write_snapshot(path: str, nodes: int, pods: int, seed: int, raw: bool) -> None:
@@ -55,16 +55,15 @@ def _strip(doc: dict, raw: bool) -> dict:  # type: ignore[type-arg]
 
 
 def run_once(path: str) -> tuple[float, float, int]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    measured = MeasuredKplan(["simulate", "--cluster", path, "-o", "json"])
     t = time.perf_counter()
-    run = subprocess.run([sys.executable, "-m", "kplan", "simulate", "--cluster", path, "-o", "json"],
-                         cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(measured.argv, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - t
+    rss = measured.peak_rss()
     if run.returncode != 0:
         sys.exit(f"kplan failed ({run.returncode}): {run.stderr.strip()[-500:]}")
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     load = json.loads(run.stdout)["timing"]["loadSeconds"]
-    return load, wall, max(rss, before)
+    return load, wall, rss
 
 
 def main() -> None:
@@ -87,9 +86,9 @@ def main() -> None:
             loads.append(load)
             walls.append(wall)
             rss = max(rss, peak)
-            print(f"run {k + 1}: load {load:.2f} s, process {wall:.2f} s, peak RSS {peak / 1024:.0f} MiB")
+            print(f"run {k + 1}: load {load:.2f} s, process {wall:.2f} s, peak RSS {peak / 2**20:.0f} MiB")
         print(f"median: load {statistics.median(loads):.2f} s (target <= 10 s), process "
-              f"{statistics.median(walls):.2f} s, peak RSS {rss / 1024:.0f} MiB (target <= 2048 MiB)")
+              f"{statistics.median(walls):.2f} s, peak RSS {rss / 2**20:.0f} MiB (target <= 2048 MiB)")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ in-process (typer's CliRunner, ``-o json``) ``--repeat`` times with the default
 percentageOfNodesToScore, and once more as a subprocess to measure its peak RSS.
 
 Printed: median wall time of the whole command, median scheduling time (kplan's own
-``scheduleSeconds``), pods/s for both, and the subprocess's peak RSS (getrusage ru_maxrss).
+``scheduleSeconds``), pods/s for both, and the subprocess's own peak RSS (benchmarks/peak_rss.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.peak_rss import MeasuredKplan  # noqa: E402
 
 REGION = "bench-1"
 ZONES = ("a", "b", "c")
@@ -138,14 +139,16 @@ def run_in_process(args: list[str]) -> tuple[float, dict[str, Any]]:
 
 
 def peak_rss_of_subprocess(args: list[str]) -> int:
-    """ru_maxrss (KiB on Linux) of one ``python -m kplan`` run."""
+    """Peak RSS in bytes of one ``python -m kplan`` run, as the child measures it (peak_rss.py)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    run = subprocess.run([sys.executable, "-m", "kplan", *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+    measured = MeasuredKplan(args)
+    run = subprocess.run(measured.argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
+    peak = measured.peak_rss()
     if run.returncode not in (0, 1):
         raise SystemExit(f"kplan failed with exit code {run.returncode}: {run.stderr[-2000:]}")
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return peak
 
 
 def main() -> None:
@@ -185,8 +188,8 @@ def main() -> None:
     print(f"median wall time (whole command, in-process): {wall:.2f} s  -> {pending / wall:,.0f} pods/s")
     print(f"median scheduling time:                        {sched:.2f} s  -> {pending / sched:,.0f} pods/s")
     if not a.no_rss:
-        rss_kib = peak_rss_of_subprocess(args)
-        print(f"peak RSS of one 'python -m kplan simulate' run:  {rss_kib / 1024:,.0f} MiB")
+        rss = peak_rss_of_subprocess(args)
+        print(f"peak RSS of one 'python -m kplan simulate' run:  {rss / 2**20:,.0f} MiB")
 
 
 if __name__ == "__main__":

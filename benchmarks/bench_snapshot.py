@@ -8,7 +8,7 @@ The objects are generated from a seed and look like a real cluster's (owner refe
 containers with requests, env, probes, volume mounts, status conditions, managedFields, kubectl's
 last-applied annotation), about 5 KB of JSON per pod as served. The server runs in its own process
 so it does not share the GIL with kplan. Each run is ``python -m kplan snapshot`` in a fresh
-process; the time is wall clock, the peak RSS is the child's ru_maxrss. Targets: <= 30 s and
+process; the time is wall clock, the peak RSS is the child's own (benchmarks/peak_rss.py). Targets: <= 30 s and
 <= 2 GiB (median over the runs).
 """
 
@@ -29,6 +29,7 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from benchmarks.peak_rss import MeasuredKplan  # noqa: E402
 from tests.integration.fake_apiserver import FakeApiServer  # noqa: E402
 
 TOKEN = "bench-token"
@@ -168,16 +169,17 @@ def serve(nodes: int, pods: int, seed: int, tls: tuple[str, str] | None, conn: A
 def run_once(config: str, out: str, extra: list[str]) -> tuple[float, float, int]:
     env = {**os.environ, "PYTHONPATH": ROOT}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "kplan", "snapshot", "--kubeconfig", config, "-o", out,
-                             "--force", *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    measured = MeasuredKplan(["snapshot", "--kubeconfig", config, "-o", out, "--force", *extra])
+    proc = subprocess.Popen(measured.argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t0
+    peak = measured.peak_rss()
     err = proc.stderr.read().decode() if proc.stderr else ""
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"kplan snapshot failed ({proc.returncode}): {err.strip()}")
     # CPU seconds tell kplan's own cost when other work shares the machine's two cores
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024  # ru_maxrss is in KiB on Linux
+    return elapsed, usage.ru_utime + usage.ru_stime, peak
 
 
 def main() -> None:
