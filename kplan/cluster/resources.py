@@ -44,6 +44,7 @@ def gather(matrix_t: np.ndarray, cols: Sequence[int], rows: np.ndarray) -> np.nd
     and memory, the usual request) are a slice, and a slice's take is several times cheaper
     than a fancy index over both axes."""
     first = cols[0]
-    if len(cols) == 1 or tuple(cols) == tuple(range(first, first + len(cols))):
+    n = len(cols)
+    if n == 1 or (n == 2 and cols[1] == first + 1) or list(cols) == list(range(first, first + n)):
         return np.asarray(matrix_t[first:first + len(cols)].take(rows, axis=1))
     return np.asarray(matrix_t[np.asarray(cols, dtype=np.intp)[:, None], rows])

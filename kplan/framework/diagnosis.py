@@ -53,7 +53,7 @@ class Diagnosis:
     def record_outcome(self, rows: np.ndarray, codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray,
                        names: Sequence[str]) -> None:
         """Record the rejected rows of one filtering pass (plugins index into ``names``)."""
-        bad = np.flatnonzero(codes)
+        bad = codes.nonzero()[0]
         if len(bad) == 0:
             return
         rows, codes, reasons, plugins = rows.take(bad), codes.take(bad), reasons.take(bad), plugins.take(bad)
@@ -70,7 +70,7 @@ class Diagnosis:
             mapping = np.array([self._plugin_index(n) for n in names] + [-1], dtype=np.int16)
             self.plugins[rows] = mapping[plugins]
         # which plugins rejected something: a count per plugin index (-1, no plugin, shifted to 0)
-        for p in np.flatnonzero(np.bincount(plugins.astype(np.intp) + 1)[1:]).tolist():
+        for p in np.bincount(plugins.astype(np.intp) + 1)[1:].nonzero()[0].tolist():
             self.unschedulable_plugins.add(names[p])
 
     @property

@@ -183,7 +183,7 @@ class Framework:
             pending = np.arange(n)
         else:
             codes, reasons, plugins = fixed.codes.take(rows), fixed.reasons.take(rows), fixed.plugins.take(rows)
-            pending = np.flatnonzero(codes == 0)
+            pending = (codes == 0).nonzero()[0]
         first = 0 if fixed is None else self._fixed_count
         self._filter_range(state, pod, table, rows, first, codes, reasons, plugins, pending)
         return FilterOutcome(rows, codes, reasons, plugins)

@@ -152,7 +152,7 @@ class Scheduler:
         while pos < n:
             part = order[pos:pos + chunk]
             out = fw.run_filters_with_nominated(state, pod, table, part, nominator)
-            ok = np.flatnonzero(out.codes == 0)
+            ok = (out.codes == 0).nonzero()[0]
             if found + len(ok) > k:
                 # the (k+1)-th feasible node is examined but neither kept nor counted
                 cut = int(ok[k - found])
@@ -176,7 +176,7 @@ class Scheduler:
     def select_host(self, totals: np.ndarray, rows: np.ndarray) -> int:
         """selectHost: the highest total; ties at random (reservoir sampling) or by smallest name."""
         top = totals.max()
-        ties = np.flatnonzero(totals == top)
+        ties = (totals == top).nonzero()[0]
         if len(ties) == 1:
             return int(ties[0])
         if self.handle.lowest_name:

@@ -152,11 +152,13 @@ class Simulation:
 
     def offer(self, pods: list[QueuedPod], event: ClusterEvent) -> None:
         kind = event.kind
+        known = self._registrations
         for q in pods:
             if q.where != "pool" or q.held:
                 continue
             # the hints of the pod's rejecting plugins for this kind of event decide
-            by_kind = self.registrations(q)
+            key = (q.pod.scheduler_name, q.rejectors)
+            by_kind = known[key] if key in known else self.registrations(q)
             if by_kind is None:
                 self.queue.move_from_pool(q)
                 continue

@@ -227,7 +227,7 @@ class NodeResourcesFit(PluginBase):
         # a request larger than the node's whole allocatable cannot be fixed by preemption
         codes[(short & (wanted > alloc)).any(axis=0)] = Code.UNRESOLVABLE
         reason_of = np.zeros(1 << (len(checked) + 1), dtype=np.int32)
-        for b in np.flatnonzero(np.bincount(bits, minlength=2)[1:]).tolist():
+        for b in np.bincount(bits, minlength=2)[1:].nonzero()[0].tolist():
             b += 1
             names = ([TOO_MANY_PODS] if b & 1 else []) + [
                 f"Insufficient {name}" for k, (name, _) in enumerate(checked) if b >> (k + 1) & 1]
