@@ -149,9 +149,18 @@ class PodIndex:
         self._matching: dict[tuple[str, str, tuple[tuple[str, str], ...]], tuple[int, list[Carrier]]] = {}
         self._value_index: dict[str, tuple[object, np.ndarray, int]] = {}
         self._clock = count(1)
+        # _update for every running pod, without what a new index cannot have (counters to
+        # bump, pods to remove): on 50,000 pods this runs once, before the first cycle ends
+        classes, class_of_pod = self.classes, self._class_of_pod
         for row, pods in enumerate(table.pods):
             for pod in pods:
-                self.pod_added(table, pod, row)
+                cls = classes.get(class_key(pod))
+                if cls is None:
+                    cls = self._class(pod)
+                class_of_pod[id(pod)] = cls
+                cls.rows[row] = cls.rows.get(row, 0) + 1
+                if pod.has_affinity:
+                    self._carry(pod, row, 1)
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> PodIndex:
@@ -188,14 +197,18 @@ class PodIndex:
         for c in cls.counters:
             c.rows[row] += delta
         if pod.has_affinity:
-            for kind, term, weight in _carried(pod):
-                carrier = self._carrier(kind, term, weight, pod.namespace)
-                left = carrier.rows.get(row, 0) + delta
-                if left:
-                    carrier.rows[row] = left
-                else:
-                    carrier.rows.pop(row, None)
-                carrier.total += delta
+            self._carry(pod, row, delta)
+
+    def _carry(self, pod: Pod, row: int, delta: int) -> None:
+        """Count the pod's affinity terms on ``row`` (delta 1) or stop counting them (-1)."""
+        for kind, term, weight in _carried(pod):
+            carrier = self._carrier(kind, term, weight, pod.namespace)
+            left = carrier.rows.get(row, 0) + delta
+            if left:
+                carrier.rows[row] = left
+            else:
+                carrier.rows.pop(row, None)
+            carrier.total += delta
 
     def _class(self, pod: Pod) -> PodClass:
         key = class_key(pod)
