@@ -113,6 +113,10 @@ class Framework:
         self.pre_score_plugins = pick("preScore")
         self.score_plugins = pick("score")
         self.weights = {n: spec.weights[n] for n in spec.points["score"]}
+        # NormalizeScore may change its input in place (an out-of-tree plugin might); kplan's own
+        # plugins return new arrays, so their raw scores need no copy to stay as they were
+        self._copy_before_normalize = {p.name for p in self.score_plugins
+                                       if not type(p).__module__.startswith("kplan.plugins.")}
         self.reserve_plugins = pick("reserve")
         self.permit_plugins = pick("permit")
         self.pre_bind_plugins = pick("preBind")
@@ -304,12 +308,16 @@ class Framework:
             if pl.name in state.skip_score:
                 continue
             raw = np.asarray(pl.score(state, pod, table, rows), dtype=np.int64)
-            norm = pl.normalize(state, pod, raw.copy()) if hasattr(pl, "normalize") else raw
+            if hasattr(pl, "normalize"):
+                norm = pl.normalize(state, pod, raw.copy() if pl.name in self._copy_before_normalize else raw)
+            else:
+                norm = raw
             if len(norm) and (norm.min() < 0 or norm.max() > MAX_NODE_SCORE):
                 bad = int(norm.min()) if norm.min() < 0 else int(norm.max())
                 return total, detail, Status(Code.ERROR, (
                     f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
                     f"score {bad}, it should in the range of [0, {MAX_NODE_SCORE}] after normalizing",), pl.name)
-            total += norm * self.weights[pl.name]
+            weight = self.weights[pl.name]
+            total += norm if weight == 1 else norm * weight
             detail[pl.name] = (raw, norm)
         return total, detail, OK
