@@ -108,3 +108,28 @@ def test_values_read_through_a_table_with_other_codes() -> None:
     other = NodeTable([make_node("m1", "b"), make_node("m2", "c"), make_node("m3")])
     got = read_by_value(arr, col, other.labels(ZONE), np.arange(3))
     assert got.tolist() == [7, 0, 0]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(pod_shapes, st.integers(0, len(NODES) - 1)), max_size=20), st.integers(0, 20))
+def test_an_index_built_over_running_pods_matches_a_recount(placements: list[tuple[object, int]],
+                                                            removals: int) -> None:
+    # the index is built after the pods run (the bulk path), then some of them leave
+    snap = make_snapshot(NODES, namespaces=[namespace("default"), namespace("other", env="prod")])
+    placed: list[Pod] = []
+    for i, (shape, node) in enumerate(placements):
+        pod = shape.build()  # type: ignore[attr-defined]
+        pod.uid = f"{pod.uid}-{i}"
+        snap.add_pod(pod, node)
+        placed.append(pod)
+    index = PodIndex.of(snap)
+    counters = {q: index.counter(q) for q in QUERIES}
+    for pod in placed[:removals]:
+        snap.remove_pod(pod)
+    for q, c in counters.items():
+        assert c.rows.tolist() == recount(snap, q)
+    by_carriers = [0] * len(NODES)
+    for carrier in index.carriers[REQUIRED_ANTI_AFFINITY]:
+        for row, k in carrier.rows.items():
+            by_carriers[row] += k
+    assert by_carriers == [sum(len(p.anti_affinity_required) for p in pods) for pods in snap.table.pods]
