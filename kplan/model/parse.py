@@ -541,17 +541,52 @@ def _owners(md: Mapping[str, Any], where: Where) -> tuple[OwnerRef, ...]:
 
 # ----------------------------------------------------------------------------------- objects
 
-def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False) -> Pod:
-    md = d.get("metadata")
-    if not isinstance(md, Mapping) or not md.get("name"):
-        raise Where(source, "Pod", "?").fail("metadata.name", "Required value")
-    ns = str(md.get("namespace") or "default")
-    name = str(md["name"])
-    where = Where(source, "Pod", f"{ns}/{name}")
-    spec = _map(d.get("spec"), where, "spec")
-    status = _map(d.get("status"), where, "status")
-    labels = _labels(md.get("labels"), where, "metadata.labels")
+class _PodResources:
+    """What a pod's containers, pod-level resources and overhead give the scheduler."""
 
+    __slots__ = ("requests", "limits", "nonzero_cpu", "nonzero_mem", "score_cpu", "score_mem")
+
+    def __init__(self, requests: dict[str, int], limits: dict[str, int], nonzero_cpu: int, nonzero_mem: int,
+                 score_cpu: int, score_mem: int) -> None:
+        self.requests, self.limits = requests, limits
+        self.nonzero_cpu, self.nonzero_mem = nonzero_cpu, nonzero_mem
+        self.score_cpu, self.score_mem = score_cpu, score_mem
+
+
+#: resource fingerprint of a pod spec → its _PodResources; the pods of one template share one
+_POD_RESOURCES: dict[tuple[Any, ...], _PodResources] = {}
+_POD_RESOURCES_KEPT = 4096
+
+
+def _resource_fingerprint(spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """Everything _pod_resources reads, as a hashable value (repr of JSON-like data is faithful:
+    two specs with one fingerprint give the same resources). None for a spec too malformed to
+    fingerprint, which the uncached path then reports."""
+    try:
+        return (repr(spec.get("resources")), repr(spec.get("overhead")),
+                tuple((repr(c.get("resources")), repr(c.get("restartPolicy")))
+                      for c in spec.get("containers") or ()),
+                tuple((repr(c.get("resources")), repr(c.get("restartPolicy")))
+                      for c in spec.get("initContainers") or ()))
+    except (AttributeError, TypeError):
+        return None
+
+
+def _cached_pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
+    # a cluster's running pods are mostly replicas: parsing their quantities and aggregating
+    # their containers once per template saves a good part of loading 150,000 pods
+    key = _resource_fingerprint(spec)
+    found = _POD_RESOURCES.get(key) if key is not None else None
+    if found is None:
+        found = _pod_resources(spec, where)
+        if key is not None:
+            if len(_POD_RESOURCES) >= _POD_RESOURCES_KEPT:
+                _POD_RESOURCES.clear()
+            _POD_RESOURCES[key] = found
+    return found
+
+
+def _pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
     containers, inits = _containers(spec, where)
     pres = _map(spec.get("resources"), where, "spec.resources")
     pod_req = _resource_list(pres.get("requests"), where, "spec.resources.requests")
@@ -581,6 +616,24 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
         if _supported_pod_level(k):
             limits[k] = q
 
+    return _PodResources(to_resources(exact), to_resources(limits),
+                         _to_int("cpu", node_nonzero.get("cpu", 0)), _to_int("memory", node_nonzero.get("memory", 0)),
+                         _to_int("cpu", score_nonzero.get("cpu", 0)), _to_int("memory", score_nonzero.get("memory", 0)))
+
+
+
+def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False) -> Pod:
+    md = d.get("metadata")
+    if not isinstance(md, Mapping) or not md.get("name"):
+        raise Where(source, "Pod", "?").fail("metadata.name", "Required value")
+    ns = str(md.get("namespace") or "default")
+    name = str(md["name"])
+    where = Where(source, "Pod", f"{ns}/{name}")
+    spec = _map(d.get("spec"), where, "spec")
+    status = _map(d.get("status"), where, "status")
+    labels = _labels(md.get("labels"), where, "metadata.labels")
+
+    resources = _cached_pod_resources(spec, where)
     affinity = _map(spec.get("affinity"), where, "spec.affinity")
     required_na: NodeSelector | None = None
     preferred_na: tuple[PreferredSchedulingTerm, ...] = ()
@@ -604,7 +657,6 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
     claims = tuple(_str(_map(c, where, "spec.resourceClaims").get("name"), where, "spec.resourceClaims.name")
                    for c in _list(spec.get("resourceClaims"), where, "spec.resourceClaims"))
     prio = spec.get("priority")
-    res = to_resources(exact)
     return Pod(
         namespace=ns,
         name=name,
@@ -617,12 +669,12 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
         priority=_int(prio, where, "spec.priority"),
         priority_class_name=_str(spec.get("priorityClassName"), where, "spec.priorityClassName"),
         preemption_policy=_str(spec.get("preemptionPolicy"), where, "spec.preemptionPolicy") or "PreemptLowerPriority",
-        requests=res,
-        nonzero_cpu=_to_int("cpu", node_nonzero.get("cpu", 0)),
-        nonzero_mem=_to_int("memory", node_nonzero.get("memory", 0)),
-        score_cpu=_to_int("cpu", score_nonzero.get("cpu", 0)),
-        score_mem=_to_int("memory", score_nonzero.get("memory", 0)),
-        limits=to_resources(limits),
+        requests=dict(resources.requests),   # each pod its own dicts, as if parsed alone
+        nonzero_cpu=resources.nonzero_cpu,
+        nonzero_mem=resources.nonzero_mem,
+        score_cpu=resources.score_cpu,
+        score_mem=resources.score_mem,
+        limits=dict(resources.limits),
         host_ports=_host_ports(spec, where),
         node_selector=_labels(spec.get("nodeSelector"), where, "spec.nodeSelector"),
         required_node_affinity=required_na,
