@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kplan.cli.simulate import TieBreak
-from kplan.io.inputs import Inputs, build_scenario, classify
-from kplan.io.manifests import RawObject, load_objects
-from kplan.io.scheduler_config import read_scheduler_config
-from kplan.whatif.plan import Planner
+
+if TYPE_CHECKING:  # the engine loads only when a command runs, so that --help starts fast
+    from kplan.io.inputs import Inputs
+    from kplan.io.manifests import RawObject
+    from kplan.whatif.plan import Planner
 
 __all__ = ["Loaded", "TieBreak", "load_inputs", "open_planner"]
 
@@ -92,6 +93,8 @@ def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig:
     """The parsed inputs, as ``kplan simulate`` builds them, kept for planning runs."""
     from kplan.cli.common import bulk_load, cluster_objects
     from kplan.io.apply import Applier, with_namespace
+    from kplan.io.inputs import classify
+    from kplan.io.manifests import load_objects
     from kplan.workloads import WORKLOAD_KINDS
 
     with bulk_load():
@@ -109,7 +112,10 @@ def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig:
 
 
 def open_planner(loaded: Loaded, scheduler_config: str | None, *, seed: int, tie_break: TieBreak) -> Planner:
+    from kplan.io.inputs import build_scenario
+    from kplan.io.scheduler_config import read_scheduler_config
     from kplan.plugins import in_tree_registry
+    from kplan.whatif.plan import Planner
 
     registry = in_tree_registry()
     config = read_scheduler_config(scheduler_config, registry)

@@ -40,3 +40,15 @@ def test_every_command_and_parameter_has_help(path: str, cmd: Any) -> None:
 def test_quiet_and_no_color_on_every_command(path: str, cmd: Any) -> None:
     options = {o for param in cmd.params for o in getattr(param, "opts", [])}
     assert {"--quiet", "-q", "--no-color"} <= options, path
+
+
+def test_help_does_not_load_the_engine() -> None:
+    # `kplan --help` and completion run often; numpy and the scheduler load only when a command runs
+    import subprocess
+    import sys
+
+    code = ("import sys; from kplan.cli.app import app; "
+            "print(' '.join(m for m in ('numpy', 'kplan.scheduler.simulate', 'kplan.io.inputs', 'kubernetes') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == ""
