@@ -29,7 +29,8 @@ class NodeName(PluginBase):
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         if not pod.node_name:
             return Verdicts.passing(len(rows))
-        failed = np.array([table.names[r] != pod.node_name for r in rows], dtype=bool)
+        wanted = table.row_of.get(pod.node_name, -1)  # no such node: every row fails
+        failed = np.asarray(rows) != wanted
         return Verdicts.where(failed, Code.UNRESOLVABLE, _REASON_ID)
 
     def events_to_register(self) -> list[tuple[str, None]]:
