@@ -145,6 +145,8 @@ class NodeTable:
         #: the lowest priority among each node's pods (NO_PODS when empty): preemption's quick test
         self.prio_min = np.full(n, NO_PODS, dtype=np.int64)
         self.ports: list[PortSet | None] = [None] * n
+        #: (protocol, port) → rows with a pod using it: NodePorts looks only at those rows
+        self.port_rows: dict[tuple[str, int], set[int]] = {}
         # rank of each row's name in byte order: the tie-break of --tie-break lowest-name
         order = sorted(range(n), key=lambda i: self.names[i].encode())
         self.name_rank = np.empty(n, dtype=np.int64)
@@ -213,6 +215,7 @@ class NodeTable:
                 ports = self.ports[row] = PortSet()
             for p in pod.host_ports:
                 ports.add(p)
+                self.port_rows.setdefault((p.protocol, p.port), set()).add(row)
         for listener in self.listeners:
             listener.pod_added(self, pod, row)
 
@@ -235,6 +238,11 @@ class NodeTable:
         if pod.host_ports and ports is not None:
             for hp in pod.host_ports:
                 ports.remove(hp)
+                key = (hp.protocol, hp.port)
+                if key not in ports.used and key in self.port_rows:
+                    self.port_rows[key].discard(row)
+                    if not self.port_rows[key]:
+                        del self.port_rows[key]
         for listener in self.listeners:
             listener.pod_removed(self, pod, row)
 
@@ -260,6 +268,10 @@ class NodeTable:
         out.pods = [list(self.pods[i]) for i in rows]
         out.prio_min = self.prio_min[rows].copy()
         out.ports = [p.copy() if (p := self.ports[i]) is not None else None for i in rows]
+        out.port_rows = {}
+        for i, ports in enumerate(out.ports):
+            for key in ports.used if ports is not None else ():
+                out.port_rows.setdefault(key, set()).add(i)
         out.name_rank = self.name_rank[rows].copy()
         out._labels = {k: c.take(rows) for k, c in self._labels.items()}
         out.taint_sets = self.taint_sets

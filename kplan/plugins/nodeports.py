@@ -40,11 +40,16 @@ class NodePorts(PluginBase):
         return None, OK
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
-        failed = np.zeros(len(rows), dtype=bool)
-        for k, r in enumerate(rows):
-            used = table.ports[r]
-            if used is not None and any(used.conflicts(p) for p in pod.host_ports):
-                failed[k] = True
+        # only the nodes where some pod uses one of the pod's (protocol, port) pairs can conflict
+        conflicting = set()
+        for p in pod.host_ports:
+            for r in table.port_rows.get((p.protocol, p.port), ()):
+                used = table.ports[r]
+                if used is not None and used.conflicts(p):
+                    conflicting.add(r)
+        if not conflicting:
+            return Verdicts.passing(len(rows))
+        failed = np.isin(rows, np.fromiter(conflicting, dtype=np.int64, count=len(conflicting)))
         return Verdicts.where(failed, Code.UNSCHEDULABLE, _REASON_ID)
 
     def events_to_register(self) -> list[tuple[str, object]]:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from kplan.framework.cycle_state import CycleState
 from kplan.framework.status import Code
+from kplan.model.objects import Pod
+from kplan.plugins.nodeports import ports_conflict
 from tests.builders import PodBuilder, Verdict, make_node, make_plugin, make_pod, make_snapshot, run_filter
 
 OK = Verdict(Code.SUCCESS, ())
@@ -66,3 +72,34 @@ def test_a_freed_port_is_free_again() -> None:
     assert run_filter(plugin, wanted, snap) == {"n": TAKEN}
     snap.remove_pod(holder)
     assert run_filter(plugin, wanted, snap) == {"n": OK}
+
+
+PORT_SHAPES = [(80, None, None), (80, None, "10.0.0.1"), (80, "UDP", None), (53, "UDP", "10.0.0.2"), (8080, None, None)]
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, len(PORT_SHAPES) - 1), st.integers(0, 3)), max_size=25),
+       st.integers(0, len(PORT_SHAPES) - 1))
+def test_verdicts_match_the_pods_on_each_node(ops: list[tuple[bool, int, int]], wanted_shape: int) -> None:
+    # binds and removals on four nodes; every node's verdict, on the table and on a fork in
+    # another row order, must be what the pods now on it say (ports_conflict, pod by pod)
+    names = ["a", "b", "c", "d"]
+    snap = make_snapshot([make_node(n) for n in names])
+    placed: list[tuple[Pod, int]] = []
+    for i, (add, shape, row) in enumerate(ops):
+        if add or not placed:
+            pod = running(PORT_SHAPES[shape]).node_name(names[row]).build()
+            pod.uid = f"p{i}"
+            snap.add_pod(pod, row)
+            placed.append((pod, row))
+        else:
+            pod, row = placed.pop(row % len(placed))
+            snap.remove_pod(pod)
+    plugin = make_plugin("NodePorts", snap)
+    wanted = running(PORT_SHAPES[wanted_shape]).build()
+    expected = {n: TAKEN if any(ports_conflict(wanted.host_ports, p.host_ports) for p in snap.table.pods[r]) else OK
+                for r, n in enumerate(names)}
+    assert run_filter(plugin, wanted, snap) == expected
+    fork = snap.table.take([3, 1, 2, 0])
+    verdicts = plugin.filter(CycleState(), wanted, fork, np.arange(4))
+    assert [TAKEN if c else OK for c in verdicts.codes.tolist()] == [expected[n] for n in ("d", "b", "c", "a")]
