@@ -86,19 +86,33 @@ class NodeResourcesBalancedAllocation(PluginBase):
             # the usual cpu + memory case: std of two values is half their distance
             std = np.abs((fractions[0] - fractions[1]) / 2)
         else:
-            std = np.zeros(n, dtype=np.float64)
-            for k in range(n):
-                fs = fractions[live[:, k], k]
-                if len(fs) == 2:
-                    std[k] = abs((fs[0] - fs[1]) / 2)
-                elif len(fs) > 2:
-                    # float64 sums in upstream's order, so the last bit matches
-                    total = 0.0
-                    for x in fs:
-                        total += x
-                    mean = total / len(fs)
-                    acc = 0.0
-                    for x in fs:
-                        acc = acc + (x - mean) * (x - mean)
-                    std[k] = float(np.sqrt(acc / len(fs)))
+            std = _std_of_live(fractions, live)
         return np.asarray(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
+
+
+def _std_of_live(fractions: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """Per node (column), the population standard deviation of the fractions of the resources
+    the node has (allocatable != 0), as upstream computes it: half the distance for two, the
+    float64 sums in resource order for more, 0 for fewer. Resources a node lacks count as 0.0
+    in the sums, which leaves every sum bit for bit what the sum over the rest gives."""
+    count = live.sum(axis=0)
+    f = np.where(live, fractions, 0.0)
+    std = np.zeros(live.shape[1], dtype=np.float64)
+    two = count == 2
+    if two.any():
+        # the two live fractions: the first live one and the last
+        cols = np.arange(live.shape[1])
+        first = f[live.argmax(axis=0), cols]
+        second = f[len(live) - 1 - live[::-1].argmax(axis=0), cols]
+        std[two] = np.abs((first[two] - second[two]) / 2)
+    more = count > 2
+    if more.any():
+        total = np.zeros(live.shape[1], dtype=np.float64)
+        for row in f:
+            total = total + row
+        mean = total / np.maximum(count, 1)
+        acc = np.zeros(live.shape[1], dtype=np.float64)
+        for row, has in zip(f, live, strict=True):
+            acc = acc + np.where(has, (row - mean) * (row - mean), 0.0)
+        std[more] = np.sqrt(acc[more] / count[more])
+    return std

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kplan.framework.status import Code
+from kplan.plugins.noderesources.balanced_allocation import _std_of_live
 from tests.builders import (
     PodBuilder,
     Verdict,
@@ -232,3 +236,30 @@ def test_balanced_allocation_skips_best_effort_pods() -> None:
     snap = make_snapshot(BAL_NODES)
     plugin = make_plugin("NodeResourcesBalancedAllocation", snap)
     assert run_score(plugin, make_pod().container().build(), snap) is None
+
+
+def _scalar_std(fs: list[float]) -> float:
+    """The per-node computation of balanced_allocation.go, value by value."""
+    if len(fs) == 2:
+        return abs((fs[0] - fs[1]) / 2)
+    if len(fs) < 2:
+        return 0.0
+    total = 0.0
+    for x in fs:
+        total += x
+    mean = total / len(fs)
+    acc = 0.0
+    for x in fs:
+        acc = acc + (x - mean) * (x - mean)
+    return float(np.sqrt(acc / len(fs)))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.integers(1, 5).flatmap(lambda r: st.lists(
+    st.lists(st.tuples(st.floats(0, 1), st.booleans()), min_size=r, max_size=r), min_size=1, max_size=8)))
+def test_balanced_std_over_nodes_is_the_per_node_value_bit_for_bit(nodes: list[list[tuple[float, bool]]]) -> None:
+    # nodes lacking some resources (allocatable 0) and more than two resources take the general path
+    fractions = np.array([[f for f, _ in node] for node in nodes], dtype=np.float64).T   # resources × nodes
+    live = np.array([[has for _, has in node] for node in nodes], dtype=bool).T
+    expected = [_scalar_std([f for f, has in node if has]) for node in nodes]
+    assert _std_of_live(fractions, live).tolist() == expected
