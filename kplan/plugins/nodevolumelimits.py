@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import weakref
 from collections.abc import Mapping
 
 import numpy as np
@@ -61,8 +62,9 @@ def attach_limit_key(driver: str) -> str:
     return CSI_ATTACH_LIMIT_PREFIX + driver
 
 
-def migration_on(csi_node: CSINode | None, plugin: str) -> bool:
-    return csi_node is not None and plugin in MIGRATION_ON
+def migration_on(has_csi_node: bool, plugin: str) -> bool:
+    """isCSIMigrationOn: the plugin migrates, and the node has a CSINode object."""
+    return has_csi_node and plugin in MIGRATION_ON
 
 
 def _ebs_id(volume_id: str) -> str:
@@ -70,7 +72,7 @@ def _ebs_id(volume_id: str) -> str:
     return volume_id.rsplit("/", 1)[-1] if volume_id.startswith("aws://") else volume_id
 
 
-def _driver_info(st: StorageState, csi_node: CSINode | None, claim: PersistentVolumeClaim) -> tuple[str, str]:
+def _driver_info(st: StorageState, has_csi_node: bool, claim: PersistentVolumeClaim) -> tuple[str, str]:
     """getCSIDriverInfo: (driver, volume handle), ("", "") when the volume is not counted."""
     if claim.volume_name:
         pv = st.pv(claim.volume_name)
@@ -80,7 +82,7 @@ def _driver_info(st: StorageState, csi_node: CSINode | None, claim: PersistentVo
             if pv.in_tree is None:
                 return "", ""
             plugin, ident = pv.in_tree
-            if not migration_on(csi_node, plugin) or plugin not in IN_TREE_TO_CSI:
+            if not migration_on(has_csi_node, plugin) or plugin not in IN_TREE_TO_CSI:
                 return "", ""
             return IN_TREE_TO_CSI[plugin], _ebs_id(ident) if plugin == "kubernetes.io/aws-ebs" else ident
     # getCSIDriverInfoFromSC
@@ -90,7 +92,7 @@ def _driver_info(st: StorageState, csi_node: CSINode | None, claim: PersistentVo
         return "", ""
     handle = f"{_UNBOUND_PREFIX}-{claim.namespace}/{claim.name}"
     if sc.provisioner in IN_TREE_TO_CSI:
-        if not migration_on(csi_node, sc.provisioner):
+        if not migration_on(has_csi_node, sc.provisioner):
             return "", ""
         return IN_TREE_TO_CSI[sc.provisioner], handle
     return sc.provisioner, handle
@@ -100,12 +102,13 @@ class _Lookup(Exception):
     pass
 
 
-def attachable_volumes(st: StorageState, csi_node: CSINode | None, pod: Pod, new_pod: bool) -> dict[str, str]:
-    """filterAttachableVolumes: unique volume name → limit key."""
+def attachable_volumes(st: StorageState, has_csi_node: bool, pod: Pod, new_pod: bool) -> dict[str, str]:
+    """filterAttachableVolumes on a node with or without a CSINode (all it reads of the node):
+    unique volume name → limit key."""
     out: dict[str, str] = {}
     for v in pod.volumes:
         if not v.claim_name:
-            _inline(csi_node, v, out)
+            _inline(has_csi_node, v, out)
             continue
         claim = st.pvc(pod.namespace, v.claim_name)
         if claim is None:
@@ -117,18 +120,18 @@ def attachable_volumes(st: StorageState, csi_node: CSINode | None, pod: Pod, new
             if new_pod:
                 raise _Lookup(ephemeral_owner_error(pod, claim))
             continue
-        driver, handle = _driver_info(st, csi_node, claim)
+        driver, handle = _driver_info(st, has_csi_node, claim)
         if driver and handle:
             out[f"{driver}/{handle}"] = attach_limit_key(driver)
     return out
 
 
-def _inline(csi_node: CSINode | None, v: Volume, out: dict[str, str]) -> None:
+def _inline(has_csi_node: bool, v: Volume, out: dict[str, str]) -> None:
     """checkAttachableInlineVolume."""
     if v.disk is None or v.disk[0] not in _INLINE_PLUGINS:
         return
     plugin = _INLINE_PLUGINS[v.disk[0]]
-    if not migration_on(csi_node, plugin):
+    if not migration_on(has_csi_node, plugin):
         return
     driver = IN_TREE_TO_CSI[plugin]
     ident = _ebs_id(v.disk[1]) if v.disk[0] == "aws" else v.disk[1]
@@ -149,45 +152,116 @@ def volume_limits(allocatable: Mapping[str, int], csi_node: CSINode | None) -> d
     return limits
 
 
+class _NodeFacts:
+    """What NodeVolumeLimits reads of a table's nodes that a run never changes: whether each has a
+    CSINode, and per limit key each node's limit (-1: none)."""
+
+    def __init__(self, table: NodeTable, st: StorageState) -> None:
+        self.has_csi = np.array([st.csi_node(name) is not None for name in table.names], dtype=bool)
+        self._limits: dict[str, np.ndarray] = {}
+
+    def limit(self, table: NodeTable, st: StorageState, key: str) -> np.ndarray:
+        found = self._limits.get(key)
+        if found is None:
+            found = self._limits[key] = np.array(
+                [volume_limits(node.allocatable, st.csi_node(node.name)).get(key, -1) for node in table.nodes],
+                dtype=np.int64)
+        return found
+
+
+class PodsWithVolumes:
+    """Per row of one NodeTable, the pods with a volume NodeVolumeLimits counts (a claim, or an
+    inline disk it can migrate); kept current as pods are bound and removed."""
+
+    def __init__(self, table: NodeTable) -> None:
+        self.count = np.zeros(len(table), dtype=np.int64)
+        for row, pods in enumerate(table.pods):
+            self.count[row] = sum(1 for p in pods if _pod_wants_check(p))
+
+    @classmethod
+    def of(cls, table: NodeTable) -> PodsWithVolumes:
+        for listener in table.listeners:
+            if isinstance(listener, PodsWithVolumes):
+                return listener
+        index = cls(table)
+        table.listeners.append(index)
+        return index
+
+    def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
+        if pod.volumes and _pod_wants_check(pod):
+            self.count[row] += 1
+
+    def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
+        if pod.volumes and _pod_wants_check(pod):
+            self.count[row] -= 1
+
+
 class NodeVolumeLimits(PluginBase):
     name = NAME
+
+    def __init__(self, args: object, handle: object) -> None:
+        super().__init__(args, handle)  # type: ignore[arg-type]
+        self._facts_of: weakref.WeakKeyDictionary[NodeTable, _NodeFacts] = weakref.WeakKeyDictionary()
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         return (None, OK) if _pod_wants_check(pod) else (None, skip(NAME))
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         st = storage_of(self.handle)
-        codes = np.zeros(len(rows), dtype=np.int8)
-        reasons = np.zeros(len(rows), dtype=np.int32)
+        n = len(rows)
         if not pod.volumes:
-            return Verdicts(codes, reasons)
-        for k, r in enumerate(rows):
-            node = table.nodes[int(r)]
+            return Verdicts.passing(n)
+        # what the pod would attach depends on the node only through whether it has a CSINode
+        try:
+            new_by_csi = (attachable_volumes(st, False, pod, True), attachable_volumes(st, True, pod, True))
+        except _Lookup as e:
+            return Verdicts.where(np.ones(n, dtype=bool), Code.UNRESOLVABLE, reason_id(str(e)))
+        if not new_by_csi[0] and not new_by_csi[1]:
+            return Verdicts.passing(n)
+        facts = self._facts(table, st)
+        has_csi = facts.has_csi.take(rows)
+        failed = np.zeros(n, dtype=bool)
+        # nodes without a pod that attaches volumes: the pod's own volumes against the limits
+        empty = PodsWithVolumes.of(table).count.take(rows) == 0
+        for csi, new in enumerate(new_by_csi):
+            wanted: dict[str, int] = {}
+            for key in new.values():
+                wanted[key] = wanted.get(key, 0) + 1
+            here = empty & (has_csi == bool(csi))
+            for key, k in wanted.items():
+                limit = facts.limit(table, st, key).take(rows)
+                failed |= here & (limit >= 0) & (k > limit)
+        # the others: count what their pods attach, each unique volume once, as upstream does
+        for pos in np.flatnonzero(~empty).tolist():
+            r = int(rows[pos])
+            node = table.nodes[r]
             csi_node = st.csi_node(node.name)
-            try:
-                new = attachable_volumes(st, csi_node, pod, True)
-            except _Lookup as e:
-                codes[k], reasons[k] = Code.UNRESOLVABLE, reason_id(str(e))
-                continue
+            new = dict(new_by_csi[csi_node is not None])
             if not new:
                 continue
             limits = volume_limits(node.allocatable, csi_node)
             if not limits:
                 continue
             attached: dict[str, str] = {}
-            for other in table.pods[int(r)]:
+            for other in table.pods[r]:
                 if other.volumes:
-                    attached.update(attachable_volumes(st, csi_node, other, False))
+                    attached.update(attachable_volumes(st, csi_node is not None, other, False))
             counts: dict[str, int] = {}
             for unique, key in attached.items():
                 new.pop(unique, None)
                 counts[key] = counts.get(key, 0) + 1
-            wanted: dict[str, int] = {}
+            wanted = {}
             for key in new.values():
                 wanted[key] = wanted.get(key, 0) + 1
-            if any(key in limits and counts.get(key, 0) + n > limits[key] for key, n in wanted.items()):
-                codes[k], reasons[k] = Code.UNSCHEDULABLE, _REASON_ID
-        return Verdicts(codes, reasons)
+            if any(key in limits and counts.get(key, 0) + k > limits[key] for key, k in wanted.items()):
+                failed[pos] = True
+        return Verdicts.where(failed, Code.UNSCHEDULABLE, _REASON_ID)
+
+    def _facts(self, table: NodeTable, st: StorageState) -> _NodeFacts:
+        facts = self._facts_of.get(table)
+        if facts is None:
+            facts = self._facts_of[table] = _NodeFacts(table, st)
+        return facts
 
     def events_to_register(self) -> list[tuple[str, object]]:
         return [(CSI_NODE_ADD, None), (ASSIGNED_POD_DELETE, _deleted_pod_had_volumes), (PVC_ADD, _claim_of_pod)]
