@@ -146,6 +146,48 @@ class PodVolumes:
     provision: list[PersistentVolumeClaim] = field(default_factory=list)
 
 
+class _PassedNodes:
+    """node name → PodVolumes of the nodes that passed Filter, each built when first read:
+    Filter passes hundreds of nodes per cycle, Reserve and PreBind read one. Later Filter calls
+    add to what earlier ones found, as entries of a map would (a node keeps a passing entry)."""
+
+    def __init__(self) -> None:
+        #: per Filter call: its table, its rows, which passed, and what it found for them
+        self._calls: list[tuple[NodeTable, np.ndarray, np.ndarray, _Unbound | None]] = []
+        self._built: dict[str, PodVolumes] = {}
+
+    def add(self, table: NodeTable, rows: np.ndarray, passed: np.ndarray, unbound: _Unbound | None) -> None:
+        self._calls.append((table, rows, passed, unbound))
+        # an entry read before this call is replaced by this call's, as a map assignment would
+        for name in [n for n in self._built if (r := table.row_of.get(n)) is not None
+                     and bool(passed[rows == r].any())]:
+            del self._built[name]
+
+    def get(self, node: str) -> PodVolumes | None:
+        found = self._built.get(node)
+        if found is not None:
+            return found
+        for table, rows, passed, unbound in reversed(self._calls):
+            r = table.row_of.get(node)
+            if r is None:
+                continue
+            hits = np.flatnonzero(passed & (rows == r))
+            if len(hits):
+                k = int(hits[-1])
+                found = self._built[node] = unbound.volumes(k) if unbound is not None else PodVolumes()
+                return found
+        return None
+
+    def __contains__(self, node: object) -> bool:
+        return isinstance(node, str) and self.get(node) is not None
+
+    def __getitem__(self, node: str) -> PodVolumes:
+        found = self.get(node)
+        if found is None:
+            raise KeyError(node)
+        return found
+
+
 @dataclass
 class _State:
     bound: list[PersistentVolumeClaim]
@@ -153,7 +195,7 @@ class _State:
     #: storage class → the volumes listed at PreFilter (GetPodVolumeClaims)
     volumes: dict[str, list[PersistentVolume]]
     #: node name → PodVolumes, for the nodes that passed Filter
-    by_node: dict[str, PodVolumes] = field(default_factory=dict)
+    by_node: _PassedNodes = field(default_factory=lambda: _PassedNodes())
     all_bound: bool = True
 
     def clone(self) -> _State:
@@ -248,8 +290,7 @@ class VolumeBinding(PluginBase):
                 rs.append(ERR_PV_NOT_EXIST)
             codes[k] = int(Code.UNRESOLVABLE)
             reasons[k] = np.int32(reason_id(*rs))
-        for k in map(int, np.flatnonzero(codes == 0)):
-            s.by_node[table.names[int(rows[k])]] = unbound.volumes(k) if unbound is not None else PodVolumes()
+        s.by_node.add(table, np.array(rows, copy=True), codes == 0, unbound)
         return Verdicts(codes, reasons)
 
     # ------------------------------------------------------------------ Score (gate off)
