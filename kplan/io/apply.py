@@ -116,6 +116,9 @@ class Applier:
         #: pods by (namespace, name), rebuilt when the pod lists change size behind its back
         self._by_name: dict[tuple[str, str], Pod] = {}
         self._by_name_size = -1
+        #: _identity of every storage object in inputs.storage, read up to _storage_seen
+        self._storage_ids: set[tuple[str, str]] = set()
+        self._storage_seen: tuple[int, int] = (0, 0)   # (id of the list, items read)
         #: cluster objects by (kind, namespace, name), as given in the cluster input
         self.cluster: dict[tuple[str, str, str], Mapping[str, Any]] = {}
         for kind, objs in inputs.other.items():
@@ -192,7 +195,7 @@ class Applier:
 
     def add_claim(self, d: Mapping[str, Any], source: str) -> None:
         claim = parse_persistent_volume_claim(d, source)
-        if any(c.key == claim.key for c in self.inputs.storage_of("PersistentVolumeClaim")):
+        if self._has_storage(_identity(claim)):
             return  # the controllers create a claim only if it does not exist yet
         self.inputs.storage.append(claim)
 
@@ -280,11 +283,24 @@ class Applier:
     def _add_storage(self, obj: RawObject) -> None:
         item = STORAGE_PARSERS[str(obj.doc.get("kind"))](obj.doc, obj.source)
         ident = _identity(item)
-        if any(_identity(x) == ident for x in self.inputs.storage):
+        if self._has_storage(ident):
             self.inputs.warnings.append(f"{obj.source}: {ident[0]} {ident[1]} already exists in the cluster; "
                                         "the cluster's object is used")
             return
         self.inputs.storage.append(item)
+
+    def _has_storage(self, ident: tuple[str, str]) -> bool:
+        """Whether inputs.storage holds an object of that identity; the set of identities is
+        extended with what was appended since the last call (one StatefulSet adds a claim per
+        replica, and a cluster may hold thousands of storage objects)."""
+        storage = self.inputs.storage
+        list_id, seen = self._storage_seen
+        if list_id != id(storage) or seen > len(storage):
+            self._storage_ids, seen = set(), 0
+        for item in storage[seen:]:
+            self._storage_ids.add(_identity(item))
+        self._storage_seen = (id(storage), len(storage))
+        return ident in self._storage_ids
 
     def _check_names(self) -> None:
         if not self.keep_existing:

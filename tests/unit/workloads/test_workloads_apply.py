@@ -150,3 +150,27 @@ def test_statefulset_claims_are_created_once():
                                                 "resources": {"requests": {"storage": "1Gi"}}}}]).build()
     storage = load(NODES, [sts]).snapshot.storage
     assert sorted(storage.pvcs) == ["default/data-db-0", "default/data-db-1"]
+
+
+def test_a_statefulset_keeps_a_claim_that_exists_and_creates_the_missing_ones():
+    # the controller creates a replica's claim only if none of that name exists: data-db-0 is
+    # the cluster's (a bound claim with its own size), data-db-1 is made from the template
+    existing = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "data-db-0", "namespace": "default"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}}}}
+    sts = Workload("StatefulSet", "db").replicas(2).spec(volumeClaimTemplates=[
+        {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                                                "resources": {"requests": {"storage": "1Gi"}}}}]).build()
+    storage = load(NODES + [existing], [sts]).snapshot.storage
+    assert {k: c.request for k, c in storage.pvcs.items()} == {"default/data-db-0": 5 * 2**30,
+                                                               "default/data-db-1": 2**30}
+
+
+def test_a_manifest_storage_object_that_exists_in_the_cluster_is_not_applied():
+    sc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"},
+          "provisioner": "csi.example.com"}
+    mine = dict(sc, provisioner="other.example.com")
+    scenario = load(NODES + [sc], [mine, dict(sc, metadata={"name": "new"})])
+    assert {c.name: c.provisioner for c in scenario.snapshot.storage.classes.values()} == {
+        "fast": "csi.example.com", "new": "csi.example.com"}
+    assert any("StorageClass fast already exists in the cluster" in w for w in scenario.inputs.warnings)
