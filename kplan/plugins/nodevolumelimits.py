@@ -169,31 +169,40 @@ class _NodeFacts:
         return found
 
 
-class PodsWithVolumes:
-    """Per row of one NodeTable, the pods with a volume NodeVolumeLimits counts (a claim, or an
-    inline disk it can migrate); kept current as pods are bound and removed."""
+class CountedVolumes:
+    """Per row of one NodeTable, how many volume entries its pods have that NodeVolumeLimits may
+    count (claims, and inline disks it can migrate); kept current as pods are bound and removed.
+
+    The number is a bound, not the count: volumes shared by pods count once, and a volume
+    counts under one limit key only. It depends on no storage object, so binding claims never
+    makes it stale."""
 
     def __init__(self, table: NodeTable) -> None:
-        self.count = np.zeros(len(table), dtype=np.int64)
+        self.per_row = np.zeros(len(table), dtype=np.int64)
         for row, pods in enumerate(table.pods):
-            self.count[row] = sum(1 for p in pods if _pod_wants_check(p))
+            self.per_row[row] = sum(_countable(p) for p in pods)
 
     @classmethod
-    def of(cls, table: NodeTable) -> PodsWithVolumes:
+    def of(cls, table: NodeTable) -> CountedVolumes:
         for listener in table.listeners:
-            if isinstance(listener, PodsWithVolumes):
+            if isinstance(listener, CountedVolumes):
                 return listener
         index = cls(table)
         table.listeners.append(index)
         return index
 
     def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
-        if pod.volumes and _pod_wants_check(pod):
-            self.count[row] += 1
+        if pod.volumes:
+            self.per_row[row] += _countable(pod)
 
     def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
-        if pod.volumes and _pod_wants_check(pod):
-            self.count[row] -= 1
+        if pod.volumes:
+            self.per_row[row] -= _countable(pod)
+
+
+def _countable(pod: Pod) -> int:
+    """Volume entries attachable_volumes may turn into a counted volume (at most one each)."""
+    return sum(1 for v in pod.volumes if v.claim_name or (v.disk is not None and v.disk[0] in _INLINE_PLUGINS))
 
 
 class NodeVolumeLimits(PluginBase):
@@ -221,18 +230,21 @@ class NodeVolumeLimits(PluginBase):
         facts = self._facts(table, st)
         has_csi = facts.has_csi.take(rows)
         failed = np.zeros(n, dtype=bool)
-        # nodes without a pod that attaches volumes: the pod's own volumes against the limits
-        empty = PodsWithVolumes.of(table).count.take(rows) == 0
+        # A node surely passes when, for every limit key, all its pods' countable volumes plus
+        # all of the pod's would fit: the exact count (shared volumes once, one key each) can
+        # only be lower. Only the other nodes are counted exactly.
+        bound = CountedVolumes.of(table).per_row.take(rows)
+        surely = np.ones(n, dtype=bool)
         for csi, new in enumerate(new_by_csi):
             wanted: dict[str, int] = {}
             for key in new.values():
                 wanted[key] = wanted.get(key, 0) + 1
-            here = empty & (has_csi == bool(csi))
+            here = has_csi == bool(csi)
             for key, k in wanted.items():
                 limit = facts.limit(table, st, key).take(rows)
-                failed |= here & (limit >= 0) & (k > limit)
+                surely &= ~(here & (limit >= 0) & (bound + k > limit))
         # the others: count what their pods attach, each unique volume once, as upstream does
-        for pos in np.flatnonzero(~empty).tolist():
+        for pos in np.flatnonzero(~surely).tolist():
             r = int(rows[pos])
             node = table.nodes[r]
             csi_node = st.csi_node(node.name)

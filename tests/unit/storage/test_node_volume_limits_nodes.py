@@ -1,7 +1,7 @@
 """NodeVolumeLimits over many nodes at once equals the per-node rule of csi.go, node by node.
 
-The filter checks the nodes that run no pod with counted volumes all at once and walks the
-others; on random clusters (CSINode or not, limits from CSINode counts or allocatable, shared
+The filter passes at once the nodes where even every countable volume of their pods plus all
+of the pod's fit every limit, and counts the others exactly; on random clusters (CSINode or not, limits from CSINode counts or allocatable, shared
 volumes, in-tree EBS volumes, unbound claims) every node's verdict must be what the per-node
 rule gives."""
 

@@ -1,0 +1,125 @@
+"""Benchmark: StatefulSet replicas with volume claims on a large cluster (run by hand; not a test).
+
+    python benchmarks/bench_statefulsets.py                 # 5,000 nodes, 50,000 running, 1,000 replicas
+    python benchmarks/bench_statefulsets.py --scale 0.1     # a tenth of that
+
+The cluster of bench_simulate.py (same generator and seed) gets storage: a default gp3 class
+(the EBS CSI driver, WaitForFirstConsumer), a CSINode with an attach limit of 25 on every node,
+and a tenth of the running pods own a bound claim on a CSI volume, so the volume plugins see
+nodes with and without attached volumes. Pending: 5 StatefulSets (Parallel) of 200 replicas,
+each replica with one claim from its volumeClaimTemplate. The command runs in-process
+(``-o json``) ``--repeat`` times, then once as a subprocess for its own peak RSS.
+
+Printed: median scheduling time (kplan's ``scheduleSeconds``) and pods/s over it, the median
+wall time of the whole command, and the peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_simulate import generate, peak_rss_of_subprocess, run_in_process, write_list  # noqa: E402
+
+DRIVER = "ebs.csi.aws.com"
+STATEFULSETS = 5
+
+
+def storage(cluster: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """The cluster with storage: class, driver, CSINodes, and claims for a tenth of its pods."""
+    out = list(cluster)
+    out.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                "metadata": {"name": "gp3", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+                "provisioner": DRIVER, "volumeBindingMode": "WaitForFirstConsumer"})
+    out.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": DRIVER},
+                "spec": {"attachRequired": True}})
+    for obj in cluster:
+        if obj["kind"] == "Node":
+            name = obj["metadata"]["name"]
+            out.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": name},
+                        "spec": {"drivers": [{"name": DRIVER, "nodeID": name, "allocatable": {"count": 25},
+                                              "topologyKeys": ["topology.kubernetes.io/zone"]}]}})
+    for i, obj in enumerate(cluster):
+        if obj["kind"] != "Pod" or rng.random() >= 0.1:
+            continue
+        ns, claim = obj["metadata"]["namespace"], f"data-{i}"
+        obj["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+        out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                    "metadata": {"name": claim, "namespace": ns, "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+                    "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "gp3", "volumeName": f"pv-{i}",
+                             "resources": {"requests": {"storage": "10Gi"}}},
+                    "status": {"phase": "Bound"}})
+        out.append({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{i}"},
+                    "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+                             "storageClassName": "gp3", "csi": {"driver": DRIVER, "volumeHandle": f"vol-{i:08x}"},
+                             "claimRef": {"namespace": ns, "name": claim}},
+                    "status": {"phase": "Bound"}})
+    return out
+
+
+def statefulset(name: str, replicas: int, rng: random.Random) -> dict[str, Any]:
+    requests = {"cpu": rng.choice(("250m", "500m", "1")), "memory": rng.choice(("512Mi", "1Gi", "2Gi"))}
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name, "namespace": "apps"},
+            "spec": {"replicas": replicas, "serviceName": name, "podManagementPolicy": "Parallel",
+                     "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [
+                         {"name": "db", "image": "registry.example.com/db:1", "resources": {"requests": requests},
+                          "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]}},
+                     "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                         "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "20Gi"}}}}]}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--running", type=int, default=50000)
+    ap.add_argument("--replicas", type=int, default=1000, help="in all, over the StatefulSets")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply the three sizes (0.1 for a quick run)")
+    ap.add_argument("--seed", type=int, default=20250101, help="seed of the generator")
+    ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
+    ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
+    a = ap.parse_args()
+
+    nodes, running, replicas = (max(1, int(x * a.scale)) for x in (a.nodes, a.running, a.replicas))
+    a.out.mkdir(parents=True, exist_ok=True)
+    cluster_path, sets_path = a.out / "cluster-storage.json", a.out / "statefulsets.json"
+    t0 = time.perf_counter()
+    rng = random.Random(a.seed)
+    cluster, _ = generate(nodes, running, 0, a.seed)
+    per_set = max(1, replicas // STATEFULSETS)
+    write_list(cluster_path, storage(cluster, rng))
+    write_list(sets_path, [statefulset(f"db{k}", per_set, rng) for k in range(STATEFULSETS)])
+    pending = per_set * STATEFULSETS
+    print(f"generated {nodes} nodes, {running} running pods with storage, {STATEFULSETS} StatefulSets of "
+          f"{per_set} replicas (seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
+
+    args = ["simulate", str(sets_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
+    walls, scheds = [], []
+    summary: dict[str, Any] = {}
+    for k in range(a.repeat):
+        wall, doc = run_in_process(args)
+        walls.append(wall)
+        scheds.append(float(doc["timing"]["scheduleSeconds"]))
+        summary = doc["summary"]
+        print(f"  run {k + 1}: {wall:.2f} s in all, {scheds[-1]:.2f} s scheduling "
+              f"(load {doc['timing']['loadSeconds']:.2f} s)")
+    wall, sched = statistics.median(walls), statistics.median(scheds)
+    print(f"result: {summary['scheduled']} scheduled, {summary['unschedulable']} unschedulable of {pending}")
+    print(f"median scheduling time:                        {sched:.2f} s  -> {pending / sched:,.0f} pods/s")
+    print(f"median wall time (whole command, in-process): {wall:.2f} s")
+    if not a.no_rss:
+        rss = peak_rss_of_subprocess(args)
+        print(f"peak RSS of one 'python -m kplan simulate' run:  {rss / 2**20:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
