@@ -20,7 +20,9 @@ recorded as an event (``drain_events``) so that the queue can offer it to waitin
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import heapq
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -129,6 +131,70 @@ def default_class(classes: Iterable[StorageClass]) -> StorageClass | None:
     return sorted(defaults, key=lambda c: (-(c.creation_time or 0.0), c.name))[0]
 
 
+class LoggedDict(dict[str, Any]):
+    """A dict that logs the keys written to it, so that an index built on it can catch up with
+    the writes since it last looked (None in the log: everything may have changed)."""
+
+    __slots__ = ("log",)
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.log: list[str | None] = []
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.log.append(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.log.append(key)
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.log.append(key)
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        self.log.append(None)
+        return super().popitem()
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self.log.append(key)
+        return super().setdefault(key, default)
+
+    def update(self, *args: Any, **kw: Any) -> None:
+        self.log.append(None)
+        super().update(*args, **kw)
+
+    def clear(self) -> None:
+        self.log.append(None)
+        super().clear()
+
+
+class _VolumesByClaim:
+    """The volumes of the assume cache (cached_pv) by class, split the way FindMatchingVolume
+    reads them: a volume whose claimRef names another claim is always passed over, so a claim
+    need only see its class's volumes that name no claim and those that name it. Kept in name
+    order, and brought up to date from the write logs of the two volume maps."""
+
+    def __init__(self) -> None:
+        self.read: tuple[int, int] = (0, 0)
+        #: volume name → where it is filed: (class, claim (namespace, name) or None)
+        self.where: dict[str, tuple[str, tuple[str, str] | None]] = {}
+        #: (class, claim or None) → volume names in name order
+        self.names: dict[tuple[str, tuple[str, str] | None], list[str]] = {}
+
+    def file(self, name: str, pv: PersistentVolume | None) -> None:
+        old = self.where.pop(name, None)
+        if old is not None:
+            names = self.names[old]
+            del names[bisect.bisect_left(names, name)]
+        if pv is not None:
+            ref = pv.claim_ref
+            place = (pv.class_name, (ref.namespace, ref.name) if ref is not None else None)
+            self.where[name] = place
+            bisect.insort(self.names.setdefault(place, []), name)
+
+
 class StorageState:
     """PVCs, PVs, classes, CSI objects; the assume cache; PVC use by pods. See the module doc."""
 
@@ -136,13 +202,14 @@ class StorageState:
                  classes: Sequence[StorageClass] = (), csi_nodes: Sequence[CSINode] = (),
                  csi_drivers: Sequence[CSIDriver] = (), capacities: Sequence[CSIStorageCapacity] = ()) -> None:
         self.pvcs: dict[str, PersistentVolumeClaim] = {c.key: c for c in claims}
-        self.pvs: dict[str, PersistentVolume] = {v.name: v for v in volumes}
+        self.pvs: LoggedDict = LoggedDict((v.name, v) for v in volumes)
         self.classes: dict[str, StorageClass] = {c.name: c for c in classes}
         self.csi_nodes: dict[str, CSINode] = {n.name: n for n in csi_nodes}
         self.csi_drivers: dict[str, CSIDriver] = {d.name: d for d in csi_drivers}
         self.capacities: list[CSIStorageCapacity] = list(capacities)
         self._assumed_pvcs: dict[str, PersistentVolumeClaim] = {}
-        self._assumed_pvs: dict[str, PersistentVolume] = {}
+        self._assumed_pvs: LoggedDict = LoggedDict()
+        self._by_claim: _VolumesByClaim | None = None
         self.pvc_refs: Counter[str] = Counter()
         self._events: list[tuple[str, Any]] = []
         #: (namespace, name) of the claims each provisioned volume was made for, in order
@@ -187,6 +254,29 @@ class StorageState:
         names = set(self.pvs) | set(self._assumed_pvs)
         out = [self.cached_pv(n) for n in sorted(names)]
         return [pv for pv in out if pv is not None and pv.class_name == class_name]
+
+    def volumes_for_claim(self, claim: PersistentVolumeClaim) -> list[PersistentVolume]:
+        """The volumes of cached_pvs(claim's class) that FindMatchingVolume can pick for the
+        claim, in name order: those that name no claim and those that name this one."""
+        index = self._volumes_by_claim()
+        free = index.names.get((claim.class_name, None), [])
+        named = index.names.get((claim.class_name, (claim.namespace, claim.name)), [])
+        names = list(heapq.merge(free, named)) if named else free
+        return [pv for n in names if (pv := self.cached_pv(n)) is not None]
+
+    def _volumes_by_claim(self) -> _VolumesByClaim:
+        index = self._by_claim
+        pvs_log, assumed_log = self.pvs.log, self._assumed_pvs.log
+        if index is None or None in pvs_log[index.read[0]:] or None in assumed_log[index.read[1]:]:
+            index = self._by_claim = _VolumesByClaim()
+            for name in set(self.pvs) | set(self._assumed_pvs):
+                index.file(name, self.cached_pv(name))
+        else:
+            for written in set(pvs_log[index.read[0]:] + assumed_log[index.read[1]:]):
+                if written is not None:
+                    index.file(written, self.cached_pv(written))
+        index.read = (len(pvs_log), len(assumed_log))
+        return index
 
     def assume_pv(self, pv: PersistentVolume) -> None:
         self._assumed_pvs[pv.name] = pv

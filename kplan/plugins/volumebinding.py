@@ -192,7 +192,8 @@ class _PassedNodes:
 class _State:
     bound: list[PersistentVolumeClaim]
     delayed: list[PersistentVolumeClaim]
-    #: storage class → the volumes listed at PreFilter (GetPodVolumeClaims)
+    #: claim key → the volumes of its class listed at PreFilter (GetPodVolumeClaims) that
+    #: FindMatchingVolume can pick for it (StorageState.volumes_for_claim)
     volumes: dict[str, list[PersistentVolume]]
     #: node name → PodVolumes, for the nodes that passed Filter
     by_node: _PassedNodes = field(default_factory=lambda: _PassedNodes())
@@ -251,7 +252,7 @@ class VolumeBinding(PluginBase):
                 immediate.append(c)
         if immediate:
             return None, Status(Code.UNRESOLVABLE, (UNBOUND_IMMEDIATE,))
-        volumes = {c.class_name: st.cached_pvs(c.class_name) for c in delayed}
+        volumes = {c.key: st.volumes_for_claim(c) for c in delayed}
         state.write(_STATE, _State(bound, delayed, volumes))
         return None, OK
 
@@ -414,7 +415,7 @@ class _Unbound:
         unmatched: list[tuple[PersistentVolumeClaim, np.ndarray]] = []
         taken: dict[str, np.ndarray] = {}
         for c in to_match:
-            prebound, eligible = _candidates(c, s.volumes.get(c.class_name, []))
+            prebound, eligible = _candidates(c, s.volumes.get(c.key, []))
             choice = np.full(n, -1, dtype=np.int64)
             if prebound is not None:
                 eligible = [prebound]
