@@ -174,9 +174,15 @@ def main() -> None:
           f"(seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
 
     args = ["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
+    report(args, pending, a.repeat, a.no_rss)
+
+
+def report(args: list[str], pending: int, repeat: int, no_rss: bool) -> None:
+    """Run ``kplan ARGS`` in-process ``repeat`` times and print the medians, then the peak RSS
+    of one more run as a subprocess unless ``no_rss``."""
     walls, scheds = [], []
     summary: dict[str, Any] = {}
-    for k in range(a.repeat):
+    for k in range(repeat):
         wall, doc = run_in_process(args)
         walls.append(wall)
         scheds.append(float(doc["timing"]["scheduleSeconds"]))
@@ -187,10 +193,9 @@ def main() -> None:
     print(f"result: {summary['scheduled']} scheduled, {summary['unschedulable']} unschedulable of {pending}")
     print(f"median wall time (whole command, in-process): {wall:.2f} s  -> {pending / wall:,.0f} pods/s")
     print(f"median scheduling time:                        {sched:.2f} s  -> {pending / sched:,.0f} pods/s")
-    if not a.no_rss:
+    if not no_rss:
         rss = peak_rss_of_subprocess(args)
         print(f"peak RSS of one 'python -m kplan simulate' run:  {rss / 2**20:,.0f} MiB")
-
 
 if __name__ == "__main__":
     main()

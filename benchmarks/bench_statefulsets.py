@@ -10,15 +10,14 @@ nodes with and without attached volumes. Pending: 5 StatefulSets (Parallel) of 2
 each replica with one claim from its volumeClaimTemplate. The command runs in-process
 (``-o json``) ``--repeat`` times, then once as a subprocess for its own peak RSS.
 
-Printed: median scheduling time (kplan's ``scheduleSeconds``) and pods/s over it, the median
-wall time of the whole command, and the peak RSS.
+Printed as by bench_simulate.py: the median wall time of the whole command and the median
+scheduling time (kplan's ``scheduleSeconds``), pods/s over each, and the peak RSS.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_simulate import generate, peak_rss_of_subprocess, run_in_process, write_list  # noqa: E402
+from benchmarks.bench_simulate import generate, report, write_list  # noqa: E402
 
 DRIVER = "ebs.csi.aws.com"
 STATEFULSETS = 5
@@ -103,23 +102,7 @@ def main() -> None:
           f"{per_set} replicas (seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
 
     args = ["simulate", str(sets_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
-    walls, scheds = [], []
-    summary: dict[str, Any] = {}
-    for k in range(a.repeat):
-        wall, doc = run_in_process(args)
-        walls.append(wall)
-        scheds.append(float(doc["timing"]["scheduleSeconds"]))
-        summary = doc["summary"]
-        print(f"  run {k + 1}: {wall:.2f} s in all, {scheds[-1]:.2f} s scheduling "
-              f"(load {doc['timing']['loadSeconds']:.2f} s)")
-    wall, sched = statistics.median(walls), statistics.median(scheds)
-    print(f"result: {summary['scheduled']} scheduled, {summary['unschedulable']} unschedulable of {pending}")
-    print(f"median scheduling time:                        {sched:.2f} s  -> {pending / sched:,.0f} pods/s")
-    print(f"median wall time (whole command, in-process): {wall:.2f} s")
-    if not a.no_rss:
-        rss = peak_rss_of_subprocess(args)
-        print(f"peak RSS of one 'python -m kplan simulate' run:  {rss / 2**20:,.0f} MiB")
-
+    report(args, pending, a.repeat, a.no_rss)
 
 if __name__ == "__main__":
     main()
