@@ -151,17 +151,22 @@ def peak_rss_of_subprocess(args: list[str]) -> int:
     return peak
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def parse_arguments(doc: str | None, pending_flag: str, pending: int, pending_help: str) -> argparse.Namespace:
+    """The options of the simulate benchmarks: cluster size, the pending count, seed, runs."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--running", type=int, default=50000)
-    ap.add_argument("--pending", type=int, default=10000)
+    ap.add_argument(pending_flag, type=int, default=pending, help=pending_help)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply the three sizes (0.1 for a quick run)")
     ap.add_argument("--seed", type=int, default=20250101, help="seed of the generator")
     ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
     ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
-    a = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    a = parse_arguments(__doc__, "--pending", 10000, "pending pods")
 
     nodes, running, pending = (max(1, int(x * a.scale)) for x in (a.nodes, a.running, a.pending))
     a.out.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,6 @@ scheduling time (kplan's ``scheduleSeconds``), pods/s over each, and the peak RS
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -26,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_simulate import generate, report, write_list  # noqa: E402
+from benchmarks.bench_simulate import generate, parse_arguments, report, write_list  # noqa: E402
 
 DRIVER = "ebs.csi.aws.com"
 STATEFULSETS = 5
@@ -77,16 +76,7 @@ def statefulset(name: str, replicas: int, rng: random.Random) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--nodes", type=int, default=5000)
-    ap.add_argument("--running", type=int, default=50000)
-    ap.add_argument("--replicas", type=int, default=1000, help="in all, over the StatefulSets")
-    ap.add_argument("--scale", type=float, default=1.0, help="multiply the three sizes (0.1 for a quick run)")
-    ap.add_argument("--seed", type=int, default=20250101, help="seed of the generator")
-    ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
-    ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
-    a = ap.parse_args()
+    a = parse_arguments(__doc__, "--replicas", 1000, "replicas in all, over the StatefulSets")
 
     nodes, running, replicas = (max(1, int(x * a.scale)) for x in (a.nodes, a.running, a.replicas))
     a.out.mkdir(parents=True, exist_ok=True)
