@@ -401,12 +401,12 @@ class _Unbound:
         n = len(rows)
         self.bind_conflict = np.zeros(n, dtype=bool)
         self.no_space = np.zeros(n, dtype=bool)
-        names = [table.names[int(r)] for r in rows]
         selected = [c for c in s.delayed if ANN_SELECTED_NODE in c.annotations]
         to_match = sorted((c for c in s.delayed if ANN_SELECTED_NODE not in c.annotations), key=lambda c: c.request or 0)
         active = np.ones(n, dtype=bool)
         for c in selected:
-            active &= np.array([name == c.annotations[ANN_SELECTED_NODE] for name in names], dtype=bool)
+            # only the selected node (none, if it is not in the table)
+            active &= rows == table.row_of.get(c.annotations[ANN_SELECTED_NODE], -1)
         self.bind_conflict |= ~active
 
         #: per claim to match: (claim, its candidate volumes, the chosen candidate per row, -1 = none)
