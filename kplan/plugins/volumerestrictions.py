@@ -75,6 +75,37 @@ def pod_conflicts(pod: Pod, other: Pod) -> bool:
     return any(volumes_conflict(v, e) for v in pod.volumes if needs_check(v) for e in other.volumes)
 
 
+class PodsWithDisks:
+    """Per row of one NodeTable, the pods with a disk the conflict check reads (needs_check);
+    kept current as pods are bound and removed."""
+
+    def __init__(self, table: NodeTable) -> None:
+        self.per_row = np.zeros(len(table), dtype=np.int64)
+        for row, pods in enumerate(table.pods):
+            self.per_row[row] = sum(1 for p in pods if _has_checked_disk(p))
+
+    @classmethod
+    def of(cls, table: NodeTable) -> PodsWithDisks:
+        for listener in table.listeners:
+            if isinstance(listener, PodsWithDisks):
+                return listener
+        index = cls(table)
+        table.listeners.append(index)
+        return index
+
+    def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
+        if _has_checked_disk(pod):
+            self.per_row[row] += 1
+
+    def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
+        if _has_checked_disk(pod):
+            self.per_row[row] -= 1
+
+
+def _has_checked_disk(pod: Pod) -> bool:
+    return any(needs_check(v) for v in pod.volumes)
+
+
 class VolumeRestrictions(PluginBase):
     name = NAME
 
@@ -111,8 +142,9 @@ class VolumeRestrictions(PluginBase):
         codes = np.zeros(len(rows), dtype=np.int8)
         reasons = np.zeros(len(rows), dtype=np.int32)
         if any(needs_check(v) for v in pod.volumes):
-            for k, r in enumerate(rows):
-                if any(pod_conflicts(pod, other) for other in table.pods[int(r)]):
+            # only a node running a pod with a checked disk can hold a conflicting one
+            for k in np.flatnonzero(PodsWithDisks.of(table).per_row.take(rows)).tolist():
+                if any(pod_conflicts(pod, other) for other in table.pods[int(rows[k])]):
                     codes[k], reasons[k] = Code.UNSCHEDULABLE, _DISK_ID
         s: _State | None = state.read(_STATE)
         if s is not None and s.conflicts > 0:

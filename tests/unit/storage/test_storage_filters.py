@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from storage_builders import RWO, RWOP, RWX, csinode, node, pod, pv, pvc, storage_class, verdicts
 
@@ -227,3 +228,25 @@ def test_node_volume_limits(cluster, the_pod, expected, request):
 ], ids=["a short driver name is appended", "a name that would pass 63 characters is cut and hashed"])
 def test_attach_limit_key(driver, key):
     assert attach_limit_key(driver) == key
+
+
+def test_disk_conflicts_follow_binds_and_removals_and_forks():
+    # the plugin walks only the nodes its per-row index says run a pod with a checked disk
+    from kplan.framework.cycle_state import CycleState
+    from kplan.model.parse import parse_pod
+    from tests.builders import make_node, make_plugin, make_snapshot
+
+    snap = make_snapshot([make_node("a1"), make_node("b1")])
+    plugin = make_plugin("VolumeRestrictions", snap)
+    wanted = parse_pod(pod("p", volumes=[disk("gcePersistentDisk", **GCE)]))
+    holder = parse_pod(pod("user", node_name="b1", volumes=[disk("gcePersistentDisk", **GCE)]))
+
+    def rejected(table) -> list[bool]:
+        return [bool(c) for c in plugin.filter(CycleState(), wanted, table, np.arange(len(table))).codes]
+
+    assert rejected(snap.table) == [False, False]
+    snap.add_pod(holder, 1)
+    assert rejected(snap.table) == [False, True]
+    assert rejected(snap.table.take([1, 0])) == [True, False]
+    snap.remove_pod(holder)
+    assert rejected(snap.table) == [False, False]
