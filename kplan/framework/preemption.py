@@ -200,6 +200,14 @@ class Evaluator:
         bad, good = split_by_pdb(potential, pdbs, allowed)
         victims: list[Pod] = []
         n_violations = 0
+        by_resources = self._resources_alone(st, pod, table.names[row])
+        if by_resources is not None:
+            # the same reprieve, decided by the resource filter alone (see _resources_alone)
+            victims = by_resources.reprieve(st, pod, fork, 0, bad + good)
+            n_violations = sum(1 for p in victims if any(p is b for b in bad))
+            if bad and good:
+                victims.sort(key=importance_key)
+            return victims, n_violations, OK
         for group, counts in ((bad, True), (good, False)):
             for p in group:
                 fork.add_pod(p, 0)
@@ -213,6 +221,22 @@ class Evaluator:
         if bad and good:
             victims.sort(key=importance_key)
         return victims, n_violations, OK
+
+    def _resources_alone(self, state: CycleState, pod: Pod, node: str) -> Any:
+        """The resource Filter plugin (one with ``reprieve``) if it alone can change its verdict
+        as victims are added back: every other filter either reads only the node's fixed
+        attributes (which passed with all victims removed) or was skipped at PreFilter, and no
+        nominated pod must be added first. None otherwise: the reprieve then runs every filter."""
+        if self.handle.nominator.yielding_to(pod, node):
+            return None
+        found = None
+        for pl in self.fw.filter_plugins:
+            if pl.name in state.skip_filter or hasattr(pl, "filter_signature"):
+                continue
+            if found is not None or not hasattr(pl, "reprieve"):
+                return None
+            found = pl
+        return found
 
     def pick(self, candidates: list[Candidate]) -> Candidate | None:
         """pickOneNodeForPreemption (reference 7.6)."""

@@ -266,8 +266,14 @@ class Framework:
         out = self.run_filters(state, pod, table, rows)
         if not nominator:
             return out
-        nominated_rows = [r for node in nominator if (r := table.row_of.get(node)) is not None]
-        for k in np.flatnonzero(np.isin(rows, nominated_rows)):
+        if len(rows) <= len(nominator):
+            # a few rows (a preemption fork): look each up rather than every nomination
+            names = table.names
+            positions = [k for k, r in enumerate(np.asarray(rows).tolist()) if names[r] in nominator]
+        else:
+            nominated_rows = [r for node in nominator if (r := table.row_of.get(node)) is not None]
+            positions = np.flatnonzero(np.isin(rows, nominated_rows)).tolist()
+        for k in positions:
             row = int(rows[k])
             nominated = nominator.yielding_to(pod, table.names[row])
             if not nominated:

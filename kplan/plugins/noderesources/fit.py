@@ -234,6 +234,26 @@ class NodeResourcesFit(PluginBase):
             reason_of[b] = reason_id(*names)
         return Verdicts(codes, reason_of.take(bits))
 
+    def reprieve(self, state: CycleState, pod: Pod, table: NodeTable, row: int, pods: list[Pod]) -> list[Pod]:
+        """Preemption's reprieve loop when this filter alone depends on the node's pods: add
+        ``pods`` back to ``row`` one by one in order, keeping each the pod still fits beside;
+        the rest are returned (the victims). The same test as Filter, on scalars."""
+        checked = state.read(_PRE_FILTER_KEY)
+        if checked is None:
+            checked = self.checked_resources(pod)
+        cols = [table.column(name) for name, _ in checked]
+        free = [int(table.alloc_t[c, row]) - int(table.requested_t[c, row]) for c in cols]
+        slots = int(table.allowed_pods[row]) - int(table.pod_count[row])
+        victims = []
+        for p in pods:
+            after = [f - p.requests.get(name, 0) for f, (name, _) in zip(free, checked, strict=True)]
+            # Filter: pod count + 1 <= allowed, and every checked request <= allocatable - requested
+            if slots - 1 >= 1 and all(q <= f for (_, q), f in zip(checked, after, strict=True)):
+                free, slots = after, slots - 1
+            else:
+                victims.append(p)
+        return victims
+
     # -------------------------------------------------------------------------- score
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:

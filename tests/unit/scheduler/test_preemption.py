@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kplan.cluster.disruption import disruptions_allowed
 from kplan.framework.preemption import Candidate, Evaluator, split_by_pdb
@@ -238,3 +240,40 @@ def test_number_of_candidates_sampled(n: int, want: int) -> None:
     ev = Evaluator(None, SimpleNamespace(min_candidate_nodes_percentage=10, min_candidate_nodes_absolute=100),  # type: ignore[arg-type]
                    SimpleNamespace())
     assert ev.num_candidates(n) == want
+
+
+# ------------------------------------------------------------------------ the resource-only reprieve
+
+running_shapes = st.tuples(st.integers(0, 2), st.sampled_from(["low", "mid"]), st.sampled_from(["250m", "500m", "1"]),
+                           st.sampled_from(["128Mi", "1Gi"]), st.sampled_from(["web", "db"]))
+pending_shapes = st.tuples(st.sampled_from(["mid", "high"]), st.sampled_from(["500m", "1", "2", "3"]),
+                           st.sampled_from(["128Mi", "2Gi"]), st.booleans())
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(running_shapes, max_size=12), st.lists(pending_shapes, min_size=1, max_size=4),
+       st.sampled_from([None, 0, 1]))
+def test_the_resource_only_reprieve_chooses_what_the_filters_choose(
+        running: list[tuple[int, str, str, str, str]], pending: list[tuple[str, str, str, bool]],
+        budget: int | None) -> None:
+    # Evaluator._resources_alone lets NodeResourcesFit decide the reprieve on scalars when no
+    # other filter reads the node's pods; with it off, every step runs the filters on a fork
+    from unittest.mock import patch
+
+    nodes = [make_node(f"n{i}").alloc(cpu="3", memory="4Gi", pods=3 + i) for i in range(3)]
+    pods = [make_pod(f"r{k}").labels(app=app).req(cpu=cpu, memory=mem).priority_class(prio).node_name(f"n{row}")
+            for k, (row, prio, cpu, mem, app) in enumerate(running)]
+    # a host port makes NodePorts read the node's pods: that pod takes the general path
+    wanted = [(make_pod(f"p{k}").req(cpu=cpu, memory=mem).priority_class(prio).host_port(8080) if port
+               else make_pod(f"p{k}").req(cpu=cpu, memory=mem).priority_class(prio))
+              for k, (prio, cpu, mem, port) in enumerate(pending)]
+    objects = CLASSES + ([pdb("web", "web", budget)] if budget is not None else [])
+
+    def run() -> list[tuple[Any, ...]]:
+        result = simulate(nodes, wanted, pods, objects)
+        return [(o.pod.name, o.status, o.node, o.message, o.nominated_node) for o in result.pods] + [
+            (e.pod.name, e.node, e.preemptor.name) for e in result.preempted]
+
+    fast = run()
+    with patch.object(Evaluator, "_resources_alone", lambda self, state, pod, node: None):
+        assert run() == fast
