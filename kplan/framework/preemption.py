@@ -144,13 +144,17 @@ class Evaluator:
         tried = np.roll(np.array(potential, dtype=np.int64), -offset)
         # a node without a pod of lower priority has no victims: settled for all such nodes at once
         has_victims = table.min_priority(tried) < pod.priority
+        # the filters that read only node attributes, for every node at once (select_victims'
+        # shortcut needs them passed)
+        fixed_passed = self.fw.fixed_filters_pass(state, pod, table, tried)
         clean: list[Candidate] = []
         violating: list[Candidate] = []
         statuses: dict[int, Status] = {}
         examined = len(tried)
         for i in np.flatnonzero(has_victims):
             row = int(tried[i])
-            victims, n_violations, status = self.select_victims(state, pod, row, pdbs, allowed)
+            victims, n_violations, status = self.select_victims(state, pod, row, pdbs, allowed,
+                                                                fixed_passed=bool(fixed_passed[i]))
             if status.ok and victims:
                 c = Candidate(table.names[row], row, victims, n_violations)
                 (clean if n_violations == 0 else violating).append(c)
@@ -180,12 +184,27 @@ class Evaluator:
         return outcome
 
     def select_victims(self, state: CycleState, pod: Pod, row: int, pdbs: list[PodDisruptionBudget],
-                       allowed: dict[int, int]) -> tuple[list[Pod], int, Status]:
-        """SelectVictimsOnNode on a fork of the node and a clone of the cycle state."""
+                       allowed: dict[int, int], *, fixed_passed: bool = False) -> tuple[list[Pod], int, Status]:
+        """SelectVictimsOnNode on a fork of the node and a clone of the cycle state.
+
+        When the resource filter alone can change its verdict as pods leave and return (see
+        _resources_alone) and the node-attribute filters pass (``fixed_passed``), it decides
+        on scalars without a fork; where the pod does not fit even so, the fork gives the
+        filters' own status."""
         table = self.handle.snapshot.table
         potential = [p for p in table.pods[row] if p.priority < pod.priority]
         if not potential:
             return [], 0, Status(Code.UNRESOLVABLE, (NO_VICTIMS,))
+        by_resources = self._resources_alone(state, pod, table.names[row]) if fixed_passed else None
+        if by_resources is not None:
+            order = sorted(potential, key=importance_key)
+            bad, good = split_by_pdb(order, pdbs, allowed)
+            found = by_resources.reprieve(state, pod, table, row, potential, bad + good)
+            if found is not None:
+                n_violations = sum(1 for p in found if any(p is b for b in bad))
+                if bad and good:
+                    found.sort(key=importance_key)
+                return found, n_violations, OK
         fork = table.take([row])
         st = state.clone()
         nominator = self.handle.nominator
@@ -200,14 +219,6 @@ class Evaluator:
         bad, good = split_by_pdb(potential, pdbs, allowed)
         victims: list[Pod] = []
         n_violations = 0
-        by_resources = self._resources_alone(st, pod, table.names[row])
-        if by_resources is not None:
-            # the same reprieve, decided by the resource filter alone (see _resources_alone)
-            victims = by_resources.reprieve(st, pod, fork, 0, bad + good)
-            n_violations = sum(1 for p in victims if any(p is b for b in bad))
-            if bad and good:
-                victims.sort(key=importance_key)
-            return victims, n_violations, OK
         for group, counts in ((bad, True), (good, False)):
             for p in group:
                 fork.add_pod(p, 0)

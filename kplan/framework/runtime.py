@@ -219,6 +219,14 @@ class Framework:
                     return
                 sub = rows.take(pending)
 
+    def fixed_filters_pass(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
+        """Per row, whether the leading filters that read only node attributes all pass."""
+        n = len(rows)
+        codes = np.zeros(n, dtype=np.int8)
+        self._filter_range(state, pod, table, np.asarray(rows), 0, codes, np.zeros(n, dtype=np.int32),
+                           np.full(n, -1, dtype=np.int16), np.arange(n), last=self._fixed_count)
+        return np.asarray(codes == 0)
+
     def _fixed_verdicts(self, state: CycleState, pod: Pod, table: NodeTable) -> _FixedVerdicts | None:
         """The verdicts of the leading fixed-input filters for every row of ``table``, for the
         pods of the same signature; None the first time a signature is seen (a pod unlike any

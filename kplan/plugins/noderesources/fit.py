@@ -234,21 +234,30 @@ class NodeResourcesFit(PluginBase):
             reason_of[b] = reason_id(*names)
         return Verdicts(codes, reason_of.take(bits))
 
-    def reprieve(self, state: CycleState, pod: Pod, table: NodeTable, row: int, pods: list[Pod]) -> list[Pod]:
-        """Preemption's reprieve loop when this filter alone depends on the node's pods: add
-        ``pods`` back to ``row`` one by one in order, keeping each the pod still fits beside;
-        the rest are returned (the victims). The same test as Filter, on scalars."""
+    def reprieve(self, state: CycleState, pod: Pod, table: NodeTable, row: int, removed: list[Pod],
+                 order: list[Pod]) -> list[Pod] | None:
+        """Preemption on ``row`` when this filter alone depends on the node's pods: None if the pod
+        does not fit even with ``removed`` gone; else add those back one by one in ``order``,
+        keeping each the pod still fits beside, and return the rest (the victims). The same test
+        as Filter, on scalars."""
         checked = state.read(_PRE_FILTER_KEY)
         if checked is None:
             checked = self.checked_resources(pod)
         cols = [table.column(name) for name, _ in checked]
-        free = [int(table.alloc_t[c, row]) - int(table.requested_t[c, row]) for c in cols]
-        slots = int(table.allowed_pods[row]) - int(table.pod_count[row])
-        victims = []
-        for p in pods:
-            after = [f - p.requests.get(name, 0) for f, (name, _) in zip(free, checked, strict=True)]
+        free = [int(table.alloc_t[c, row]) - int(table.requested_t[c, row])
+                + sum(p.requests.get(name, 0) for p in removed) for c, (name, _) in zip(cols, checked, strict=True)]
+        slots = int(table.allowed_pods[row]) - int(table.pod_count[row]) + len(removed)
+
+        def fits(free: list[int], slots: int) -> bool:
             # Filter: pod count + 1 <= allowed, and every checked request <= allocatable - requested
-            if slots - 1 >= 1 and all(q <= f for (_, q), f in zip(checked, after, strict=True)):
+            return slots >= 1 and all(q <= f for (_, q), f in zip(checked, free, strict=True))
+
+        if not fits(free, slots):
+            return None
+        victims = []
+        for p in order:
+            after = [f - p.requests.get(name, 0) for f, (name, _) in zip(free, checked, strict=True)]
+            if fits(after, slots - 1):
                 free, slots = after, slots - 1
             else:
                 victims.append(p)
