@@ -153,7 +153,8 @@ def main() -> None:
         runs.append(r)
         print(f"run {i + 1}: {r['pods_per_s']:.0f} pods/s ({r['seconds']:.1f} s scheduling, {r['load_seconds']:.1f} s "
               f"loading), {r['scheduled']}/{r['pods']} scheduled, peak RSS {r['peak_rss_mb']:.0f} MiB", flush=True)
-    print(f"median: {statistics.median(r['pods_per_s'] for r in runs):.0f} pods/s, "
+    print(f"median: {statistics.median(r['pods_per_s'] for r in runs):.0f} pods/s "
+          f"({statistics.median(r['seconds'] for r in runs):.2f} s scheduling), "
           f"peak RSS {statistics.median(r['peak_rss_mb'] for r in runs):.0f} MiB over {len(runs)} runs")
 
 

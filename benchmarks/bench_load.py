@@ -87,7 +87,8 @@ def main() -> None:
             walls.append(wall)
             rss = max(rss, peak)
             print(f"run {k + 1}: load {load:.2f} s, process {wall:.2f} s, peak RSS {peak / 2**20:.0f} MiB")
-        print(f"median: load {statistics.median(loads):.2f} s (target <= 10 s), process "
+        load = statistics.median(loads)
+        print(f"median: load {load:.2f} s (target <= 10 s, {a.pods / load:,.0f} pods/s), process "
               f"{statistics.median(walls):.2f} s, peak RSS {rss / 2**20:.0f} MiB (target <= 2048 MiB)")
 
 
