@@ -9,7 +9,7 @@ first use) and taints (encoded as the id of the node's taint list).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -116,6 +116,32 @@ class PortSet:
         out = PortSet()
         out.used = {k: Counter(v) for k, v in self.used.items()}
         return out
+
+
+class PodTally:
+    """Per row of one NodeTable, the sum of ``weigh(pod)`` over the row's pods, kept current as
+    pods are bound and removed (a table listener; forks get their own on first use)."""
+
+    def __init__(self, table: NodeTable, weigh: Callable[[Pod], int]) -> None:
+        self.weigh = weigh
+        self.per_row = np.zeros(len(table), dtype=I64)
+        for row, pods in enumerate(table.pods):
+            self.per_row[row] = sum(weigh(p) for p in pods)
+
+    @staticmethod
+    def of(table: NodeTable, weigh: Callable[[Pod], int]) -> PodTally:
+        for listener in table.listeners:
+            if isinstance(listener, PodTally) and listener.weigh is weigh:
+                return listener
+        tally = PodTally(table, weigh)
+        table.listeners.append(tally)
+        return tally
+
+    def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
+        self.per_row[row] += self.weigh(pod)
+
+    def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
+        self.per_row[row] -= self.weigh(pod)
 
 
 class NodeTable:

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from kplan.cluster.node_table import NodeTable
+from kplan.cluster.node_table import NodeTable, PodTally
 from kplan.cluster.storage import IN_TREE_TO_CSI, StorageState
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import ASSIGNED_POD_DELETE, CSI_NODE_ADD, PVC_ADD, ClusterEvent
@@ -169,39 +169,12 @@ class _NodeFacts:
         return found
 
 
-class CountedVolumes:
-    """Per row of one NodeTable, how many volume entries its pods have that NodeVolumeLimits may
-    count (claims, and inline disks it can migrate); kept current as pods are bound and removed.
-
-    The number is a bound, not the count: volumes shared by pods count once, and a volume
-    counts under one limit key only. It depends on no storage object, so binding claims never
-    makes it stale."""
-
-    def __init__(self, table: NodeTable) -> None:
-        self.per_row = np.zeros(len(table), dtype=np.int64)
-        for row, pods in enumerate(table.pods):
-            self.per_row[row] = sum(_countable(p) for p in pods)
-
-    @classmethod
-    def of(cls, table: NodeTable) -> CountedVolumes:
-        for listener in table.listeners:
-            if isinstance(listener, CountedVolumes):
-                return listener
-        index = cls(table)
-        table.listeners.append(index)
-        return index
-
-    def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
-        if pod.volumes:
-            self.per_row[row] += _countable(pod)
-
-    def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
-        if pod.volumes:
-            self.per_row[row] -= _countable(pod)
-
-
 def _countable(pod: Pod) -> int:
-    """Volume entries attachable_volumes may turn into a counted volume (at most one each)."""
+    """Volume entries attachable_volumes may turn into a counted volume (at most one each).
+
+    Summed over a node's pods (a PodTally), it bounds the node's attached count from above:
+    volumes shared by pods count once, and a volume counts under one limit key only. It reads
+    no storage object, so binding claims never makes it stale."""
     return sum(1 for v in pod.volumes if v.claim_name or (v.disk is not None and v.disk[0] in _INLINE_PLUGINS))
 
 
@@ -233,7 +206,7 @@ class NodeVolumeLimits(PluginBase):
         # A node surely passes when, for every limit key, all its pods' countable volumes plus
         # all of the pod's would fit: the exact count (shared volumes once, one key each) can
         # only be lower. Only the other nodes are counted exactly.
-        bound = CountedVolumes.of(table).per_row.take(rows)
+        bound = PodTally.of(table, _countable).per_row.take(rows)
         surely = np.ones(n, dtype=bool)
         for csi, new in enumerate(new_by_csi):
             wanted: dict[str, int] = {}

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kplan.cluster.node_table import NodeTable
+from kplan.cluster.node_table import NodeTable, PodTally
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, PVC_ADD, ClusterEvent
 from kplan.framework.interfaces import PreFilterResult
@@ -75,35 +75,8 @@ def pod_conflicts(pod: Pod, other: Pod) -> bool:
     return any(volumes_conflict(v, e) for v in pod.volumes if needs_check(v) for e in other.volumes)
 
 
-class PodsWithDisks:
-    """Per row of one NodeTable, the pods with a disk the conflict check reads (needs_check);
-    kept current as pods are bound and removed."""
-
-    def __init__(self, table: NodeTable) -> None:
-        self.per_row = np.zeros(len(table), dtype=np.int64)
-        for row, pods in enumerate(table.pods):
-            self.per_row[row] = sum(1 for p in pods if _has_checked_disk(p))
-
-    @classmethod
-    def of(cls, table: NodeTable) -> PodsWithDisks:
-        for listener in table.listeners:
-            if isinstance(listener, PodsWithDisks):
-                return listener
-        index = cls(table)
-        table.listeners.append(index)
-        return index
-
-    def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
-        if _has_checked_disk(pod):
-            self.per_row[row] += 1
-
-    def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
-        if _has_checked_disk(pod):
-            self.per_row[row] -= 1
-
-
-def _has_checked_disk(pod: Pod) -> bool:
-    return any(needs_check(v) for v in pod.volumes)
+def _has_checked_disk(pod: Pod) -> int:
+    return int(any(needs_check(v) for v in pod.volumes))
 
 
 class VolumeRestrictions(PluginBase):
@@ -143,7 +116,7 @@ class VolumeRestrictions(PluginBase):
         reasons = np.zeros(len(rows), dtype=np.int32)
         if any(needs_check(v) for v in pod.volumes):
             # only a node running a pod with a checked disk can hold a conflicting one
-            for k in np.flatnonzero(PodsWithDisks.of(table).per_row.take(rows)).tolist():
+            for k in np.flatnonzero(PodTally.of(table, _has_checked_disk).per_row.take(rows)).tolist():
                 if any(pod_conflicts(pod, other) for other in table.pods[int(rows[k])]):
                     codes[k], reasons[k] = Code.UNSCHEDULABLE, _DISK_ID
         s: _State | None = state.read(_STATE)
