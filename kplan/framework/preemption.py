@@ -241,8 +241,10 @@ class Evaluator:
         if self.handle.nominator.yielding_to(pod, node):
             return None
         found = None
-        for pl in self.fw.filter_plugins:
-            if pl.name in state.skip_filter or hasattr(pl, "filter_signature"):
+        # the leading node-attribute filters are those fixed_filters_pass checked; one of that
+        # kind placed after another filter (a custom order) is treated as any other filter
+        for pl in self.fw.filter_plugins[self.fw.fixed_filter_count:]:
+            if pl.name in state.skip_filter:
                 continue
             if found is not None or not hasattr(pl, "reprieve"):
                 return None

@@ -219,6 +219,11 @@ class Framework:
                     return
                 sub = rows.take(pending)
 
+    @property
+    def fixed_filter_count(self) -> int:
+        """How many of the leading Filter plugins read only node attributes (filter_signature)."""
+        return self._fixed_count
+
     def fixed_filters_pass(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         """Per row, whether the leading filters that read only node attributes all pass."""
         n = len(rows)

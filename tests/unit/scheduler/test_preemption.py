@@ -277,3 +277,18 @@ def test_the_resource_only_reprieve_chooses_what_the_filters_choose(
     fast = run()
     with patch.object(Evaluator, "_resources_alone", lambda self, state, pod, node: None):
         assert run() == fast
+
+
+def test_a_node_attribute_filter_placed_after_the_resource_filter_still_decides_preemption() -> None:
+    # TaintToleration disabled and enabled again in multiPoint moves after NodeResourcesFit; the
+    # full tainted node fails on resources first, so it is a preemption candidate, but evicting
+    # its pods would not let the intolerant pod run there: nothing is evicted
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {
+                  "disabled": [{"name": "TaintToleration"}], "enabled": [{"name": "TaintToleration"}]}}}]}
+    nodes = [make_node("n1").alloc(cpu="2", pods=10).taint("dedicated", "db")]
+    running = [make_pod("low").req(cpu="2").priority_class("low").node_name("n1")
+               .toleration("dedicated", "db", "NoSchedule", operator="Equal")]
+    result = simulate(nodes, [make_pod("big").req(cpu="1").priority_class("high")], running, CLASSES, config)
+    assert outcome(result, "big").status == "Unschedulable"
+    assert victims(result) == []
