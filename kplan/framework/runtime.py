@@ -226,11 +226,19 @@ class Framework:
 
     def fixed_filters_pass(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         """Per row, whether the leading filters that read only node attributes all pass."""
-        n = len(rows)
-        codes = np.zeros(n, dtype=np.int8)
-        self._filter_range(state, pod, table, np.asarray(rows), 0, codes, np.zeros(n, dtype=np.int32),
-                           np.full(n, -1, dtype=np.int16), np.arange(n), last=self._fixed_count)
+        rows = np.asarray(rows)
+        fixed = self._fixed_verdicts(state, pod, table) if self._fixed_count else None
+        codes = fixed.codes.take(rows) if fixed is not None else self._run_fixed(state, pod, table, rows).codes
         return np.asarray(codes == 0)
+
+    def _run_fixed(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> FilterOutcome:
+        """The leading node-attribute filters on ``rows``."""
+        n = len(rows)
+        out = FilterOutcome(rows, np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32),
+                            np.full(n, -1, dtype=np.int16))
+        self._filter_range(state, pod, table, rows, 0, out.codes, out.reasons, out.plugins, np.arange(n),
+                           last=self._fixed_count)
+        return out
 
     def _fixed_verdicts(self, state: CycleState, pod: Pod, table: NodeTable) -> _FixedVerdicts | None:
         """The verdicts of the leading fixed-input filters for every row of ``table``, for the
@@ -249,13 +257,8 @@ class Framework:
             return None
         found = per_table[signature]
         if found is None:
-            n = len(table)
-            codes = np.zeros(n, dtype=np.int8)
-            reasons = np.zeros(n, dtype=np.int32)
-            plugins = np.full(n, -1, dtype=np.int16)
-            self._filter_range(state, pod, table, np.arange(n), 0, codes, reasons, plugins, np.arange(n),
-                               last=self._fixed_count)
-            found = per_table[signature] = _FixedVerdicts(codes, reasons, plugins, bool(codes.any()))
+            out = self._run_fixed(state, pod, table, np.arange(len(table)))
+            found = per_table[signature] = _FixedVerdicts(out.codes, out.reasons, out.plugins, bool(out.codes.any()))
         return found
 
     def add_pod_to_state(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
