@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import weakref
+from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
@@ -138,8 +139,13 @@ def _inline(has_csi_node: bool, v: Volume, out: dict[str, str]) -> None:
     out[f"{driver}/{ident}"] = attach_limit_key(driver)
 
 
+def _counted(v: Volume) -> bool:
+    """A volume attachable_volumes may count: a claim, or an inline disk the plugin can migrate."""
+    return bool(v.claim_name) or (v.disk is not None and v.disk[0] in _INLINE_PLUGINS)
+
+
 def _pod_wants_check(pod: Pod) -> bool:
-    return any(v.claim_name or (v.disk is not None and v.disk[0] in _INLINE_PLUGINS) for v in pod.volumes)
+    return any(_counted(v) for v in pod.volumes)
 
 
 def volume_limits(allocatable: Mapping[str, int], csi_node: CSINode | None) -> dict[str, int]:
@@ -175,7 +181,7 @@ def _countable(pod: Pod) -> int:
     Summed over a node's pods (a PodTally), it bounds the node's attached count from above:
     volumes shared by pods count once, and a volume counts under one limit key only. It reads
     no storage object, so binding claims never makes it stale."""
-    return sum(1 for v in pod.volumes if v.claim_name or (v.disk is not None and v.disk[0] in _INLINE_PLUGINS))
+    return sum(1 for v in pod.volumes if _counted(v))
 
 
 class NodeVolumeLimits(PluginBase):
@@ -209,11 +215,8 @@ class NodeVolumeLimits(PluginBase):
         bound = PodTally.of(table, _countable).per_row.take(rows)
         surely = np.ones(n, dtype=bool)
         for csi, new in enumerate(new_by_csi):
-            wanted: dict[str, int] = {}
-            for key in new.values():
-                wanted[key] = wanted.get(key, 0) + 1
             here = has_csi == bool(csi)
-            for key, k in wanted.items():
+            for key, k in Counter(new.values()).items():
                 limit = facts.limit(table, st, key).take(rows)
                 surely &= ~(here & (limit >= 0) & (bound + k > limit))
         # the others: count what their pods attach, each unique volume once, as upstream does
@@ -231,14 +234,10 @@ class NodeVolumeLimits(PluginBase):
             for other in table.pods[r]:
                 if other.volumes:
                     attached.update(attachable_volumes(st, csi_node is not None, other, False))
-            counts: dict[str, int] = {}
-            for unique, key in attached.items():
+            for unique in attached:
                 new.pop(unique, None)
-                counts[key] = counts.get(key, 0) + 1
-            wanted = {}
-            for key in new.values():
-                wanted[key] = wanted.get(key, 0) + 1
-            if any(key in limits and counts.get(key, 0) + k > limits[key] for key, k in wanted.items()):
+            counts = Counter(attached.values())
+            if any(key in limits and counts[key] + k > limits[key] for key, k in Counter(new.values()).items()):
                 failed[pos] = True
         return Verdicts.where(failed, Code.UNSCHEDULABLE, _REASON_ID)
 

@@ -196,7 +196,7 @@ class _State:
     #: FindMatchingVolume can pick for it (StorageState.volumes_for_claim)
     volumes: dict[str, list[PersistentVolume]]
     #: node name → PodVolumes, for the nodes that passed Filter
-    by_node: _PassedNodes = field(default_factory=lambda: _PassedNodes())
+    by_node: _PassedNodes = field(default_factory=_PassedNodes)
     all_bound: bool = True
 
     def clone(self) -> _State:

@@ -76,6 +76,7 @@ def pod_conflicts(pod: Pod, other: Pod) -> bool:
 
 
 def _has_checked_disk(pod: Pod) -> int:
+    """1 if a volume of the pod is a disk the conflict check reads (a PodTally weight), else 0."""
     return int(any(needs_check(v) for v in pod.volumes))
 
 
@@ -84,7 +85,7 @@ class VolumeRestrictions(PluginBase):
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         st = storage_of(self.handle)
-        check = any(needs_check(v) for v in pod.volumes)
+        check = bool(_has_checked_disk(pod))
         rwop = set()
         for v in pod.volumes:
             if not v.claim_name or v.ephemeral:
@@ -114,7 +115,7 @@ class VolumeRestrictions(PluginBase):
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         codes = np.zeros(len(rows), dtype=np.int8)
         reasons = np.zeros(len(rows), dtype=np.int32)
-        if any(needs_check(v) for v in pod.volumes):
+        if _has_checked_disk(pod):
             # only a node running a pod with a checked disk can hold a conflicting one
             for k in np.flatnonzero(PodTally.of(table, _has_checked_disk).per_row.take(rows)).tolist():
                 if any(pod_conflicts(pod, other) for other in table.pods[int(rows[k])]):
