@@ -8,7 +8,6 @@ first use) and taints (encoded as the id of the node's taint list).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
@@ -84,37 +83,41 @@ class PodListener(Protocol):
 
 
 class PortSet:
-    """Host ports in use on one node (HostPortInfo of kube-scheduler's framework types)."""
+    """Host ports in use on one node (HostPortInfo of kube-scheduler's framework types).
+
+    A set, as upstream's map of IP → set of (protocol, port): two pods on one node may hold the
+    same host port (the API server does not stop it), yet the set records it once, and removing
+    either pod deletes the entry, so the other's port counts as free from then on. Preemption's
+    dry run sees this when it removes a lower-priority pod beside a higher-priority one holding
+    the same port: NodePorts passes the node, as it does in kube-scheduler."""
 
     __slots__ = ("used",)
 
     def __init__(self) -> None:
-        self.used: dict[tuple[str, int], Counter[str]] = {}
+        self.used: dict[tuple[str, int], set[str]] = {}
 
     def add(self, p: HostPort) -> None:
-        self.used.setdefault((p.protocol, p.port), Counter())[p.ip] += 1
+        self.used.setdefault((p.protocol, p.port), set()).add(p.ip)
 
     def remove(self, p: HostPort) -> None:
-        c = self.used.get((p.protocol, p.port))
-        if c is None:
+        ips = self.used.get((p.protocol, p.port))
+        if ips is None:
             return
-        c[p.ip] -= 1
-        if c[p.ip] <= 0:
-            del c[p.ip]
-        if not c:
+        ips.discard(p.ip)
+        if not ips:
             del self.used[(p.protocol, p.port)]
 
     def conflicts(self, p: HostPort) -> bool:
-        c = self.used.get((p.protocol, p.port))
-        if not c:
+        ips = self.used.get((p.protocol, p.port))
+        if not ips:
             return False
         if p.ip == "0.0.0.0":
             return True
-        return "0.0.0.0" in c or p.ip in c
+        return "0.0.0.0" in ips or p.ip in ips
 
     def copy(self) -> PortSet:
         out = PortSet()
-        out.used = {k: Counter(v) for k, v in self.used.items()}
+        out.used = {k: set(v) for k, v in self.used.items()}
         return out
 
 

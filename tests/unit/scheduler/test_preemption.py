@@ -71,6 +71,13 @@ CASES = [
         {"big": ("Unschedulable", None)}, [],
         id="pods of equal priority are never victims"),
     pytest.param(
+        [make_node("n1").alloc(cpu="4", pods=10)],
+        [make_pod("low-port").req(cpu="1").priority_class("low").host_port(9090).node_name("n1"),
+         make_pod("high-port").req(cpu="1").priority_class("high").host_port(9090).node_name("n1")],
+        [make_pod("mid").req(cpu="1").priority_class("mid").host_port(9090)], [],
+        {"mid": ("Scheduled", "n1")}, ["low-port"],
+        id="evicting one of two pods on a shared host port frees the port in the scheduler's view"),
+    pytest.param(
         [make_node("n1").alloc(cpu="2", pods=10)],
         [make_pod("a").req(cpu="2").priority_class("low").node_name("n1")],
         [make_pod("polite").req(cpu="2").priority_class("high-never")], [],
@@ -133,6 +140,14 @@ MESSAGES = [
         "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible "
         "due to preemptionPolicy=Never.",
         id="preemptionPolicy Never"),
+    pytest.param(
+        [make_node("n1").alloc(cpu="4", pods=10)],
+        [make_pod("low-port").req(cpu="1").priority_class("low").host_port(9090).node_name("n1"),
+         make_pod("high-port").req(cpu="2").priority_class("high").host_port(9090).node_name("n1")],
+        make_pod("mid").req(cpu="3").priority_class("mid").host_port(9090),
+        "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. no new claims to "
+        "deallocate, preemption: 0/1 nodes are available: 1 Insufficient cpu.",
+        id="removing a victim frees a host port that a pod staying on the node holds too, as HostPortInfo does"),
 ]
 
 
