@@ -16,11 +16,15 @@ error's code (2 or 3), never with a traceback.
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
+from collections.abc import Sequence
 from enum import StrEnum
+from typing import Any
 
 import typer
+from typer._click.exceptions import NoArgsIsHelpError, UsageError  # typer's vendored click
 
 from kplan import SCHEDULER_VERSION, __version__
 from kplan.cli import capacity as capacity_cmd
@@ -31,11 +35,13 @@ from kplan.cli import whatif as whatif_cmd
 from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, RootOptions, disable_color
 
 #: exit codes besides 0, 1 (check failed) and the KplanError codes (2 bad input, 3 cluster)
+EXIT_USAGE = 2
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 PROG = "kplan"
+_SHORT_EQUALS = re.compile(r"(-[A-Za-z])=(.*)", re.DOTALL)
 
 app = typer.Typer(
     name=PROG,
@@ -44,6 +50,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's plain help: it wraps option help at word boundaries to the terminal (at most 80
+    # columns), where rich's boxed help truncated it ("A KubeSchedulerConfigurat…") at 80
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -98,6 +107,50 @@ def completion(shell: Shell = typer.Argument(..., help="The shell: bash, zsh or 
 app.command("completion", help=COMPLETION_HELP)(completion)
 
 
+def kubectl_args(args: Sequence[str]) -> list[str]:
+    """``-o=json`` as kubectl reads it: a short option joined to its value by ``=`` (click would
+    take ``=json`` for the value). Arguments after ``--`` are left alone."""
+    out: list[str] = []
+    for i, a in enumerate(args):
+        if a == "--":
+            return out + list(args[i:])
+        m = _SHORT_EQUALS.fullmatch(a)
+        out += [m.group(1), m.group(2)] if m else [a]
+    return out
+
+
+def command_path(args: Sequence[str]) -> str:
+    """``kplan`` and the (sub)commands named at the start of ``args``, for a usage error the
+    parser found before it had a command's context."""
+    from typer.main import get_command
+
+    cmd: Any = get_command(app)
+    path = [PROG]
+    for a in args:
+        sub = getattr(cmd, "commands", {}).get(a)
+        if a.startswith("-") or sub is None:
+            if not a.startswith("-"):
+                break
+            continue
+        path.append(a)
+        cmd = sub
+    return " ".join(path)
+
+
+def usage_error(e: UsageError, args: Sequence[str]) -> None:
+    """A usage error as one ``error:`` line and a pointer to the command's help; ``kplan`` or
+    ``kplan explain`` alone print their help (on stderr: it is not the result)."""
+    from kplan.cli.terminal import error
+
+    ctx = getattr(e, "ctx", None)
+    if isinstance(e, NoArgsIsHelpError):
+        print(e.format_message(), file=sys.stderr)
+        return
+    message = e.format_message()
+    error(message[:1].lower() + message[1:] if message[1:2].islower() else message)
+    print(f"see '{ctx.command_path if ctx is not None else command_path(args)} --help'", file=sys.stderr)
+
+
 def main(args: list[str] | None = None) -> None:
     from kplan.cli.completion import enable_completion
     from kplan.cli.terminal import error, no_color_in
@@ -108,7 +161,11 @@ def main(args: list[str] | None = None) -> None:
     disable_color(no_color_in(args))
     enable_completion()
     try:
-        app(args=args, prog_name=PROG)
+        code = app(args=kubectl_args(args), prog_name=PROG, standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
+    except UsageError as e:
+        usage_error(e, args)
+        sys.exit(EXIT_USAGE)
     except KplanError as e:
         error(str(e))
         sys.exit(e.exit_code)

@@ -58,10 +58,13 @@ def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None, conte
                              "give one or the other")
         return iter_objects(cluster), []
     from kplan.cli.progress import list_progress
-    from kplan.io.kube import snapshot
+    from kplan.io.kube import NoClusterConfigured, snapshot
 
-    with list_progress(progress) as sink:
-        cap = snapshot(kubeconfig, context, progress=sink)
+    try:
+        with list_progress(progress) as sink:
+            cap = snapshot(kubeconfig, context, progress=sink)
+    except NoClusterConfigured as e:
+        raise NoClusterConfigured(f"{e}; give --cluster FILE to work offline") from None
     return cap.raw_objects(), cap.warnings
 
 

@@ -12,6 +12,7 @@ from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
     context_option,
+    filename_option,
     help_text,
     keep_existing_option,
     kubeconfig_option,
@@ -34,7 +35,7 @@ make it fit (each change checked by re-running the scheduler).
 
 Exit codes: 0 the pod is scheduled, 1 it is not, 2 bad input or usage, 3 cluster unreachable or unreadable.""")
 
-app = typer.Typer(help="Explain scheduling decisions.", no_args_is_help=True)
+app = typer.Typer(help="Explain scheduling decisions.", no_args_is_help=True, rich_markup_mode=None)
 #: above this many pending pods the node search (whole simulations) only runs when asked for
 AUTO_NODE_SEARCH_PODS = 1000
 
@@ -78,6 +79,7 @@ def pod(
         "'-' reads stdin."),
     namespace: str | None = namespace_option("The pod's namespace (default: wherever the name is unique), and the "
                                              "namespace of the manifests' objects that name none."),
+    filename: list[str] = filename_option(),
     cluster: list[str] = cluster_option(),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
@@ -105,7 +107,7 @@ def pod(
 
     quiet = is_quiet(ctx, quiet)
     check_format("PodExplanation", output)
-    loaded = load_inputs(cluster, manifests or [], kubeconfig=kubeconfig, context=context, namespace=namespace,
+    loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     target = find_pending(loaded.inputs, name, namespace)
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)

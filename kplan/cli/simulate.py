@@ -33,18 +33,21 @@ def simulate(
     ctx: typer.Context,
     manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
+    filename: list[str] = typer.Option(
+        [], "--filename", "-f", metavar="FILE", help="A manifest file or folder, '-' for stdin, as kubectl's -f. "
+        "Repeatable; read after the MANIFESTS arguments."),
     cluster: list[str] = typer.Option(
-        [], "--cluster", "-c", help="Cluster description: a snapshot or 'kubectl get nodes,pods -A -o yaml' output. "
+        [], "--cluster", "-c", metavar="FILE", help="Cluster description: a snapshot or 'kubectl get nodes,pods -A -o yaml' output. "
         "Repeatable. Without it, the live cluster is read (read-only) into memory."),
     kubeconfig: str | None = typer.Option(
-        None, "--kubeconfig", help="Read the live cluster of this kubeconfig (default: $KUBECONFIG, ~/.kube/config, "
+        None, "--kubeconfig", metavar="PATH", help="Read the live cluster of this kubeconfig (default: $KUBECONFIG, ~/.kube/config, "
         "then in-cluster)."),
-    context: str | None = typer.Option(None, "--context", help="Kubeconfig context of the live cluster to read."),
+    context: str | None = typer.Option(None, "--context", metavar="NAME", help="Kubeconfig context of the live cluster to read."),
     scheduler_config: str | None = typer.Option(
-        None, "--scheduler-config", help="A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)."),
-    seed: int = typer.Option(0, "--seed", help="Seed for the scheduler's random choices (score ties, preemption) "
+        None, "--scheduler-config", metavar="FILE", help="A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)."),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="Seed for the scheduler's random choices (score ties, preemption) "
                              "and for the random suffixes of the pod names the controllers generate."),
-    namespace: str = typer.Option("default", "--namespace", "-n",
+    namespace: str = typer.Option("default", "--namespace", "-n", metavar="NS",
                                   help="Namespace of the manifests' objects that name none."),
     keep_existing: bool = typer.Option(
         False, "--keep-existing", help="Workloads already in the cluster keep their pods running while the "
@@ -52,7 +55,7 @@ def simulate(
     tie_break: TieBreak = typer.Option(
         TieBreak.random, "--tie-break", help="How equal top scores are broken: 'random' as kube-scheduler does "
         "(seeded), or 'lowest-name' for reproducible diffs."),
-    output: str = typer.Option("table", "--output", "-o", help=OUTPUT_HELP,
+    output: str = typer.Option("table", "--output", "-o", metavar="FORMAT", help=OUTPUT_HELP,
                                autocompletion=format_completer("SimulationResult")),
     fail_on: FailOn = typer.Option(FailOn.unschedulable, "--fail-on", help=FAIL_ON_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and scheduling times on stderr."),
@@ -68,7 +71,7 @@ def simulate(
     t0 = time.perf_counter()
     quiet = is_quiet(ctx, quiet, verbose)
     check_format("SimulationResult", output)
-    run = load_and_simulate(cluster, manifests or [], scheduler_config, seed=seed,
+    run = load_and_simulate(cluster, [*(manifests or []), *filename], scheduler_config, seed=seed,
                             lowest_name=tie_break == TieBreak.lowest_name, kubeconfig=kubeconfig, context=context,
                             namespace=namespace, keep_existing=keep_existing, progress=not quiet)
     print_warnings(run.warnings, quiet)

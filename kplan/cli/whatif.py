@@ -14,6 +14,7 @@ from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
     context_option,
+    filename_option,
     help_text,
     keep_existing_option,
     kubeconfig_option,
@@ -105,6 +106,7 @@ def whatif(
     ctx: typer.Context,
     manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
+    filename: list[str] = filename_option(),
     cluster: list[str] = cluster_option(),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
@@ -160,7 +162,7 @@ def whatif(
         parse_scale(v)  # a malformed option fails before any loading
     build_changes(add_node, remove_node, cordon, drain, [])
     template = until_fit_template(until_fit) if until_fit is not None else None
-    loaded = load_inputs(cluster, manifests or [], kubeconfig=kubeconfig, context=context, namespace=namespace,
+    loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break)
     # after the planner: its first build settles the running pods' start times, which rank deletions

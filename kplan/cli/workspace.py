@@ -31,23 +31,31 @@ def help_text(text: str) -> str:
 
 # ------------------------------------------------------------------------------ options
 
+FILENAME_HELP = ("A manifest file or folder (recursive *.yaml, *.yml, *.json), '-' for stdin, as kubectl's -f. "
+                 "Repeatable; read after the MANIFESTS arguments.")
+
+
+def filename_option(what: str = FILENAME_HELP) -> Any:
+    return typer.Option([], "--filename", "-f", metavar="FILE", help=what)
+
+
 def cluster_option() -> Any:
-    return typer.Option([], "--cluster", "-c", help="Cluster description: a snapshot or 'kubectl get "
+    return typer.Option([], "--cluster", "-c", metavar="FILE", help="Cluster description: a snapshot or 'kubectl get "
                         "nodes,pods,... -A -o yaml' output. Repeatable. Without it, the live cluster is read "
                         "(read-only) into memory.")
 
 
 def kubeconfig_option() -> Any:
-    return typer.Option(None, "--kubeconfig", help="Read the live cluster of this kubeconfig (default: "
+    return typer.Option(None, "--kubeconfig", metavar="PATH", help="Read the live cluster of this kubeconfig (default: "
                         "$KUBECONFIG, ~/.kube/config, then in-cluster).")
 
 
 def context_option() -> Any:
-    return typer.Option(None, "--context", help="Kubeconfig context of the live cluster to read.")
+    return typer.Option(None, "--context", metavar="NAME", help="Kubeconfig context of the live cluster to read.")
 
 
 def namespace_option(what: str = "Namespace of the manifests' objects that name none.") -> Any:
-    return typer.Option(None, "--namespace", "-n", help=what)
+    return typer.Option(None, "--namespace", "-n", metavar="NS", help=what)
 
 
 def keep_existing_option() -> Any:
@@ -56,12 +64,12 @@ def keep_existing_option() -> Any:
 
 
 def scheduler_config_option() -> Any:
-    return typer.Option(None, "--scheduler-config",
+    return typer.Option(None, "--scheduler-config", metavar="FILE",
                         help="A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1).")
 
 
 def seed_option() -> Any:
-    return typer.Option(0, "--seed", help="Seed for the scheduler's random choices (score ties, preemption) and "
+    return typer.Option(0, "--seed", metavar="N", help="Seed for the scheduler's random choices (score ties, preemption) and "
                         "for the names the controllers generate.")
 
 
@@ -74,7 +82,7 @@ def output_option(kind: str, what: str = "Output format: table, json or yaml.") 
     """``-o``: the formats of the registry for documents of ``kind`` (kplan.cli.render)."""
     from kplan.cli.render import format_completer
 
-    return typer.Option("table", "--output", "-o", help=what, autocompletion=format_completer(kind))
+    return typer.Option("table", "--output", "-o", metavar="FORMAT", help=what, autocompletion=format_completer(kind))
 
 
 # ------------------------------------------------------------------------------ loading

@@ -251,8 +251,8 @@ def connect(kubeconfig: str | None = None, context: str | None = None,
             raise ClusterAccessError(f"in-cluster configuration: {_one_line(e)}") from None
         chosen = "in-cluster"
     else:
-        raise ClusterAccessError("no cluster to read: no kubeconfig (--kubeconfig, $KUBECONFIG, ~/.kube/config) "
-                                 "and not running in a pod; give --cluster FILE to work offline")
+        raise NoClusterConfigured("no cluster to read: no kubeconfig (--kubeconfig, $KUBECONFIG, ~/.kube/config) "
+                                  "and not running in a pod")
     if not configuration.verify_ssl:
         notes.append(f"context {chosen}: TLS certificate verification is turned off (insecure-skip-tls-verify)")
     try:
@@ -626,6 +626,48 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+class NoClusterConfigured(ClusterAccessError):
+    """No kubeconfig and no in-cluster service account: the commands that also read files add
+    that ``--cluster FILE`` works offline."""
+
+
+RBAC_HEAD = """\
+# The least a user or service account needs for `kplan snapshot` and for
+# `kplan simulate` without --cluster: the verb "list" on the kinds kplan reads,
+# and GET on /version. Nothing else; kplan never writes to a cluster. Only nodes
+# and pods are required: without the others kplan warns and simulates without.
+#
+#   kplan snapshot --print-rbac | kubectl apply -f -
+#   kubectl create clusterrolebinding kplan-readonly \\
+#       --clusterrole=kplan-readonly --user=YOUR_USER
+#   # or, for a service account: --serviceaccount=NAMESPACE:NAME
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: kplan-readonly
+rules:
+"""
+
+
+def readonly_clusterrole() -> str:
+    """The read-only ClusterRole of ``kplan snapshot --print-rbac``, made from KINDS so that it
+    grants exactly what kplan lists: one rule per API group, in KINDS order."""
+    groups: dict[str, list[str]] = {}
+    for k in KINDS:
+        groups.setdefault(k.group, []).append(k.resource)
+    rules = []
+    for group, resources in groups.items():
+        lines = ["    resources: ["]
+        for i, r in enumerate(resources):
+            word = r + (", " if i < len(resources) - 1 else "]")
+            if len(lines[-1]) + len(word.rstrip()) > 80:  # a flow list may go on over lines: fit 80 columns
+                lines[-1] = lines[-1].rstrip()
+                lines.append(" " * 16)
+            lines[-1] += word
+        rules.append(f'  - apiGroups: [{group or chr(34) * 2}]\n' + "\n".join(lines) + "\n    verbs: [list]\n")
+    return RBAC_HEAD + "".join(rules) + "  - nonResourceURLs: [/version]\n    verbs: [get]\n"
+
+
 def permission_words(kind: Kind, namespace: str | None) -> str:
     scope = f" in namespace {namespace}" if kind.namespaced and namespace else ""
     group = kind.group or '"" (core)'
@@ -661,7 +703,8 @@ def capture(lister: Lister, context: str, *, namespace: str | None = None,
                 if kind.required:
                     raise ClusterAccessError(f"no permission to {permission_words(kind, namespace)}: kplan needs "
                                              f"nodes and pods (the server said: {server_says}); see "
-                                             "fixtures/rbac/kplan-readonly-clusterrole.yaml")
+                                             "'kplan snapshot --print-rbac' prints the read-only ClusterRole "
+                                             "it needs")
                 warns.append(f"no permission to {permission_words(kind, namespace)}; the simulation will lack "
                              f"{kind.lacks}")
             else:

@@ -58,14 +58,16 @@ def write_yaml(head: dict[str, Any], items: Sequence[str], out: IO[str]) -> None
 
 
 def write_snapshot(head: dict[str, Any], items: Sequence[str], path: str | None, *, force: bool = False,
-                   stdout: IO[str] | None = None) -> None:
+                   stdout: IO[str] | None = None, fmt: str | None = None) -> None:
     """Write the List ``head`` with ``items`` (each one object as JSON text) to ``path`` atomically,
-    or as JSON to stdout when ``path`` is None or '-'."""
+    or to stdout when ``path`` is None or '-': as ``fmt`` (json or yaml), by default JSON, or
+    what the file name says."""
+    yaml = fmt == "yaml" if fmt is not None else path is not None and is_yaml(path)
+    writer: Callable[[dict[str, Any], Sequence[str], IO[str]], None] = write_yaml if yaml else write_json
     if path is None or path == "-":
-        write_json(head, items, stdout or sys.stdout)
+        writer(head, items, stdout or sys.stdout)
         return
     check_target(path, force)
-    writer: Callable[[dict[str, Any], Sequence[str], IO[str]], None] = write_yaml if is_yaml(path) else write_json
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".part", dir=folder)
     try:

@@ -58,9 +58,9 @@ def test_the_snapshot_file_reads_back_as_the_captured_objects(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], config: str, tmp_path: Path,
         name: str) -> None:
     target = tmp_path / name
-    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(target))
+    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", str(target))
     assert (code, out) == (0, "")
-    assert err.startswith("captured 3 nodes, 10 pods, 2 namespaces, 1 services, 1 replicasets, ")
+    assert err.startswith("captured 3 nodes, 10 pods, 2 namespaces, 1 service, 1 replicaset, ")
     assert err.endswith(f"from context test (server v1.34.1) into {target}\n")
     objects = load_objects([str(target)])
     assert [o.doc["kind"] for o in objects][:4] == ["Node", "Node", "Node", "Pod"]
@@ -83,10 +83,10 @@ def test_an_existing_file_is_kept_without_force(monkeypatch: pytest.MonkeyPatch,
                                                 server: FakeApiServer, config: str, tmp_path: Path) -> None:
     target = tmp_path / "snap.json"
     target.write_text("precious")
-    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(target))
+    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", str(target))
     assert (code, out, err) == (2, "", f"error: {target}: the file exists; give --force to replace it\n")
     assert target.read_text() == "precious" and server.requests == [], "refused before reading the cluster"
-    code, _, _ = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(target), "--force")
+    code, _, _ = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", str(target), "--force")
     assert code == 0 and json.loads(target.read_text())["kind"] == "List"
 
 
@@ -115,7 +115,7 @@ def test_an_interrupted_write_leaves_no_file(monkeypatch: pytest.MonkeyPatch, ca
 
     monkeypatch.setattr(snapshot_file, "write_json", lambda head, items, out: real(head, items, FailingFile(out)))
     target = tmp_path / "snap.json"
-    got_code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(target))
+    got_code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", str(target))
     assert (got_code, out) == (code, "")
     if message is not None:
         assert err == message.format(target=target)
@@ -128,7 +128,7 @@ def test_no_permission_on_pods_exits_3_with_one_line(monkeypatch: pytest.MonkeyP
                                                      capsys: pytest.CaptureFixture[str], server: FakeApiServer,
                                                      config: str, tmp_path: Path) -> None:
     server.forbid("pods")
-    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(tmp_path / "s.json"))
+    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", str(tmp_path / "s.json"))
     assert code == 3 and out == "" and err.count("\n") == 1
     assert err.startswith('error: no permission to list pods (verb "list", resource "pods", API group "" (core))')
     assert not (tmp_path / "s.json").exists()
@@ -138,7 +138,7 @@ def test_a_forbidden_optional_kind_warns_and_still_writes(monkeypatch: pytest.Mo
                                                           capsys: pytest.CaptureFixture[str], server: FakeApiServer,
                                                           config: str, tmp_path: Path) -> None:
     server.forbid("priorityclasses")
-    code, _, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(tmp_path / "s.json"))
+    code, _, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", str(tmp_path / "s.json"))
     assert code == 0
     assert err.splitlines()[0] == ('warning: no permission to list priorityclasses.scheduling.k8s.io (verb "list", '
                                    'resource "priorityclasses", API group scheduling.k8s.io); the simulation will '
@@ -178,7 +178,7 @@ def test_simulating_the_snapshot_gives_the_result_of_the_source_objects(
     expected = sim([str(source)], [str(manifest)])
     assert expected["summary"]["pending"] == 6 and expected["summary"]["unschedulable"] >= 1, "a telling scenario"
     for name in ("snap.json", "snap.yaml.gz"):
-        run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "-o", str(tmp_path / name))
+        run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", str(tmp_path / name))
         assert sim([str(tmp_path / name)], [str(manifest)]) == expected, name
     assert sim([], [str(manifest)], kubeconfig=config) == expected, "in-memory snapshot"
 

@@ -86,7 +86,7 @@ BAD_INPUT = [
     ("whatif: an unknown output format", ["whatif", PENDING, "-o", "csv"], "unknown format 'csv'"),
     ("capacity: a missing pod file", ["capacity", "no-such.yaml", "-c", CLUSTER], "no-such.yaml"),
     ("capacity: an unknown output format", ["capacity", FITS, "-o", "github"], "unknown format 'github'"),
-    ("snapshot: an existing file without --force", ["snapshot", "-o", "README.md"], "README.md"),
+    ("snapshot: an existing file without --force", ["snapshot", "--output-file", "README.md"], "README.md"),
 ]
 
 
