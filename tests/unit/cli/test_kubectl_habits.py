@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from kplan.cli.app import command_path, kubectl_args, main
+from kplan.cli.app import command_path, kubectl_args
 from kplan.cli.snapshot import count_of, snapshot_format
 from kplan.errors import InputError
+from tests.unit.cli.test_exit_codes import run
 
 ROOT = Path(__file__).resolve().parents[3]
 CLUSTER = "tests/fixtures/planning/cluster.yaml"
@@ -20,14 +21,6 @@ PENDING = "tests/fixtures/planning/pending.yaml"
 def _project_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.delenv("NO_COLOR", raising=False)
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = e.value.code
-    return (code if isinstance(code, int) else 0 if code is None else 1), out, err
 
 
 ARGS = [
