@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import typer
 
 from kplan.cli.terminal import no_color_option, quiet_option
@@ -47,8 +45,8 @@ def capacity(
     no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.render import RenderOptions, check_format, render
-    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.cli.render import check_format, render
+    from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.errors import InputError
     from kplan.io.manifests import load_objects
     from kplan.io.replicas import replica_factory
@@ -66,6 +64,6 @@ def capacity(
 
     out = planner.capacity(replica, limit)
     doc = capacity_document(template, label, out, limit)
-    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout))))
+    emit(render(doc, output, render_options()))
     if out.replicas == 0:
         raise typer.Exit(1)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import typer
@@ -99,8 +98,8 @@ def pod(
     no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.render import RenderOptions, check_format, render
-    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.cli.render import check_format, render
+    from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.report.explain import explain_document
     from kplan.scheduler.explain import PodExplainer, explain
     from kplan.scheduler.simulate import SCHEDULED
@@ -126,7 +125,7 @@ def pod(
                     "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
                     "(--node-search runs it)"}
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more)
-    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout))))
+    emit(render(doc, output, render_options()))
     if ex.outcome.status != SCHEDULED:
         raise typer.Exit(1)
 

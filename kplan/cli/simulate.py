@@ -63,8 +63,8 @@ def simulate(
     no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import load_and_simulate, print_warnings
-    from kplan.cli.render import RenderOptions, check_format, render
-    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.cli.render import check_format, render
+    from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.report.check import failed
     from kplan.report.document import simulation_document
 
@@ -77,7 +77,7 @@ def simulate(
     print_warnings(run.warnings, quiet)
     timing = {"loadSeconds": round(run.load_seconds, 4), "scheduleSeconds": round(run.result.schedule_seconds, 4)}
     doc = simulation_document(run.result, timing)
-    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout), fail_on=fail_on)))
+    emit(render(doc, output, render_options(fail_on=fail_on)))
     if verbose:
         print(f"loaded in {run.load_seconds:.3f} s, scheduled in {run.result.schedule_seconds:.3f} s "
               f"({time.perf_counter() - t0:.3f} s in all)", file=sys.stderr)

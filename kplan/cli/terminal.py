@@ -38,6 +38,28 @@ def color_enabled(stream: TextIO) -> bool:
     return bool(isatty and isatty())
 
 
+def is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+#: the narrowest width tables are fitted to: below it they would be all wrapping
+MIN_WIDTH = 40
+
+
+def render_options(**kw: Any) -> Any:
+    """The RenderOptions for stdout: colour as ``color_enabled`` says; on a terminal, its width
+    (``COLUMNS`` first, as ``shutil.get_terminal_size`` reads it) and block-glyph bars; elsewhere no
+    wrapping at all, so that scripts can grep whole lines."""
+    import shutil
+
+    from kplan.cli.render import RenderOptions
+
+    terminal = is_terminal(sys.stdout)
+    width = max(shutil.get_terminal_size((80, 24)).columns, MIN_WIDTH) if terminal else None
+    return RenderOptions(color=color_enabled(sys.stdout), width=width, terminal=terminal, **kw)
+
+
 def disable_color(value: bool) -> bool:
     """Callback of ``--no-color``: from here on, kplan and rich see NO_COLOR."""
     if value:

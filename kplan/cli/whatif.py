@@ -148,8 +148,8 @@ def whatif(
     no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.render import RenderOptions, check_format, render
-    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.cli.render import check_format, render
+    from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.io.scale import parse_scale, resolve_scale
     from kplan.io.scheduler_config import read_scheduler_config
     from kplan.report.check import failed
@@ -174,7 +174,7 @@ def whatif(
     result = planner.whatif(changes, after_config=after_config, until_fit=template, limit=until_fit_limit)
     t2 = time.perf_counter()
     doc = whatif_document(result)
-    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout), fail_on=fail_on, full=show_all)))
+    emit(render(doc, output, render_options(fail_on=fail_on, full=show_all)))
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, simulated in {t2 - t1:.3f} s", file=sys.stderr)
     if failed(doc, fail_on):

@@ -2,6 +2,8 @@
 one shell-quoted line, paths relative to the project root) and the expected ``stdout``,
 ``stderr`` and ``exit_code``.
 
+A case with a ``columns`` file runs with stdout on a pseudo-terminal of that many columns.
+
 Regenerate after an intended change with ``KPLAN_UPDATE_GOLDEN=1 python -m pytest tests/golden``
 and review the diff. Wall-clock timings in JSON/YAML documents are compared as ``<seconds>``.
 """
@@ -35,10 +37,49 @@ def run(args: list[str]) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300)
 
 
+def run_on_terminal(args: list[str], columns: int, stderr_too: bool = False,
+                    **env: str) -> subprocess.CompletedProcess[str]:
+    """kplan with stdout (and with ``stderr_too`` stderr as well) on a pseudo-terminal of
+    ``columns`` columns, as a person at a terminal runs it; colour off so files stay plain."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    attrs = termios.tcgetattr(follower)
+    attrs[1] &= ~termios.ONLCR  # "\n" stays "\n", as in a file
+    termios.tcsetattr(follower, termios.TCSANOW, attrs)
+    full_env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    full_env.update({"PYTHONPATH": str(ROOT), "NO_COLOR": "1", "TERM": "xterm", **env})
+    proc = subprocess.Popen([sys.executable, "-m", "kplan", *args], cwd=ROOT, env=full_env, stdout=follower,
+                            stderr=follower if stderr_too else subprocess.PIPE, stdin=subprocess.DEVNULL)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    err = ""
+    if proc.stderr is not None:
+        with proc.stderr:
+            err = proc.stderr.read().decode()
+    proc.wait(timeout=300)
+    os.close(leader)
+    return subprocess.CompletedProcess(args, proc.returncode, b"".join(chunks).decode(), err)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[p.name for p in CASES])
 def test_cli_output_matches_the_golden_files(case: Path) -> None:
     args = shlex.split((case / "cmd").read_text().strip())
-    got = run(args)
+    columns = case / "columns"
+    # a case with a ``columns`` file runs on a terminal that wide: tables fitted, block-glyph bars
+    got = run_on_terminal(args, int(columns.read_text())) if columns.is_file() else run(args)
     files = {"stdout": normalize(got.stdout), "stderr": normalize(got.stderr), "exit_code": f"{got.returncode}\n"}
     if UPDATE:
         for name, text in files.items():

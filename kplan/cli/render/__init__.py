@@ -32,6 +32,10 @@ class RenderOptions:
     fail_on: FailOn = FailOn.unschedulable
     #: list everything where a table would otherwise show the first rows only
     full: bool = False
+    #: the columns to fit tables and text into (the command sets it for a terminal); None: never wrap
+    width: int | None = None
+    #: stdout is a terminal: bars drawn with block glyphs (█████░░░░░), which pipes do not get
+    terminal: bool = False
 
 
 Renderer = Callable[[Document, RenderOptions], str]
@@ -76,16 +80,16 @@ def registry() -> dict[tuple[str, str], Renderer]:
         ("SimulationResult", "junit"): junit.simulation_junit,
         ("SimulationResult", "github"): github.simulation_github,
         ("SimulationResult", "markdown"): markdown.simulation_markdown,
-        ("WhatIfResult", "table"): lambda doc, opts: whatif.whatif_table(doc, opts.full),
+        ("WhatIfResult", "table"): whatif.whatif_table,
         ("WhatIfResult", "json"): _json,
         ("WhatIfResult", "yaml"): _yaml,
         ("WhatIfResult", "junit"): junit.whatif_junit,
         ("WhatIfResult", "github"): github.whatif_github,
         ("WhatIfResult", "markdown"): markdown.whatif_markdown,
-        ("PodExplanation", "table"): lambda doc, opts: explain.explanation_table(doc),
+        ("PodExplanation", "table"): explain.explanation_table,
         ("PodExplanation", "json"): _json,
         ("PodExplanation", "yaml"): _yaml,
-        ("CapacityResult", "table"): lambda doc, opts: capacity.capacity_table(doc),
+        ("CapacityResult", "table"): capacity.capacity_table,
         ("CapacityResult", "json"): _json,
         ("CapacityResult", "yaml"): _yaml,
     }

@@ -7,12 +7,17 @@ from typing import Any
 
 from tabulate import tabulate
 
+from kplan.cli.render import RenderOptions
+from kplan.cli.render.layout import table, wrap
 
-def capacity_table(doc: Mapping[str, Any]) -> str:
+
+def capacity_table(doc: Mapping[str, Any], opts: RenderOptions | None = None) -> str:
+    width = (opts or RenderOptions()).width
     pod = doc["pod"]
     n = doc["replicas"]
     more = "+" if doc["limitReached"] else ""
-    out = [f"{n}{more} more replica{'s' if n != 1 else ''} of {doc['workload']} (priority {pod['priority']}) fit."]
+    out = [wrap(f"{n}{more} more replica{'s' if n != 1 else ''} of {doc['workload']} (priority {pod['priority']}) fit.",
+                width)]
     if doc["placements"]:
         out.append("")
         out.append(tabulate(sorted(doc["placements"].items()), headers=["NODE", "REPLICAS"], tablefmt="plain"))
@@ -20,12 +25,12 @@ def capacity_table(doc: Mapping[str, Any]) -> str:
     if doc["limitReached"]:
         out.append(f"Stopped at the limit of {doc['limit']} replicas (--limit).")
     else:
-        out.append(f"The next replica does not fit: {doc['message']}")
+        out.append(wrap(f"The next replica does not fit: {doc['message']}", width, hanging="  "))
     if doc["evictions"]:
         out.append("")
         out.append("Pods the replicas preempt:")
-        out.append(tabulate([[f"{e['namespace']}/{e['name']}", e["node"], e["priority"], e["preemptor"]]
-                             for e in doc["evictions"]],
-                            headers=["EVICTED POD", "NODE", "PRIORITY", "PREEMPTED BY"], tablefmt="plain"))
+        out.append(table([[f"{e['namespace']}/{e['name']}", e["node"], e["priority"], e["preemptor"]]
+                          for e in doc["evictions"]], ["EVICTED POD", "NODE", "PRIORITY", "PREEMPTED BY"], width,
+                         wrap_columns=[0, 3]))
     return "\n".join(out) + "\n"
 

@@ -7,6 +7,9 @@ from typing import Any
 
 from tabulate import tabulate
 
+from kplan.cli.render import RenderOptions
+from kplan.cli.render.layout import table, visible_len, wrap
+
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
@@ -32,7 +35,12 @@ def _node_row(n: Mapping[str, Any], chosen: str | None) -> list[str]:
             "; ".join(_verdict(f) for f in others) or ("-" if failing else "")]
 
 
-def _scores(doc: Mapping[str, Any]) -> list[str]:
+def abbreviation(plugin: str) -> str:
+    """A plugin's initials (NodeResourcesFit → NRF), for score columns on a narrow terminal."""
+    return "".join(ch for ch in plugin if ch.isupper()) or plugin
+
+
+def _scores(doc: Mapping[str, Any], width: int | None = None) -> list[str]:
     scored = [n for n in doc["nodes"] if n["scores"] is not None]
     if not scored:
         return []
@@ -41,13 +49,26 @@ def _scores(doc: Mapping[str, Any]) -> list[str]:
     for rank, n in enumerate(scored, 1):
         rows.append([rank, n["name"], n["total"]] + [
             f"{n['scores'][p]['weighted']} ({n['scores'][p]['raw']}→{n['scores'][p]['normalized']})" for p in plugins])
-    head = "Scores of the feasible nodes (cell: weighted (raw→normalised); total = sum of weighted)"
+    cell = "weighted (raw→normalised)"
+    text = str(tabulate(rows, headers=["RANK", "NODE", "TOTAL"] + plugins, tablefmt="plain"))
+    legend = []
+    short = [abbreviation(p) for p in plugins]
+    if width is not None and visible_len(text) > width and len(set(short)) == len(short):
+        # plugin names abbreviated, with a legend; the ranking is the rows' order
+        legend = [wrap("Columns: " + ", ".join(f"{a} {p}" for a, p in zip(short, plugins, strict=True)) + ".",
+                       width, hanging="  ")]
+        text = str(tabulate([r[1:] for r in rows], headers=["NODE", "TOTAL"] + short, tablefmt="plain"))
+        if visible_len(text) > width:
+            cell = "weighted; -o json has the raw and normalised scores"
+            text = str(tabulate([[r[1], r[2]] + [n["scores"][p]["weighted"] for p in plugins]
+                                 for r, n in zip(rows, scored, strict=True)],
+                                headers=["NODE", "TOTAL"] + short, tablefmt="plain"))
+    head = f"Scores of the feasible nodes (cell: {cell}; total = sum of weighted)"
     if doc["decision"].get("scoresComputedByKplan"):
         head += "; kube-scheduler did not score here, kplan computed them for information"
-    out = [head + ":",
-           tabulate(rows, headers=["RANK", "NODE", "TOTAL"] + plugins, tablefmt="plain")]
-    notes = [f"  {n['name']}  {p}: {s['explanation']}" for n in scored for p, s in n["scores"].items()
-             if s.get("explanation")]
+    out = [wrap(head + ":", width), text, *legend]
+    notes = [wrap(f"  {n['name']}  {p}: {s['explanation']}", width, hanging="    ") for n in scored
+             for p, s in n["scores"].items() if s.get("explanation")]
     if notes:
         out += ["", "Why kplan's own score plugins scored as they did:"] + notes
     return out
@@ -69,58 +90,61 @@ def _decision(doc: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _preemption(p: Mapping[str, Any] | None, title: str = "Preemption (DefaultPreemption at this attempt):") -> list[str]:
+def _preemption(p: Mapping[str, Any] | None, title: str = "Preemption (DefaultPreemption at this attempt):",
+                width: int | None = None) -> list[str]:
     if p is None:
         return []
-    out = [title]
+    out = [wrap(title, width, hanging="  ")]
     if p["message"]:
-        out.append(f"  result: {p['message']}")
-    out.append(f"  potential nodes (rejected as Unschedulable, so removing pods may help): {p['potentialNodes']}")
+        out.append(wrap(f"result: {p['message']}", width, "  ", hanging="    "))
+    out.append(wrap(f"potential nodes (rejected as Unschedulable, so removing pods may help): {p['potentialNodes']}",
+                    width, "  ", hanging="    "))
     if p["candidates"]:
         rows = [[c["node"], ", ".join(f"{v['namespace']}/{v['name']} (priority {v['priority']})" for v in c["victims"]),
                  c["pdbViolations"]] for c in p["candidates"]]
-        out.append("  " + tabulate(rows, headers=["CANDIDATE", "VICTIMS", "PDB VIOLATIONS"],
-                                   tablefmt="plain").replace("\n", "\n  "))
+        out.append(table(rows, ["CANDIDATE", "VICTIMS", "PDB VIOLATIONS"], width, wrap_columns=[1], indent="  "))
         if p["candidatesTotal"] > len(p["candidates"]):
             out.append(f"  … {p['candidatesTotal'] - len(p['candidates'])} more candidates (--all-nodes lists them)")
     if p["failedReasons"]:
         out.append("  nodes where removing lower-priority pods does not help:")
         for g in p["failedReasons"]:
             more = ", …" if g["nodes"] > len(g["examples"]) else ""
-            out.append(f"    {g['nodes']} × {', '.join(g['reasons']) or g['code']} ({', '.join(g['examples'])}{more})")
+            out.append(wrap(f"{g['nodes']} × {', '.join(g['reasons']) or g['code']} ({', '.join(g['examples'])}{more})",
+                            width, "    ", hanging="      "))
     if p["nominatedNode"]:
-        out.append(f"  chosen node: {p['nominatedNode']} (the pod is nominated there; the victims are evicted)")
+        out.append(wrap(f"chosen node: {p['nominatedNode']} (the pod is nominated there; the victims are evicted)",
+                        width, "  ", hanging="    "))
     return out
 
 
-def _remediation(doc: Mapping[str, Any]) -> list[str]:
+def _remediation(doc: Mapping[str, Any], width: int | None = None) -> list[str]:
     out: list[str] = []
     if not doc["remediation"] and not doc["nearestNodes"] and not doc["moreNodes"]:
         return out
-    out.append("What would help (each change checked by re-running the scheduler on the cluster of this attempt):")
+    out.append(wrap("What would help (each change checked by re-running the scheduler on the cluster of this "
+                    "attempt):", width, hanging="  "))
     if doc["nearestNodes"]:
         rows = []
         for n in doc["nearestNodes"]:
             verdict = "yes" if n["fitsWithChanges"] else "no: " + "; ".join(n["stillRejectedBy"])
             rows.append([n["name"], ", ".join(n["lacks"]) or "-", verdict])
-        out.append("  " + tabulate(rows, headers=["NEAREST NODE", "LACKS", "FITS WITH THAT"],
-                                   tablefmt="plain").replace("\n", "\n  "))
+        out.append(table(rows, ["NEAREST NODE", "LACKS", "FITS WITH THAT"], width, wrap_columns=[1, 2], indent="  "))
     if doc["remediation"]:
         rows = [[c["change"], c["opensNodes"], ", ".join(c["nodes"]) + (", …" if c["opensNodes"] > len(c["nodes"]) else "")]
                 for c in doc["remediation"]]
-        out.append("  " + tabulate(rows, headers=["CHANGE TO THE POD", "OPENS NODES", "E.G."],
-                                   tablefmt="plain").replace("\n", "\n  "))
+        out.append(table(rows, ["CHANGE TO THE POD", "OPENS NODES", "E.G."], width, wrap_columns=[0, 2], indent="  "))
     m = doc["moreNodes"]
     if m:
         if m["count"] is not None:
-            out.append(f"  {_plural(m['count'], 'more node')} like {m['template']} would make it fit "
-                       "(smallest count, found by whole simulations).")
+            out.append(wrap(f"{_plural(m['count'], 'more node')} like {m['template']} would make it fit "
+                            "(smallest count, found by whole simulations).", width, "  ", hanging="    "))
         else:
-            out.append(f"  more nodes: {m['reason']}")
+            out.append(wrap(f"more nodes: {m['reason']}", width, "  ", hanging="    "))
     return out
 
 
-def explanation_table(doc: Mapping[str, Any]) -> str:
+def explanation_table(doc: Mapping[str, Any], opts: RenderOptions | None = None) -> str:
+    width = (opts or RenderOptions()).width
     pod, q = doc["pod"], doc["queue"]
     out = [f"Pod {pod['namespace']}/{pod['name']}",
            f"  Priority:  {pod['priority']}" + (f" ({pod['priorityClassName']})" if pod["priorityClassName"] else "")
@@ -131,37 +155,39 @@ def explanation_table(doc: Mapping[str, Any]) -> str:
     if doc["nominatedNode"] and doc["status"] != "Scheduled":
         out.append(f"  Nominated: {doc['nominatedNode']}")
     if doc["message"]:
-        out.append(f"  Message:   {doc['message']}")
+        out.append(wrap(f"  Message:   {doc['message']}", width, hanging=" " * 13))
     if doc["evictions"]:
-        out.append("  Evicted:   " + ", ".join(f"{e['namespace']}/{e['name']} on {e['node']}" for e in doc["evictions"]))
+        out.append(wrap("  Evicted:   " + ", ".join(f"{e['namespace']}/{e['name']} on {e['node']}"
+                                                    for e in doc["evictions"]), width, hanging=" " * 13))
     if len(doc["history"]) > 1:
         out.append("  Attempts:")
         for h in doc["history"]:
             what = f"scheduled on {h['node']}" if h["node"] else (h["message"] or "failed")
             if h["nominatedNode"]:
                 what += f" [nominated to {h['nominatedNode']}]"
-            out.append(f"    {h['attempt']}: {what}")
+            out.append(wrap(f"    {h['attempt']}: {what}", width, hanging="       "))
     if q["explainedAttempt"] is None:
         why = {"Gated": "its scheduling gates hold it back until they are removed"}.get(
             doc["status"], "no scheduler profile serves it" if doc["message"] else "it never reached the queue's head")
-        return "\n".join(out) + f"\n\nThe pod was never attempted: {why}.\n"
+        return "\n".join(out) + f"\n\n{wrap(f'The pod was never attempted: {why}.', width)}\n"
     out.append("")
     shown, total = doc["nodesShown"], doc["nodesTotal"]
     head = (f"Filters on {_plural(total, 'node')}" if shown == total else
             f"Filters on the top {shown} of {total} nodes (--all-nodes for all)")
-    out.append(head + " (FIRST FAILURE: what kube-scheduler records; ALSO REJECTED BY: every other plugin that "
-               "would reject the node):")
+    out.append(wrap(head + " (FIRST FAILURE: what kube-scheduler records; ALSO REJECTED BY: every other plugin "
+                    "that would reject the node):", width))
     rows = [_node_row(n, doc["decision"]["chosen"]) for n in doc["nodes"]]
-    out.append(tabulate(rows, headers=["NODE", "RESULT", "FIRST FAILURE", "ALSO REJECTED BY"], tablefmt="plain"))
+    out.append(table(rows, ["NODE", "RESULT", "FIRST FAILURE", "ALSO REJECTED BY"], width, wrap_columns=[2, 3]))
     if doc["reasons"]:
         out.append("")
         out.append(f"Reasons over all {_plural(total, 'node')}:")
-        out.append(tabulate([[r["plugin"], r["reason"], r["nodes"], r["firstFailureNodes"]] for r in doc["reasons"]],
-                            headers=["PLUGIN", "REASON", "NODES", "AS FIRST FAILURE"], tablefmt="plain"))
+        out.append(table([[r["plugin"], r["reason"], r["nodes"], r["firstFailureNodes"]] for r in doc["reasons"]],
+                         ["PLUGIN", "REASON", "NODES", "AS FIRST FAILURE"], width, wrap_columns=[1]))
     earlier = doc["earlierPreemption"]
     earlier_block = _preemption(earlier, f"Preemption at attempt {earlier['attempt']}, which nominated "
-                                f"{earlier['nominatedNode']}:") if earlier else []
-    for block in (_scores(doc), _decision(doc), _preemption(doc["preemption"]), earlier_block, _remediation(doc)):
+                                f"{earlier['nominatedNode']}:", width) if earlier else []
+    for block in (_scores(doc, width), _decision(doc), _preemption(doc["preemption"], width=width), earlier_block,
+                  _remediation(doc, width)):
         if block:
             out.append("")
             out.extend(block)

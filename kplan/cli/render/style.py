@@ -36,14 +36,16 @@ def usage_style(percent: int) -> str:
     return "green" if percent < 70 else "yellow" if percent < 90 else "red"
 
 
-def bar(percent: int | None, color: bool) -> str:
+def bar(percent: int | None, color: bool, glyphs: bool = False) -> str:
     """A ten-cell bar and the percentage: a cell per whole 10 % (the percentage's tens digit), so a
-    bar is full only at 100 %. ``None`` (nothing allocatable) draws dashes."""
+    bar is full only at 100 %. ``None`` (nothing allocatable) draws dashes. The fill is carried by
+    the glyphs, never by colour alone (NO_COLOR, colour-blind readers): on a terminal
+    ``█████░░░░░``, elsewhere ASCII ``#####.....``; colour is an extra."""
     if percent is None:
         return "-" * BAR_WIDTH + "   -"
     filled = min(max(percent, 0), 100) * BAR_WIDTH // 100
     label = f" {percent:3d}%"
-    if not color:
-        return "#" * filled + "." * (BAR_WIDTH - filled) + label
-    return (paint("━" * filled, usage_style(percent), True) + paint("━" * (BAR_WIDTH - filled), "bright_black", True)
-            + paint(label, usage_style(percent), True))
+    full, empty = ("█", "░") if glyphs or color else ("#", ".")
+    style = usage_style(percent)
+    return (paint(full * filled, style, color) + paint(empty * (BAR_WIDTH - filled), "bright_black", color)
+            + paint(label, style, color))

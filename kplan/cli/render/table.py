@@ -14,6 +14,7 @@ from typing import Any
 from tabulate import tabulate
 
 from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render.layout import table, usage, wrap
 from kplan.cli.render.style import bar, paint, status_style
 
 #: how much of the FitError the narrow table shows: kube-scheduler's sentence without the
@@ -50,7 +51,7 @@ def _headers(names: list[str], color: bool) -> list[str]:
     return [paint(h, "bold", color) if h else h for h in names]
 
 
-def _pods(doc: Document, wide: bool, color: bool) -> str:
+def _pods(doc: Document, wide: bool, color: bool, width: int | None = None) -> str:
     rows = []
     for p in doc["pods"]:
         row = [f"{p['namespace']}/{p['name']}", p["node"] or "<none>",
@@ -63,22 +64,24 @@ def _pods(doc: Document, wide: bool, color: bool) -> str:
     if not rows:
         return "No pending pods."
     headers = ["POD", "NODE", "STATUS"] + (["PRIORITY", "ATTEMPTS", "NOMINATED", "MESSAGE"] if wide else ["REASON"])
-    return str(tabulate(rows, headers=_headers(headers, color), tablefmt="plain"))
+    return table(rows, _headers(headers, color), width, wrap_columns=[len(headers) - 1], spill=True)
 
 
-def _usage(n: Mapping[str, Any], res: str, color: bool) -> list[str]:
-    return [f"{n['requested'][res]}/{n['allocatable'][res]}", bar(n["percent"][res], color)]
+def _usage(n: Mapping[str, Any], res: str, opts: RenderOptions) -> list[str]:
+    return [usage(res, n["requested"][res], n["allocatable"][res]),
+            bar(n["percent"][res], opts.color, glyphs=opts.terminal)]
 
 
-def _nodes(doc: Document, color: bool) -> str:
-    rows = [[n["name"], *_usage(n, "cpu", color), *_usage(n, "memory", color), f"{n['pods']}/{n['allocatable']['pods']}"]
+def _nodes(doc: Document, opts: RenderOptions) -> str:
+    rows = [[n["name"], *_usage(n, "cpu", opts), *_usage(n, "memory", opts), f"{n['pods']}/{n['allocatable']['pods']}"]
             for n in doc["nodes"]]
-    return str(tabulate(rows, headers=_headers(["NODE", "CPU", "", "MEMORY", "", "PODS"], color), tablefmt="plain"))
+    return str(tabulate(rows, headers=_headers(["NODE", "CPU", "", "MEMORY", "", "PODS"], opts.color),
+                        tablefmt="plain"))
 
 
 def _table(doc: Document, opts: RenderOptions, wide: bool) -> str:
     color = opts.color
-    out = [_pods(doc, wide, color)]
+    out = [_pods(doc, wide, color, opts.width)]
     if doc["preempted"]:
         out += ["", tabulate([[f"{e['namespace']}/{e['name']}", e["node"], e["preemptor"]] for e in doc["preempted"]],
                              headers=_headers(["EVICTED POD", "NODE", "PREEMPTED BY"], color), tablefmt="plain")]
@@ -89,7 +92,7 @@ def _table(doc: Document, opts: RenderOptions, wide: bool) -> str:
                 + (["yes" if r["kept"] else "no"] if kept else []) for r in replaced]
         out += ["", tabulate(rows, headers=_headers(["REPLACED POD", "NODE", "BY"] + (["STILL RUNNING"] if kept else []),
                                                     color), tablefmt="plain")]
-    out += ["", simulation_summary(doc), "", _nodes(doc, color)]
+    out += ["", wrap(simulation_summary(doc), opts.width), "", _nodes(doc, opts)]
     return "\n".join(out) + "\n"
 
 

@@ -38,10 +38,10 @@ def test_colour_changes_nothing_but_escape_codes_and_bar_cells(fmt: str) -> None
     plain = render(DOC, fmt, RenderOptions(color=False))
     coloured = render(DOC, fmt, RenderOptions(color=True))
     assert ANSI.search(coloured) and not ANSI.search(plain)
-    # without its escape codes the coloured text is the plain one, but for the bars: one character
-    # ('━', coloured or grey) where the plain bar has '#' and '.'
-    cells = str.maketrans({"#": "━", ".": "━"})
-    assert ANSI.sub("", coloured).translate(cells) == plain.translate(cells)
+    # without its escape codes the coloured text is the plain one, but for the bars' glyphs: a
+    # terminal's '█' and '░' where the plain bar has '#' and '.'
+    cells = str.maketrans({"█": "#", "░": "."})
+    assert ANSI.sub("", coloured).translate(cells) == plain
 
 
 def test_statuses_are_coloured_by_meaning() -> None:
@@ -49,6 +49,18 @@ def test_statuses_are_coloured_by_meaning() -> None:
     assert paint("Scheduled", "green", True) in out
     assert paint("Unschedulable", "bold red", True) in out
     assert paint("Gated", "yellow", True) in out
+
+
+GLYPH_BARS = [
+    ("half, without colour", 50, False, "█████░░░░░  50%"),
+    ("full", 100, False, "██████████ 100%"),
+    ("empty", 3, False, "░░░░░░░░░░   3%"),
+]
+
+
+@pytest.mark.parametrize(("percent", "color", "want"), [c[1:] for c in GLYPH_BARS], ids=[c[0] for c in GLYPH_BARS])
+def test_terminal_bars_carry_their_fill_in_glyphs_not_colour_alone(percent: int, color: bool, want: str) -> None:
+    assert ANSI.sub("", bar(percent, color, glyphs=True)) == want
 
 
 def test_bars_turn_yellow_then_red_as_a_node_fills() -> None:
