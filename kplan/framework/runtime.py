@@ -289,19 +289,27 @@ class Framework:
         else:
             nominated_rows = [r for node in nominator if (r := table.row_of.get(node)) is not None]
             positions = np.flatnonzero(np.isin(rows, nominated_rows)).tolist()
-        for k in positions:
-            row = int(rows[k])
-            nominated = nominator.yielding_to(pod, table.names[row])
-            if not nominated:
-                continue
-            fork = table.take([row])
+        yielding = [(k, nominated) for k in positions
+                    if (nominated := nominator.yielding_to(pod, table.names[int(rows[k])]))]
+        if not yielding:
+            return out
+        if any(pl.name not in state.skip_filter for pl in self.extensions):
+            # AddPod changes the cycle state, and each node needs its own: one fork per node
+            groups = [[entry] for entry in yielding]
+        else:
+            # the state stays as PreFilter left it, so one fork of all these nodes serves them all
+            groups = [yielding]
+        for group in groups:
+            fork = table.take([int(rows[k]) for k, _ in group])
             fork_state = state.clone()
-            for other in nominated:
-                fork.add_pod(other, 0)
-                self.add_pod_to_state(fork_state, pod, other, fork, 0)
-            first = self.run_filters(fork_state, pod, fork, np.zeros(1, dtype=np.int64))
-            if first.codes[0] != 0:
-                out.codes[k], out.reasons[k], out.plugins[k] = first.codes[0], first.reasons[0], first.plugins[0]
+            for at, (_, nominated) in enumerate(group):
+                for other in nominated:
+                    fork.add_pod(other, at)
+                    self.add_pod_to_state(fork_state, pod, other, fork, at)
+            first = self.run_filters(fork_state, pod, fork, np.arange(len(group)))
+            for at in np.flatnonzero(first.codes).tolist():
+                k = group[at][0]
+                out.codes[k], out.reasons[k], out.plugins[k] = first.codes[at], first.reasons[at], first.plugins[at]
         return out
 
     # ------------------------------------------------------------------ scoring
