@@ -8,6 +8,7 @@ pickOneNodeForPreemption's ordered criteria.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from kplan.model.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
 from kplan.model.selectors import selector_matches
 
 if TYPE_CHECKING:
+    from kplan.cluster.node_table import NodeTable
     from kplan.framework.runtime import Framework
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -92,6 +94,45 @@ def split_by_pdb(pods: list[Pod], pdbs: list[PodDisruptionBudget], allowed: dict
     return violating, fine
 
 
+class VictimOrder:
+    """Per row of one NodeTable: its pods in the order preemption adds them back (higher
+    priority first, then earlier start: MoreImportantPod), their negated priorities and their
+    requests over the table's resource columns. Built when a row is first asked for and dropped
+    when a pod joins or leaves it (a table listener), so a busy cluster's preemptors share it."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, tuple[list[Pod], list[int], np.ndarray]] = {}
+
+    @staticmethod
+    def of(table: NodeTable) -> VictimOrder:
+        for listener in table.listeners:
+            if isinstance(listener, VictimOrder):
+                return listener
+        order = VictimOrder()
+        table.listeners.append(order)
+        return order
+
+    def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
+        self.rows.pop(row, None)
+
+    def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
+        self.rows.pop(row, None)
+
+    def get(self, table: NodeTable, row: int) -> tuple[list[Pod], list[int], np.ndarray]:
+        found = self.rows.get(row)
+        if found is None:
+            pods = sorted(table.pods[row], key=importance_key)
+            neg_priority = [-p.priority for p in pods]
+            requests = np.zeros((len(pods), len(table.res)), dtype=np.int64)
+            for i, p in enumerate(pods):
+                for name, amount in p.requests.items():
+                    col = table.res.get(name)
+                    if col is not None:
+                        requests[i, col] = amount
+            found = self.rows[row] = (pods, neg_priority, requests)
+        return found
+
+
 class Evaluator:
     def __init__(self, framework: Framework, args: Any, handle: Any) -> None:
         self.fw = framework
@@ -123,7 +164,7 @@ class Evaluator:
         if not ok:
             return PreemptionOutcome(Status(Code.UNSCHEDULABLE, (msg,)))
 
-        potential = [int(r) for r in diagnosis.rows_with_code(Code.UNSCHEDULABLE)]
+        potential: list[int] = diagnosis.rows_with_code(Code.UNSCHEDULABLE).tolist()
         names = [table.names[r] for r in potential]
         if self.handle.lowest_name:
             order = sorted(range(len(potential)), key=lambda i: names[i].encode())
@@ -151,15 +192,22 @@ class Evaluator:
         violating: list[Candidate] = []
         statuses: dict[int, Status] = {}
         examined = len(tried)
-        for i in np.flatnonzero(has_victims):
+        resource_filter = self._resource_filter_alone(state)
+        batch = (_BatchReprieve(self, state, pod, resource_filter, tried, has_victims & fixed_passed, want)
+                 if resource_filter is not None else None)
+        for i in np.flatnonzero(has_victims).tolist():
             row = int(tried[i])
-            victims, n_violations, status = self.select_victims(state, pod, row, pdbs, allowed,
-                                                                fixed_passed=bool(fixed_passed[i]))
+            found = batch.victims_at(i) if batch is not None else None
+            if found is not None:
+                victims, n_violations, status = found, 0, OK
+            else:
+                victims, n_violations, status = self.select_victims(state, pod, row, pdbs, allowed,
+                                                                    fixed_passed=bool(fixed_passed[i]))
             if status.ok and victims:
                 c = Candidate(table.names[row], row, victims, n_violations)
                 (clean if n_violations == 0 else violating).append(c)
                 if clean and len(clean) + len(violating) >= want:
-                    examined = int(i) + 1
+                    examined = i + 1
                     break
                 continue
             if status.ok:
@@ -235,11 +283,16 @@ class Evaluator:
 
     def _resources_alone(self, state: CycleState, pod: Pod, node: str) -> Any:
         """The resource Filter plugin (one with ``reprieve``) if it alone can change its verdict
-        as victims are added back: every other filter either reads only the node's fixed
-        attributes (which passed with all victims removed) or was skipped at PreFilter, and no
-        nominated pod must be added first. None otherwise: the reprieve then runs every filter."""
+        as victims are added back on ``node`` (see _resource_filter_alone) and no nominated pod
+        must be added there first. None otherwise: the reprieve then runs every filter."""
         if self.handle.nominator.yielding_to(pod, node):
             return None
+        return self._resource_filter_alone(state)
+
+    def _resource_filter_alone(self, state: CycleState) -> Any:
+        """The resource Filter plugin (one with ``reprieve``) if every other filter either reads
+        only the node's fixed attributes (checked to pass on their own) or was skipped at
+        PreFilter; None otherwise."""
         found = None
         # the leading node-attribute filters are those fixed_filters_pass checked; one of that
         # kind placed after another filter (a custom order) is treated as any other filter
@@ -277,3 +330,91 @@ class Evaluator:
         if self.handle.lowest_name:
             return min(remaining, key=lambda c: c.node.encode())
         return remaining[int(self.handle.rng.integers(len(remaining)))]
+
+
+class _BatchReprieve:
+    """The dry run's shortcut for many nodes at once: where the resource filter alone decides
+    (Evaluator._resource_filter_alone), the node-attribute filters pass and no lower-priority pod
+    is guarded by a PodDisruptionBudget, the victims of every such node come from one vectorised
+    greedy walk (the resource plugin's ``reprieve_rows``). Nominated pods of at least the pod's
+    priority only add load there: with every other filter skipped or blind to pods, the filters'
+    pass with them added is the stricter of RunFilterPluginsWithNominatedPods' two. Nodes are
+    taken in the dry run's order, ``chunk`` eligible ones at a time, as the walk reaches them."""
+
+    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plugin: Any, tried: np.ndarray,
+                 eligible: np.ndarray, chunk: int) -> None:
+        self.ev, self.state, self.pod, self.plugin = evaluator, state, pod, plugin
+        self.tried = tried
+        self.positions: list[int] = np.flatnonzero(eligible).tolist() if hasattr(plugin, "reprieve_rows") else []
+        self.next = 0          # index into positions of the first position not computed yet
+        self.chunk = max(chunk, 32)
+        self.results: dict[int, list[Pod] | None] = {}
+        self.order = VictimOrder.of(evaluator.handle.snapshot.table)
+        # node → nominated pods this pod must leave room for, looked up once for all nodes
+        nominator = evaluator.handle.nominator
+        self.yielding = {node: found for node in nominator if (found := nominator.yielding_to(pod, node))}
+
+    def victims_at(self, i: int) -> list[Pod] | None:
+        """The victims on the node at position ``i`` of ``tried``; None where the shortcut does
+        not apply or the pod does not fit even with all lower-priority pods gone (the caller's
+        general path then decides, with the filters' own status)."""
+        if i not in self.results:
+            if self.next >= len(self.positions) or self.positions[self.next] > i:
+                return None
+            self._compute(self.positions[self.next:self.next + self.chunk])
+            self.next += self.chunk
+        return self.results.get(i)
+
+    def _compute(self, positions: list[int]) -> None:
+        table = self.ev.handle.snapshot.table
+        pdbs = self.ev.handle.snapshot.pdbs
+        pod = self.pod
+        limit = -pod.priority
+        picked: list[tuple[int, list[Pod], np.ndarray]] = []
+        rows: list[int] = []
+        for i in positions:
+            row = int(self.tried[i])
+            self.results[i] = None
+            pods, neg_priority, requests = self.order.get(table, row)
+            start = bisect_right(neg_priority, limit)
+            lower = pods[start:]
+            if pdbs and any(_guarded(p, pdbs) for p in lower):
+                continue
+            picked.append((i, lower, requests[start:]))
+            rows.append(row)
+        if not picked:
+            return
+        width = len(table.res)
+        counts = np.array([len(lower) for _, lower, _ in picked], dtype=np.int64)
+        stacked = np.zeros((len(picked), int(counts.max()), width), dtype=np.int64)
+        reserved = np.zeros((len(picked), width + 1), dtype=np.int64)   # the last column counts pods
+        for k, (_, lower, req) in enumerate(picked):
+            stacked[k, :len(lower), :req.shape[1]] = req
+            for other in self.yielding.get(table.names[rows[k]], ()):
+                reserved[k, width] += 1
+                for name, amount in other.requests.items():
+                    col = table.res.get(name)
+                    if col is not None:
+                        reserved[k, col] += amount
+        fits_all, victim = self.plugin.reprieve_rows(self.state, pod, table, np.array(rows, dtype=np.int64),
+                                                     stacked, counts, reserved)
+        for k in np.flatnonzero(fits_all).tolist():
+            self.results[picked[k][0]] = []
+        ks, js = np.nonzero(victim & fits_all[:, None])
+        for k, j in zip(ks.tolist(), js.tolist(), strict=True):
+            i, lower, _ = picked[k]
+            found = self.results[i]
+            assert found is not None
+            found.append(lower[j])
+
+
+def _guarded(pod: Pod, pdbs: list[PodDisruptionBudget]) -> bool:
+    """Whether evicting the pod would count against some PodDisruptionBudget (split_by_pdb)."""
+    if not pod.labels:
+        return False
+    for pdb in pdbs:
+        if pdb.namespace != pod.namespace or pdb.selector is None or pdb.selector.is_empty:
+            continue
+        if selector_matches(pdb.selector, pod.labels) and pod.name not in pdb.disrupted_pods:
+            return True
+    return False

@@ -263,6 +263,41 @@ class NodeResourcesFit(PluginBase):
                 victims.append(p)
         return victims
 
+    def reprieve_rows(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                      requests: np.ndarray, counts: np.ndarray, reserved: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``reprieve`` for many nodes at once. Row ``k`` of ``rows`` has ``counts[k]`` lower-priority
+        pods, whose requests (over the table's resource columns) are ``requests[k, :counts[k]]`` in
+        the order they are added back; ``reserved[k]`` is what other pods (nominated there) hold on
+        top of the node's own, per resource column and, in its last column, in pods. Returns (fits
+        with all of them gone per row, victim per row and pod): the same greedy walk as
+        ``reprieve``, one step per pod position for every node."""
+        checked = state.read(_PRE_FILTER_KEY)
+        if checked is None:
+            checked = self.checked_resources(pod)
+        k_rows, width = requests.shape[0], requests.shape[1]
+        cols = [table.column(name) for name, _ in checked]
+        wanted = np.array([q for _, q in checked], dtype=np.int64)
+        # a column added to the table after the requests were gathered is one no pod here uses
+        per_pod = np.zeros((k_rows, width, len(cols)), dtype=np.int64)
+        held = np.zeros((k_rows, len(cols)), dtype=np.int64)
+        for j, c in enumerate(cols):
+            if c < requests.shape[2]:
+                per_pod[:, :, j] = requests[:, :, c]
+                held[:, j] = reserved[:, c]
+        grid = np.ix_(np.array(cols, dtype=np.int64), rows)
+        free = (table.alloc_t[grid] - table.requested_t[grid]).T + per_pod.sum(axis=1) - held
+        slots = table.allowed_pods.take(rows) - table.pod_count.take(rows) + counts - reserved[:, -1]
+        fits_all = (slots >= 1) & (wanted <= free).all(axis=1)
+        victim = np.zeros((k_rows, width), dtype=bool)
+        for j in range(width):
+            present = j < counts
+            after = free - per_pod[:, j]
+            keep = present & (slots - 1 >= 1) & (wanted <= after).all(axis=1)
+            free = np.where(keep[:, None], after, free)
+            slots = slots - keep
+            victim[:, j] = present & ~keep
+        return fits_all, victim
+
     # -------------------------------------------------------------------------- score
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:

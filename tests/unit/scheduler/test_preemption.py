@@ -157,6 +157,20 @@ def test_preemption_messages(nodes: Any, running: Any, pod: Any, message: str) -
     assert result.pods[0].message == message
 
 
+def test_a_pod_nominated_to_a_node_holds_one_of_its_pod_slots_in_a_later_preemptors_dry_run() -> None:
+    # "first" evicts low-2 and is nominated to n1; "second" then finds n1 full counting "first",
+    # and its dry run must count that slot too, evicting low-1 at once (not after a retry)
+    nodes = [make_node("n1").alloc(cpu="8", pods=2)]
+    running = [make_pod("low-1").req(cpu="1").priority_class("low").node_name("n1"),
+               make_pod("low-2").req(cpu="1").priority_class("low").node_name("n1")]
+    pending = [make_pod("first").req(cpu="1").priority_class("high"),
+               make_pod("second").req(cpu="1").priority_class("high")]
+    result = simulate(nodes, pending, running, CLASSES)
+    assert [(o.pod.name, o.status, o.node, o.attempts) for o in result.pods] == [
+        ("first", "Scheduled", "n1", 2), ("second", "Scheduled", "n1", 2)]
+    assert [(e.pod.name, e.preemptor.name) for e in result.preempted] == [("low-2", "first"), ("low-1", "second")]
+
+
 def test_the_preemptor_is_nominated_and_lower_priority_pods_leave_its_room_alone() -> None:
     result = simulate([make_node("n1").alloc(cpu="2", pods=10)],
                       [make_pod("big").req(cpu="2").priority_class("high"),
@@ -266,14 +280,17 @@ pending_shapes = st.tuples(st.sampled_from(["mid", "high"]), st.sampled_from(["5
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
-@given(st.lists(running_shapes, max_size=12), st.lists(pending_shapes, min_size=1, max_size=4),
+@given(st.lists(running_shapes, max_size=12), st.lists(pending_shapes, min_size=1, max_size=6),
        st.sampled_from([None, 0, 1]))
 def test_the_resource_only_reprieve_chooses_what_the_filters_choose(
         running: list[tuple[int, str, str, str, str]], pending: list[tuple[str, str, str, bool]],
         budget: int | None) -> None:
-    # Evaluator._resources_alone lets NodeResourcesFit decide the reprieve on scalars when no
-    # other filter reads the node's pods; with it off, every step runs the filters on a fork
+    # When no other filter reads the node's pods, NodeResourcesFit decides the reprieve: for many
+    # nodes at once (_BatchReprieve, nominated pods as load), or node by node on scalars
+    # (Evaluator._resources_alone). With both off, every step runs the filters on a fork.
     from unittest.mock import patch
+
+    from kplan.framework.preemption import _BatchReprieve
 
     nodes = [make_node(f"n{i}").alloc(cpu="3", memory="4Gi", pods=3 + i) for i in range(3)]
     pods = [make_pod(f"r{k}").labels(app=app).req(cpu=cpu, memory=mem).priority_class(prio).node_name(f"n{row}")
@@ -286,12 +303,14 @@ def test_the_resource_only_reprieve_chooses_what_the_filters_choose(
 
     def run() -> list[tuple[Any, ...]]:
         result = simulate(nodes, wanted, pods, objects)
-        return [(o.pod.name, o.status, o.node, o.message, o.nominated_node) for o in result.pods] + [
+        return [(o.pod.name, o.status, o.node, o.message, o.nominated_node, o.attempts) for o in result.pods] + [
             (e.pod.name, e.node, e.preemptor.name) for e in result.preempted]
 
     fast = run()
-    with patch.object(Evaluator, "_resources_alone", lambda self, state, pod, node: None):
-        assert run() == fast
+    with patch.object(_BatchReprieve, "victims_at", lambda self, i: None):
+        assert run() == fast, "node by node on scalars"
+    with patch.object(Evaluator, "_resource_filter_alone", lambda self, state: None):
+        assert run() == fast, "every step on a fork"
 
 
 def test_a_node_attribute_filter_placed_after_the_resource_filter_still_decides_preemption() -> None:
@@ -307,3 +326,33 @@ def test_a_node_attribute_filter_placed_after_the_resource_filter_still_decides_
     result = simulate(nodes, [make_pod("big").req(cpu="1").priority_class("high")], running, CLASSES, config)
     assert outcome(result, "big").status == "Unschedulable"
     assert victims(result) == []
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["low", "mid"]), st.sampled_from(["500m", "1", "2"])),
+                min_size=4, max_size=16),
+       st.lists(st.tuples(st.sampled_from(["1", "2", "3"]), st.sampled_from(["mid", "high"])), min_size=2, max_size=8),
+       st.lists(st.integers(1, 5), min_size=4, max_size=4))
+def test_the_batched_reprieve_matches_the_filters_on_full_nodes_with_nominations(
+        running: list[tuple[int, str, str]], pending: list[tuple[str, str]], pod_limits: list[int]) -> None:
+    # full nodes with tight pod limits and several preemptors of equal priority, so that the
+    # dry run meets nominated pods it must leave room for and nodes one pod short of room
+    from unittest.mock import patch
+
+    from kplan.framework.preemption import _BatchReprieve
+
+    nodes = [make_node(f"n{i}").alloc(cpu="4", memory="8Gi", pods=limit) for i, limit in enumerate(pod_limits)]
+    pods = [make_pod(f"r{k}").req(cpu=cpu, memory="1Gi").priority_class(prio).node_name(f"n{row}")
+            for k, (row, prio, cpu) in enumerate(running)]
+    wanted = [make_pod(f"p{k}").req(cpu=cpu, memory="1Gi").priority_class(prio) for k, (cpu, prio) in enumerate(pending)]
+
+    def run() -> list[tuple[Any, ...]]:
+        result = simulate(nodes, wanted, pods, CLASSES)
+        return [(o.pod.name, o.status, o.node, o.message, o.nominated_node, o.attempts) for o in result.pods] + [
+            (e.pod.name, e.node, e.preemptor.name) for e in result.preempted]
+
+    batched = run()
+    with patch.object(_BatchReprieve, "victims_at", lambda self, i: None):
+        assert run() == batched, "node by node on scalars"
+    with patch.object(Evaluator, "_resource_filter_alone", lambda self, state: None):
+        assert run() == batched, "every step on a fork"
