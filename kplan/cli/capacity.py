@@ -45,6 +45,7 @@ def capacity(
     no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
+    from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.errors import InputError
@@ -62,7 +63,8 @@ def capacity(
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
     print_warnings(planner.warnings, quiet)
 
-    out = planner.capacity(replica, limit)
+    with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
+        out = planner.capacity(replica, limit)
     doc = capacity_document(template, label, out, limit)
     emit(render(doc, output, render_options()))
     if out.replicas == 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -71,7 +71,8 @@ def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None, conte
 def load_and_simulate(cluster: Sequence[str], manifests: Sequence[str], scheduler_config: str | None, *,
                       seed: int = 0, lowest_name: bool = False, keep_cycles: bool = False,
                       kubeconfig: str | None = None, context: str | None = None,
-                      namespace: str = "default", keep_existing: bool = False, progress: bool = True) -> Run:
+                      namespace: str = "default", keep_existing: bool = False, progress: bool = True,
+                      schedule_progress: Callable[[int, int], None] | None = None) -> Run:
     from kplan.plugins import in_tree_registry
 
     t0 = time.perf_counter()
@@ -84,6 +85,6 @@ def load_and_simulate(cluster: Sequence[str], manifests: Sequence[str], schedule
     load_seconds = time.perf_counter() - t0
     result = run_simulation(scenario.snapshot, config, registry, scenario.pending, seed=seed,
                             lowest_name=lowest_name, pdb_allowed=scenario.pdb_allowed, keep_cycles=keep_cycles,
-                            created_after=scenario.inputs.created_after)
+                            created_after=scenario.inputs.created_after, progress=schedule_progress)
     result.replaced = list(scenario.inputs.replaced)
     return Run(scenario, result, live_warnings + scenario.warnings, load_seconds)

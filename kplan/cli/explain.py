@@ -98,6 +98,7 @@ def pod(
     no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
+    from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.report.explain import explain_document
@@ -112,18 +113,20 @@ def pod(
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
     print_warnings(planner.warnings, quiet)
     explainer = PodExplainer(target.uid)
-    run = planner.simulate(observer=explainer)
-    ex = explain(run.result, explainer, target)
-    more = None
-    rem = ex.remedy
-    pending = len(loaded.inputs.pending)
-    if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated":
-        if node_search or (node_search is None and pending <= AUTO_NODE_SEARCH_PODS):
+    with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
+        run = planner.simulate(observer=explainer)
+        ex = explain(run.result, explainer, target)
+        more = None
+        rem = ex.remedy
+        pending = len(loaded.inputs.pending)
+        if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated" and \
+                (node_search or (node_search is None and pending <= AUTO_NODE_SEARCH_PODS)):
             more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit)
-        elif node_search is None:
-            more = {"template": None, "count": None,
-                    "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
-                    "(--node-search runs it)"}
+    if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated" and more is None \
+            and node_search is None:
+        more = {"template": None, "count": None,
+                "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
+                "(--node-search runs it)"}
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more)
     emit(render(doc, output, render_options()))
     if ex.outcome.status != SCHEDULED:

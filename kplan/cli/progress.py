@@ -1,5 +1,6 @@
-"""A rich progress bar on stderr for reading a live cluster, drawn only when stderr is a terminal
-(pipes, files and CI logs get no control sequences)."""
+"""Rich progress bars on stderr, for reading a live cluster and for scheduling runs, drawn only
+when stderr is a terminal (pipes, files and CI logs get no control sequences) and never with
+--quiet."""
 
 from __future__ import annotations
 
@@ -43,3 +44,74 @@ def list_progress(enabled: bool = True) -> Iterator[ProgressSink | None]:
                   TextColumn("{task.completed:,} objects"), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as progress:
         yield RichListProgress(progress)
+
+
+#: a run shorter than this shows no bar: it would only flicker. KPLAN_PROGRESS_AFTER (seconds)
+#: overrides it, for the tests that watch the bar on a pseudo-terminal
+SHOW_AFTER_SECONDS = 1.0
+#: the formats people read; documents and CI formats never get a bar, even on a terminal
+HUMAN_FORMATS = ("table", "wide")
+
+
+class RunProgress:
+    """The callback the planner and the simulation report to, (stage, pods tried, pods created):
+    a rich bar per stage with pods done of pending, rate and ETA, started only once the run has
+    lasted SHOW_AFTER_SECONDS, cleared when it ends."""
+
+    def __init__(self, clock: Any, after: float = SHOW_AFTER_SECONDS) -> None:
+        self._clock = clock
+        self._after = after
+        self._started = clock()
+        self._progress: Any = None
+        self._task: Any = None
+        self._stage = ""
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self._progress is None:
+            if self._clock() - self._started < self._after:
+                return
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                      TextColumn("pods"), TaskProgressColumn(),
+                                      TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+                                      console=Console(stderr=True), transient=True)
+            self._progress.start()
+        if stage != self._stage or self._task is None:
+            if self._task is not None:
+                self._progress.remove_task(self._task)
+            self._stage = stage
+            self._task = self._progress.add_task(stage, total=total, rate="")
+        task = self._progress.tasks[-1]
+        speed = task.speed
+        self._progress.update(self._task, completed=done, total=total,
+                              rate=f"{speed:,.0f} pods/s" if speed else "")
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+@contextmanager
+def run_progress(enabled: bool = True) -> Iterator[Any]:
+    """The progress callback of a scheduling run, or None: drawn only when ``enabled`` (not
+    --quiet, a format for people) and stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    import os
+    import time
+
+    bar = RunProgress(time.monotonic, float(os.environ.get("KPLAN_PROGRESS_AFTER") or SHOW_AFTER_SECONDS))
+    try:
+        yield bar
+    finally:
+        bar.close()

@@ -63,6 +63,7 @@ def simulate(
     no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import load_and_simulate, print_warnings
+    from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.report.check import failed
@@ -71,9 +72,12 @@ def simulate(
     t0 = time.perf_counter()
     quiet = is_quiet(ctx, quiet, verbose)
     check_format("SimulationResult", output)
-    run = load_and_simulate(cluster, [*(manifests or []), *filename], scheduler_config, seed=seed,
-                            lowest_name=tie_break == TieBreak.lowest_name, kubeconfig=kubeconfig, context=context,
-                            namespace=namespace, keep_existing=keep_existing, progress=not quiet)
+    with run_progress(not quiet and output in HUMAN_FORMATS) as bar:
+        run = load_and_simulate(cluster, [*(manifests or []), *filename], scheduler_config, seed=seed,
+                                lowest_name=tie_break == TieBreak.lowest_name, kubeconfig=kubeconfig, context=context,
+                                namespace=namespace, keep_existing=keep_existing, progress=not quiet,
+                                schedule_progress=None if bar is None else lambda done, total: bar("scheduling",
+                                                                                                   done, total))
     print_warnings(run.warnings, quiet)
     timing = {"loadSeconds": round(run.load_seconds, 4), "scheduleSeconds": round(run.result.schedule_seconds, 4)}
     doc = simulation_document(run.result, timing)

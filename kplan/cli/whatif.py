@@ -148,6 +148,7 @@ def whatif(
     no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
+    from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.io.scale import parse_scale, resolve_scale
@@ -171,7 +172,8 @@ def whatif(
     after_config = read_scheduler_config(scheduler_config, planner.registry) if scheduler_config else None
     print_warnings(planner.warnings, quiet)
     t1 = time.perf_counter()
-    result = planner.whatif(changes, after_config=after_config, until_fit=template, limit=until_fit_limit)
+    with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
+        result = planner.whatif(changes, after_config=after_config, until_fit=template, limit=until_fit_limit)
     t2 = time.perf_counter()
     doc = whatif_document(result)
     emit(render(doc, output, render_options(fail_on=fail_on, full=show_all)))

@@ -100,11 +100,15 @@ class SchedulerHandle:
         return False
 
 
+#: (pods tried at least once, pods created so far): how far a run is
+Progress = Callable[[int, int], None]
+
+
 class Simulation:
     def __init__(self, snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],
                  *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[int, int] | None = None,
                  keep_cycles: bool = False, observer: Observer | None = None,
-                 created_after: Mapping[str, str] | None = None) -> None:
+                 created_after: Mapping[str, str] | None = None, progress: Progress | None = None) -> None:
         self.snapshot = snapshot
         self.handle = SchedulerHandle(snapshot, config, seed, lowest_name, pdb_allowed or {})
         for spec in config.profiles:
@@ -114,6 +118,9 @@ class Simulation:
         self.pending = list(pending)
         self.keep_cycles = keep_cycles
         self.observer = observer
+        #: told (pods tried at least once, pods created) each time a pod is first tried: the CLI
+        #: draws its progress bar from it; the engine itself prints nothing
+        self.progress = progress
         self.records: dict[str, QueuedPod] = {}
         self.popped: list[QueuedPod] = []
         self.bound: dict[str, str] = {}
@@ -251,6 +258,8 @@ class Simulation:
             if q.first_pop < 0:
                 q.first_pop = len(self.popped)
                 self.popped.append(q)
+                if self.progress is not None:
+                    self.progress(len(self.popped), len(self.pending))
             if self.cycle(q):
                 self._changed_since_error = True
             if self._stop:

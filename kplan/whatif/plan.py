@@ -107,6 +107,9 @@ class Planner:
         self.lowest_name = lowest_name
         self._base: Built | None = build(fresh(inputs))
         self.warnings = list(self._base.warnings)
+        #: told (what the run is, pods tried, pods created) as each run goes: the CLI's progress
+        #: bar; the planner prints nothing
+        self.progress: Callable[[str, int, int], None] | None = None
 
     # -------------------------------------------------------------------------- runs
 
@@ -119,16 +122,21 @@ class Planner:
         return inputs, self.build(fresh(inputs))
 
     def simulation(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
-                   observer: Observer | None = None, keep_cycles: bool = False) -> tuple[Any, Built, Simulation]:
+                   observer: Observer | None = None, keep_cycles: bool = False,
+                   stage: str = "scheduling") -> tuple[Any, Built, Simulation]:
         inputs, built = self._built(inputs)
+        report = self.progress
         sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending, seed=self.seed,
                          lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
-                         observer=observer, created_after=getattr(built.inputs, "created_after", None))
+                         observer=observer, created_after=getattr(built.inputs, "created_after", None),
+                         progress=None if report is None else lambda done, total: report(stage, done, total))
         return inputs, built, sim
 
     def simulate(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
-                 observer: Observer | None = None, keep_cycles: bool = False, applied: Applied | None = None) -> Run:
-        inputs, built, sim = self.simulation(inputs, config=config, observer=observer, keep_cycles=keep_cycles)
+                 observer: Observer | None = None, keep_cycles: bool = False, applied: Applied | None = None,
+                 stage: str = "scheduling") -> Run:
+        inputs, built, sim = self.simulation(inputs, config=config, observer=observer, keep_cycles=keep_cycles,
+                                             stage=stage)
         result = sim.run()
         result.replaced = list(built.inputs.replaced)
         return Run(inputs, built, result, applied)
@@ -178,11 +186,11 @@ class Planner:
 
     def whatif(self, changes: Sequence[Change], *, after_config: SchedulerConfig | None = None,
                until_fit: str | Node | None = None, limit: int = DEFAULT_SEARCH_LIMIT) -> WhatIf:
-        before = self.simulate()
+        before = self.simulate(stage="before")
         changed, applied = self.changed(changes)
         fit: UntilFit | None = None
         if until_fit is None:
-            after = self.simulate(changed, config=after_config, applied=applied)
+            after = self.simulate(changed, config=after_config, applied=applied, stage="after")
         else:
             after, fit = self._until_fit(changed, applied, until_fit, after_config, limit)
         deleted = [f.pod for f in (after.applied or applied).deleted]
@@ -192,7 +200,7 @@ class Planner:
     def _until_fit(self, changed: Any, applied: Applied, template: str | Node, config: SchedulerConfig | None,
                    limit: int) -> tuple[Run, UntilFit]:
         name = template if isinstance(template, str) else template.name
-        base = self.simulate(changed, config=config, applied=applied)
+        base = self.simulate(changed, config=config, applied=applied, stage="after")
         if all_fit(base.result):
             return base, UntilFit(name, 0, "every pending pod already fits", {0: True})
         misfits = [o.pod.key for o in base.result.pods if o.status not in (SCHEDULED, GATED)]
@@ -215,7 +223,7 @@ class Planner:
             more, more_applied = self.changed([CloneNode(template, k)], changed)
             merged = Applied(applied.changes + more_applied.changes, applied.added_nodes + more_applied.added_nodes,
                              applied.removed_nodes, applied.cordoned_nodes, applied.pods)
-            run = self.simulate(more, config=config, applied=merged)
+            run = self.simulate(more, config=config, applied=merged, stage=f"until fit: {k} more")
             return all_fit(run.result), run
 
         found: SearchResult[Run] = smallest_passing(probe, limit, start=bound or 1)
@@ -281,7 +289,7 @@ class Planner:
 
         def probe(k: int) -> tuple[bool, Run]:
             changed, applied = self.changed([CloneNode(template, k)])
-            run = self.simulate(changed, applied=applied, observer=stop_once_bound)
+            run = self.simulate(changed, applied=applied, observer=stop_once_bound, stage=f"node search: {k} more")
             o = run.result.outcome(*key.split("/", 1))
             return o is not None and o.status == SCHEDULED, run
 
@@ -290,6 +298,6 @@ class Planner:
     # -------------------------------------------------------------------------- capacity
 
     def capacity(self, make_replica: Callable[[int], Pod], limit: int) -> CapacityOutcome:
-        _, _, sim = self.simulation()
+        _, _, sim = self.simulation(stage="capacity")
         sim.start()
         return fill(sim, make_replica, limit)
