@@ -185,10 +185,10 @@ class Applier:
         """Admission of one new pod (LimitRange defaults), its ephemeral claims, its parse."""
         ns, _ = _meta(d)
         apply_limit_ranges(d, self._limit_ranges(ns))
-        for claim in ephemeral_claims(d):
+        pod = parse_pod(d, source, keep_raw=True)
+        for claim in ephemeral_claims(d, pod.uid):
             claim["metadata"]["uid"] = self.claim_names.uid()
             self.add_claim(claim, f"{source}: ephemeral volume claim")
-        pod = parse_pod(d, source, keep_raw=True)
         spec = sub(d, "spec")
         self.inputs.explicit[pod.uid] = (spec.get("priority") is not None, spec.get("preemptionPolicy") is not None)
         return pod

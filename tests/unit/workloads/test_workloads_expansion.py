@@ -330,10 +330,10 @@ def test_limit_range_annotates_the_pod_like_the_limitranger():
 
 
 def test_generic_ephemeral_volumes_get_claims_owned_by_the_pod():
-    pod = {"metadata": {"name": "p", "namespace": "ns", "uid": "u1"},
+    pod = {"metadata": {"name": "p", "namespace": "ns"},
            "spec": {"volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {
                "metadata": {"labels": {"a": "b"}}, "spec": {"accessModes": ["ReadWriteOnce"]}}}}]}}
-    (claim,) = ephemeral_claims(pod)
+    (claim,) = ephemeral_claims(pod, "u1")
     assert claim["metadata"]["name"] == "p-scratch" and claim["metadata"]["namespace"] == "ns"
     assert claim["metadata"]["labels"] == {"a": "b"}
     assert claim["metadata"]["ownerReferences"][0]["uid"] == "u1"
