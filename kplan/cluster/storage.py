@@ -8,14 +8,19 @@ Three views, as upstream has them:
   with the bindings VolumeBinding assumed at Reserve and has not written yet
   (plugins/volumebinding/assume_cache.go);
 * PVC reference counts of the pods on nodes (``is_pvc_used_by_pods``: the snapshot's
-  StorageInfos; framework/types.go ``PVCRefCounts``), kept up to date as a NodeTable listener.
+  StorageInfos; framework/types.go ``PVCRefCounts``), kept up to date as a NodeTable listener;
+* the VolumeAttachments by node (``attached_volumes``), which NodeVolumeLimits counts besides
+  the volumes of the node's pods.
 
 What kplan lets happen "instantly", like the API writes of reference section 12, is done here
 by small emulations of the controllers involved, each documented where it is:
 DefaultStorageClass admission (``admit_claim``), the PV controller binding claims that do not
 wait for a consumer (``settle``), and, at PreBind, the PV controller completing a binding and
-the external provisioner creating a volume (``bind``, ``provision``). Each write is also
-recorded as an event (``drain_events``) so that the queue can offer it to waiting pods.
+the external provisioner creating a volume (``bind``, ``provision``), and the attach/detach
+controller attaching the CSI volumes of a pod bound to a node and detaching them when the last
+pod using them there is deleted (``pod_bound``, ``pod_deleted``). Each write the scheduler
+watches is also recorded as an event (``drain_events``) so that the queue can offer it to
+waiting pods.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from kplan.model.objects import Node, Pod
 from kplan.model.selectors import IN, NodeSelector, NodeSelectorTerm, Requirement
 from kplan.model.storage import (
+    ANN_BETA_STORAGE_CLASS,
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
     ANN_SELECTED_NODE,
@@ -42,6 +48,7 @@ from kplan.model.storage import (
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
+    VolumeAttachment,
 )
 
 if TYPE_CHECKING:
@@ -49,6 +56,7 @@ if TYPE_CHECKING:
 
 PV_ADD, PV_UPDATE, PVC_ADD, PVC_UPDATE = "PersistentVolumeAdd", "PersistentVolumeUpdate", \
     "PersistentVolumeClaimAdd", "PersistentVolumeClaimUpdate"
+VOLUME_ATTACHMENT_DELETE = "VolumeAttachmentDelete"
 
 #: csi-translation-lib: in-tree plugin (and in-tree provisioner) name → CSI driver name
 IN_TREE_TO_CSI = {
@@ -200,7 +208,8 @@ class StorageState:
 
     def __init__(self, claims: Sequence[PersistentVolumeClaim] = (), volumes: Sequence[PersistentVolume] = (),
                  classes: Sequence[StorageClass] = (), csi_nodes: Sequence[CSINode] = (),
-                 csi_drivers: Sequence[CSIDriver] = (), capacities: Sequence[CSIStorageCapacity] = ()) -> None:
+                 csi_drivers: Sequence[CSIDriver] = (), capacities: Sequence[CSIStorageCapacity] = (),
+                 attachments: Sequence[VolumeAttachment] = ()) -> None:
         self.pvcs: dict[str, PersistentVolumeClaim] = {c.key: c for c in claims}
         self.pvs: LoggedDict = LoggedDict((v.name, v) for v in volumes)
         self.classes: dict[str, StorageClass] = {c.name: c for c in classes}
@@ -214,6 +223,12 @@ class StorageState:
         self._events: list[tuple[str, Any]] = []
         #: (namespace, name) of the claims each provisioned volume was made for, in order
         self.provisioned: list[str] = []
+        #: node name → (PV name or None) → the VolumeAttachments of that volume on the node
+        self._attached: dict[str, dict[str | None, list[VolumeAttachment]]] = {}
+        #: the nodes whose VolumeAttachments changed, in order: per-node counts catch up from it
+        self.attach_log: list[str] = []
+        for va in attachments:
+            self._attach(va)
 
     # ------------------------------------------------------------------ the API objects
 
@@ -308,6 +323,86 @@ class StorageState:
     def is_pvc_used_by_pods(self, key: str) -> bool:
         return self.pvc_refs.get(key, 0) > 0
 
+    # ------------------------------------------------------------------ VolumeAttachments
+
+    def _attach(self, va: VolumeAttachment) -> None:
+        self._attached.setdefault(va.node_name, {}).setdefault(va.pv_name, []).append(va)
+        self.attach_log.append(va.node_name)
+
+    def attachments(self, node: str) -> list[VolumeAttachment]:
+        """The VolumeAttachments naming ``node``, by volume name then attachment name."""
+        by_pv = self._attached.get(node, {})
+        return [va for pv in sorted(by_pv, key=lambda n: n or "") for va in sorted(by_pv[pv], key=lambda a: a.name)]
+
+    def attachment_count(self, node: str) -> int:
+        """How many VolumeAttachments name ``node``: at most what NodeVolumeLimits counts of them."""
+        return sum(len(vas) for vas in self._attached.get(node, {}).values())
+
+    def attached_volumes(self, node: str) -> dict[str, str]:
+        """getNodeVolumeAttachmentInfo: unique volume name ``<attacher>/<volume handle>`` →
+        attacher, for each attachment to ``node`` with an attacher and a PersistentVolume that
+        exists (the API object) with a CSI source."""
+        out: dict[str, str] = {}
+        for pv_name, vas in self._attached.get(node, {}).items():
+            pv = self.pvs.get(pv_name) if pv_name is not None else None
+            if pv is None or pv.csi is None:
+                continue
+            for va in vas:
+                if va.attacher:
+                    out[f"{va.attacher}/{pv.csi[1]}"] = va.attacher
+        return out
+
+    def attachable_pvs(self, pod: Pod) -> list[PersistentVolume]:
+        """The volumes the attach/detach controller attaches for ``pod``: the CSI volume of each
+        bound claim (a generic ephemeral volume's only if the pod owns its claim) whose
+        CSIDriver does not opt out with ``attachRequired: false`` (a driver without a CSIDriver
+        object needs attaching). Deviation: in-tree volumes migrated to CSI are not attached."""
+        out = []
+        for v in pod.volumes:
+            if not v.claim_name:
+                continue
+            claim = self.pvcs.get(f"{pod.namespace}/{v.claim_name}")
+            if claim is None or not claim.volume_name:
+                continue
+            if v.ephemeral and not any(o.controller and o.uid == pod.uid for o in claim.owners):
+                continue
+            pv = self.pvs.get(claim.volume_name)
+            if pv is None or pv.csi is None:
+                continue
+            driver = self.csi_drivers.get(pv.csi[0])
+            if driver is not None and not driver.attach_required:
+                continue
+            out.append(pv)
+        return out
+
+    def pod_bound(self, pod: Pod, node: str) -> None:
+        """The attach/detach controller, for a pod the run binds to ``node``: an attachment
+        ``csi-<pv>-<node>`` of each of its volumes that has none there yet (the real name is a
+        hash of the same three parts; kplan keeps it readable). The input's running pods are
+        a steady state: they have the attachments the input lists, no more."""
+        if not pod.volumes:
+            return
+        for pv in self.attachable_pvs(pod):
+            if not self._attached.get(node, {}).get(pv.name):
+                assert pv.csi is not None
+                self._attach(VolumeAttachment(f"csi-{pv.name}-{node}", pv.csi[0], node, pv.name,
+                                              source=f"attached for Pod {pod.key}"))
+
+    def pod_deleted(self, pod: Pod, node: str, remaining: Sequence[Pod]) -> None:
+        """The attach/detach controller, for a pod deleted from ``node`` (where ``remaining`` still
+        run): the attachments of its volumes go unless another pod there still uses the volume.
+        Each deletion is an event (NodeVolumeLimits waits for it)."""
+        on_node = self._attached.get(node)
+        if not on_node or not pod.volumes:
+            return
+        still = {pv.name for other in remaining if other.volumes for pv in self.attachable_pvs(other)}
+        for pv in self.attachable_pvs(pod):
+            if pv.name in still:
+                continue
+            for va in on_node.pop(pv.name, []):
+                self.attach_log.append(node)
+                self.emit(VOLUME_ATTACHMENT_DELETE, va)
+
     # ------------------------------------------------------------------ events
 
     def emit(self, kind: str, obj: Any) -> None:
@@ -323,8 +418,6 @@ class StorageState:
         """DefaultStorageClass admission (and the PV controller's retroactive default class for
         an unbound claim): a claim with no class at all (nil, no beta annotation) gets the
         default StorageClass's name."""
-        from kplan.model.storage import ANN_BETA_STORAGE_CLASS
-
         if claim.storage_class_name is not None or ANN_BETA_STORAGE_CLASS in claim.annotations or claim.volume_name:
             return claim
         sc = default_class(self.classes.values())

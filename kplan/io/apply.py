@@ -36,6 +36,7 @@ from kplan.model.parse import (
     parse_persistent_volume_claim,
     parse_pod,
     parse_storage_class,
+    parse_volume_attachment,
 )
 from kplan.workloads import WORKLOAD_KINDS, NameGenerator, apply_limit_ranges, ephemeral_claims, expand
 from kplan.workloads.common import sub
@@ -47,6 +48,7 @@ STORAGE_PARSERS = {
     "CSINode": parse_csi_node,
     "CSIDriver": parse_csi_driver,
     "CSIStorageCapacity": parse_csi_storage_capacity,
+    "VolumeAttachment": parse_volume_attachment,
 }
 #: kinds kplan reads but does not turn into typed objects itself
 HANDLED_KINDS = ("LimitRange", *WORKLOAD_KINDS)

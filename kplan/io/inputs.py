@@ -3,7 +3,7 @@
 Kinds used: Node, Pod, Namespace, PriorityClass, PodDisruptionBudget, and Service, ReplicaSet,
 StatefulSet, ReplicationController (their selectors switch on default topology spreading),
 the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver,
-CSIStorageCapacity) and LimitRange. Other kinds are reported once per kind as skipped. Pods
+CSIStorageCapacity, VolumeAttachment) and LimitRange. Other kinds are reported once per kind as skipped. Pods
 with ``spec.nodeName`` are running; pods without are pending, in the order given (cluster files
 first, then manifests). Manifests are applied by io/apply.py: workloads become the pods their
 controllers create, and replace the same workloads of the cluster.
@@ -178,7 +178,8 @@ def storage_state(inputs: Inputs) -> StorageState:
     """The storage objects, with the claims the PV controller would already have bound."""
     storage = StorageState(inputs.storage_of("PersistentVolumeClaim"), inputs.storage_of("PersistentVolume"),
                            inputs.storage_of("StorageClass"), inputs.storage_of("CSINode"),
-                           inputs.storage_of("CSIDriver"), inputs.storage_of("CSIStorageCapacity"))
+                           inputs.storage_of("CSIDriver"), inputs.storage_of("CSIStorageCapacity"),
+                           inputs.storage_of("VolumeAttachment"))
     storage.settle({n.name: n for n in inputs.nodes})
     return storage
 

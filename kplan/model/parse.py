@@ -61,6 +61,7 @@ from kplan.model.storage import (
     PersistentVolumeClaim,
     StorageClass,
     TopologySelectorTerm,
+    VolumeAttachment,
 )
 
 DEFAULT_MILLI_CPU_REQUEST = 100
@@ -955,7 +956,22 @@ def parse_csi_node(d: Mapping[str, Any], source: str = "") -> CSINode:
 def parse_csi_driver(d: Mapping[str, Any], source: str = "") -> CSIDriver:
     name, where = _cluster_scoped(d, source, "CSIDriver")
     spec = _map(d.get("spec"), where, "spec")
-    return CSIDriver(name, bool(spec.get("storageCapacity")), source)
+    attach = spec.get("attachRequired")
+    return CSIDriver(name, bool(spec.get("storageCapacity")), attach is None or bool(attach), source)
+
+
+def parse_volume_attachment(d: Mapping[str, Any], source: str = "") -> VolumeAttachment:
+    name, where = _cluster_scoped(d, source, "VolumeAttachment")
+    spec = _map(d.get("spec"), where, "spec")
+    src = _map(spec.get("source"), where, "spec.source")
+    pv = src.get("persistentVolumeName")
+    return VolumeAttachment(
+        name=name,
+        attacher=_str(spec.get("attacher"), where, "spec.attacher"),
+        node_name=_str(spec.get("nodeName"), where, "spec.nodeName"),
+        pv_name=_str(pv, where, "spec.source.persistentVolumeName") if pv is not None else None,
+        source=source,
+    )
 
 
 def parse_csi_storage_capacity(d: Mapping[str, Any], source: str = "") -> CSIStorageCapacity:

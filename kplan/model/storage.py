@@ -1,7 +1,7 @@
 """Storage objects as the volume plugins read them (parsed in parse.py).
 
-PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver and
-CSIStorageCapacity, reduced to the fields kube-scheduler's volume plugins and the controllers
+PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver,
+CSIStorageCapacity and VolumeAttachment, reduced to the fields kube-scheduler's volume plugins and the controllers
 kplan emulates (PV binder, external provisioner) use. Capacities are integer bytes.
 Frozen values: a binding is a new object (``dataclasses.replace``), kept by cluster/storage.py.
 """
@@ -151,6 +151,23 @@ class CSINode:
 class CSIDriver:
     name: str
     storage_capacity: bool = False
+    #: spec.attachRequired, true when unset (the API default): the attach/detach controller
+    #: creates VolumeAttachments for the driver's volumes
+    attach_required: bool = True
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeAttachment:
+    """storage.k8s.io/v1 VolumeAttachment: a volume attached, or being attached or detached."""
+
+    name: str
+    #: spec.attacher: the CSI driver's name
+    attacher: str
+    #: spec.nodeName
+    node_name: str
+    #: spec.source.persistentVolumeName, None for an inline volume source
+    pv_name: str | None = None
     source: str = ""
 
 

@@ -1,19 +1,29 @@
-"""NodeVolumeLimits (plugins/nodevolumelimits/csi.go and utils.go, v1.34.1).
+"""NodeVolumeLimits (plugins/nodevolumelimits/csi.go, v1.34.1).
 
 PreFilter: Skip unless the pod has a ``persistentVolumeClaim`` or generic ephemeral volume, or
 an inline in-tree volume the CSI translation can migrate (GCE PD, AWS EBS, Azure Disk here).
 
 Filter, per node (``CSILimits.Filter``): the pod's volumes are turned into unique CSI volume
-names ``<driver>/<handle>`` keyed by the driver's limit key ``attachable-volumes-csi-<driver>``
-(``GetCSIAttachLimitKey``): a bound claim by its volume's CSI source (or, for an in-tree volume
-of a plugin whose migration is on for the node, i.e. AWS EBS, GCE PD, Azure Disk, Cinder or
-Portworx with a CSINode present, the translated driver); an unbound claim by its class's
-provisioner and a per-claim handle. Volumes already used by pods on the node are not counted
-twice. The limits are the node's ``attachable-volumes-*`` allocatable, overridden by the
-CSINode's ``drivers[].allocatable.count``. When attached + new exceeds a limit:
-``node(s) exceed max volume count`` (Unschedulable). A claim of the pod that cannot be found is
-U&U (``looking up PVC <ns>/<name>: persistentvolumeclaim "<name>" not found``); VolumeRestrictions
-or VolumeBinding normally reject such a pod at PreFilter first.
+names ``<driver>/<handle>`` with their driver (``filterAttachableVolumes``): a bound claim by its
+volume's CSI source (or, for an in-tree volume of a plugin whose migration is on for the node,
+i.e. AWS EBS, GCE PD, Azure Disk, Cinder or Portworx with a CSINode present, the translated
+driver); an unbound claim by its class's provisioner and a per-claim handle. The limits are the
+node's CSINode ``drivers[].allocatable.count`` by driver name (1.34 no longer reads the node's
+``attachable-volumes-*`` allocatable). The attached count of a driver is the unique volumes of
+the node's pods, plus the node's VolumeAttachments (``getNodeVolumeAttachmentInfo``: attacher
+and the CSI handle of the named PersistentVolume) that no pod there uses; a volume of the pod
+that a pod of the node already uses is not new. When attached + new exceeds a limit:
+``node(s) exceed max volume count`` (Unschedulable).
+
+The attachments are the cluster's (cluster/storage.py: the input's and those the attach/detach
+controller makes for bound pods), not the node view's, so a preemption dry run that removes a
+pod still counts the attachment of its volume: evicting it does not free the slot. A volume
+attached through an attachment only is also still new for the pod (upstream removes only pods'
+volumes from the new ones).
+
+A claim of the pod that cannot be found is U&U (``looking up PVC <ns>/<name>:
+persistentvolumeclaim "<name>" not found``); VolumeRestrictions or VolumeBinding normally reject
+such a pod at PreFilter first.
 
 Deviation: in-tree volume handles are not rewritten as the translation library does (e.g. the
 zone path of a GCE PD); they only need to be unique per disk for the count.
@@ -21,16 +31,14 @@ zone path of a GCE PD); they only need to be unique per disk for the count.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import weakref
 from collections import Counter
-from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable, PodTally
-from kplan.cluster.storage import IN_TREE_TO_CSI, StorageState
+from kplan.cluster.storage import IN_TREE_TO_CSI, VOLUME_ATTACHMENT_DELETE, StorageState
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import ASSIGNED_POD_DELETE, CSI_NODE_ADD, PVC_ADD, ClusterEvent
 from kplan.framework.interfaces import PreFilterResult
@@ -43,8 +51,6 @@ from kplan.plugins.volumebinding import ephemeral_owner_error, not_found, storag
 NAME = "NodeVolumeLimits"
 REASON = "node(s) exceed max volume count"
 _REASON_ID = reason_id(REASON)
-CSI_ATTACH_LIMIT_PREFIX = "attachable-volumes-csi-"
-RESOURCE_NAME_LENGTH_LIMIT = 63
 #: in-tree plugins whose CSI migration is on (isCSIMigrationOn) once the node has a CSINode
 MIGRATION_ON = frozenset({"kubernetes.io/aws-ebs", "kubernetes.io/gce-pd", "kubernetes.io/azure-disk",
                           "kubernetes.io/cinder", "kubernetes.io/portworx-volume"})
@@ -52,15 +58,6 @@ MIGRATION_ON = frozenset({"kubernetes.io/aws-ebs", "kubernetes.io/gce-pd", "kube
 _INLINE_PLUGINS = {"gce": "kubernetes.io/gce-pd", "aws": "kubernetes.io/aws-ebs", "azure-disk": "kubernetes.io/azure-disk"}
 #: stands for upstream's random per-scheduler prefix of unbound claims' handles
 _UNBOUND_PREFIX = "kplan-unbound"
-
-
-@functools.lru_cache(maxsize=256)
-def attach_limit_key(driver: str) -> str:
-    """volumeutil.GetCSIAttachLimitKey."""
-    if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= RESOURCE_NAME_LENGTH_LIMIT:
-        digest = hashlib.sha1(driver.encode()).hexdigest()[:16]
-        return CSI_ATTACH_LIMIT_PREFIX + driver[:23] + digest
-    return CSI_ATTACH_LIMIT_PREFIX + driver
 
 
 def migration_on(has_csi_node: bool, plugin: str) -> bool:
@@ -105,7 +102,7 @@ class _Lookup(Exception):
 
 def attachable_volumes(st: StorageState, has_csi_node: bool, pod: Pod, new_pod: bool) -> dict[str, str]:
     """filterAttachableVolumes on a node with or without a CSINode (all it reads of the node):
-    unique volume name → limit key."""
+    unique volume name → driver name."""
     out: dict[str, str] = {}
     for v in pod.volumes:
         if not v.claim_name:
@@ -123,7 +120,7 @@ def attachable_volumes(st: StorageState, has_csi_node: bool, pod: Pod, new_pod: 
             continue
         driver, handle = _driver_info(st, has_csi_node, claim)
         if driver and handle:
-            out[f"{driver}/{handle}"] = attach_limit_key(driver)
+            out[f"{driver}/{handle}"] = driver
     return out
 
 
@@ -136,7 +133,7 @@ def _inline(has_csi_node: bool, v: Volume, out: dict[str, str]) -> None:
         return
     driver = IN_TREE_TO_CSI[plugin]
     ident = _ebs_id(v.disk[1]) if v.disk[0] == "aws" else v.disk[1]
-    out[f"{driver}/{ident}"] = attach_limit_key(driver)
+    out[f"{driver}/{ident}"] = driver
 
 
 def _counted(v: Volume) -> bool:
@@ -148,39 +145,90 @@ def _pod_wants_check(pod: Pod) -> bool:
     return any(_counted(v) for v in pod.volumes)
 
 
-def volume_limits(allocatable: Mapping[str, int], csi_node: CSINode | None) -> dict[str, int]:
-    """getVolumeLimits: the node's attachable-volumes-* allocatable, then the CSINode's counts."""
-    limits = {k: v for k, v in allocatable.items() if k.startswith("attachable-volumes-")}
-    if csi_node is not None:
-        for d in csi_node.drivers:
-            if d.count is not None:
-                limits[attach_limit_key(d.name)] = d.count
-    return limits
+def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
+    """getVolumeLimits: driver name → the CSINode's allocatable count, for the drivers that set one."""
+    if csi_node is None:
+        return {}
+    return {d.name: d.count for d in csi_node.drivers if d.count is not None}
+
+
+@dataclass(frozen=True)
+class AttachCount:
+    """One driver's count on one node, as the Filter made it: what is attached (volumes of the
+    node's pods, and attachments no pod there uses), what the pod adds, and the limit."""
+
+    driver: str
+    by_pods: int
+    by_attachments: int
+    new: int
+    limit: int
+
+    @property
+    def exceeded(self) -> bool:
+        return self.by_pods + self.by_attachments + self.new > self.limit
+
+    def __str__(self) -> str:
+        return (f"{self.driver}: {self.by_pods + self.by_attachments} of {self.limit} attached "
+                f"({self.by_pods} by pods, {self.by_attachments} by attachments of no pod here), {self.new} new")
+
+
+def attach_counts(st: StorageState, pod: Pod, node_name: str, pods: list[Pod]) -> list[AttachCount]:
+    """CSILimits.Filter's count on one node (``node_name`` running ``pods``), per limited driver
+    the pod has new volumes of, in driver order; [] when the filter passes without counting."""
+    csi_node = st.csi_node(node_name)
+    has_csi = csi_node is not None
+    new = attachable_volumes(st, has_csi, pod, True)
+    limits = volume_limits(csi_node)
+    if not new or not limits:
+        return []
+    attached: dict[str, str] = {}
+    for other in pods:
+        if other.volumes:
+            attached.update(attachable_volumes(st, has_csi, other, False))
+    for unique in attached:
+        new.pop(unique, None)
+    by_pods = Counter(attached.values())
+    by_attachments = Counter(driver for unique, driver in st.attached_volumes(node_name).items()
+                             if unique not in attached)
+    wanted = Counter(new.values())
+    return [AttachCount(d, by_pods[d], by_attachments[d], wanted[d], limits[d]) for d in sorted(wanted) if d in limits]
 
 
 class _NodeFacts:
-    """What NodeVolumeLimits reads of a table's nodes that a run never changes: whether each has a
-    CSINode, and per limit key each node's limit (-1: none)."""
+    """What NodeVolumeLimits reads of a table's nodes: whether each has a CSINode and each
+    driver's limit (-1: none), which a run never changes; and how many VolumeAttachments name
+    each node, brought up to date from StorageState.attach_log."""
 
     def __init__(self, table: NodeTable, st: StorageState) -> None:
         self.has_csi = np.array([st.csi_node(name) is not None for name in table.names], dtype=bool)
         self._limits: dict[str, np.ndarray] = {}
+        self._attachments = np.array([st.attachment_count(name) for name in table.names], dtype=np.int64)
+        self._log_read = len(st.attach_log)
 
-    def limit(self, table: NodeTable, st: StorageState, key: str) -> np.ndarray:
-        found = self._limits.get(key)
+    def limit(self, table: NodeTable, st: StorageState, driver: str) -> np.ndarray:
+        found = self._limits.get(driver)
         if found is None:
-            found = self._limits[key] = np.array(
-                [volume_limits(node.allocatable, st.csi_node(node.name)).get(key, -1) for node in table.nodes],
-                dtype=np.int64)
+            found = self._limits[driver] = np.array(
+                [volume_limits(st.csi_node(name)).get(driver, -1) for name in table.names], dtype=np.int64)
         return found
+
+    def attachments(self, table: NodeTable, st: StorageState) -> np.ndarray:
+        log = st.attach_log
+        if self._log_read < len(log):
+            for name in set(log[self._log_read:]):
+                r = table.row_of.get(name)
+                if r is not None:
+                    self._attachments[r] = st.attachment_count(name)
+            self._log_read = len(log)
+        return self._attachments
 
 
 def _countable(pod: Pod) -> int:
     """Volume entries attachable_volumes may turn into a counted volume (at most one each).
 
-    Summed over a node's pods (a PodTally), it bounds the node's attached count from above:
-    volumes shared by pods count once, and a volume counts under one limit key only. It reads
-    no storage object, so binding claims never makes it stale."""
+    Summed over a node's pods (a PodTally) and added to the node's attachments, it bounds the
+    node's attached count from above: volumes shared by pods count once, and a volume counts
+    under one driver only. It reads no storage object, so binding claims never makes it stale."""
     return sum(1 for v in pod.volumes if _counted(v))
 
 
@@ -201,45 +249,33 @@ class NodeVolumeLimits(PluginBase):
             return Verdicts.passing(n)
         # what the pod would attach depends on the node only through whether it has a CSINode
         try:
-            new_by_csi = (attachable_volumes(st, False, pod, True), attachable_volumes(st, True, pod, True))
+            # the volumes of a node with a CSINode; the claims looked up are the same on any node
+            new = attachable_volumes(st, True, pod, True)
         except _Lookup as e:
             return Verdicts.where(np.ones(n, dtype=bool), Code.UNRESOLVABLE, reason_id(str(e)))
-        if not new_by_csi[0] and not new_by_csi[1]:
+        if not new:
+            # a node without a CSINode has no limits: only nodes with one can fail
             return Verdicts.passing(n)
         facts = self._facts(table, st)
-        has_csi = facts.has_csi.take(rows)
+        # A node surely passes when, for every driver, all its pods' countable volumes and all its
+        # attachments plus all of the pod's volumes fit: the exact count (shared volumes once,
+        # one driver each) can only be lower. Only the other nodes are counted exactly.
+        bound = PodTally.of(table, _countable).per_row.take(rows) + facts.attachments(table, st).take(rows)
+        fits = np.ones(n, dtype=bool)
+        for driver, k in Counter(new.values()).items():
+            limit = facts.limit(table, st, driver).take(rows)
+            fits &= ~((limit >= 0) & (bound + k > limit))
+        surely = fits | ~facts.has_csi.take(rows)
         failed = np.zeros(n, dtype=bool)
-        # A node surely passes when, for every limit key, all its pods' countable volumes plus
-        # all of the pod's would fit: the exact count (shared volumes once, one key each) can
-        # only be lower. Only the other nodes are counted exactly.
-        bound = PodTally.of(table, _countable).per_row.take(rows)
-        surely = np.ones(n, dtype=bool)
-        for csi, new in enumerate(new_by_csi):
-            here = has_csi == bool(csi)
-            for key, k in Counter(new.values()).items():
-                limit = facts.limit(table, st, key).take(rows)
-                surely &= ~(here & (limit >= 0) & (bound + k > limit))
-        # the others: count what their pods attach, each unique volume once, as upstream does
         for pos in np.flatnonzero(~surely).tolist():
             r = int(rows[pos])
-            node = table.nodes[r]
-            csi_node = st.csi_node(node.name)
-            new = dict(new_by_csi[csi_node is not None])
-            if not new:
-                continue
-            limits = volume_limits(node.allocatable, csi_node)
-            if not limits:
-                continue
-            attached: dict[str, str] = {}
-            for other in table.pods[r]:
-                if other.volumes:
-                    attached.update(attachable_volumes(st, csi_node is not None, other, False))
-            for unique in attached:
-                new.pop(unique, None)
-            counts = Counter(attached.values())
-            if any(key in limits and counts[key] + k > limits[key] for key, k in Counter(new.values()).items()):
-                failed[pos] = True
+            failed[pos] = any(c.exceeded for c in attach_counts(st, pod, table.names[r], table.pods[r]))
         return Verdicts.where(failed, Code.UNSCHEDULABLE, _REASON_ID)
+
+    def explain_rejection(self, pod: Pod, table: NodeTable, row: int) -> str:
+        """The attach counts behind ``node(s) exceed max volume count`` on one node."""
+        counts = attach_counts(storage_of(self.handle), pod, table.names[row], table.pods[row])
+        return "; ".join(str(c) for c in counts if c.exceeded)
 
     def _facts(self, table: NodeTable, st: StorageState) -> _NodeFacts:
         facts = self._facts_of.get(table)
@@ -248,7 +284,8 @@ class NodeVolumeLimits(PluginBase):
         return facts
 
     def events_to_register(self) -> list[tuple[str, object]]:
-        return [(CSI_NODE_ADD, None), (ASSIGNED_POD_DELETE, _deleted_pod_had_volumes), (PVC_ADD, _claim_of_pod)]
+        return [(CSI_NODE_ADD, None), (ASSIGNED_POD_DELETE, _deleted_pod_had_volumes), (PVC_ADD, _claim_of_pod),
+                (VOLUME_ATTACHMENT_DELETE, _pod_has_claim)]
 
 
 def _deleted_pod_had_volumes(pod: Pod, event: ClusterEvent) -> bool:
@@ -265,3 +302,18 @@ def _claim_of_pod(pod: Pod, event: ClusterEvent) -> bool:
     if not isinstance(claim, PersistentVolumeClaim) or claim.namespace != pod.namespace:
         return False
     return any(v.claim_name == claim.name for v in pod.volumes if v.claim_name)
+
+
+def _pod_has_claim(pod: Pod, event: ClusterEvent) -> bool:
+    """isSchedulableAfterVolumeAttachmentDeleted: the pod has a ``persistentVolumeClaim`` volume
+    (generic ephemeral ones do not count there), or an inline volume of the deleted
+    attachment's driver."""
+    va = event.obj
+    for v in pod.volumes:
+        if v.claim_name and not v.ephemeral:
+            return True
+        if v.disk is not None and v.disk[0] in _INLINE_PLUGINS and va is not None \
+                and IN_TREE_TO_CSI[_INLINE_PLUGINS[v.disk[0]]] == getattr(va, "attacher", None):
+            return True
+    return False
+

@@ -309,6 +309,9 @@ class Simulation:
         q.message = None
         storage = self.snapshot.storage
         if storage is not None:
+            # the attach/detach controller attaches the bound pod's volumes (no event: no plugin
+            # waits for an attachment to appear)
+            storage.pod_bound(pod, node)
             # PreBind's volume writes (PV and PVC updates, provisioned PVs) come before the bind
             for kind, obj in storage.drain_events():
                 self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=obj))
@@ -369,6 +372,12 @@ class Simulation:
             rec.where = "preempted"
             self.bound.pop(victim.uid, None)
         self.offer(list(self.queue.pool.values()), ClusterEvent(ASSIGNED_POD_DELETE, victim, node))
+        storage = self.snapshot.storage
+        if storage is not None:
+            # then the attach/detach controller deletes the attachments the victim alone used
+            storage.pod_deleted(victim, node, self.snapshot.table.pods[row])
+            for kind, obj in storage.drain_events():
+                self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=obj))
 
     # ------------------------------------------------------------------ result
 

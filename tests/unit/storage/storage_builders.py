@@ -102,6 +102,21 @@ def csinode(name: str, driver: str = "csi.example.com", *, count: int | None = N
     return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": md, "spec": {"drivers": [d]}}
 
 
+def volume_attachment(pv_name: str, node_name: str, attacher: str = "csi.example.com") -> Obj:
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
+            "metadata": {"name": f"csi-{pv_name}-{node_name}"},
+            "spec": {"attacher": attacher, "nodeName": node_name, "source": {"persistentVolumeName": pv_name}},
+            "status": {"attached": True}}
+
+
+def csi_driver(name: str = "csi.example.com", *, attach_required: bool | None = None,
+               storage_capacity: bool = False) -> Obj:
+    spec: Obj = {"storageCapacity": storage_capacity}
+    if attach_required is not None:
+        spec["attachRequired"] = attach_required
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": name}, "spec": spec}
+
+
 def priority_class(name: str, value: int) -> Obj:
     return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
 

@@ -1,9 +1,10 @@
 """NodeVolumeLimits over many nodes at once equals the per-node rule of csi.go, node by node.
 
-The filter passes at once the nodes where even every countable volume of their pods plus all
-of the pod's fit every limit, and counts the others exactly; on random clusters (CSINode or not, limits from CSINode counts or allocatable, shared
-volumes, in-tree EBS volumes, unbound claims) every node's verdict must be what the per-node
-rule gives."""
+The filter passes at once the nodes where even every countable volume of their pods and every
+attachment to them plus all of the pod's fit every limit, and counts the others exactly; on
+random clusters (CSINode or not, with or without a count, shared volumes, in-tree EBS volumes,
+unbound claims, VolumeAttachments of volumes in use, of volumes no pod uses, of missing volumes)
+every node's verdict must be what the per-node rule gives."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from typing import Any
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from storage_builders import csinode, node, pod, pv, pvc, simulation, storage_class
+from storage_builders import csinode, node, pod, pv, pvc, simulation, storage_class, volume_attachment
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.status import Code
-from kplan.plugins.nodevolumelimits import attach_limit_key, attachable_volumes, volume_limits
+from kplan.plugins.nodevolumelimits import attachable_volumes, volume_limits
 from kplan.plugins.volumebinding import storage_of
 
 DRIVER = "csi.example.com"
@@ -34,7 +35,7 @@ def volume(kind: str, handle: str, claim: str) -> list[dict[str, Any]]:
     return [pvc(claim, "csi", volume=f"pv-{claim}", bound=True), pv(f"pv-{claim}", "csi", claim=claim, csi=(DRIVER, handle))]
 
 
-node_setups = st.tuples(st.sampled_from([None, 0, 1, 2, 3]), st.booleans(), st.sampled_from([None, 0, 1, 2]), st.booleans())
+node_setups = st.tuples(st.sampled_from([None, 0, 1, 2, 3]), st.booleans(), st.booleans())
 kinds = st.sampled_from(["csi", "ebs", "unbound"])
 handles = st.sampled_from(["h1", "h2", "h3"])
 
@@ -42,18 +43,23 @@ handles = st.sampled_from(["h1", "h2", "h3"])
 @settings(max_examples=80, deadline=None, derandomize=True)
 @given(st.lists(node_setups, min_size=len(NAMES), max_size=len(NAMES)),
        st.lists(st.tuples(st.integers(0, len(NAMES) - 1), kinds, handles), max_size=8),
-       st.lists(st.tuples(kinds, handles), min_size=1, max_size=3))
-def test_every_node_gets_the_per_node_verdict(setups: list[tuple[int | None, bool, int | None, bool]],
+       st.lists(st.tuples(kinds, handles), min_size=1, max_size=3),
+       st.lists(st.tuples(st.integers(0, len(NAMES) - 1), st.sampled_from(["run0", "run1", "new0", "gone", "loose"]),
+                          st.booleans()), max_size=5))
+def test_every_node_gets_the_per_node_verdict(setups: list[tuple[int | None, bool, bool]],
                                               running: list[tuple[int, str, str]],
-                                              wanted: list[tuple[str, str]]) -> None:
+                                              wanted: list[tuple[str, str]],
+                                              attachments: list[tuple[int, str, bool]]) -> None:
     cluster: list[dict[str, Any]] = [storage_class("csi", DRIVER), storage_class("gp2", "kubernetes.io/aws-ebs")]
-    for name, (count, ebs_driver, allocatable, ebs_allocatable) in zip(NAMES, setups, strict=True):
-        # a node's own attachable-volumes-* allocatable limits even without a CSINode
-        alloc = ({attach_limit_key(EBS if ebs_allocatable else DRIVER): str(allocatable)}
-                 if allocatable is not None else {})
-        cluster.append(node(name, "a", allocatable=alloc))
+    for name, (count, ebs_driver, allocatable) in zip(NAMES, setups, strict=True):
+        # the node's attachable-volumes-* allocatable is no limit in 1.34
+        cluster.append(node(name, "a", allocatable={f"attachable-volumes-csi-{DRIVER}": "0"} if allocatable else {}))
         if count is not None:
             cluster.append(csinode(name, EBS if ebs_driver else DRIVER, count=count))
+    # a volume no pod uses ("loose"), attachments of pods' volumes, of a volume that does not exist
+    cluster.append(pv("pv-loose", "csi", claim="nobody", csi=(DRIVER, "h-loose")))
+    for row, claim, ebs in attachments:
+        cluster.append(volume_attachment(f"pv-{claim}", NAMES[row], EBS if ebs else DRIVER))
     for i, (row, kind, handle) in enumerate(running):
         cluster += volume(kind, handle, f"run{i}")
         cluster.append(pod(f"user{i}", f"run{i}", node_name=NAMES[row]))
@@ -84,7 +90,7 @@ def per_node_rejects(store: Any, table: Any, p: Any, r: int) -> bool:
     new = attachable_volumes(store, csi_node is not None, p, True)
     if not new:
         return False
-    limits = volume_limits(node_obj.allocatable, csi_node)
+    limits = volume_limits(csi_node)
     if not limits:
         return False
     attached: dict[str, str] = {}
@@ -94,6 +100,15 @@ def per_node_rejects(store: Any, table: Any, p: Any, r: int) -> bool:
     for unique, key in attached.items():
         new.pop(unique, None)
         counts[key] = counts.get(key, 0) + 1
+    # getNodeVolumeAttachmentInfo, then the attachments no pod of the node uses
+    for va in store.attachments(node_obj.name):
+        volume = store.pv(va.pv_name) if va.pv_name else None
+        if not va.attacher or volume is None or volume.csi is None:
+            continue
+        unique = f"{va.attacher}/{volume.csi[1]}"
+        if unique not in attached:
+            attached[unique] = va.attacher
+            counts[va.attacher] = counts.get(va.attacher, 0) + 1
     need: dict[str, int] = {}
     for key in new.values():
         need[key] = need.get(key, 0) + 1

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from storage_builders import RWO, RWOP, RWX, csinode, node, pod, pv, pvc, storage_class, verdicts
-
-from kplan.plugins.nodevolumelimits import attach_limit_key
+from storage_builders import (
+    RWO,
+    RWOP,
+    RWX,
+    csinode,
+    node,
+    pod,
+    pv,
+    pvc,
+    storage_class,
+    verdicts,
+    volume_attachment,
+)
 
 NODES = [node("a1", "a"), node("b1", "b")]
 LOCAL = storage_class("local", "kubernetes.io/no-provisioner")
@@ -190,6 +200,12 @@ def attached(name: str, node_name: str, handle: str) -> list[dict]:
             pod(f"user-{name}", name, node_name=node_name)]
 
 
+def loose(name: str, node_name: str, attacher: str = DRIVER) -> list[dict]:
+    """A CSI volume no pod uses, still attached to a node (e.g. being detached)."""
+    return [pv(f"pv-{name}", "csi", claim=name, csi=(DRIVER, f"h-{name}")),
+            volume_attachment(f"pv-{name}", node_name, attacher)]
+
+
 NODE_VOLUME_LIMITS = [
     ("a node at its CSINode count cannot attach one more volume",
      [CSI, csinode("a1", count=1), csinode("b1", count=2)] + attached("old", "a1", "h-old") + attached("old2", "b1", "h2")
@@ -199,8 +215,8 @@ NODE_VOLUME_LIMITS = [
      [CSI, csinode("a1", count=1)] + attached("old", "a1", "h-old"), pod("p", "old"), {"a1": "", "b1": ""}),
     ("a node without CSINode or volume limits takes any number",
      [CSI] + attached("old", "a1", "h-old") + [pvc("new", "csi")], pod("p", "new"), {"a1": "", "b1": ""}),
-    ("the node's attachable-volumes allocatable is a limit too",
-     [CSI] + attached("old", "a1", "h-old") + [pvc("new", "csi")], pod("p", "new"), {"a1": TOO_MANY, "b1": ""}),
+    ("the node's attachable-volumes allocatable is no limit in 1.34",
+     [CSI] + attached("old", "a1", "h-old") + [pvc("new", "csi")], pod("p", "new"), {"a1": "", "b1": ""}),
     ("an unbound claim counts under its class's provisioner",
      [CSI, csinode("a1", count=0)] + [pvc("new", "csi")], pod("p", "new"), {"a1": TOO_MANY, "b1": ""}),
     ("an in-tree EBS volume counts under the EBS CSI driver once a CSINode exists",
@@ -210,7 +226,32 @@ NODE_VOLUME_LIMITS = [
      pod("p", "new"), {"a1": TOO_MANY, "b1": ""}),
     ("a pod with only an emptyDir skips NodeVolumeLimits",
      [], pod("p", volumes=[{"name": "tmp", "emptyDir": {}}]), "Skip"),
+    # VolumeAttachments (1.34): upstream's "should count VolumeAttachments towards volume limit ..."
+    ("attachments count towards the limit when no pod of the node uses their volumes",
+     [CSI, csinode("a1", count=2)] + loose("l1", "a1") + loose("l2", "a1") + [pvc("new", "csi")],
+     pod("p", "new"), {"a1": TOO_MANY, "b1": ""}),
+    ("attachments under the limit leave room for the pod",
+     [CSI, csinode("a1", count=2)] + loose("l1", "a1") + [pvc("new", "csi")], pod("p", "new"), {"a1": "", "b1": ""}),
+    ("an attachment of a volume a pod of the node uses counts once",
+     [CSI, csinode("a1", count=2), volume_attachment("pv-old", "a1")] + attached("old", "a1", "h-old")
+     + [pvc("new", "csi")], pod("p", "new"), {"a1": "", "b1": ""}),
+    ("an attachment to another node does not count here",
+     [CSI, csinode("a1", count=1)] + loose("l1", "b1") + [pvc("new", "csi")], pod("p", "new"), {"a1": "", "b1": ""}),
+    ("an attachment of a volume that does not exist is not counted",
+     [CSI, csinode("a1", count=1), volume_attachment("pv-gone", "a1"), pvc("new", "csi")], pod("p", "new"),
+     {"a1": "", "b1": ""}),
+    ("an attachment of a volume without a CSI source is not counted",
+     [CSI, csinode("a1", count=1), pv("pv-local"), volume_attachment("pv-local", "a1"), pvc("new", "csi")],
+     pod("p", "new"), {"a1": "", "b1": ""}),
+    ("an attachment counts under its attacher, not under the volume's driver",
+     [CSI, csinode("a1", count=1)] + loose("l1", "a1", attacher="other.example.com") + [pvc("new", "csi")],
+     pod("p", "new"), {"a1": "", "b1": ""}),
+    ("the pod's own volume attached with no pod using it counts as attached and as new",
+     [CSI, csinode("a1", count=1), pvc("mine", "csi", volume="pv-mine", bound=True),
+      pv("pv-mine", "csi", claim="mine", csi=(DRIVER, "h-mine")), volume_attachment("pv-mine", "a1")],
+     pod("p", "mine"), {"a1": TOO_MANY, "b1": ""}),
 ]
+
 
 
 @pytest.mark.parametrize("cluster, the_pod, expected", [c[1:] for c in NODE_VOLUME_LIMITS],
@@ -218,16 +259,10 @@ NODE_VOLUME_LIMITS = [
 def test_node_volume_limits(cluster, the_pod, expected, request):
     nodes = list(NODES)
     if "allocatable" in request.node.name:
-        nodes[0] = node("a1", "a", allocatable={attach_limit_key(DRIVER): "1"})
+        nodes[0] = node("a1", "a", allocatable={f"attachable-volumes-csi-{DRIVER}": "1"})
     assert verdicts("NodeVolumeLimits", nodes + cluster, the_pod) == expected
 
 
-@pytest.mark.parametrize("driver, key", [
-    ("ebs.csi.aws.com", "attachable-volumes-csi-ebs.csi.aws.com"),
-    ("a-very-long-driver-name.storage.example.com", "attachable-volumes-csi-a-very-long-driver-name0c78ae5b31e295e9"),
-], ids=["a short driver name is appended", "a name that would pass 63 characters is cut and hashed"])
-def test_attach_limit_key(driver, key):
-    assert attach_limit_key(driver) == key
 
 
 def test_disk_conflicts_follow_binds_and_removals_and_forks():
