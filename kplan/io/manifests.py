@@ -5,6 +5,12 @@ Accepts multi-document YAML, JSON (one object, a ``kind: List`` or any ``*List``
 documents are each one JSON object (as the conformance files are) is split and parsed as JSON
 too; anything else goes through ruamel.yaml's C-backed safe loader. Every object keeps a
 ``source`` string ("path: document N") for error messages.
+
+Hostile input ends as an InputError, never as a crash or a hang: the C YAML composer recurses
+on the C stack (a document nested 200,000 deep kills the process), so the YAML event stream
+is first read for its nesting depth; aliases are expanded only up to a budget, as the API
+server's YAML decoder (sigs.k8s.io/yaml, go-yaml) refuses "excessive aliasing"; JSON too deep
+for the decoder, and numbers too long to convert, are refused too.
 """
 
 from __future__ import annotations
@@ -22,6 +28,12 @@ from typing import Any
 from kplan.errors import InputError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz")
+#: deepest nesting of a document kplan reads; Kubernetes objects nest about 15 levels, CRD
+#: schemas a few dozen, and kplan's own copies and comparisons recurse along the nesting
+MAX_DEPTH = 100
+#: most values a YAML document may expand to through its aliases (a "billion laughs" stays small
+#: on disk and grows exponentially when walked)
+MAX_EXPANDED_VALUES = 1_000_000
 
 
 @dataclass
@@ -75,14 +87,14 @@ def read_text(path: str, stdin: io.TextIOBase | None = None) -> str:
         raise InputError(f"{path}: cannot read: {e}") from None
 
 
-def _json_documents(text: str) -> list[Any] | None:
+def _json_documents(text: str, name: str) -> list[Any] | None:
     """A whole-file JSON value, or a '---'-separated stream of JSON objects; None otherwise."""
     stripped = text.lstrip()
     if not stripped:
         return []
     if stripped[0] in "{[":
         try:
-            return [json.loads(stripped)]
+            return [_json_value(stripped, name)]
         except json.JSONDecodeError:
             pass
     if "{" not in stripped[:4096]:
@@ -95,10 +107,30 @@ def _json_documents(text: str) -> list[Any] | None:
         if body[0] != "{":
             return None
         try:
-            docs.append(json.loads(body))
+            docs.append(_json_value(body, name))
         except json.JSONDecodeError:
             return None
     return docs
+
+
+def _json_value(text: str, name: str) -> Any:
+    """``json.loads``, with the decoder's own limits as InputErrors: nesting beyond the
+    interpreter's recursion limit, and integers longer than int() converts (4,300 digits)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise InputError(f"{name}: not valid JSON: nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as e:
+        raise InputError(f"{name}: not valid JSON: {_number_problem(e)}") from None
+
+
+def _number_problem(e: ValueError) -> str:
+    """The decoders' complaint about a number, in the user's terms."""
+    if "integer string conversion" in str(e):
+        return "a number has more than 4300 digits"
+    return str(e).split(";")[0]
 
 
 def _split_documents(text: str) -> Iterator[str]:
@@ -118,16 +150,86 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def parse_documents(text: str, name: str) -> list[Any]:
-    docs = _json_documents(text)
+    docs = _json_documents(text, name)
     if docs is not None:
         return docs
     try:
-        return [d for d in _yaml_loader().load_all(text)]
+        aliases = _yaml_shape(text, name)
+        docs = [d for d in _yaml_loader().load_all(text)]
+    except InputError:
+        raise
     except Exception as e:  # ruamel raises many error classes; all mean "not YAML"
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        problem = getattr(e, "problem", None) or (str(e).splitlines() or [type(e).__name__])[0]
+        if isinstance(e, ValueError) and "integer string conversion" in str(e):
+            problem = _number_problem(e)
         raise InputError(f"{name}: not valid YAML or JSON{where}: {problem}") from None
+    if aliases:
+        for i, doc in enumerate(docs, 1):
+            check_nesting(doc, f"{name}: document {i}" if len(docs) > 1 else name)
+    return docs
+
+
+def _yaml_shape(text: str, name: str) -> int:
+    """The number of aliases in the YAML stream, after checking its nesting depth on the
+    parser's events (libyaml's parser keeps explicit stacks; only its composer recurses)."""
+    from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent
+
+    try:
+        from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]  # exported by the C extension
+    except ImportError:  # pragma: no cover - the pure loader raises RecursionError, caught as "not YAML"
+        return 1
+    parser = CParser(text)
+    depth = aliases = 0
+    while parser.check_event():
+        event = parser.get_event()
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = event.start_mark.line + 1 if event.start_mark is not None else 0
+                raise InputError(f"{name}: not valid YAML or JSON (line {line}): nested deeper than {MAX_DEPTH} "
+                                 "levels")
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+        elif isinstance(event, AliasEvent):
+            aliases += 1
+    return aliases
+
+
+def check_nesting(doc: Any, source: str) -> None:
+    """Refuse a document nested deeper than MAX_DEPTH, expanding to more than
+    MAX_EXPANDED_VALUES values, or holding itself (a recursive YAML alias). Shared values are
+    measured once (their expanded size is remembered), so a "billion laughs" costs what it
+    weighs on disk."""
+    sizes: dict[int, tuple[int, int]] = {}   # id → (values, depth) of a finished container
+    open_ids: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(doc, False)]
+    while stack:
+        value, done = stack.pop()
+        if not isinstance(value, (dict, list)):
+            continue
+        key = id(value)
+        children = list(value.values()) if isinstance(value, dict) else value
+        if done:
+            open_ids.discard(key)
+            inner = [sizes.get(id(c), (1, 0)) for c in children]
+            size = 1 + sum(s for s, _ in inner)
+            depth = 1 + max((d for _, d in inner), default=0)
+            if depth > MAX_DEPTH:
+                raise InputError(f"{source}: nested deeper than {MAX_DEPTH} levels")
+            if size > MAX_EXPANDED_VALUES:
+                raise InputError(f"{source}: document contains excessive aliasing (it expands to more than "
+                                 f"{MAX_EXPANDED_VALUES:,} values)")
+            sizes[key] = (size, depth)
+            continue
+        if key in sizes:
+            continue
+        if key in open_ids:
+            raise InputError(f"{source}: document contains a recursive alias (a value that holds itself)")
+        open_ids.add(key)
+        stack.append((value, True))
+        stack.extend((c, False) for c in children if isinstance(c, (dict, list)) and id(c) not in sizes)
 
 
 def flatten(doc: Any, source: str) -> Iterator[RawObject]:
@@ -212,6 +314,10 @@ def _stream_list(text: str, source: str) -> Iterator[RawObject]:
         where = f" (line {e.lineno}, column {e.colno})" if isinstance(e, json.JSONDecodeError) else ""
         msg = e.msg if isinstance(e, json.JSONDecodeError) else "unexpected end of data"
         raise InputError(f"{source}: not valid JSON{where}: {msg}") from None
+    except RecursionError:
+        raise InputError(f"{source}: not valid JSON: nested too deeply") from None
+    except ValueError as e:  # an integer too long to convert
+        raise InputError(f"{source}: not valid JSON: {_number_problem(e)}") from None
     kind = header.get("kind")
     if count and not (isinstance(kind, str) and kind.endswith("List")):
         raise InputError(f"{source}: kind: a top-level object with items must be a List, not {kind!r}")
@@ -248,4 +354,9 @@ def iter_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> It
 
 
 def load_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> list[RawObject]:
-    return list(iter_objects(paths, stdin))
+    """The objects of manifest files, each checked for its nesting (they are few, and the
+    applier copies them; a cluster's many objects are bounded by the decoders alone)."""
+    objects = list(iter_objects(paths, stdin))
+    for obj in objects:
+        check_nesting(obj.doc, obj.source)
+    return objects

@@ -33,7 +33,7 @@ from kplan.model.objects import (
     Volume,
     WeightedPodAffinityTerm,
 )
-from kplan.model.quantity import QuantityError, nanos_to_milli, nanos_to_value, parse_nanos
+from kplan.model.quantity import QuantityError, fits_int64, nanos_to_milli, nanos_to_value, parse_nanos
 from kplan.model.selectors import (
     DOES_NOT_EXIST,
     EXISTS,
@@ -380,10 +380,20 @@ def _resource_list(v: Any, where: Where, path: str) -> ResourceList:
     out: ResourceList = {}
     for k, q in _map(v, where, path).items():
         try:
-            out[str(k)] = parse_nanos(q)
+            nanos = parse_nanos(q)
         except QuantityError as e:
-            raise where.fail(f"{path}.{k}", str(e)) from None
+            raise where.fail(f"{path}[{k}]", str(e)) from None
+        if not fits_int64(_to_int(str(k), nanos)):
+            unit = "millicores" if k == "cpu" else "units"
+            raise where.fail(f"{path}[{k}]", f"Invalid value: {_shown(q)}: must be less than 2^63 {unit} (the "
+                             "scheduler counts in int64)")
+        out[str(k)] = nanos
     return out
+
+
+def _shown(q: Any) -> str:
+    """A value as the API server's field errors show it: strings quoted, numbers bare."""
+    return f'"{q}"' if isinstance(q, str) else str(q)
 
 
 class _Container:
@@ -805,9 +815,12 @@ def _storage_bytes(v: Any, where: Where, path: str) -> int | None:
     if v is None:
         return None
     try:
-        return nanos_to_value(parse_nanos(v))
+        amount = nanos_to_value(parse_nanos(v))
     except QuantityError as e:
         raise where.fail(path, str(e)) from None
+    if not fits_int64(amount):
+        raise where.fail(path, f"Invalid value: {_shown(v)}: must be less than 2^63 bytes")
+    return amount
 
 
 def _access_modes(v: Any, where: Where, path: str) -> tuple[str, ...]:

@@ -29,6 +29,11 @@ _RE = re.compile(
 )
 _NANO = 10**9
 _cache: dict[str, int] = {}
+#: the scheduler keeps every amount as an int64 (milli-cpu, bytes, counts)
+INT64_MAX = 2**63 - 1
+#: an exponent beyond this makes any non-zero quantity far larger than int64 (or smaller than a
+#: nano, which rounds up to one); bounding it keeps "1e999999999" from computing 10**999999999
+_MAX_EXPONENT = 64
 
 
 class QuantityError(ValueError):
@@ -67,16 +72,31 @@ def _parse_exact(text: object) -> Fraction:
     if m is None or not text.strip():
         raise QuantityError(f"quantities must match the regular expression "
                             f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
-    value = Fraction(m.group("num"))
+    try:
+        value = Fraction(m.group("num"))
+    except ValueError:  # more digits than int() converts
+        raise QuantityError("unable to parse numeric part of quantity") from None
     if m.group("bin"):
         value *= _BINARY[m.group("bin")]
     elif m.group("exp") is not None:
-        value *= Fraction(10) ** int(m.group("exp"))
+        exp = int(m.group("exp")) if len(m.group("exp")) < 12 else (-1 if m.group("exp")[0] == "-" else 1) * 10**12
+        if not value:
+            exp = 0
+        elif exp > _MAX_EXPONENT:
+            exp = _MAX_EXPONENT  # still beyond int64: the caller reports it as too large
+        elif exp < -_MAX_EXPONENT - len(m.group("num")):
+            exp = -_MAX_EXPONENT - len(m.group("num"))  # still below a nano: rounds up to one
+        value *= Fraction(10) ** exp
     else:
         value *= _DECIMAL[m.group("dec") or ""]
     if m.group("sign") == "-":
         value = -value
     return value
+
+
+def fits_int64(amount: int) -> bool:
+    """Whether an integer amount fits the scheduler's int64 counters."""
+    return -INT64_MAX - 1 <= amount <= INT64_MAX
 
 
 def nanos_to_milli(nanos: int) -> int:
