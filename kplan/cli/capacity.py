@@ -37,7 +37,7 @@ def capacity(
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
     scheduler_config: str | None = scheduler_config_option(),
-    limit: int = typer.Option(10000, "--limit", min=1, help="Stop after this many replicas fit."),
+    limit: int = typer.Option(10000, "--limit", min=1, max=100_000, help="Stop after this many replicas fit."),
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),
     output: str = output_option("CapacityResult"),

@@ -39,6 +39,11 @@ whole simulations).
 Exit codes: 0 the check passed after the change, 1 it failed (see --fail-on: by default, a pending pod does not run after the change), 2 bad input or usage, 3 cluster unreachable or unreadable.""")
 
 
+#: the most nodes one change adds, or --until-fit tries: Kubernetes supports clusters of up to
+#: 5,000 nodes, and an unbounded count would keep kplan busy for ever
+MAX_ADDED_NODES = 5000
+
+
 def parse_like(value: str, option: str) -> tuple[str, int]:
     """``like=NODE[:COUNT]`` → (NODE, COUNT)."""
     from kplan.errors import InputError
@@ -49,8 +54,11 @@ def parse_like(value: str, option: str) -> tuple[str, int]:
         raise InputError(f"{option} {value}: give like=NODE or like=NODE:COUNT")
     if not sep:
         return name, 1
-    if not count.isdigit() or int(count) < 1:
+    if not (count.isascii() and count.isdigit()) or int(count) < 1:
         raise InputError(f"{option} {value}: COUNT must be a whole number of at least 1")
+    if len(count) > 6 or int(count) > MAX_ADDED_NODES:
+        raise InputError(f"{option} {value}: COUNT must be at most {MAX_ADDED_NODES} (Kubernetes supports "
+                         f"clusters of up to {MAX_ADDED_NODES} nodes)")
     return name, int(count)
 
 
@@ -134,7 +142,7 @@ def whatif(
     until_fit: str | None = typer.Option(
         None, "--until-fit", help="Find the smallest number of nodes like TEMPLATE (a Node file, or like=NODE) that "
         "makes every pending pod fit, on top of the other changes."),
-    until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1,
+    until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1, max=MAX_ADDED_NODES,
                                         help="The most template nodes --until-fit tries."),
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),

@@ -54,6 +54,11 @@ def parse_scale(value: str) -> tuple[str, str | None, str, int]:
             raise InputError(f"--scale {value}: a {m['kind']} has no replica count to scale")
         raise InputError(f"--scale {value}: unknown kind {m['kind']!r}; scalable kinds: Deployment, ReplicaSet, "
                          "StatefulSet, ReplicationController, Job")
+    from kplan.workloads.common import MAX_PODS_PER_WORKLOAD
+
+    if len(m["n"]) > 7 or int(m["n"]) > MAX_PODS_PER_WORKLOAD:
+        raise InputError(f"--scale {value}: REPLICAS must be at most {MAX_PODS_PER_WORKLOAD} (the most pods kplan "
+                         "simulates for one workload)")
     return kind, m["ns"], m["name"], int(m["n"])
 
 

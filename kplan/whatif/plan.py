@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kplan.cluster.snapshot import Snapshot
+from kplan.errors import InputError
 from kplan.framework.config import SchedulerConfig
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.registry import Registry
@@ -200,6 +201,9 @@ class Planner:
     def _until_fit(self, changed: Any, applied: Applied, template: str | Node, config: SchedulerConfig | None,
                    limit: int) -> tuple[Run, UntilFit]:
         name = template if isinstance(template, str) else template.name
+        if isinstance(template, str) and all(n.name != template for n in changed.nodes):
+            # even when every pod already fits: a mistyped template is not "no change needed"
+            raise InputError(f"--until-fit like={template}: no node named {template!r} in the cluster")
         base = self.simulate(changed, config=config, applied=applied, stage="after")
         if all_fit(base.result):
             return base, UntilFit(name, 0, "every pending pod already fits", {0: True})

@@ -17,6 +17,10 @@ from kplan.model.parse import Where
 from kplan.workloads.names import NameGenerator
 
 Obj = dict[str, Any]
+Count = int  # the builtin, which Reader.int hides inside the class
+#: the most pods kplan creates for one workload: the API server allows int32 replica counts, but
+#: simulating two billion pods would not end; real workloads stay far below this
+MAX_PODS_PER_WORKLOAD = 100_000
 
 
 def sub(d: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -64,6 +68,18 @@ class Reader:
                 return int(v)
             raise self.fail(path, f"expected an integer, got {v!r}")
         return v
+
+    def count(self, v: Any, path: str) -> Count:
+        """A replica count (default 1): what the controller creates, bounded by what kplan simulates.
+        A negative count is the validation's to refuse (kplan/validation); here it creates nothing."""
+        n = self.int(v, path, 1) or 0
+        if n > MAX_PODS_PER_WORKLOAD:
+            from kplan.errors import UnsupportedError
+
+            raise UnsupportedError(f"{self.where.source + ': ' if self.where.source else ''}{self.kind} "
+                                   f"{self.where.name}: {path}: {n}: kplan simulates at most "
+                                   f"{MAX_PODS_PER_WORKLOAD:,} pods of one workload")
+        return max(n, 0)
 
     def spec(self) -> Mapping[str, Any]:
         return self.map(self.obj.get("spec"), "spec")

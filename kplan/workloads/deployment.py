@@ -66,7 +66,7 @@ def expand_deployment(obj: Mapping[str, Any], source: str, names: NameGenerator,
     template = r.template()
     labels = template_labels(template)
     selector = check_selector(r, spec.get("selector"), labels)
-    replicas = r.int(spec.get("replicas"), "spec.replicas", 1) or 0
+    replicas = r.count(spec.get("replicas"), "spec.replicas")
     meta_uid = r.meta.get("uid") or ((existing or {}).get("metadata") or {}).get("uid")
     uid = str(meta_uid or names.uid())
     out = Expansion("Deployment", r.namespace, r.name, uid)

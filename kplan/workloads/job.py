@@ -55,7 +55,7 @@ def _job_pods(r: Reader, uid: str, names: NameGenerator) -> list[Obj]:
             labels.setdefault(key, r.name)
         for key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
             labels.setdefault(key, uid)
-    parallelism = r.int(spec.get("parallelism"), "spec.parallelism", 1) or 0
+    parallelism = r.count(spec.get("parallelism"), "spec.parallelism")
     completions = r.int(spec.get("completions"), "spec.completions", None)
     active = parallelism if completions is None else min(parallelism, completions)
     indexed = spec.get("completionMode") == "Indexed"

@@ -44,7 +44,7 @@ def expand_replicaset(obj: Mapping[str, Any], source: str, names: NameGenerator)
     else:
         check_selector(r, spec.get("selector"), labels)
         api_version = "apps/v1"
-    replicas = r.int(spec.get("replicas"), "spec.replicas", 1) or 0
+    replicas = r.count(spec.get("replicas"), "spec.replicas")
     uid = r.uid(names)
     owner = controller_ref(api_version, r.kind, r.name, uid)
     out = Expansion(r.kind, r.namespace, r.name, uid)

@@ -51,7 +51,7 @@ def expand_statefulset(obj: Mapping[str, Any], source: str, names: NameGenerator
     template = r.template()
     labels = template_labels(template)
     selector = check_selector(r, spec.get("selector"), labels)
-    replicas = r.int(spec.get("replicas"), "spec.replicas", 1) or 0
+    replicas = r.count(spec.get("replicas"), "spec.replicas")
     start = r.int(r.map(spec.get("ordinals"), "spec.ordinals").get("start"), "spec.ordinals.start", 0) or 0
     meta_uid = r.meta.get("uid") or ((existing or {}).get("metadata") or {}).get("uid")
     uid = str(meta_uid or names.uid())
