@@ -1,5 +1,5 @@
 """``python -m kplan`` runs the CLI."""
 
-from kplan.cli.app import main
+from kplan.cli.entry import main
 
 main()

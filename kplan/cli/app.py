@@ -153,7 +153,14 @@ def usage_error(e: UsageError, args: Sequence[str]) -> None:
 
 def main(args: list[str] | None = None) -> None:
     from kplan.cli.completion import enable_completion
-    from kplan.cli.terminal import error, no_color_in
+    from kplan.cli.terminal import (
+        Interrupted,
+        OutputClosed,
+        error,
+        interrupts_and_pipes,
+        no_color_in,
+        silence_stdout,
+    )
     from kplan.errors import KplanError
 
     args = sys.argv[1:] if args is None else args
@@ -161,7 +168,8 @@ def main(args: list[str] | None = None) -> None:
     disable_color(no_color_in(args))
     enable_completion()
     try:
-        code = app(args=kubectl_args(args), prog_name=PROG, standalone_mode=False)
+        with interrupts_and_pipes():
+            code = app(args=kubectl_args(args), prog_name=PROG, standalone_mode=False)
         sys.exit(code if isinstance(code, int) else 0)
     except UsageError as e:
         usage_error(e, args)
@@ -169,7 +177,10 @@ def main(args: list[str] | None = None) -> None:
     except KplanError as e:
         error(str(e))
         sys.exit(e.exit_code)
-    except KeyboardInterrupt:
+    except OutputClosed:
+        silence_stdout()
+        sys.exit(EXIT_BROKEN_PIPE)
+    except (KeyboardInterrupt, Interrupted):
         print("interrupted", file=sys.stderr)
         sys.exit(EXIT_INTERRUPTED)
     except Exception:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -120,13 +122,72 @@ def error(message: str) -> None:
 
 
 def emit(text: str) -> None:
-    """Write the result to stdout. A reader that went away (``kplan … | head``) ends the run with
-    141, as SIGPIPE would, rather than with 1, which means "the check failed"."""
+    """Write the result to stdout (see OutputClosed for a reader that went away)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+class OutputClosed(Exception):
+    """The reader of stdout went away (``kplan … | head``): the run ends with 141, silently, as a
+    process killed by SIGPIPE would, rather than with 1 ("the check failed"). Not an OSError, so
+    that typer, which turns a broken pipe into exit code 1, lets it through to ``main``."""
+
+
+class Interrupted(BaseException):
+    """Ctrl-C. Not a KeyboardInterrupt, which typer turns into a silent exit 130: ``main`` says
+    ``interrupted``. A BaseException, so that ``except Exception`` cleanups let it through."""
+
+
+class GuardedStdout:
+    """sys.stdout, whose broken pipe raises OutputClosed at whichever write or flush meets it."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise OutputClosed() from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise OutputClosed() from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def silence_stdout() -> None:
+    """Point stdout's file descriptor at /dev/null: the interpreter flushes stdout again at exit,
+    and a second broken pipe there would print a complaint and change the exit code."""
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # the interpreter flushes stdout again at exit: point it at /dev/null so that is quiet
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        raise typer.Exit(141) from None
+        os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+    except (OSError, ValueError):
+        pass
+
+
+def raise_interrupted(signum: int, frame: Any) -> None:
+    raise Interrupted()
+
+
+@contextmanager
+def interrupts_and_pipes() -> Iterator[None]:
+    """For the run of a command: Ctrl-C raises Interrupted (unless SIGINT is ignored, as in a
+    background job) and stdout raises OutputClosed; both are put back afterwards."""
+    import signal
+
+    stdout, handler = sys.stdout, signal.getsignal(signal.SIGINT)
+    catch = handler is signal.default_int_handler and threading.current_thread() is threading.main_thread()
+    if catch:
+        signal.signal(signal.SIGINT, raise_interrupted)
+    sys.stdout = GuardedStdout(stdout)
+    try:
+        yield
+    finally:
+        sys.stdout = stdout
+        if catch:
+            signal.signal(signal.SIGINT, handler)

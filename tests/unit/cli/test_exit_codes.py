@@ -162,3 +162,50 @@ def test_a_closed_stdout_exits_141_quietly() -> None:
     os.close(write)
     assert proc.returncode == 141
     assert proc.stderr == ""
+
+
+def test_a_stdout_closed_while_writing_a_snapshot_exits_141_quietly(monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    # not only the result renderers: any write to stdout that meets a broken pipe ends the run so
+    class Closed:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self) -> int:
+            raise OSError("no descriptor")
+
+    monkeypatch.setattr(sys, "stdout", Closed())
+    monkeypatch.setattr("kplan.cli.terminal.silence_stdout", lambda: None)
+    code, _, err = run(capsys, "completion", "bash")
+    assert (code, err) == (141, "")
+
+
+def test_ctrl_c_says_interrupted_and_exits_130(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import signal
+
+    from kplan.cli import common
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        signal.raise_signal(signal.SIGINT)  # as a Ctrl-C in the middle of loading
+
+    monkeypatch.setattr(common, "load_and_simulate", interrupted)
+    code, out, err = run(capsys, "simulate", PENDING, "-c", CLUSTER)
+    assert (code, out, err) == (130, "", "interrupted\n")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back after the run
+
+
+def test_an_interrupted_snapshot_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kplan.cli.terminal import Interrupted
+    from kplan.io import snapshot_file
+
+    def interrupt(head: object, items: object, out: object) -> None:
+        raise Interrupted()
+
+    monkeypatch.setattr(snapshot_file, "write_json", interrupt)
+    with pytest.raises(Interrupted):
+        snapshot_file.write_snapshot({"kind": "List"}, ['{"kind": "Node"}'], str(tmp_path / "snap.json"))
+    assert list(tmp_path.iterdir()) == []
