@@ -175,7 +175,8 @@ def main(args: list[str] | None = None) -> None:
         usage_error(e, args)
         sys.exit(EXIT_USAGE)
     except KplanError as e:
-        error(str(e))
+        for line in str(e).splitlines() or [""]:  # validation reports one line per invalid object
+            error(line)
         sys.exit(e.exit_code)
     except OutputClosed:
         silence_stdout()

@@ -49,13 +49,13 @@ def capacity(
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.errors import InputError
-    from kplan.io.manifests import load_objects
+    from kplan.io.manifests import load_manifests
     from kplan.io.replicas import replica_factory
     from kplan.report.capacity import capacity_document
 
     quiet = is_quiet(ctx, quiet)
     check_format("CapacityResult", output)
-    objects = load_objects([pod_file])
+    objects = load_manifests([pod_file])
     if len(objects) != 1:
         raise InputError(f"{pod_file}: expected one Pod or workload, found {len(objects)} objects")
     loaded = load_inputs(cluster, [], kubeconfig=kubeconfig, context=context, seed=seed, progress=not quiet)

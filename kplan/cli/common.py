@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from kplan.io.inputs import Scenario, load_scenario
-from kplan.io.manifests import RawObject, iter_objects, load_objects
+from kplan.io.manifests import RawObject, iter_objects, load_manifests
 from kplan.io.scheduler_config import read_scheduler_config
 from kplan.scheduler.simulate import SimulationResult, run_simulation
 
@@ -80,7 +80,7 @@ def load_and_simulate(cluster: Sequence[str], manifests: Sequence[str], schedule
     config = read_scheduler_config(scheduler_config, registry)
     with bulk_load():
         objects, live_warnings = cluster_objects(cluster, kubeconfig, context, progress)
-        scenario = load_scenario(objects, load_objects(manifests), namespace=namespace,
+        scenario = load_scenario(objects, load_manifests(manifests), namespace=namespace,
                                  keep_existing=keep_existing, seed=seed)
     load_seconds = time.perf_counter() - t0
     result = run_simulation(scenario.snapshot, config, registry, scenario.pending, seed=seed,

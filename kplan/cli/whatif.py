@@ -64,11 +64,11 @@ def parse_like(value: str, option: str) -> tuple[str, int]:
 
 def read_nodes(path: str, option: str) -> list[Any]:
     from kplan.errors import InputError
-    from kplan.io.manifests import load_objects
+    from kplan.io.manifests import load_manifests
     from kplan.model.parse import parse_node
 
     nodes = []
-    for obj in load_objects([path]):
+    for obj in load_manifests([path]):
         if obj.doc.get("kind") != "Node":
             raise InputError(f"{obj.source}: {option} expects Node objects, found kind {obj.doc.get('kind')!r}")
         nodes.append(parse_node(obj.doc, obj.source))

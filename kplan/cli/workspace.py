@@ -102,13 +102,13 @@ def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig:
     from kplan.cli.common import bulk_load, cluster_objects
     from kplan.io.apply import Applier, with_namespace
     from kplan.io.inputs import classify
-    from kplan.io.manifests import load_objects
+    from kplan.io.manifests import load_manifests
     from kplan.workloads import WORKLOAD_KINDS
 
     with bulk_load():
         objects, live_warnings = cluster_objects(cluster, kubeconfig, context, progress)
         inputs = classify(objects)
-        applied = with_namespace(load_objects(manifests), namespace or "default")
+        applied = with_namespace(load_manifests(manifests), namespace or "default")
         Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)
     workloads: dict[tuple[str, str, str], RawObject] = {}
     for obj in [o for kind in WORKLOAD_KINDS for o in inputs.other.get(kind, [])] + applied:

@@ -154,6 +154,8 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scen
                               priority_classes=classes, selecting=list(inputs.selecting), storage=storage)
     snapshot.table.listeners.append(storage)
     names = {n.name for n in inputs.nodes}
+    if not inputs.nodes:
+        warnings.append("the cluster has no nodes: no pod can be scheduled (is a Node list missing from --cluster?)")
     if len(names) != len(inputs.nodes):
         dup = next(n.name for n in inputs.nodes if sum(1 for m in inputs.nodes if m.name == n.name) > 1)
         raise InputError(f"Node {dup}: metadata.name: Duplicate value: the node is defined twice")

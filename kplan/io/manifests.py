@@ -239,15 +239,22 @@ def flatten(doc: Any, source: str) -> Iterator[RawObject]:
     if not isinstance(doc, dict):
         raise InputError(f"{source}: expected a Kubernetes object, got {type(doc).__name__}")
     kind = doc.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and "items" in doc and not isinstance(doc["items"], list):
+        raise InputError(f"{source}: {kind}: items: Invalid value: expected a list of objects, got "
+                         f"{type(doc['items']).__name__}")
     if isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), list):
         item_kind = kind[: -len("List")]
         for i, item in enumerate(doc["items"]):
             if isinstance(item, dict) and not item.get("kind") and item_kind:
-                item = {**item, "kind": item_kind}
+                item = _typed_item(item, item_kind, doc.get("apiVersion"))
             yield from flatten(item, f"{source}: items[{i}]")
         return
     if not kind:
         raise InputError(f"{source}: kind: Required value (not a Kubernetes object)")
+    for field in ("kind", "apiVersion"):
+        if doc.get(field) is not None and not isinstance(doc.get(field), str):
+            raise InputError(f"{source}: {field}: Invalid value: {json.dumps(doc[field], default=str)[:80]}: must be "
+                             "a string")
     yield RawObject(doc, source)
 
 
@@ -293,7 +300,8 @@ def _stream_list(text: str, source: str) -> Iterator[RawObject]:
                     if isinstance(item, dict) and not item.get("kind") and not isinstance(header.get("kind"), str):
                         waiting.append((count, item))
                     else:
-                        yield from _list_item(item, header.get("kind"), f"{source}: items[{count}]")
+                        yield from _list_item(item, header.get("kind"), f"{source}: items[{count}]",
+                                              header.get("apiVersion"))
                     count += 1
                     pos = _skip(text, pos)
                     if text.startswith(",", pos):
@@ -308,7 +316,8 @@ def _stream_list(text: str, source: str) -> Iterator[RawObject]:
                 pos = _skip(text, pos + 1)
             elif not text.startswith("}", pos):
                 raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
-        if _skip(text, pos + 1) != len(text):
+        rest = _skip(text, pos + 1)
+        if rest != len(text) and not text.startswith(("{", _LOGS_START), rest):
             raise json.JSONDecodeError("Extra data", text, pos + 1)
     except (json.JSONDecodeError, IndexError) as e:
         where = f" (line {e.lineno}, column {e.colno})" if isinstance(e, json.JSONDecodeError) else ""
@@ -324,13 +333,57 @@ def _stream_list(text: str, source: str) -> Iterator[RawObject]:
     if not has_items:
         yield from flatten(header, source)
     for i, item in waiting:
-        yield from _list_item(item, kind, f"{source}: items[{i}]")
+        yield from _list_item(item, kind, f"{source}: items[{i}]", header.get("apiVersion"))
+    if rest != len(text):
+        yield from _concatenated(text, rest, source)
 
 
-def _list_item(item: Any, list_kind: Any, source: str) -> Iterator[RawObject]:
+#: how ``kubectl cluster-info dump`` (to stdout) frames the container logs between its JSON lists
+_LOGS_START = "==== START logs for "
+_LOGS_END = "\n==== END logs for "
+
+
+def _concatenated(text: str, pos: int, source: str) -> Iterator[RawObject]:
+    """The further JSON documents of a concatenated stream, as ``kubectl cluster-info dump``
+    prints them (a NodeList, then each namespace's lists), skipping the logs between them."""
+    n = 2
+    while True:
+        pos = _skip(text, pos)
+        if pos >= len(text):
+            return
+        if text.startswith(_LOGS_START, pos):
+            end = text.find(_LOGS_END, pos)
+            if end < 0:
+                line = text.count("\n", 0, pos) + 1
+                raise InputError(f"{source}: line {line}: a container log section without its '==== END logs' line")
+            eol = text.find("\n", end + 1)
+            pos = len(text) if eol < 0 else eol + 1
+            continue
+        try:
+            value, pos = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{source}: not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
+        except RecursionError:
+            raise InputError(f"{source}: not valid JSON: nested too deeply") from None
+        except ValueError as e:
+            raise InputError(f"{source}: not valid JSON: {_number_problem(e)}") from None
+        yield from flatten(value, f"{source}: document {n}")
+        n += 1
+
+
+def _list_item(item: Any, list_kind: Any, source: str, list_version: Any = None) -> Iterator[RawObject]:
     if isinstance(item, dict) and not item.get("kind") and isinstance(list_kind, str) and list_kind.endswith("List"):
-        item = {**item, "kind": list_kind[: -len("List")]}
+        item = _typed_item(item, list_kind[: -len("List")], list_version)
     yield from flatten(item, source)
+
+
+def _typed_item(item: dict[str, Any], kind: str, list_version: Any) -> dict[str, Any]:
+    """An item of a typed list (``PodList``), which a typed client prints without its own kind
+    and apiVersion: they are the list's."""
+    out = {**item, "kind": kind}
+    if kind and not item.get("apiVersion") and isinstance(list_version, str) and list_version:
+        out["apiVersion"] = list_version
+    return out
 
 
 def _one_json_value(text: str) -> bool:
@@ -354,9 +407,24 @@ def iter_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> It
 
 
 def load_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> list[RawObject]:
-    """The objects of manifest files, each checked for its nesting (they are few, and the
-    applier copies them; a cluster's many objects are bounded by the decoders alone)."""
-    objects = list(iter_objects(paths, stdin))
+    """The objects of the files, as they are (a cluster's objects were accepted by its API server)."""
+    return list(iter_objects(paths, stdin))
+
+
+def load_manifests(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> list[RawObject]:
+    """The objects of manifest files, checked as ``kubectl apply`` and kube-apiserver would check
+    them: each within the nesting limits (they are few, and the applier copies them; a cluster's
+    many objects are bounded by the decoders alone), and valid (kplan.validation: every invalid
+    object is one line of the error)."""
+    from kplan.validation import validate_objects
+
+    paths = list(paths)
+    objects = load_objects(paths, stdin)
+    if paths and not objects:
+        # kubectl apply's words: an empty or comment-only manifest is a mistake, not "nothing to do"
+        raise InputError(f"{', '.join('<stdin>' if p == '-' else p for p in paths)}: no objects passed to apply "
+                         "(the manifests hold no Kubernetes object)")
     for obj in objects:
         check_nesting(obj.doc, obj.source)
+    validate_objects(objects)
     return objects

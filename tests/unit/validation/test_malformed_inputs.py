@@ -36,6 +36,8 @@ class Row(NamedTuple):
     args: tuple[str, ...] = ()
     command: str = "simulate"
     suffix: str = ".yaml"
+    #: error lines: one per invalid object
+    lines: int = 1
 
 
 ROWS: dict[str, Row] = {
@@ -87,6 +89,219 @@ ROWS: dict[str, Row] = {
                                                  args=("--scale", "deployment/web=1000000000000"), command="whatif"),
     "whatif until-fit like a node that does not exist": Row(pod(), "--until-fit like=ghost: no node named 'ghost'",
                                                             args=("--until-fit", "like=ghost"), command="whatif"),
+
+    # --- what kube-apiserver v1.34 refuses (pkg/apis/core/validation and the others)
+    "a negative cpu request": Row(pod(container('resources: {requests: {cpu: "-1"}}')),
+                                  'Pod default/web: spec.containers[0].resources.requests[cpu]: Invalid value: "-1": '
+                                  "must be greater than or equal to 0"),
+    "a negative memory limit": Row(pod(container("resources: {limits: {memory: -64Mi}}")),
+                                   'spec.containers[0].resources.limits[memory]: Invalid value: "-64Mi": must be '
+                                   "greater than or equal to 0"),
+    "a request above its limit": Row(pod(container('resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}')),
+                                     'requests[cpu]: Invalid value: "2": must be less than or equal to cpu limit of 1'),
+    "an extended resource request without a limit": Row(pod(container("resources: {requests: {example.com/gpu: 1}}")),
+                                                        "spec.containers[0].resources.limits: Required value: Limit "
+                                                        "must be set for non overcommitable resources"),
+    "a fractional extended resource": Row(pod(container("resources: {requests: {example.com/gpu: 500m}, "
+                                                        "limits: {example.com/gpu: 500m}}")),
+                                          'requests[example.com/gpu]: Invalid value: "500m": must be an integer'),
+    "a resource name with a space": Row(pod(container('resources: {requests: {"my resource": 1}}')),
+                                        'requests[my resource]: Invalid value: "my resource"'),
+    "a container port that is a word": Row(pod(container("ports: [{containerPort: eighty}]")),
+                                           'ports[0].containerPort: Invalid value: "eighty": must be an integer (int32)'),
+    "a container port of zero": Row(pod(container("ports: [{containerPort: 0}]")),
+                                    "ports[0].containerPort: Invalid value: 0: must be between 1 and 65535, inclusive"),
+    "a host port of 70000": Row(pod(container("ports: [{containerPort: 80, hostPort: 70000}]")),
+                                "ports[0].hostPort: Invalid value: 70000: must be between 1 and 65535, inclusive"),
+    "a port without its containerPort": Row(pod(container("ports: [{hostPort: 80}]")),
+                                            "ports[0].containerPort: Required value"),
+    "a port protocol that does not exist": Row(pod(container("ports: [{containerPort: 80, protocol: HTTP}]")),
+                                               'ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", '
+                                               '"TCP", "UDP"'),
+    "a port name too long": Row(pod(container("ports: [{containerPort: 80, name: a-very-long-port-name}]")),
+                                "must be no more than 15 characters"),
+    "two ports of one name": Row(pod(container("ports: [{containerPort: 80, name: web}, {containerPort: 81, name: web}]")),
+                                 'ports[1].name: Duplicate value: "web"'),
+    "an upper-case pod name": Row(pod(name="Web"), 'metadata.name: Invalid value: "Web": a lowercase RFC 1123 '
+                                  "subdomain must consist of lower case alphanumeric characters"),
+    "a pod name of 300 characters": Row(pod(name="a" * 300), "must be no more than 253 characters"),
+    "a pod without a name": Row("apiVersion: v1\nkind: Pod\nmetadata: {namespace: default}\n"
+                                "spec: {containers: [{name: c, image: app}]}\n",
+                                "metadata.name: Required value: name or generateName is required"),
+    "an upper-case namespace": Row(pod().replace("namespace: default", "namespace: Prod"),
+                                   'metadata.namespace: Invalid value: "Prod": a lowercase RFC 1123 label'),
+    "a pod without containers": Row(pod("containers: []"), "Pod default/web: spec.containers: Required value"),
+    "a pod without a spec": Row("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n", "spec: Required value"),
+    "a container without a name": Row(pod("containers: [{image: app}]"), "spec.containers[0].name: Required value"),
+    "a container without an image": Row(pod("containers: [{name: c}]"), "spec.containers[0].image: Required value"),
+    "two containers of one name": Row(pod("containers: [{name: c, image: a}, {name: c, image: b}]"),
+                                      'spec.containers[1].name: Duplicate value: "c"'),
+    "a container name with an underscore": Row(pod("containers: [{name: my_app, image: a}]"),
+                                               'spec.containers[0].name: Invalid value: "my_app": a lowercase RFC 1123 '
+                                               "label"),
+    "a label key with two slashes": Row(pod(extra="").replace("namespace: default}", "namespace: default, labels: "
+                                                              "{a/b/c: x}}"),
+                                        'metadata.labels: Invalid value: "a/b/c": a qualified name must consist of'),
+    "a label value with a space": Row(pod().replace("namespace: default}", 'namespace: default, labels: {app: "my app"}}'),
+                                      'metadata.labels[app]: Invalid value: "my app": a valid label must be an empty '
+                                      "string"),
+    "a label value that is a number": Row(pod().replace("namespace: default}", "namespace: default, labels: {tier: 3}}"),
+                                          "metadata.labels[tier]: Invalid value: 3: must be a string"),
+    "a node selector with a bad key": Row(pod('containers: [{name: c, image: a}], nodeSelector: {"-disk": ssd}'),
+                                          'spec.nodeSelector: Invalid value: "-disk": name part must consist of'),
+    "a toleration operator Equals": Row(pod("containers: [{name: c, image: a}], tolerations: [{key: k, operator: "
+                                            "Equals, value: v}]"),
+                                        'spec.tolerations[0].operator: Unsupported value: "Equals": supported values: '
+                                        '"Equal", "Exists"'),
+    "a toleration effect NoScheduleX": Row(pod("containers: [{name: c, image: a}], tolerations: [{key: k, operator: "
+                                               "Exists, effect: NoScheduleX}]"),
+                                           'spec.tolerations[0].effect: Unsupported value: "NoScheduleX": supported '
+                                           'values: "NoSchedule", "PreferNoSchedule", "NoExecute"'),
+    "a toleration with Exists and a value": Row(pod("containers: [{name: c, image: a}], tolerations: [{key: k, "
+                                                    "operator: Exists, value: v}]"),
+                                                "value must be empty when `operator` is 'Exists'"),
+    "a toleration without a key that is not Exists": Row(pod("containers: [{name: c, image: a}], tolerations: "
+                                                             "[{operator: Equal, value: v}]"),
+                                                         "operator must be Exists when `key` is empty"),
+    "tolerationSeconds on a NoSchedule toleration": Row(pod("containers: [{name: c, image: a}], tolerations: [{key: k, "
+                                                            "operator: Exists, effect: NoSchedule, tolerationSeconds: "
+                                                            "30}]"),
+                                                        "effect must be 'NoExecute' when `tolerationSeconds` is set"),
+    "a preferred node affinity of weight 1000": Row(pod("containers: [{name: c, image: a}], affinity: {nodeAffinity: "
+                                                        "{preferredDuringSchedulingIgnoredDuringExecution: [{weight: "
+                                                        "1000, preference: {matchExpressions: [{key: k, operator: "
+                                                        "Exists}]}}]}}"),
+                                                    "preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid "
+                                                    "value: 1000: must be in the range 1-100"),
+    "a preferred pod anti-affinity of weight 0": Row(pod("containers: [{name: c, image: a}], affinity: {podAntiAffinity: "
+                                                         "{preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, "
+                                                         "podAffinityTerm: {topologyKey: zone}}]}}"),
+                                                     "weight: Invalid value: 0: must be in the range 1-100"),
+    "a node affinity with no terms": Row(pod("containers: [{name: c, image: a}], affinity: {nodeAffinity: "
+                                             "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                                             "[]}}}"), "must have at least one node selector term"),
+    "an In requirement without values": Row(pod("containers: [{name: c, image: a}], affinity: {nodeAffinity: "
+                                                "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                                                "[{matchExpressions: [{key: k, operator: In}]}]}}}"),
+                                            "values: Required value: must be specified when `operator` is 'In' or 'NotIn'"),
+    "a Gt requirement with two values": Row(pod("containers: [{name: c, image: a}], affinity: {nodeAffinity: "
+                                                "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                                                "[{matchExpressions: [{key: k, operator: Gt, values: ['1', '2']}]}]}}}"),
+                                            "must be specified single value when `operator` is 'Lt' or 'Gt'"),
+    "a selector operator Equals": Row(pod("containers: [{name: c, image: a}], affinity: {nodeAffinity: "
+                                          "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                                          "[{matchExpressions: [{key: k, operator: Equals, values: [a]}]}]}}}"),
+                                      'operator: Invalid value: "Equals": not a valid selector operator'),
+    "a field selector on spec.nodeName": Row(pod("containers: [{name: c, image: a}], affinity: {nodeAffinity: "
+                                                 "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                                                 "[{matchFields: [{key: spec.nodeName, operator: In, values: [n]}]}]}}}"),
+                                             'matchFields[0].key: Invalid value: "spec.nodeName": not a valid field '
+                                             "selector key"),
+    "a pod affinity term without a topology key": Row(pod("containers: [{name: c, image: a}], affinity: {podAffinity: "
+                                                          "{requiredDuringSchedulingIgnoredDuringExecution: "
+                                                          "[{labelSelector: {matchLabels: {app: x}}}]}}"),
+                                                      "topologyKey: Required value: can not be empty"),
+    "a spread constraint with maxSkew 0": Row(pod("containers: [{name: c, image: a}], topologySpreadConstraints: "
+                                                  "[{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]"),
+                                              "maxSkew: Invalid value: 0: must be greater than zero"),
+    "a spread constraint that is unsatisfiable Sometimes": Row(
+        pod("containers: [{name: c, image: a}], topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, "
+            "whenUnsatisfiable: Sometimes}]"),
+        'whenUnsatisfiable: Unsupported value: "Sometimes": supported values: "DoNotSchedule", "ScheduleAnyway"'),
+    "minDomains with ScheduleAnyway": Row(pod("containers: [{name: c, image: a}], topologySpreadConstraints: [{maxSkew: "
+                                              "1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, minDomains: 2}]"),
+                                          "can only use minDomains if whenUnsatisfiable=DoNotSchedule"),
+    "a restart policy Sometimes": Row(pod("containers: [{name: c, image: a}], restartPolicy: Sometimes"),
+                                      'spec.restartPolicy: Unsupported value: "Sometimes"'),
+    "a preemption policy Always": Row(pod("containers: [{name: c, image: a}], preemptionPolicy: Always"),
+                                      'spec.preemptionPolicy: Unsupported value: "Always"'),
+    "a priority beyond int32": Row(pod("containers: [{name: c, image: a}], priority: 99999999999"),
+                                   "spec.priority: Invalid value: 99999999999: must be an int32"),
+    "two scheduling gates of one name": Row(pod("containers: [{name: c, image: a}], schedulingGates: [{name: g}, "
+                                                "{name: g}]"), 'schedulingGates[1].name: Duplicate value: "g"'),
+    "two volumes of one name": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v, emptyDir: {}}, "
+                                       "{name: v, emptyDir: {}}]"), 'spec.volumes[1].name: Duplicate value: "v"'),
+    "a Deployment of -3 replicas": Row(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: -3\n"
+        "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+        "    spec: {containers: [{name: c, image: app}]}\n",
+        "Deployment web: spec.replicas: Invalid value: -3: must be greater than or equal to 0"),
+    "a Deployment whose selector misses its template": Row(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+        "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: api}}\n"
+        "    spec: {containers: [{name: c, image: app}]}\n",
+        'spec.template.metadata.labels: Invalid value: map[string]string{"app":"api"}: `selector` does not match '
+        "template `labels`"),
+    "a Deployment without a selector": Row(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n"
+        "    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: app}]}\n",
+        "spec.selector: Required value"),
+    "a Deployment whose pods restart Never": Row(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n"
+        "  template:\n    metadata: {labels: {app: web}}\n    spec: {restartPolicy: Never, containers: [{name: c, "
+        "image: app}]}\n", 'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'),
+    "a StatefulSet with an unknown pod management policy": Row(
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  podManagementPolicy: Whenever\n"
+        "  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n"
+        "    spec: {containers: [{name: c, image: app}]}\n", 'spec.podManagementPolicy: Unsupported value: "Whenever"'),
+    "a Job whose pods restart Always": Row(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
+        "    spec: {restartPolicy: Always, containers: [{name: c, image: app}]}\n",
+        'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"'),
+    "a Job of negative parallelism": Row(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: -1\n  template:\n"
+        "    spec: {restartPolicy: Never, containers: [{name: c, image: app}]}\n",
+        "spec.parallelism: Invalid value: -1: must be greater than or equal to 0"),
+    "a CronJob without a schedule": Row(
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: cj}\nspec:\n  jobTemplate:\n    spec:\n      template:\n"
+        "        spec: {restartPolicy: Never, containers: [{name: c, image: app}]}\n", "spec.schedule: Required value"),
+    "a budget with minAvailable and maxUnavailable": Row(
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\nspec: {minAvailable: 1, "
+        "maxUnavailable: 1, selector: {matchLabels: {app: x}}}\n", "minAvailable and maxUnavailable cannot be both set"),
+    "a budget of minAvailable 150%": Row(
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\nspec: {minAvailable: 150%, "
+        "selector: {matchLabels: {app: x}}}\n", 'spec.minAvailable: Invalid value: "150%": must not be greater than 100%'),
+    "a PriorityClass above one billion": Row(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: top}\nvalue: 2000000000\n",
+        "value: Invalid value: 2000000000: maximum allowed value of a user defined priority is 1000000000"),
+    "a PriorityClass named system-anything": Row(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\nvalue: 10\n",
+        "priority class names with 'system-' prefix are reserved"),
+    "a LimitRange default of 1.2.3": Row(
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr}\nspec: {limits: [{type: Container, default: "
+        "{cpu: 1.2.3}}]}\n", 'spec.limits[0].default[cpu]: Invalid value: "1.2.3": quantities must match the regular '
+        "expression"),
+    "a LimitRange of type Node": Row(
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr}\nspec: {limits: [{type: Node, max: {cpu: 1}}]}\n",
+        'spec.limits[0].type: Unsupported value: "Node"'),
+    "a claim of zero bytes": Row(
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c}\nspec: {accessModes: [ReadWriteOnce], "
+        "resources: {requests: {storage: 0}}}\n", "spec.resources[storage]: Invalid value: 0: must be greater than zero"),
+    "a claim with an unknown access mode": Row(
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c}\nspec: {accessModes: [ReadWriteSometimes], "
+        "resources: {requests: {storage: 1Gi}}}\n", 'spec.accessModes: Unsupported value: "ReadWriteSometimes"'),
+    "a kind: List whose items is a map": Row("apiVersion: v1\nkind: List\nitems: {a: b}\n",
+                                             "List: items: Invalid value: expected a list of objects, got dict"),
+    "every invalid object, one line each": Row(pod(name="A") + "---\n" + pod(name="B"), "Pod default/A: metadata.name",
+                                                 lines=2),
+    # --- removed API versions of known kinds
+    "a batch/v1beta1 CronJob": Row(
+        "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: cj}\nspec: {schedule: '* * * * *'}\n",
+        'CronJob cj: no matches for kind "CronJob" in version "batch/v1beta1": kube-apiserver v1.34 serves '
+        "CronJob as apiVersion: batch/v1"),
+    "an extensions/v1beta1 Deployment": Row(
+        "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: d}\n",
+        'no matches for kind "Deployment" in version "extensions/v1beta1"'),
+    "a policy/v1beta1 PodDisruptionBudget": Row(
+        "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: b}\n",
+        "serves PodDisruptionBudget as apiVersion: policy/v1"),
+    "a Pod without an apiVersion": Row("kind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: a}]}\n",
+                                       "apiVersion: Required value: Pod is served as apiVersion: v1"),
+
+    "an empty manifest file": Row("", "no objects passed to apply"),
+    "a manifest of comments only": Row("# nothing here\n---\n# nor here\n", "no objects passed to apply"),
+    "a kind that is a list": Row('{"kind": ["Pod"], "metadata": {"name": "a"}}', 'kind: Invalid value: ["Pod"]: '
+                                 "must be a string", suffix=".json"),
 }
 
 
@@ -110,7 +325,45 @@ def test_malformed_input_is_one_error_line(row: Row, tmp_path: Path, capsys: pyt
     code, out, err = run(capsys, [row.command, *row.args, str(path), "--cluster", CLUSTER, "--tie-break",
                                   "lowest-name"])
     errors = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert (code, len(errors)) == (row.code, 1), err
+    assert (code, len(errors)) == (row.code, row.lines), err
     assert row.message in errors[0], err
     assert "Traceback" not in err
     assert out == ""
+
+
+def deployment(replicas: int) -> str:
+    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n"
+            "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+            "    spec: {containers: [{name: c, image: app, resources: {requests: {cpu: 100m}}}]}\n")
+
+
+def test_a_workload_defined_twice_is_configured_by_the_later_with_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "a.yaml").write_text(deployment(2))
+    (tmp_path / "b.yaml").write_text(deployment(3))
+    code, out, err = run(capsys, ["simulate", str(tmp_path), "--cluster", CLUSTER, "-o", "json"])
+    assert code == 0, err
+    assert f"warning: {tmp_path}/b.yaml: Deployment default/web is also defined in {tmp_path}/a.yaml" in err
+    assert out.count('"name": "web-') == 3  # the later definition's replicas
+
+
+def test_two_pending_pods_of_one_name_are_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "a.yaml").write_text(pod())
+    (tmp_path / "b.yaml").write_text(pod())
+    code, out, err = run(capsys, ["simulate", str(tmp_path), "--cluster", CLUSTER])
+    assert (code, out) == (2, "")
+    assert err == (f'error: {tmp_path}/b.yaml: Pod default/web: metadata.name: Duplicate value: "web": the pod is '
+                   f"also defined in {tmp_path}/a.yaml (a second create of a pod fails: AlreadyExists)\n")
+
+
+def test_a_cluster_without_nodes_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "pod.yaml").write_text(pod())
+    (tmp_path / "cluster.yaml").write_text("apiVersion: v1\nkind: List\nitems: []\n")
+    code, _, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", str(tmp_path / "cluster.yaml")])
+    assert code == 1
+    assert "warning: the cluster has no nodes" in err
