@@ -261,7 +261,7 @@ class Applier:
     def apply(self, objects: Sequence[RawObject], classify: Any) -> None:
         first: list[RawObject] = []
         second: list[RawObject] = []
-        for obj in objects:
+        for obj in self._merge_duplicates(objects):
             kind = str(obj.doc.get("kind"))
             if is_helm_test_hook(obj.doc):
                 ns, name = _meta(obj.doc)
@@ -281,6 +281,34 @@ class Applier:
             else:
                 self.apply_workload(obj)
         self._check_names()
+
+    def _merge_duplicates(self, objects: Sequence[RawObject]) -> list[RawObject]:
+        """An object defined twice among the manifests is applied as ``kubectl apply`` applies it
+        twice: the first creates it, the later configures it (its content, at the first one's
+        place in the order), with a warning naming both files. A Pod cannot be created twice:
+        two pending pods of one name are an error, as the second create would be."""
+        out: list[RawObject] = []
+        at: dict[tuple[str, str, str], int] = {}
+        for obj in objects:
+            kind = str(obj.doc.get("kind"))
+            ns, name = _meta(obj.doc)
+            if not name:
+                out.append(obj)  # a generateName: every apply creates a new object
+                continue
+            key = (kind, "" if kind in CLUSTER_SCOPED else ns, name)
+            if key not in at:
+                at[key] = len(out)
+                out.append(obj)
+                continue
+            earlier = out[at[key]]
+            label = f"{kind} {ns + '/' if kind not in CLUSTER_SCOPED else ''}{name}"
+            if kind == "Pod" and not (obj.doc.get("spec") or {}).get("nodeName"):
+                raise InputError(f'{obj.source}: {label}: metadata.name: Duplicate value: "{name}": the pod is also '
+                                 f"defined in {earlier.source} (a second create of a pod fails: AlreadyExists)")
+            self.inputs.warnings.append(f"{obj.source}: {label} is also defined in {earlier.source}; as kubectl "
+                                        "apply would, the later definition configures it")
+            out[at[key]] = RawObject(obj.doc, obj.source)
+        return out
 
     def _add_storage(self, obj: RawObject) -> None:
         item = STORAGE_PARSERS[str(obj.doc.get("kind"))](obj.doc, obj.source)
