@@ -261,6 +261,12 @@ class Applier:
     def apply(self, objects: Sequence[RawObject], classify: Any) -> None:
         first: list[RawObject] = []
         second: list[RawObject] = []
+        from kplan.validation import describe
+        from kplan.validation.unknown import unknown_fields
+
+        for obj in objects:
+            for path in unknown_fields(obj.doc):  # kubectl apply warns and drops them; so does kplan
+                self.inputs.warnings.append(f'{obj.source}: {describe(obj.doc)}: unknown field "{path}"')
         for obj in self._merge_duplicates(objects):
             kind = str(obj.doc.get("kind"))
             if is_helm_test_hook(obj.doc):

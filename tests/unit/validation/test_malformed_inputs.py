@@ -367,3 +367,15 @@ def test_a_cluster_without_nodes_is_said(tmp_path: Path, capsys: pytest.CaptureF
     code, _, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", str(tmp_path / "cluster.yaml")])
     assert code == 1
     assert "warning: the cluster has no nodes" in err
+
+
+def test_an_unknown_field_is_a_warning_as_kubectl_apply_gives_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "pod.yaml").write_text(pod("containers: [{name: c, image: app, imagePullPolcy: Always}], "
+                                           "nodeSelecter: {disk: ssd}"))
+    code, _, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", CLUSTER])
+    assert code == 0, err
+    assert err.splitlines() == [
+        f'warning: {tmp_path}/pod.yaml: Pod default/web: unknown field "spec.nodeSelecter"',
+        f'warning: {tmp_path}/pod.yaml: Pod default/web: unknown field "spec.containers[0].imagePullPolcy"']
