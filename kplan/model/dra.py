@@ -1,0 +1,173 @@
+"""Dynamic resource allocation objects (resource.k8s.io), parsed once into small typed values.
+
+resource.k8s.io/v1 and the beta versions kube-scheduler 1.34 still serves (v1beta2 has v1's
+shape; v1beta1 puts a request's fields directly on the request and a device's attributes under
+``basic``). Inputs get the v1 defaults: allocationMode ExactCount, count 1.
+
+Fields that exist only behind feature gates that are off in 1.34 (device taints, partitionable
+devices, consumable capacity, binding conditions) are refused with a one-line error naming the
+object and field: kplan does not model them, and ignoring them would give wrong answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from kplan.model.selectors import NodeSelector
+
+
+def _empty() -> Mapping[str, str]:
+    return MappingProxyType({})
+
+
+EXACT_COUNT, ALL = "ExactCount", "All"
+#: AllocationResultsMaxSize: at most this many devices per claim
+MAX_DEVICES_PER_CLAIM = 32
+#: the finalizer the scheduler adds before writing an allocation
+DELETE_PROTECTION = "resource.kubernetes.io/delete-protection"
+#: the annotation the resourceclaim controller puts on claims it creates from templates
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+API_GROUP = "resource.k8s.io"
+SERVED_VERSIONS = ("v1", "v1beta2", "v1beta1")
+KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
+
+#: attribute value: (type, value) with type one of "string", "int", "bool", "version"
+AttributeValue = tuple[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    name: str
+    #: qualified attribute name as written in the slice ("model" or "dra.example.com/numa")
+    attributes: Mapping[str, AttributeValue]
+    #: capacity name → the quantity as written
+    capacity: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSlice:
+    name: str
+    driver: str
+    pool: str
+    generation: int
+    slice_count: int
+    node_name: str = ""
+    node_selector: NodeSelector | None = None
+    all_nodes: bool = False
+    devices: tuple[Device, ...] = ()
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceClass:
+    name: str
+    #: CEL expressions of spec.selectors, in order
+    selectors: tuple[str, ...] = ()
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SubRequest:
+    """One alternative of ``firstAvailable``, or the ``exactly`` part of a request (name = request name)."""
+
+    name: str
+    class_name: str
+    selectors: tuple[str, ...] = ()
+    mode: str = EXACT_COUNT
+    count: int = 1
+    admin_access: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRequest:
+    name: str
+    exactly: SubRequest | None = None
+    first_available: tuple[SubRequest, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    requests: tuple[str, ...] = ()
+    #: fully qualified attribute name; "" when the constraint has none (an error at allocation)
+    match_attribute: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimSpec:
+    requests: tuple[DeviceRequest, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceResult:
+    """One allocated device: ``request`` is ``<r>`` or ``<r>/<subrequest>``."""
+
+    request: str
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool = False
+
+    @property
+    def device_id(self) -> tuple[str, str, str]:
+        return (self.driver, self.pool, self.device)
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    results: tuple[DeviceResult, ...] = ()
+    #: None: the claim's devices are reachable from every node
+    node_selector: NodeSelector | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerRef:
+    name: str
+    uid: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceClaim:
+    namespace: str
+    name: str
+    uid: str
+    spec: ClaimSpec
+    allocation: Allocation | None = None
+    reserved_for: tuple[ConsumerRef, ...] = ()
+    deleting: bool = False
+    finalizers: tuple[str, ...] = ()
+    #: uid of the controller owner reference ("" for none)
+    owner_uid: str = ""
+    annotations: Mapping[str, str] = field(default_factory=_empty)
+    labels: Mapping[str, str] = field(default_factory=_empty)
+    source: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceClaimTemplate:
+    namespace: str
+    name: str
+    spec: ClaimSpec
+    labels: Mapping[str, str] = field(default_factory=_empty)
+    annotations: Mapping[str, str] = field(default_factory=_empty)
+    source: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class PodClaim:
+    """One entry of a pod's ``spec.resourceClaims``."""
+
+    name: str
+    claim_name: str = ""
+    template_name: str = ""

@@ -1,0 +1,265 @@
+"""Parsers for the resource.k8s.io kinds (model/dra.py), one per kind, each run once per object."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kplan.model.dra import (
+    ALL,
+    EXACT_COUNT,
+    SERVED_VERSIONS,
+    Allocation,
+    AttributeValue,
+    ClaimSpec,
+    Constraint,
+    ConsumerRef,
+    Device,
+    DeviceClass,
+    DeviceRequest,
+    DeviceResult,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+    SubRequest,
+)
+from kplan.model.parse import Where, _int, _labels, _list, _map, _str, parse_node_selector_term
+from kplan.model.quantity import QuantityError, parse_quantity
+from kplan.model.selectors import NodeSelector
+
+_NOT_MODELLED = "kplan does not model this feature (its feature gate is off in kube-scheduler 1.34)"
+
+
+def _version(d: Mapping[str, Any], where: Where) -> str:
+    api = str(d.get("apiVersion") or "resource.k8s.io/v1")
+    group, _, version = api.partition("/")
+    if group != "resource.k8s.io" or version not in SERVED_VERSIONS:
+        raise where.fail("apiVersion", f'Unsupported value: "{api}": supported values: '
+                         + ", ".join(f'"resource.k8s.io/{v}"' for v in SERVED_VERSIONS))
+    return version
+
+
+def _named(d: Mapping[str, Any], source: str, kind: str, namespaced: bool) -> tuple[str, str, Where]:
+    md = _map(d.get("metadata"), Where(source, kind, "?"), "metadata")
+    name = str(md.get("name") or "")
+    ns = str(md.get("namespace") or "default") if namespaced else ""
+    where = Where(source, kind, f"{ns}/{name}" if namespaced else (name or "?"))
+    if not name:
+        raise where.fail("metadata.name", "Required value")
+    return ns, name, where
+
+
+def _refuse(m: Mapping[str, Any], where: Where, path: str, *fields: str) -> None:
+    for f in fields:
+        if m.get(f) not in (None, [], {}, False):
+            raise where.fail(f"{path}.{f}", _NOT_MODELLED)
+
+
+def _selectors(v: Any, where: Where, path: str) -> tuple[str, ...]:
+    out = []
+    for i, s in enumerate(_list(v, where, path)):
+        cel = _map(_map(s, where, f"{path}[{i}]").get("cel"), where, f"{path}[{i}].cel")
+        # a selector without cel is kept as "" and reported by the allocator, as upstream does
+        out.append(_str(cel.get("expression"), where, f"{path}[{i}].cel.expression"))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------ DeviceClass
+
+def parse_device_class(d: Mapping[str, Any], source: str = "") -> DeviceClass:
+    _, name, where = _named(d, source, "DeviceClass", False)
+    _version(d, where)
+    spec = _map(d.get("spec"), where, "spec")
+    _refuse(spec, where, "spec", "extendedResourceName")
+    return DeviceClass(name, _selectors(spec.get("selectors"), where, "spec.selectors"), source)
+
+
+# ---------------------------------------------------------------------------- ResourceSlice
+
+def _attribute(v: Any, where: Where, path: str) -> AttributeValue:
+    m = _map(v, where, path)
+    for t in ("string", "int", "bool", "version"):
+        if t in m and m[t] is not None:
+            x = m[t]
+            if t == "int":
+                return ("int", _int(x, where, f"{path}.int"))
+            if t == "bool":
+                if not isinstance(x, bool):
+                    raise where.fail(f"{path}.bool", f"expected a boolean, got {x!r}")
+                return ("bool", x)
+            return (t, _str(x, where, f"{path}.{t}"))
+    raise where.fail(path, "Required value: exactly one of string, int, bool or version must be set")
+
+
+def _device(v: Any, version: str, where: Where, path: str) -> Device:
+    m = _map(v, where, path)
+    name = _str(m.get("name"), where, f"{path}.name")
+    if not name:
+        raise where.fail(f"{path}.name", "Required value")
+    body = m
+    if version == "v1beta1":
+        body = _map(m.get("basic"), where, f"{path}.basic")
+        path = f"{path}.basic"
+    _refuse(body, where, path, "taints", "consumesCounters", "bindingConditions", "bindingFailureConditions",
+            "bindsToNode", "nodeName", "nodeSelector", "allNodes", "allowMultipleAllocations")
+    attrs = {str(k): _attribute(x, where, f"{path}.attributes.{k}")
+             for k, x in _map(body.get("attributes"), where, f"{path}.attributes").items()}
+    caps = {}
+    for k, x in _map(body.get("capacity"), where, f"{path}.capacity").items():
+        cm = _map(x, where, f"{path}.capacity.{k}")
+        _refuse(cm, where, f"{path}.capacity.{k}", "requestPolicy")
+        q = cm.get("value")
+        try:
+            parse_quantity(q)
+        except (QuantityError, ValueError, TypeError):
+            raise where.fail(f"{path}.capacity.{k}.value", f"expected a quantity, got {q!r}") from None
+        caps[str(k)] = str(q)
+    return Device(name, attrs, caps)
+
+
+def parse_resource_slice(d: Mapping[str, Any], source: str = "") -> ResourceSlice:
+    _, name, where = _named(d, source, "ResourceSlice", False)
+    version = _version(d, where)
+    spec = _map(d.get("spec"), where, "spec")
+    _refuse(spec, where, "spec", "sharedCounters", "perDeviceNodeSelection")
+    driver = _str(spec.get("driver"), where, "spec.driver")
+    if not driver:
+        raise where.fail("spec.driver", "Required value")
+    pool = _map(spec.get("pool"), where, "spec.pool")
+    pool_name = _str(pool.get("name"), where, "spec.pool.name")
+    if not pool_name:
+        raise where.fail("spec.pool.name", "Required value")
+    node_name = _str(spec.get("nodeName"), where, "spec.nodeName")
+    sel: NodeSelector | None = None
+    if spec.get("nodeSelector") is not None:
+        terms = _map(spec["nodeSelector"], where, "spec.nodeSelector").get("nodeSelectorTerms")
+        sel = NodeSelector(tuple(parse_node_selector_term(t, where, f"spec.nodeSelector.nodeSelectorTerms[{i}]")
+                                 for i, t in enumerate(_list(terms, where, "spec.nodeSelector.nodeSelectorTerms"))))
+    all_nodes = spec.get("allNodes") is True
+    if sum((bool(node_name), sel is not None, all_nodes)) != 1:
+        raise where.fail("spec", "Invalid value: exactly one of nodeName, nodeSelector or allNodes must be set")
+    devices = tuple(_device(x, version, where, f"spec.devices[{i}]")
+                    for i, x in enumerate(_list(spec.get("devices"), where, "spec.devices")))
+    return ResourceSlice(name, driver, pool_name, _int(pool.get("generation"), where, "spec.pool.generation"),
+                         _int(pool.get("resourceSliceCount"), where, "spec.pool.resourceSliceCount", 1),
+                         node_name, sel, all_nodes, devices, source)
+
+
+# ---------------------------------------------------------------------- claims and templates
+
+def _exact(m: Mapping[str, Any], name: str, where: Where, path: str, *, sub: bool) -> SubRequest:
+    _refuse(m, where, path, "capacity", "tolerations")
+    mode = _str(m.get("allocationMode"), where, f"{path}.allocationMode", EXACT_COUNT)
+    if mode not in (EXACT_COUNT, ALL):
+        raise where.fail(f"{path}.allocationMode", f'Unsupported value: "{mode}": supported values: "All", '
+                         '"ExactCount"')
+    count = _int(m.get("count"), where, f"{path}.count", 1 if mode == EXACT_COUNT else 0)
+    if mode == EXACT_COUNT and count <= 0:
+        raise where.fail(f"{path}.count", f"Invalid value: {count}: must be greater than zero")
+    admin = m.get("adminAccess") is True
+    if sub and admin:
+        raise where.fail(f"{path}.adminAccess", "Forbidden: not supported in firstAvailable subrequests")
+    return SubRequest(name, _str(m.get("deviceClassName"), where, f"{path}.deviceClassName"),
+                      _selectors(m.get("selectors"), where, f"{path}.selectors"), mode, count, admin)
+
+
+def _request(v: Any, version: str, where: Where, path: str) -> DeviceRequest:
+    m = _map(v, where, path)
+    name = _str(m.get("name"), where, f"{path}.name")
+    if not name:
+        raise where.fail(f"{path}.name", "Required value")
+    subs = tuple(
+        _exact(_map(s, where, f"{path}.firstAvailable[{i}]"),
+               _str(_map(s, where, f"{path}.firstAvailable[{i}]").get("name"), where,
+                    f"{path}.firstAvailable[{i}].name"), where, f"{path}.firstAvailable[{i}]", sub=True)
+        for i, s in enumerate(_list(m.get("firstAvailable"), where, f"{path}.firstAvailable")))
+    if subs:
+        return DeviceRequest(name, None, subs)
+    if version == "v1beta1":
+        if m.get("deviceClassName"):
+            return DeviceRequest(name, _exact(m, name, where, path, sub=False))
+        return DeviceRequest(name)
+    if m.get("exactly") is not None:
+        return DeviceRequest(name, _exact(_map(m["exactly"], where, f"{path}.exactly"), name, where,
+                                          f"{path}.exactly", sub=False))
+    return DeviceRequest(name)
+
+
+def parse_claim_spec(spec: Mapping[str, Any], version: str, where: Where, path: str) -> ClaimSpec:
+    devices = _map(spec.get("devices"), where, f"{path}.devices")
+    requests = tuple(_request(r, version, where, f"{path}.devices.requests[{i}]")
+                     for i, r in enumerate(_list(devices.get("requests"), where, f"{path}.devices.requests")))
+    constraints = []
+    for i, c in enumerate(_list(devices.get("constraints"), where, f"{path}.devices.constraints")):
+        cm = _map(c, where, f"{path}.devices.constraints[{i}]")
+        _refuse(cm, where, f"{path}.devices.constraints[{i}]", "distinctAttribute")
+        reqs = tuple(_str(r, where, f"{path}.devices.constraints[{i}].requests")
+                     for r in _list(cm.get("requests"), where, f"{path}.devices.constraints[{i}].requests"))
+        constraints.append(Constraint(reqs, _str(cm.get("matchAttribute"), where,
+                                                 f"{path}.devices.constraints[{i}].matchAttribute")))
+    return ClaimSpec(requests, tuple(constraints))
+
+
+def _allocation(v: Any, where: Where) -> Allocation | None:
+    if v is None:
+        return None
+    m = _map(v, where, "status.allocation")
+    devices = _map(m.get("devices"), where, "status.allocation.devices")
+    results = []
+    for i, r in enumerate(_list(devices.get("results"), where, "status.allocation.devices.results")):
+        p = f"status.allocation.devices.results[{i}]"
+        rm = _map(r, where, p)
+        results.append(DeviceResult(_str(rm.get("request"), where, f"{p}.request"),
+                                    _str(rm.get("driver"), where, f"{p}.driver"),
+                                    _str(rm.get("pool"), where, f"{p}.pool"),
+                                    _str(rm.get("device"), where, f"{p}.device"),
+                                    rm.get("adminAccess") is True))
+    sel: NodeSelector | None = None
+    if m.get("nodeSelector") is not None:
+        terms = _map(m["nodeSelector"], where, "status.allocation.nodeSelector").get("nodeSelectorTerms")
+        sel = NodeSelector(tuple(
+            parse_node_selector_term(t, where, f"status.allocation.nodeSelector.nodeSelectorTerms[{i}]")
+            for i, t in enumerate(_list(terms, where, "status.allocation.nodeSelector.nodeSelectorTerms"))))
+    return Allocation(tuple(results), sel)
+
+
+def parse_resource_claim(d: Mapping[str, Any], source: str = "") -> ResourceClaim:
+    ns, name, where = _named(d, source, "ResourceClaim", True)
+    version = _version(d, where)
+    md = _map(d.get("metadata"), where, "metadata")
+    status = _map(d.get("status"), where, "status")
+    reserved = tuple(ConsumerRef(_str(_map(r, where, "status.reservedFor").get("name"), where,
+                                      "status.reservedFor.name"),
+                                 _str(_map(r, where, "status.reservedFor").get("uid"), where, "status.reservedFor.uid"))
+                     for r in _list(status.get("reservedFor"), where, "status.reservedFor"))
+    owner = ""
+    for o in _list(md.get("ownerReferences"), where, "metadata.ownerReferences"):
+        om = _map(o, where, "metadata.ownerReferences")
+        if om.get("controller") is True:
+            owner = _str(om.get("uid"), where, "metadata.ownerReferences.uid")
+    return ResourceClaim(
+        ns, name, _str(md.get("uid"), where, "metadata.uid") or f"claim-uid-{ns}-{name}",
+        parse_claim_spec(_map(d.get("spec"), where, "spec"), version, where, "spec"),
+        _allocation(status.get("allocation"), where), reserved, md.get("deletionTimestamp") is not None,
+        tuple(_str(f, where, "metadata.finalizers") for f in _list(md.get("finalizers"), where, "metadata.finalizers")),
+        owner, _labels(md.get("annotations"), where, "metadata.annotations"),
+        _labels(md.get("labels"), where, "metadata.labels"), source)
+
+
+def parse_resource_claim_template(d: Mapping[str, Any], source: str = "") -> ResourceClaimTemplate:
+    ns, name, where = _named(d, source, "ResourceClaimTemplate", True)
+    version = _version(d, where)
+    spec = _map(d.get("spec"), where, "spec")
+    md = _map(spec.get("metadata"), where, "spec.metadata")
+    return ResourceClaimTemplate(ns, name, parse_claim_spec(_map(spec.get("spec"), where, "spec.spec"), version,
+                                                            where, "spec.spec"),
+                                 _labels(md.get("labels"), where, "spec.metadata.labels"),
+                                 _labels(md.get("annotations"), where, "spec.metadata.annotations"), source)
+
+
+DRA_PARSERS = {
+    "DeviceClass": parse_device_class,
+    "ResourceSlice": parse_resource_slice,
+    "ResourceClaim": parse_resource_claim,
+    "ResourceClaimTemplate": parse_resource_claim_template,
+}

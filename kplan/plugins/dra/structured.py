@@ -1,0 +1,402 @@
+"""The structured-parameters allocator, "experimental" variant (dynamic-resource-allocation v0.34.1,
+structured/internal/experimental), the one kube-scheduler 1.34 uses with its default feature gates.
+
+scheduler-reference-dra.md section 2: pools gathered per node (2.1), claims validated before the
+search (2.2), devices matched by CEL selectors (2.3), ``All`` mode (2.4), the depth-first search
+claim → request → device with backtracking (2.5), "in use" (2.6), ``matchAttribute`` (2.7) and
+the allocation result with its node selector (2.8).
+
+Pool and slice order is unspecified upstream (a Go map); kplan fixes it as (driver, pool name)
+and slice name, so which device is picked is deterministic. Feasibility does not depend on it.
+The Filter deadline (10 s) is not modelled: kplan never reads a clock in the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kplan.model.dra import (
+    ALL,
+    MAX_DEVICES_PER_CLAIM,
+    Allocation,
+    AttributeValue,
+    Device,
+    DeviceClass,
+    DeviceResult,
+    ResourceClaim,
+    ResourceSlice,
+    SubRequest,
+)
+from kplan.model.selectors import IN, NodeSelector, NodeSelectorTerm, Requirement
+from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
+
+DeviceId = tuple[str, str, str]
+
+
+class AllocatorError(Exception):
+    """An allocator failure that aborts the scheduling attempt (Filter returns Error)."""
+
+
+@dataclass(slots=True)
+class Pool:
+    driver: str
+    name: str
+    #: (slice, device) in slice order, then device order
+    devices: list[tuple[ResourceSlice, Device]] = field(default_factory=list)
+    incomplete: bool = False
+    invalid: str = ""
+
+
+def gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mapping[str, str]) -> list[Pool]:
+    """GatherPools: the pools of the slices that reach this node, highest generation only."""
+    by_id: dict[tuple[str, str], list[ResourceSlice]] = {}
+    for s in slices:
+        if s.node_name:
+            if s.node_name != node_name:
+                continue
+        elif s.all_nodes:
+            pass
+        elif s.node_selector is not None:
+            if not s.node_selector.matches(node_name, labels):
+                continue
+        else:
+            continue
+        key = (s.driver, s.pool)
+        have = by_id.get(key)
+        if have is None or s.generation > have[0].generation:
+            by_id[key] = [s]
+        elif s.generation == have[0].generation:
+            have.append(s)
+    pools = []
+    for (driver, name), group in sorted(by_id.items()):
+        pool = Pool(driver, name)
+        pool.incomplete = len(group) != group[0].slice_count
+        seen: set[str] = set()
+        for s in group:
+            for d in s.devices:
+                if d.name in seen and not pool.invalid:
+                    pool.invalid = f"duplicate device name {d.name}"
+                seen.add(d.name)
+                pool.devices.append((s, d))
+        pools.append(pool)
+    return pools
+
+
+class SelectorCache:
+    """Selector results per (expression, identical device): devices of one model on many nodes are
+    evaluated once. Lives as long as the slices do (one simulation)."""
+
+    def __init__(self) -> None:
+        self._keys: dict[int, tuple[object, ...]] = {}
+        self._activations: dict[tuple[object, ...], dict[str, object] | CelError] = {}
+        self._results: dict[tuple[str, tuple[object, ...]], bool | CelError] = {}
+        self._keep: list[Device] = []
+
+    def _key(self, driver: str, device: Device) -> tuple[object, ...]:
+        k = self._keys.get(id(device))
+        if k is None:
+            k = (driver, tuple(sorted(device.attributes.items())), tuple(sorted(device.capacity.items())))
+            self._keys[id(device)] = k
+            self._keep.append(device)  # keeps id() stable for the cache's lifetime
+        return k
+
+    def matches(self, expression: str, driver: str, device: Device) -> bool:
+        """Raises CelError (compile errors prefixed "compile:", runtime "runtime:")."""
+        key = self._key(driver, device)
+        r = self._results.get((expression, key))
+        if r is None:
+            try:
+                program = compile_selector(expression)
+            except CelError as e:
+                r = CelError("compile", str(e))
+            else:
+                act = self._activations.get(key)
+                if act is None:
+                    try:
+                        act = device_activation(driver, device)
+                    except CelError as e:
+                        act = e
+                    self._activations[key] = act
+                if isinstance(act, CelError):
+                    r = CelError("runtime", str(act))
+                else:
+                    try:
+                        r = evaluate(program, act)
+                    except CelError as e:
+                        r = CelError("runtime", str(e))
+            self._results[(expression, key)] = r
+        if isinstance(r, CelError):
+            raise r
+        return r
+
+
+def _selector_error(prefix: str, i: int, e: CelError) -> AllocatorError:
+    kind, detail = e.args
+    return AllocatorError(f"{prefix}: selector #{i}: CEL {kind} error: {detail}")
+
+
+def _lookup(attrs: Mapping[str, AttributeValue], driver: str, name: str) -> AttributeValue | None:
+    v = attrs.get(name)
+    if v is not None:
+        return v
+    domain, _, ident = name.partition("/")
+    if domain == driver:
+        return attrs.get(ident)
+    return None
+
+
+@dataclass(slots=True)
+class _Constraint:
+    requests: tuple[str, ...]
+    attribute: str
+    value: AttributeValue | None = None
+    count: int = 0
+
+    def applies(self, request: str, sub: str) -> bool:
+        if not self.requests:
+            return True
+        return request in self.requests or (bool(sub) and f"{request}/{sub}" in self.requests)
+
+    def add(self, driver: str, device: Device) -> bool:
+        v = _lookup(device.attributes, driver, self.attribute)
+        if v is None:
+            return False
+        if self.count == 0:
+            self.value = v
+        elif v != self.value:  # same type and value; versions compare as strings
+            return False
+        self.count += 1
+        return True
+
+    def remove(self) -> None:
+        self.count -= 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """One request alternative: ``exactly`` (sub "") or one firstAvailable subrequest."""
+
+    request: str
+    sub: str
+    spec: SubRequest
+
+    @property
+    def label(self) -> str:
+        return f"{self.request}/{self.sub}" if self.sub else self.request
+
+
+class Allocator:
+    """One cycle's allocator: the devices allocated when PreFilter ran, the slices and classes."""
+
+    def __init__(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass],
+                 allocated: Iterable[DeviceId], cache: SelectorCache | None = None,
+                 pools: dict[str, list[Pool]] | None = None) -> None:
+        self.slices = slices
+        self.classes = classes
+        self.allocated = frozenset(allocated)
+        self.cache = cache or SelectorCache()
+        self._pools = pools if pools is not None else {}
+
+    def pools(self, node_name: str, labels: Mapping[str, str]) -> list[Pool]:
+        p = self._pools.get(node_name)
+        if p is None:
+            p = gather_pools(self.slices, node_name, labels)
+            self._pools[node_name] = p
+        return p
+
+    # ---------------------------------------------------------------- matching (2.3)
+
+    def matches(self, claim: ResourceClaim, slot: _Slot, driver: str, device: Device) -> bool:
+        cls = self.classes.get(slot.spec.class_name)
+        if cls is None:
+            raise AllocatorError(f"claim {claim.key}, request {slot.spec.name}: could not retrieve device class "
+                                 f'{slot.spec.class_name}: deviceclass.resource.k8s.io "{slot.spec.class_name}" '
+                                 "not found")
+        for i, expr in enumerate(cls.selectors):
+            try:
+                if not self.cache.matches(expr, driver, device):
+                    return False
+            except CelError as e:
+                raise _selector_error(f"class {cls.name}", i, e) from None
+        for i, expr in enumerate(slot.spec.selectors):
+            try:
+                if not self.cache.matches(expr, driver, device):
+                    return False
+            except CelError as e:
+                raise _selector_error(f"claim {claim.key}", i, e) from None
+        return True
+
+    # ---------------------------------------------------------------- the search
+
+    def allocate(self, node_name: str, labels: Mapping[str, str],
+                 claims: Sequence[ResourceClaim]) -> list[Allocation] | None:
+        """Allocation results for ``claims`` (in order) on this node, or None when there is no
+        solution. Raises AllocatorError for what aborts the attempt upstream."""
+        pools = self.pools(node_name, labels)
+        plans = [self._validate(c, pools) for c in claims]
+        picked: list[list[tuple[DeviceResult, ResourceSlice]]] = [[] for _ in claims]
+        in_call: set[DeviceId] = set()
+        constraints = [[_Constraint(c.requests, c.match_attribute) for c in claim.spec.constraints]
+                       for claim in claims]
+
+        def claim_step(ci: int) -> bool:
+            if ci == len(claims):
+                return True
+            return request_step(ci, 0)
+
+        def request_step(ci: int, ri: int) -> bool:
+            slots = plans[ci].slots
+            if ri == len(slots):
+                return claim_step(ci + 1)
+            for slot in slots[ri]:
+                if slot.sub and len(picked[ci]) + slot.spec.count > MAX_DEVICES_PER_CLAIM \
+                        and slot.spec.mode != ALL:
+                    continue
+                if device_step(ci, ri, slot, 0):
+                    return True
+            return False
+
+        def try_device(ci: int, ri: int, slot: _Slot, k: int, s: ResourceSlice, d: Device, strict: bool) -> bool:
+            cons = [c for c in constraints[ci] if c.applies(slot.request, slot.sub)]
+            added: list[_Constraint] = []
+            for c in cons:
+                if not c.add(s.driver, d):
+                    for a in added:
+                        a.remove()
+                    if strict:
+                        raise AllocatorError(f"claim {claims[ci].key}, request {slot.label}: cannot add device "
+                                             f"{s.driver}/{s.pool}/{d.name} because a claim constraint would not "
+                                             "be satisfied")
+                    return False
+                added.append(c)
+            dev_id = (s.driver, s.pool, d.name)
+            picked[ci].append((DeviceResult(slot.label, s.driver, s.pool, d.name, slot.spec.admin_access), s))
+            fresh = dev_id not in in_call
+            in_call.add(dev_id)
+            if device_step(ci, ri, slot, k + 1):
+                return True
+            picked[ci].pop()
+            if fresh:
+                in_call.discard(dev_id)
+            for a in added:
+                a.remove()
+            return False
+
+        def in_use(ci: int, slot: _Slot, dev_id: DeviceId) -> bool:
+            if slot.spec.admin_access:
+                return any(r.device_id == dev_id for r, _ in picked[ci])
+            return dev_id in self.allocated or dev_id in in_call
+
+        def device_step(ci: int, ri: int, slot: _Slot, k: int) -> bool:
+            if slot.spec.mode == ALL:
+                listed = plans[ci].all_devices[slot.label]
+                if not listed:
+                    return False
+                if k == len(listed):
+                    return request_step(ci, ri + 1)
+                s, d = listed[k]
+                if in_use(ci, slot, (s.driver, s.pool, d.name)):
+                    return False
+                return try_device(ci, ri, slot, k, s, d, True)
+            if k == slot.spec.count:
+                return request_step(ci, ri + 1)
+            for pool in pools:
+                if pool.invalid:
+                    raise AllocatorError(f"pool {pool.name} is invalid: {pool.invalid}")
+                for s, d in pool.devices:
+                    if in_use(ci, slot, (s.driver, s.pool, d.name)):
+                        continue
+                    if not self.matches(claims[ci], slot, s.driver, d):
+                        continue
+                    if try_device(ci, ri, slot, k, s, d, False):
+                        return True
+            return False
+
+        if not claim_step(0):
+            return None
+        return [Allocation(tuple(r for r, _ in p), _node_selector(claims[i], node_name, [s for _, s in p]))
+                for i, p in enumerate(picked)]
+
+    # ---------------------------------------------------------------- validation (2.2, 2.4)
+
+    def _validate(self, claim: ResourceClaim, pools: list[Pool]) -> _Plan:
+        plan = _Plan()
+        minimum = 0
+        for req in claim.spec.requests:
+            alternatives = [_Slot(req.name, "", req.exactly)] if req.exactly is not None else \
+                [_Slot(req.name, s.name, s) for s in req.first_available]
+            if not alternatives:
+                raise AllocatorError(f"claim {claim.key}, request {req.name}: unknown request type")
+            counts = []
+            for slot in alternatives:
+                spec = slot.spec
+                where = f"claim {claim.key}, request {spec.name}"
+                for i, expr in enumerate(spec.selectors):
+                    if not expr:
+                        raise AllocatorError(f"{where}, selector #{i}: CEL expression empty (unsupported selector "
+                                             "type?)")
+                if not spec.class_name:
+                    raise AllocatorError(f"{where}: missing device class name (unsupported request type?)")
+                if spec.class_name not in self.classes:
+                    raise AllocatorError(f"{where}: could not retrieve device class {spec.class_name}: "
+                                         f'deviceclass.resource.k8s.io "{spec.class_name}" not found')
+                if spec.mode == ALL:
+                    listed = []
+                    for pool in pools:
+                        if pool.incomplete:
+                            raise AllocatorError(f"{where}: asks for all devices, but resource pool "
+                                                 f"{pool.driver}/{pool.name} is currently being updated")
+                        if pool.invalid:
+                            raise AllocatorError(f"{where}: asks for all devices, but resource pool "
+                                                 f"{pool.driver}/{pool.name} is currently invalid")
+                        for s, d in pool.devices:
+                            if self.matches(claim, slot, s.driver, d):
+                                listed.append((s, d))
+                    if len(listed) > MAX_DEVICES_PER_CLAIM:
+                        raise AllocatorError(f"claim {claim.key}: number of requested devices {len(listed)} "
+                                             f"exceeds the claim limit of {MAX_DEVICES_PER_CLAIM}")
+                    plan.all_devices[slot.label] = listed
+                    counts.append(len(listed))
+                else:
+                    counts.append(spec.count)
+            minimum += min(counts)
+            plan.slots.append(alternatives)
+        if minimum > MAX_DEVICES_PER_CLAIM:
+            raise AllocatorError(f"claim {claim.key}: number of requested devices {minimum} exceeds the claim limit "
+                                 f"of {MAX_DEVICES_PER_CLAIM}")
+        for i, c in enumerate(claim.spec.constraints):
+            if not c.match_attribute:
+                raise AllocatorError(f"claim {claim.key}, constraint #{i}: empty constraint (unsupported constraint "
+                                     "type?)")
+        return plan
+
+
+@dataclass(slots=True)
+class _Plan:
+    slots: list[list[_Slot]] = field(default_factory=list)
+    all_devices: dict[str, list[tuple[ResourceSlice, Device]]] = field(default_factory=dict)
+
+
+def _node_selector(claim: ResourceClaim, node_name: str, used: list[ResourceSlice]) -> NodeSelector | None:
+    """The allocation's node selector (2.8)."""
+    if any(s.node_name for s in used):
+        return NodeSelector((NodeSelectorTerm((), (Requirement("metadata.name", IN, (node_name,)),)),))
+    exprs: list[Requirement] = []
+    fields: list[Requirement] = []
+    for s in used:
+        if s.node_selector is None:
+            continue
+        if len(s.node_selector.terms) != 1:
+            raise AllocatorError(f"create NodeSelector for claim {claim.name}: unsupported "
+                                 f"ResourceSlice.NodeSelector with {len(s.node_selector.terms)} terms")
+        term = s.node_selector.terms[0]
+        for r in term.match_expressions:
+            if r not in exprs:
+                exprs.append(r)
+        for r in term.match_fields:
+            if r not in fields:
+                fields.append(r)
+    if not exprs and not fields:
+        return None
+    return NodeSelector((NodeSelectorTerm(tuple(exprs), tuple(fields)),))
