@@ -8,7 +8,6 @@ pickOneNodeForPreemption's ordered criteria.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +37,20 @@ class Candidate:
     row: int
     victims: list[Pod]
     pdb_violations: int
+    #: pickOneNodeForPreemption's criteria, each to maximise in turn; computed when first read
+    #: unless the dry run already knew them
+    rank: tuple[int, int, int, int, float] | None = None
+
+    def criteria(self) -> tuple[int, int, int, int, float]:
+        """(fewest PDB violations, lowest highest victim priority, smallest sum of victim
+        priorities, fewest victims, latest earliest start among the highest-priority victims),
+        each negated where smaller is better (reference 7.6). Victims are in MoreImportantPod
+        order, so the first has the highest priority."""
+        if self.rank is None:
+            top = self.victims[0].priority
+            self.rank = (-self.pdb_violations, -top, -sum(v.priority + INT32_OFFSET for v in self.victims),
+                         -len(self.victims), min(start_key(v) for v in self.victims if v.priority == top))
+        return self.rank
 
 
 @dataclass
@@ -48,11 +61,17 @@ class PreemptionOutcome:
     nominated_node: str | None = None
     victims: list[Pod] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
-    potential_nodes: list[str] = field(default_factory=list)
+    #: the rows of the nodes whose filter status allowed preemption, in the dry run's order
+    potential_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     #: dry-run statuses of the nodes that were tried and failed (absent: not tried)
     dry_run: Diagnosis | None = None
     #: the node names of the table the dry run's rows index
     row_names: list[str] = field(default_factory=list)
+
+    @property
+    def potential_nodes(self) -> list[str]:
+        """The names of the potential nodes, in the dry run's order."""
+        return [self.row_names[r] for r in self.potential_rows.tolist()]
 
     @property
     def node_statuses(self) -> dict[str, Status]:
@@ -96,41 +115,70 @@ def split_by_pdb(pods: list[Pod], pdbs: list[PodDisruptionBudget], allowed: dict
 
 class VictimOrder:
     """Per row of one NodeTable: its pods in the order preemption adds them back (higher
-    priority first, then earlier start: MoreImportantPod), their negated priorities and their
-    requests over the table's resource columns. Built when a row is first asked for and dropped
-    when a pod joins or leaves it (a table listener), so a busy cluster's preemptors share it."""
+    priority first, then earlier start: MoreImportantPod), with their negated priorities and
+    their requests over the table's resource columns in padded arrays, so that many rows are read
+    at once. A row is rebuilt when asked for after a pod joined or left it (a table listener), so
+    a busy cluster's preemptors share the work."""
 
-    def __init__(self) -> None:
-        self.rows: dict[int, tuple[list[Pod], list[int], np.ndarray]] = {}
+    def __init__(self, table: NodeTable) -> None:
+        n = len(table)
+        self.pods: list[list[Pod]] = [[] for _ in range(n)]
+        self.stale = np.ones(n, dtype=bool)
+        self.count = np.zeros(n, dtype=np.int64)
+        self._allocate(n, 4, len(table.res))
+
+    def _allocate(self, n: int, width: int, columns: int) -> None:
+        # padding sorts after every real entry: no pod priority is above 2**31
+        self.neg_priority = np.full((n, width), _PAST_EVERY_PRIORITY, dtype=np.int64)
+        self.start = np.full((n, width), np.inf)
+        self.requests = np.zeros((n, width, columns), dtype=np.int64)
 
     @staticmethod
     def of(table: NodeTable) -> VictimOrder:
         for listener in table.listeners:
             if isinstance(listener, VictimOrder):
                 return listener
-        order = VictimOrder()
+        order = VictimOrder(table)
         table.listeners.append(order)
         return order
 
     def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
-        self.rows.pop(row, None)
+        self.stale[row] = True
 
     def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
-        self.rows.pop(row, None)
+        self.stale[row] = True
 
-    def get(self, table: NodeTable, row: int) -> tuple[list[Pod], list[int], np.ndarray]:
-        found = self.rows.get(row)
-        if found is None:
+    def refresh(self, table: NodeTable, rows: np.ndarray) -> None:
+        """Rebuild the stale ones among ``rows``."""
+        stale = rows[self.stale[rows]]
+        if not len(stale):
+            return
+        width = max(len(table.pods[r]) for r in stale.tolist())
+        n, have, columns = self.requests.shape
+        if width > have or len(table.res) > columns:
+            old_neg, old_start, old_req = self.neg_priority, self.start, self.requests
+            self._allocate(n, max(width, 2 * have if width > have else have), len(table.res))
+            self.neg_priority[:, :have] = old_neg
+            self.start[:, :have] = old_start
+            self.requests[:, :have, :columns] = old_req
+        for row in stale.tolist():
             pods = sorted(table.pods[row], key=importance_key)
-            neg_priority = [-p.priority for p in pods]
-            requests = np.zeros((len(pods), len(table.res)), dtype=np.int64)
+            self.pods[row] = pods
+            self.count[row] = len(pods)
+            self.neg_priority[row] = _PAST_EVERY_PRIORITY
+            self.start[row] = np.inf
+            self.requests[row] = 0
             for i, p in enumerate(pods):
+                self.neg_priority[row, i] = -p.priority
+                self.start[row, i] = start_key(p)
                 for name, amount in p.requests.items():
                     col = table.res.get(name)
                     if col is not None:
-                        requests[i, col] = amount
-            found = self.rows[row] = (pods, neg_priority, requests)
-        return found
+                        self.requests[row, i, col] = amount
+        self.stale[stale] = False
+
+
+_PAST_EVERY_PRIORITY = 2**40
 
 
 class Evaluator:
@@ -164,15 +212,14 @@ class Evaluator:
         if not ok:
             return PreemptionOutcome(Status(Code.UNSCHEDULABLE, (msg,)))
 
-        potential: list[int] = diagnosis.rows_with_code(Code.UNSCHEDULABLE).tolist()
-        names = [table.names[r] for r in potential]
+        potential = np.asarray(diagnosis.rows_with_code(Code.UNSCHEDULABLE), dtype=np.int64)
         if self.handle.lowest_name:
-            order = sorted(range(len(potential)), key=lambda i: names[i].encode())
-            potential = [potential[i] for i in order]
+            # name_rank orders the rows by their names' bytes
+            potential = potential[np.argsort(table.name_rank[potential], kind="stable")]
         else:
-            potential.sort()  # node-tree order stands in for Go's map order
-        outcome = PreemptionOutcome(OK, potential_nodes=[table.names[r] for r in potential], row_names=table.names)
-        if not potential:
+            potential = np.sort(potential)  # node-tree order stands in for Go's map order
+        outcome = PreemptionOutcome(OK, potential_rows=potential, row_names=table.names)
+        if not len(potential):
             nested = Diagnosis(len(table), absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
             outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
             outcome.nominated_node = ""
@@ -182,7 +229,7 @@ class Evaluator:
         allowed = {i: self.handle.disruptions_allowed(pdb) for i, pdb in enumerate(pdbs)}
         offset = 0 if self.handle.lowest_name else int(self.handle.rng.integers(len(potential)))
         want = self.num_candidates(len(potential))
-        tried = np.roll(np.array(potential, dtype=np.int64), -offset)
+        tried = np.roll(potential, -offset)
         # a node without a pod of lower priority has no victims: settled for all such nodes at once
         has_victims = table.min_priority(tried) < pod.priority
         # the filters that read only node attributes, for every node at once (select_victims'
@@ -198,13 +245,14 @@ class Evaluator:
         for i in np.flatnonzero(has_victims).tolist():
             row = int(tried[i])
             found = batch.victims_at(i) if batch is not None else None
+            rank = None
             if found is not None:
-                victims, n_violations, status = found, 0, OK
+                (victims, rank), n_violations, status = found, 0, OK
             else:
                 victims, n_violations, status = self.select_victims(state, pod, row, pdbs, allowed,
                                                                     fixed_passed=bool(fixed_passed[i]))
             if status.ok and victims:
-                c = Candidate(table.names[row], row, victims, n_violations)
+                c = Candidate(table.names[row], row, victims, n_violations, rank)
                 (clean if n_violations == 0 else violating).append(c)
                 if clean and len(clean) + len(violating) >= want:
                     examined = i + 1
@@ -308,25 +356,12 @@ class Evaluator:
         """pickOneNodeForPreemption (reference 7.6)."""
         if len(candidates) == 1:
             return candidates[0]
-
-        def earliest_top_start(c: Candidate) -> float:
-            top = c.victims[0].priority
-            return min(start_key(v) for v in c.victims if v.priority == top)
-
-        criteria = [
-            lambda c: -c.pdb_violations,
-            lambda c: -c.victims[0].priority,
-            lambda c: -sum(v.priority + INT32_OFFSET for v in c.victims),
-            lambda c: -len(c.victims),
-            earliest_top_start,
-        ]
-        remaining = candidates
-        for f in criteria:
-            scores = [f(c) for c in remaining]
-            best = max(scores)
-            remaining = [c for c, s in zip(remaining, scores, strict=True) if s == best]
-            if len(remaining) == 1:
-                return remaining[0]
+        # the criteria applied one after another, each keeping the best: a lexicographic maximum
+        ranks = [c.criteria() for c in candidates]
+        best = max(ranks)
+        remaining = [c for c, r in zip(candidates, ranks, strict=True) if r == best]
+        if len(remaining) == 1:
+            return remaining[0]
         if self.handle.lowest_name:
             return min(remaining, key=lambda c: c.node.encode())
         return remaining[int(self.handle.rng.integers(len(remaining)))]
@@ -348,16 +383,17 @@ class _BatchReprieve:
         self.positions: list[int] = np.flatnonzero(eligible).tolist() if hasattr(plugin, "reprieve_rows") else []
         self.next = 0          # index into positions of the first position not computed yet
         self.chunk = max(chunk, 32)
-        self.results: dict[int, list[Pod] | None] = {}
+        #: position → (victims, their Candidate.criteria) where the shortcut decided, else None
+        self.results: dict[int, tuple[list[Pod], tuple[int, int, int, int, float]] | None] = {}
         self.order = VictimOrder.of(evaluator.handle.snapshot.table)
         # node → nominated pods this pod must leave room for, looked up once for all nodes
         nominator = evaluator.handle.nominator
         self.yielding = {node: found for node in nominator if (found := nominator.yielding_to(pod, node))}
 
-    def victims_at(self, i: int) -> list[Pod] | None:
-        """The victims on the node at position ``i`` of ``tried``; None where the shortcut does
-        not apply or the pod does not fit even with all lower-priority pods gone (the caller's
-        general path then decides, with the filters' own status)."""
+    def victims_at(self, i: int) -> tuple[list[Pod], tuple[int, int, int, int, float]] | None:
+        """The victims on the node at position ``i`` of ``tried`` and their pick criteria; None
+        where the shortcut does not apply or the pod does not fit even with all lower-priority
+        pods gone (the caller's general path then decides, with the filters' own status)."""
         if i not in self.results:
             if self.next >= len(self.positions) or self.positions[self.next] > i:
                 return None
@@ -369,43 +405,58 @@ class _BatchReprieve:
         table = self.ev.handle.snapshot.table
         pdbs = self.ev.handle.snapshot.pdbs
         pod = self.pod
-        limit = -pod.priority
-        picked: list[tuple[int, list[Pod], np.ndarray]] = []
-        rows: list[int] = []
-        for i in positions:
-            row = int(self.tried[i])
-            self.results[i] = None
-            pods, neg_priority, requests = self.order.get(table, row)
-            start = bisect_right(neg_priority, limit)
-            lower = pods[start:]
-            if pdbs and any(_guarded(p, pdbs) for p in lower):
-                continue
-            picked.append((i, lower, requests[start:]))
-            rows.append(row)
-        if not picked:
+        at = np.array(positions, dtype=np.int64)
+        rows = self.tried[at]
+        order = self.order
+        order.refresh(table, rows)
+        # the lower-priority pods of a row are the tail of its list, after those of priority >= the pod's
+        start = (order.neg_priority[rows] <= -pod.priority).sum(axis=1)
+        counts = order.count[rows] - start
+        if pdbs:
+            # a row with a pod a PDB guards takes the general path (split_by_pdb's order)
+            plain = np.array([not any(_guarded(p, pdbs) for p in order.pods[r][s:])
+                              for r, s in zip(rows.tolist(), start.tolist(), strict=True)], dtype=bool)
+            at, rows, start, counts = at[plain], rows[plain], start[plain], counts[plain]
+        if not len(rows):
             return
-        width = len(table.res)
-        counts = np.array([len(lower) for _, lower, _ in picked], dtype=np.int64)
-        stacked = np.zeros((len(picked), int(counts.max()), width), dtype=np.int64)
-        reserved = np.zeros((len(picked), width + 1), dtype=np.int64)   # the last column counts pods
-        for k, (_, lower, req) in enumerate(picked):
-            stacked[k, :len(lower), :req.shape[1]] = req
-            for other in self.yielding.get(table.names[rows[k]], ()):
-                reserved[k, width] += 1
-                for name, amount in other.requests.items():
-                    col = table.res.get(name)
-                    if col is not None:
-                        reserved[k, col] += amount
-        fits_all, victim = self.plugin.reprieve_rows(self.state, pod, table, np.array(rows, dtype=np.int64),
-                                                     stacked, counts, reserved)
-        for k in np.flatnonzero(fits_all).tolist():
-            self.results[picked[k][0]] = []
-        ks, js = np.nonzero(victim & fits_all[:, None])
+        width = int(counts.max())
+        step = np.arange(width)
+        present = step < counts[:, None]
+        picked = np.where(present, start[:, None] + step, 0)
+        stacked = order.requests[rows[:, None], picked] * present[:, :, None]
+        columns = stacked.shape[2]
+        reserved = np.zeros((len(rows), columns + 1), dtype=np.int64)   # the last column counts pods
+        if self.yielding:
+            where = {r: k for k, r in enumerate(rows.tolist())}
+            for node, nominated in self.yielding.items():
+                k = where.get(table.row_of.get(node, -1), -1)
+                if k < 0:
+                    continue
+                for other in nominated:
+                    reserved[k, columns] += 1
+                    for name, amount in other.requests.items():
+                        col = table.res.get(name)
+                        if col is not None and col < columns:
+                            reserved[k, col] += amount
+        fits_all, victim = self.plugin.reprieve_rows(self.state, pod, table, rows, stacked, counts, reserved)
+        self.results.update(dict.fromkeys(positions))
+        chosen = victim & fits_all[:, None]
+        # Candidate.criteria for every row at once; victims keep MoreImportantPod order
+        priority = -order.neg_priority[rows[:, None], picked]
+        top = np.where(chosen, priority, np.iinfo(np.int64).min).max(axis=1)
+        total = np.where(chosen, priority + INT32_OFFSET, 0).sum(axis=1)
+        earliest = np.where(chosen & (priority == top[:, None]), order.start[rows[:, None], picked], np.inf).min(axis=1)
+        n_victims = chosen.sum(axis=1)
+        ranks = zip((-top).tolist(), (-total).tolist(), (-n_victims).tolist(), earliest.tolist(), strict=True)
+        at_list, row_list, base = at.tolist(), rows.tolist(), start.tolist()
+        lists: dict[int, list[Pod]] = {}
+        for k, (fits, (t, su, nv, e)) in enumerate(zip(fits_all.tolist(), ranks, strict=True)):
+            if fits:
+                lists[k] = []
+                self.results[at_list[k]] = (lists[k], (0, t, su, nv, e))
+        ks, js = np.nonzero(chosen)
         for k, j in zip(ks.tolist(), js.tolist(), strict=True):
-            i, lower, _ = picked[k]
-            found = self.results[i]
-            assert found is not None
-            found.append(lower[j])
+            lists[k].append(order.pods[row_list[k]][base[k] + j])
 
 
 def _guarded(pod: Pod, pdbs: list[PodDisruptionBudget]) -> bool:

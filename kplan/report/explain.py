@@ -70,7 +70,7 @@ def preemption_doc(p: PreemptionOutcome | None, *, all_nodes: bool = False, top:
         groups.setdefault((s.code.upstream, s.reasons), []).append(n)
     return {
         "message": p.status.message,
-        "potentialNodes": len(p.potential_nodes),
+        "potentialNodes": len(p.potential_rows),
         "candidatesTotal": len(candidates),
         "candidates": candidates if all_nodes else candidates[:top],
         "failedNodesTotal": len(failed),
