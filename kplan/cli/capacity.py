@@ -9,9 +9,11 @@ from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
     context_option,
+    filename_option,
     help_text,
     kubeconfig_option,
     load_inputs,
+    namespace_option,
     open_planner,
     output_option,
     scheduler_config_option,
@@ -31,8 +33,15 @@ Exit codes: 0 at least one replica fits, 1 none does, 2 bad input or usage, 3 cl
 
 def capacity(
     ctx: typer.Context,
-    pod_file: str = typer.Argument(..., help="A file with the Pod, or the Deployment, ReplicaSet, "
-                                   "ReplicationController, StatefulSet or Job, whose replicas to count."),
+    manifests: list[str] | None = typer.Argument(
+        None, help="Files or folders with the Pod or workload whose replicas to count (Deployment, ReplicaSet, "
+        "ReplicationController, StatefulSet, Job or CronJob) and what it comes with (Services, claims, ...); "
+        "'-' reads stdin."),
+    filename: list[str] = filename_option(),
+    workload: str | None = typer.Option(
+        None, "--workload", metavar="KIND/[NS/]NAME", help="The Pod or workload of the manifests to count, "
+        "e.g. Deployment/shop/web (needed when they hold more than one)."),
+    namespace: str | None = namespace_option(),
     cluster: list[str] = cluster_option(),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
@@ -49,23 +58,38 @@ def capacity(
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.errors import InputError
+    from kplan.io.apply import with_namespace
     from kplan.io.manifests import load_manifests
-    from kplan.io.replicas import replica_factory
+    from kplan.io.replicas import CLAIMS_NOT_ADDED, choose_target, declared_pods, replica_factory
     from kplan.report.capacity import capacity_document
+    from kplan.scheduler.simulate import SCHEDULED
+    from kplan.whatif.capacity import CapacityOutcome
 
     quiet = is_quiet(ctx, quiet)
     check_format("CapacityResult", output)
-    objects = load_manifests([pod_file])
-    if len(objects) != 1:
-        raise InputError(f"{pod_file}: expected one Pod or workload, found {len(objects)} objects")
-    loaded = load_inputs(cluster, [], kubeconfig=kubeconfig, context=context, seed=seed, progress=not quiet)
-    template, replica, label = replica_factory(loaded.inputs, objects[0], seed=seed)
+    files = [*(manifests or []), *filename]
+    if not files:
+        raise InputError("give the Pod or workload whose replicas to count: a file or folder, or -f FILE")
+    objects = load_manifests(files)
+    target = choose_target(with_namespace(objects, namespace or "default"), workload)
+    # the whole bundle is applied as 'kplan simulate' applies it: the workload's declared replicas
+    # are pending pods placed first, its Services and claims are there
+    loaded = load_inputs(cluster, files, kubeconfig=kubeconfig, context=context, namespace=namespace, seed=seed,
+                         progress=not quiet, objects=objects)
+    declared = {p.uid for p in declared_pods(loaded.inputs, target, seed)}
+    template, replica, label = replica_factory(loaded.inputs, target, seed=seed)
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
     print_warnings(planner.warnings, quiet)
 
     with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
-        out = planner.capacity(replica, limit)
-    doc = capacity_document(template, label, out, limit)
+        if replica is not None:
+            out, why = planner.capacity(replica, limit), None
+        else:
+            out, why = CapacityOutcome(0, {}, None, False, [], planner.simulate(stage="capacity").result), \
+                CLAIMS_NOT_ADDED
+    assert out.result is not None
+    fit = sum(1 for o in out.result.pods if o.pod.uid in declared and o.status == SCHEDULED)
+    doc = capacity_document(template, label, out, limit, declared=len(declared), declared_fit=fit, message=why)
     emit(render(doc, output, render_options()))
-    if out.replicas == 0:
+    if out.replicas + fit == 0:
         raise typer.Exit(1)

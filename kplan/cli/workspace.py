@@ -97,8 +97,9 @@ class Loaded:
 
 def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig: str | None = None,
                 context: str | None = None, namespace: str | None = None, keep_existing: bool = False,
-                seed: int = 0, progress: bool = True) -> Loaded:
-    """The parsed inputs, as ``kplan simulate`` builds them, kept for planning runs."""
+                seed: int = 0, progress: bool = True, objects: Sequence[RawObject] | None = None) -> Loaded:
+    """The parsed inputs, as ``kplan simulate`` builds them, kept for planning runs. ``objects``:
+    the manifests already read (stdin can be read only once)."""
     from kplan.cli.common import bulk_load, cluster_objects
     from kplan.io.apply import Applier, with_namespace
     from kplan.io.inputs import classify
@@ -106,9 +107,9 @@ def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig:
     from kplan.workloads import WORKLOAD_KINDS
 
     with bulk_load():
-        objects, live_warnings = cluster_objects(cluster, kubeconfig, context, progress)
-        inputs = classify(objects)
-        applied = with_namespace(load_manifests(manifests), namespace or "default")
+        given, live_warnings = cluster_objects(cluster, kubeconfig, context, progress)
+        inputs = classify(given)
+        applied = with_namespace(load_manifests(manifests) if objects is None else objects, namespace or "default")
         Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)
     workloads: dict[tuple[str, str, str], RawObject] = {}
     for obj in [o for kind in WORKLOAD_KINDS for o in inputs.other.get(kind, [])] + applied:

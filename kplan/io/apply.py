@@ -130,7 +130,7 @@ class Applier:
 
     # ------------------------------------------------------------------ ownership
 
-    def _controls(self, kind: str, ns: str, name: str, pod: Pod) -> bool:
+    def controls(self, kind: str, ns: str, name: str, pod: Pod) -> bool:
         """Whether the workload ``kind ns/name`` controls ``pod`` (directly or through a ReplicaSet/Job)."""
         if pod.namespace != ns:
             return False
@@ -235,7 +235,7 @@ class Applier:
         exp = expand(d, obj.source, seed=self.seed, nodes=inputs.nodes, existing=existing,
                      existing_replicasets=replica_sets)
         inputs.warnings.extend(exp.warnings)
-        self.replace(kind, ns, name, lambda p: self._controls(kind, ns, name, p))
+        self.replace(kind, ns, name, lambda p: self.controls(kind, ns, name, p))
         if kind in ("ReplicaSet", "StatefulSet", "ReplicationController"):
             self._select(parse_selecting_object(d, obj.source))
         for created in exp.created:
