@@ -110,6 +110,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("storageclasses", "storage.k8s.io", "v1", "StorageClass", False, _VOLUMES),
     Kind("csinodes", "storage.k8s.io", "v1", "CSINode", False, _VOLUMES),
     Kind("csidrivers", "storage.k8s.io", "v1", "CSIDriver", False, _VOLUMES),
+    Kind("csistoragecapacities", "storage.k8s.io", "v1", "CSIStorageCapacity", True,
+         "the storage capacity check of volume binding, so claims of drivers that track capacity fit no node"),
+    Kind("volumeattachments", "storage.k8s.io", "v1", "VolumeAttachment", False,
+         "the volumes attached to nodes that no pod there uses, so per-node volume limits count only pods' volumes"),
     Kind("limitranges", "", "v1", "LimitRange", True, "LimitRange defaults for pending pods' requests and limits"),
 )
 

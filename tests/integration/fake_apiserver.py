@@ -47,6 +47,8 @@ RESOURCES: dict[str, tuple[str, str, str, bool]] = {
     "StorageClass": ("storage.k8s.io", "v1", "storageclasses", False),
     "CSINode": ("storage.k8s.io", "v1", "csinodes", False),
     "CSIDriver": ("storage.k8s.io", "v1", "csidrivers", False),
+    "CSIStorageCapacity": ("storage.k8s.io", "v1", "csistoragecapacities", True),
+    "VolumeAttachment": ("storage.k8s.io", "v1", "volumeattachments", False),
 }
 _BY_ROUTE = {(g, v, r): (k, ns) for k, (g, v, r, ns) in RESOURCES.items()}
 

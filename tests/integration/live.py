@@ -55,6 +55,12 @@ def small_cluster() -> list[dict[str, Any]]:
          "value": 1000},
         {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "standard"},
          "provisioner": "kubernetes.io/no-provisioner"},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "csi-pv-1-node-0"},
+         "spec": {"attacher": "csi.example.com", "nodeName": "node-0", "source": {"persistentVolumeName": "pv-1"}},
+         "status": {"attached": True}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+         "metadata": {"name": "cap-zone-a", "namespace": "kube-system"}, "storageClassName": "standard",
+         "nodeTopology": {"matchLabels": {"topology.kubernetes.io/zone": "zone-a"}}, "capacity": "100Gi"},
     ]
     return objs
 

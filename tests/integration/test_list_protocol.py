@@ -50,6 +50,8 @@ def test_a_bearer_token_over_http_reads_every_kind_with_gets_only(server: FakeAp
     assert "done" not in names(cap.encoded, "Pod"), "finished pods are left out by the field selector"
     assert len(names(cap.encoded, "Pod")) == 10
     assert cap.counts["priorityclasses"] == 1 and cap.counts["limitranges"] == 0
+    assert names(cap.encoded, "VolumeAttachment") == ["csi-pv-1-node-0"]
+    assert names(cap.encoded, "CSIStorageCapacity") == ["cap-zone-a"]
     listed = {r.path for r in server.requests} - {"/version"}
     assert listed == {k.path(None) for k in kube.KINDS}
     assert all(r.authorization == f"Bearer {TOKEN}" for r in server.requests)
