@@ -60,17 +60,34 @@ class Inputs:
     created_after: dict[str, str] = field(default_factory=dict)
     #: uids of pending pods whose priority is already final (what-if replacements of running pods)
     admitted: set[str] = field(default_factory=set)
+    #: one line per invalid object of the validated cluster kinds (kplan.validation)
+    invalid: list[str] = field(default_factory=list)
 
     def storage_of(self, kind: str) -> list[Any]:
         return [x for x in self.storage if type(x).__name__ == kind]
 
 
+#: cluster kinds whose objects are validated as they are classified: they are few (a cluster's
+#: pods and workloads, up to 150,000, were accepted by its API server and are parsed as they come)
+VALIDATED_CLUSTER_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PodDisruptionBudget", "LimitRange",
+                                     "StorageClass", "PersistentVolume", "PersistentVolumeClaim"})
+
+
 def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pending_role: bool = False) -> Inputs:
     """Parse each object once into its typed form."""
+    from kplan.validation import problems
+
     out = into or Inputs()
     for obj in objects:
         d, src = obj.doc, obj.source
         kind = d.get("kind")
+        if kind in VALIDATED_CLUSTER_KINDS:
+            # a hand-written cluster file can hold what no API server would have accepted (a
+            # negative allocatable); the API version is not judged: exports often omit it
+            found = problems([obj], api_versions=False)
+            if found:
+                out.invalid += found
+                continue  # not parsed: build_scenario reports every invalid object at once
         if kind == "Pod":
             spec = d.get("spec")
             spec = spec if isinstance(spec, dict) else {}
@@ -121,6 +138,8 @@ class Scenario:
 
 def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scenario:
     """Admission, the snapshot with the running pods on their nodes, start times, PDB budgets."""
+    if inputs.invalid:
+        raise InputError("\n".join(inputs.invalid))
     warnings = list(inputs.warnings)
     skipped = sorted(k for k in inputs.other if k not in SELECTING_KINDS and k not in HANDLED_KINDS
                      and k not in set(handled_kinds))

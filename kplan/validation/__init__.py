@@ -87,13 +87,13 @@ def describe(d: Mapping[str, Any]) -> str:
     return f"{d.get('kind')} {ns}/{name}" if ns else f"{d.get('kind')} {name}"
 
 
-def problems(objects: Iterable[Located]) -> list[str]:
+def problems(objects: Iterable[Located], *, api_versions: bool = True) -> list[str]:
     """One line per invalid object: ``file: Kind ns/name: field: problem`` (or ``[…, …]``)."""
     lines = []
     for obj in objects:
         d = obj.doc
         where = f"{obj.source}: {describe(d)}"
-        version = api_version_error(d)
+        version = api_version_error(d) if api_versions else None
         if version is not None:
             lines.append(f"{where}: {version}")
             continue

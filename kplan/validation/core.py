@@ -551,7 +551,10 @@ def validate_node(d: Mapping[str, Any]) -> Errors:
     errs += validate_taints(spec.get("taints"), "spec.taints")
     status = as_map(d.get("status"), "status", errs)
     for field in ("capacity", "allocatable"):
-        resource_list(status.get(field), f"status.{field}", errs)
+        # ValidateNode checks the quantities only, not the names (attachable-volumes-* and the like),
+        # on a dotted path
+        for k, q in as_map(status.get(field), f"status.{field}", errs).items():
+            quantity(q, f"status.{field}.{k}", errs)
     return errs
 
 

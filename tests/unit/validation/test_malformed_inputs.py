@@ -379,3 +379,22 @@ def test_an_unknown_field_is_a_warning_as_kubectl_apply_gives_it(tmp_path: Path,
     assert err.splitlines() == [
         f'warning: {tmp_path}/pod.yaml: Pod default/web: unknown field "spec.nodeSelecter"',
         f'warning: {tmp_path}/pod.yaml: Pod default/web: unknown field "spec.containers[0].imagePullPolcy"']
+
+
+def test_a_cluster_node_no_api_server_would_accept_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # a hand-written cluster file: its nodes, classes, budgets and storage are validated too (without
+    # judging the API version, which exports omit); its pods, as many as 150,000, are not
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "pod.yaml").write_text(pod())
+    (tmp_path / "cluster.yaml").write_text(
+        "kind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '-4', memory: 8Gi, pods: '110'}}\n---\n"
+        "kind: Node\nmetadata: {name: n2}\nspec: {taints: [{key: k, effect: Sometimes}]}\n"
+        "status: {allocatable: {cpu: '4'}}\n")
+    code, out, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", str(tmp_path / "cluster.yaml")])
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f'error: {tmp_path}/cluster.yaml: document 1: Node n1: status.allocatable.cpu: Invalid value: "-4": must be '
+        "greater than or equal to 0",
+        f'error: {tmp_path}/cluster.yaml: document 2: Node n2: spec.taints[0].effect: Unsupported value: "Sometimes": '
+        'supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"']
