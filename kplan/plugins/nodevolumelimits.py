@@ -168,8 +168,8 @@ class AttachCount:
         return self.by_pods + self.by_attachments + self.new > self.limit
 
     def __str__(self) -> str:
-        return (f"{self.driver}: {self.by_pods + self.by_attachments} of {self.limit} attached "
-                f"({self.by_pods} by pods, {self.by_attachments} by attachments of no pod here), {self.new} new")
+        return (f"{self.driver}: {self.by_pods + self.by_attachments} attached ({self.by_pods} by pods, "
+                f"{self.by_attachments} by attachments no pod here uses) + {self.new} new > limit {self.limit}")
 
 
 def attach_counts(st: StorageState, pod: Pod, node_name: str, pods: list[Pod]) -> list[AttachCount]:

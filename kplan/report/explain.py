@@ -27,6 +27,8 @@ def node_doc(ne: NodeExplanation) -> dict[str, Any]:
         d: dict[str, Any] = {"plugin": f.plugin, "code": f.code.upstream, "reasons": list(f.reasons)}
         if f.upstream:
             d["firstFailure"] = True
+        if f.detail:
+            d["detail"] = f.detail
         filters.append(d)
     out: dict[str, Any] = {"name": ne.name, "feasible": ne.feasible, "examined": ne.examined, "filters": filters,
                            "scores": None, "total": ne.total}

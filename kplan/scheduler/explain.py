@@ -35,6 +35,8 @@ class FilterVerdict:
     upstream: bool = False
     #: PreFilter returned Skip: the plugin does not filter this pod
     skipped: bool = False
+    #: the plugin's own account of its rejection (filter plugins with ``explain_rejection``)
+    detail: str = ""
 
 
 @dataclass
@@ -88,6 +90,8 @@ class Attempt:
     shortfall: np.ndarray | None = None
     #: plugin → row → the plugin's explanation of its score (plugins with an ``explain`` method)
     score_notes: dict[str, dict[int, str]] = field(default_factory=dict)
+    #: plugin → row → the filter plugin's account of its rejection (``explain_rejection``)
+    rejection_notes: dict[str, dict[int, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -130,6 +134,7 @@ class PodExplainer:
         inspection = inspect_filters(fw, pod)
         att = Attempt(q.attempts, r, inspection, list(table.names), table.name_rank.copy(), list(fw.filter_names),
                       dict(fw.weights), nominated_node=pod.nominated_node, shortfall=shortfall(pod, table))
+        att.rejection_notes = rejection_notes(fw, pod, table, inspection)
         if r.node is not None and r.scores is None and r.feasible_rows is not None and len(r.feasible_rows) \
                 and r.state is not None and fw.has_score_plugins:
             # on a copy of the cycle state: the real one still serves Reserve and Bind
@@ -162,6 +167,19 @@ def score_notes(fw: Any, pod: Pod, table: Any, rows: np.ndarray, state: Any) -> 
     return out
 
 
+def rejection_notes(fw: Any, pod: Pod, table: Any, inspection: FilterInspection) -> dict[str, dict[int, str]]:
+    """For the filter plugins that can account for a rejection (e.g. NodeVolumeLimits' attach
+    counts), their note on each node they reject, read now: the cluster changes after the cycle."""
+    out: dict[str, dict[int, str]] = {}
+    for v in inspection.plugins:
+        pl = fw.plugins.get(v.plugin)
+        if v.skipped or pl is None or not hasattr(pl, "explain_rejection"):
+            continue
+        notes = {row: pl.explain_rejection(pod, table, row) for row in map(int, np.flatnonzero(v.codes))}
+        out[v.plugin] = {row: note for row, note in notes.items() if note}
+    return out
+
+
 def shortfall(pod: Pod, table: Any) -> np.ndarray:
     """How far each node is from holding the pod's requests: the sum of missing fractions."""
     out = np.zeros(len(table), dtype=np.float64)
@@ -188,6 +206,8 @@ def _verdicts(att: Attempt, row: int, status: Status | None) -> list[FilterVerdi
         else:
             code = Code(int(v.codes[row]))
             out.append(FilterVerdict(v.plugin, code, REASONS[int(v.reasons[row])] if code else ()))
+        if out[-1].code in (Code.UNSCHEDULABLE, Code.UNRESOLVABLE):
+            out[-1].detail = att.rejection_notes.get(v.plugin, {}).get(row, "")
     if status is not None and status.rejected and status.plugin not in att.filter_names:
         # a PreFilter rejection, or the nodes a PreFilter result left out
         out.insert(0, FilterVerdict(status.plugin or PREFILTER, status.code, status.reasons, upstream=True))

@@ -16,7 +16,8 @@ def _plural(n: int, word: str) -> str:
 
 
 def _verdict(f: Mapping[str, Any]) -> str:
-    return f"{f['plugin']}: {', '.join(f['reasons']) or f['code']}"
+    detail = f" ({f['detail']})" if f.get("detail") else ""
+    return f"{f['plugin']}: {', '.join(f['reasons']) or f['code']}{detail}"
 
 
 def _node_row(n: Mapping[str, Any], chosen: str | None) -> list[str]:
