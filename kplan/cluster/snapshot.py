@@ -62,6 +62,8 @@ class Snapshot:
     selecting: list[SelectingObject] = field(default_factory=list)
     #: storage objects (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver)
     storage: Any = None
+    #: the resource.k8s.io objects and claim state (cluster/dra.py DraState)
+    dra: Any = None
     #: uid → (pod, row) for every pod bound or assumed on a node
     placed: dict[str, tuple[Pod, int]] = field(default_factory=dict)
 

@@ -119,3 +119,12 @@ class Verdicts:
 
     def status(self, k: int, plugin: str) -> Status:
         return Status(Code(int(self.codes[k])), REASONS[int(self.reasons[k])], plugin)
+
+
+class PluginError(Exception):
+    """A Filter plugin's Error status: the framework aborts the whole scheduling attempt with
+    ``running "<plugin>" filter plugin: <text>`` (the pod goes to the error backoff)."""
+
+    def __init__(self, plugin: str, text: str) -> None:
+        super().__init__(f'running "{plugin}" filter plugin: {text}')
+        self.plugin = plugin

@@ -3,7 +3,8 @@
 Kinds used: Node, Pod, Namespace, PriorityClass, PodDisruptionBudget, and Service, ReplicaSet,
 StatefulSet, ReplicationController (their selectors switch on default topology spreading),
 the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver,
-CSIStorageCapacity, VolumeAttachment) and LimitRange. Other kinds are reported once per kind as skipped. Pods
+CSIStorageCapacity, VolumeAttachment), the resource.k8s.io kinds (DeviceClass, ResourceSlice,
+ResourceClaim, ResourceClaimTemplate) and LimitRange. Other kinds are reported once per kind as skipped. Pods
 with ``spec.nodeName`` are running; pods without are pending, in the order given (cluster files
 first, then manifests). Manifests are applied by io/apply.py: workloads become the pods their
 controllers create, and replace the same workloads of the cluster.
@@ -17,9 +18,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kplan.cluster.disruption import disruptions_allowed
+from kplan.cluster.dra import DraState
 from kplan.cluster.snapshot import Snapshot
 from kplan.cluster.storage import StorageState
-from kplan.errors import InputError, UnsupportedError
+from kplan.errors import InputError
 from kplan.io.apply import HANDLED_KINDS, STORAGE_PARSERS, Applier, Replaced, with_namespace
 from kplan.io.manifests import RawObject
 from kplan.model.admission import admit_priority, with_builtin_classes
@@ -32,6 +34,8 @@ from kplan.model.parse import (
     parse_priority_class,
     parse_selecting_object,
 )
+from kplan.model.parse_dra import DRA_PARSERS
+from kplan.workloads.names import NameGenerator
 
 #: start of the input's running pods without a start time (reference 12.1)
 RUNNING_EPOCH = datetime(2024, 12, 31, tzinfo=UTC).timestamp()
@@ -62,6 +66,8 @@ class Inputs:
     admitted: set[str] = field(default_factory=set)
     #: one line per invalid object of the validated cluster kinds (kplan.validation)
     invalid: list[str] = field(default_factory=list)
+    #: typed resource.k8s.io objects (model/dra.py), in input order
+    dra: list[Any] = field(default_factory=list)
 
     def storage_of(self, kind: str) -> list[Any]:
         return [x for x in self.storage if type(x).__name__ == kind]
@@ -111,20 +117,14 @@ def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pendin
             out.pdbs.append(parse_pdb(d, src))
         elif kind in STORAGE_PARSERS:
             out.storage.append(STORAGE_PARSERS[kind](d, src))
+        elif kind in DRA_PARSERS and str(d.get("apiVersion", "")).startswith("resource.k8s.io/"):
+            out.dra.append(DRA_PARSERS[kind](d, src))
         elif kind in SELECTING_KINDS:
             out.selecting.append(parse_selecting_object(d, src))
             out.other.setdefault(str(kind), []).append(obj)
         else:
             out.other.setdefault(str(kind), []).append(obj)
     return out
-
-
-def check_supported(pod: Pod) -> None:
-    """Refuse what kplan cannot simulate faithfully rather than ignore it."""
-    where = f"{pod.source}: " if pod.source else ""
-    if pod.resource_claims:
-        raise UnsupportedError(f"{where}Pod {pod.key}: spec.resourceClaims: dynamic resource allocation is not "
-                               "modelled by kplan")
 
 
 @dataclass
@@ -136,7 +136,7 @@ class Scenario:
     inputs: Inputs
 
 
-def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scenario:
+def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: int = 0) -> Scenario:
     """Admission, the snapshot with the running pods on their nodes, start times, PDB budgets."""
     if inputs.invalid:
         raise InputError("\n".join(inputs.invalid))
@@ -154,7 +154,6 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scen
                              f"in {seen[pod.key]}")
         seen[pod.key] = pod.source or "the input"
     for pod in inputs.pending:
-        check_supported(pod)
         if pod.uid in inputs.admitted:
             continue
         explicit_priority, explicit_policy = inputs.explicit.get(pod.uid, (False, False))
@@ -170,7 +169,8 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scen
                 admit_priority(pod, classes, False, False)
     storage = storage_state(inputs)
     snapshot = Snapshot.build(inputs.nodes, namespaces=dict(inputs.namespaces), pdbs=list(inputs.pdbs),
-                              priority_classes=classes, selecting=list(inputs.selecting), storage=storage)
+                              priority_classes=classes, selecting=list(inputs.selecting), storage=storage,
+                              dra=dra_state(inputs, seed))
     snapshot.table.listeners.append(storage)
     names = {n.name for n in inputs.nodes}
     if not inputs.nodes:
@@ -195,6 +195,21 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = ()) -> Scen
     return Scenario(snapshot, inputs.pending, allowed, warnings, inputs)
 
 
+def dra_state(inputs: Inputs, seed: int) -> DraState:
+    """The DRA objects, with the claims the resourceclaim controller creates from templates for
+    each pending pod before the pod exists (scheduler-reference.md 13.1)."""
+    dra = DraState(*(([x for x in inputs.dra if type(x).__name__ == kind]) for kind in
+                     ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")))
+    for pod in inputs.running + inputs.pending:
+        dra.set_pod_statuses(pod, pod.claim_statuses)
+    names = NameGenerator(seed, "ResourceClaim")
+    for pod in inputs.pending:
+        if pod.resource_claims:
+            dra.create_template_claims(pod, names.generate)
+    dra.drain_events()
+    return dra
+
+
 def storage_state(inputs: Inputs) -> StorageState:
     """The storage objects, with the claims the PV controller would already have bound."""
     storage = StorageState(inputs.storage_of("PersistentVolumeClaim"), inputs.storage_of("PersistentVolume"),
@@ -210,4 +225,4 @@ def load_scenario(cluster_objects: Iterable[RawObject], manifest_objects: Iterab
     inputs = classify(cluster_objects)
     Applier(inputs, keep_existing=keep_existing, seed=seed).apply(
         with_namespace(manifest_objects, namespace), classify)
-    return build_scenario(inputs, **kw)
+    return build_scenario(inputs, seed=seed, **kw)

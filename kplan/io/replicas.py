@@ -16,9 +16,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kplan.errors import InputError
+from kplan.errors import InputError, UnsupportedError
 from kplan.io.apply import Applier
-from kplan.io.inputs import check_supported
 from kplan.io.manifests import RawObject
 from kplan.model.admission import admit_priority, with_builtin_classes
 from kplan.model.objects import Pod
@@ -139,7 +138,10 @@ def replica_factory(inputs: Any, obj: RawObject, *, seed: int) -> tuple[Pod, Cal
             ordinal = max(taken, default=-1) + 1
     else:
         raise InputError(f"{obj.source}: expected a Pod or one of {', '.join(REPLICATED_KINDS)}, found kind {kind!r}")
-    check_supported(template)
+    if template.resource_claims:
+        # the replicas' claims would have to be created from templates as each replica is added
+        raise UnsupportedError(f"{obj.source}: Pod {template.key}: spec.resourceClaims: capacity does not count "
+                               "replicas with resource claims yet")
     explicit = inputs.explicit.get(template.uid, (False, False))
     admit_priority(template, with_builtin_classes(inputs.priority_classes), *explicit)
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from kplan.model.dra import PodClaim
 from kplan.model.selectors import LabelSelector, NodeSelector, PreferredSchedulingTerm
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
@@ -167,7 +168,10 @@ class Pod:
     #: container images in initContainers + containers order (duplicates kept)
     images: tuple[str, ...] = ()
     volumes: tuple[Volume, ...] = ()
-    resource_claims: tuple[str, ...] = ()
+    #: spec.resourceClaims, in order
+    resource_claims: tuple[PodClaim, ...] = ()
+    #: status.resourceClaimStatuses: (pod claim name, claim name or None), in order
+    claim_statuses: tuple[tuple[str, str | None], ...] = ()
     #: seconds since the epoch (float), or None when the input has none
     start_time: float | None = None
     creation_time: float | None = None

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kplan.errors import InputError
+from kplan.model.dra import PodClaim
 from kplan.model.objects import (
     EMPTY,
     HONOR,
@@ -633,6 +634,25 @@ def _pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
 
 
 
+def _pod_claims(spec: Mapping[str, Any], status: Mapping[str, Any], where: Where
+                ) -> tuple[tuple[PodClaim, ...], tuple[tuple[str, str | None], ...]]:
+    """``spec.resourceClaims`` and ``status.resourceClaimStatuses`` (name → claim name or None)."""
+    claims = []
+    for i, c in enumerate(_list(spec.get("resourceClaims"), where, "spec.resourceClaims")):
+        m = _map(c, where, f"spec.resourceClaims[{i}]")
+        claims.append(PodClaim(_str(m.get("name"), where, f"spec.resourceClaims[{i}].name"),
+                               _str(m.get("resourceClaimName"), where, f"spec.resourceClaims[{i}].resourceClaimName"),
+                               _str(m.get("resourceClaimTemplateName"), where,
+                                    f"spec.resourceClaims[{i}].resourceClaimTemplateName")))
+    statuses: list[tuple[str, str | None]] = []
+    for i, st in enumerate(_list(status.get("resourceClaimStatuses"), where, "status.resourceClaimStatuses")):
+        m = _map(st, where, f"status.resourceClaimStatuses[{i}]")
+        cn = m.get("resourceClaimName")
+        statuses.append((_str(m.get("name"), where, f"status.resourceClaimStatuses[{i}].name"),
+                         None if cn is None else _str(cn, where, f"status.resourceClaimStatuses[{i}].resourceClaimName")))
+    return tuple(claims), tuple(statuses)
+
+
 def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False) -> Pod:
     md = d.get("metadata")
     if not isinstance(md, Mapping) or not md.get("name"):
@@ -665,8 +685,7 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
                    for c in _list(spec.get(field), where, f"spec.{field}"))
     gates = tuple(_str(_map(g, where, "spec.schedulingGates").get("name"), where, "spec.schedulingGates.name")
                   for g in _list(spec.get("schedulingGates"), where, "spec.schedulingGates"))
-    claims = tuple(_str(_map(c, where, "spec.resourceClaims").get("name"), where, "spec.resourceClaims.name")
-                   for c in _list(spec.get("resourceClaims"), where, "spec.resourceClaims"))
+    claims, claim_statuses = _pod_claims(spec, status, where)
     prio = spec.get("priority")
     return Pod(
         namespace=ns,
@@ -701,6 +720,7 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
         images=images,
         volumes=_volumes(spec, name, where),
         resource_claims=claims,
+        claim_statuses=claim_statuses,
         start_time=parse_time(status.get("startTime"), where, "status.startTime"),
         creation_time=parse_time(md.get("creationTimestamp"), where, "metadata.creationTimestamp"),
         deletion_time=parse_time(md.get("deletionTimestamp"), where, "metadata.deletionTimestamp"),

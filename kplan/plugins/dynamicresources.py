@@ -1,50 +1,225 @@
-"""DynamicResources (plugins/dynamicresources/dynamicresources.go, v1.34.1), for pods without claims.
+"""DynamicResources (plugins/dynamicresources/dynamicresources.go, v1.34.1, default feature gates).
 
-kplan does not model DRA allocation: a pod with ``spec.resourceClaims`` is refused as unsupported
-when it is loaded. For every other pod the plugin does what upstream does: PreFilter records
-that the pod has no claims and Skips; PostFilter answers "no new claims to deallocate", which is
-why kube-scheduler 1.34's failure messages carry that sentence. When an earlier PreFilter plugin
-stopped the cycle, the state was never written and PostFilter fails with "not found", which also
-stops DefaultPreemption (reference 5.6).
+scheduler-reference-dra.md section 1. Every rejection is UnschedulableAndUnresolvable except
+PostFilter's; an allocator error (an invalid CEL selector, a pool being updated for ``All``, ...)
+aborts the whole attempt as an Error. The allocated-device snapshot is taken once at PreFilter
+and the plugin has no AddPod/RemovePod, so preemption's dry run and nominated pods never change
+what it sees (reference section 4). Its state is shared, not copied, by CycleState.clone.
+
+What the resourceclaim controller does (claims from templates, freeing a deleted pod's claims)
+lives in cluster/dra.py; the structured allocator in plugins/dra/structured.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from kplan.cluster.dra import CLAIM_ADD, CLAIM_UPDATE, ClaimLookupError, DraState, consumer
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.events import NODE_ADD, NODE_UPDATE_ALLOCATABLE, NODE_UPDATE_LABEL, ClusterEvent
 from kplan.framework.interfaces import PreFilterResult
-from kplan.framework.status import OK, Code, Status, skip
+from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
+from kplan.model.dra import DELETE_PROTECTION, Allocation, ResourceClaim
 from kplan.model.objects import Pod
+from kplan.plugins.dra.structured import Allocator, AllocatorError, SelectorCache
 from kplan.plugins.helper import PluginBase
 
 NAME = "DynamicResources"
 _STATE = "DynamicResources/claims"
+CANNOT_ALLOCATE = "cannot allocate all claims"
+NOT_AVAILABLE = "resourceclaim not available on the node"
+_CANNOT_ALLOCATE_ID = reason_id(CANNOT_ALLOCATE)
+_NOT_AVAILABLE_ID = reason_id(NOT_AVAILABLE)
+
+
+@dataclass(eq=False)
+class DraCycle:
+    """The plugin's cycle state (stateData). Shared by the clones preemption makes."""
+
+    claims: list[ResourceClaim] = field(default_factory=list)
+    #: claim index → its allocation's node selector, for allocated claims that have one
+    selectors: dict[int, Any] = field(default_factory=dict)
+    to_allocate: list[ResourceClaim] = field(default_factory=list)
+    allocator: Allocator | None = None
+    #: node name → allocation results for ``to_allocate`` (Filter's successes)
+    results: dict[str, list[Allocation]] = field(default_factory=dict)
+    #: indices of claims not available on some node where allocation succeeded (PostFilter)
+    unavailable: set[int] = field(default_factory=set)
+
+
+def dra_state(handle: Any) -> DraState:
+    dra = getattr(handle.snapshot, "dra", None)
+    if dra is None:
+        dra = handle.snapshot.dra = DraState()
+    return dra
 
 
 class DynamicResources(PluginBase):
     name = NAME
 
+    @property
+    def dra(self) -> DraState:
+        return dra_state(self.handle)
+
     def pre_enqueue(self, pod: Pod) -> Status:
+        if not pod.resource_claims:
+            return OK
+        try:
+            self.dra.lookup(pod)
+        except ClaimLookupError as e:
+            return Status(Code.UNRESOLVABLE, (str(e),), NAME)
         return OK
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
-        state.write(_STATE, pod.resource_claims)
-        return None, skip(NAME)
+        st = DraCycle()
+        # written first, empty: a rejection below leaves PostFilter "no new claims to deallocate"
+        state.write(_STATE, st)
+        if not pod.resource_claims:
+            return None, skip(NAME)
+        dra = self.dra
+        try:
+            claims = dra.lookup(pod)
+        except ClaimLookupError as e:
+            return None, Status(Code.UNRESOLVABLE, (str(e),), NAME)
+        if not claims:
+            return None, skip(NAME)
+        to_allocate = []
+        for i, claim in enumerate(claims):
+            if claim.allocation is not None:
+                if claim.allocation.node_selector is not None:
+                    st.selectors[i] = claim.allocation.node_selector
+                continue
+            if claim.uid in dra.in_flight:
+                return None, Status(Code.UNRESOLVABLE,
+                                    (f"resource claim {claim.key} is in the process of being allocated",), NAME)
+            for req in claim.spec.requests:
+                if req.exactly is not None:
+                    checks = [(req.name, req.exactly.class_name)]
+                elif req.first_available:
+                    checks = [(f"{req.name}/{s.name}", s.class_name) for s in req.first_available]
+                else:
+                    return None, Status(Code.UNRESOLVABLE,
+                                        (f"resource claim {claim.key}, request {req.name}: unknown request type",),
+                                        NAME)
+                for name, cls in checks:
+                    if not cls:
+                        return None, Status(Code.ERROR, (f"request {name}: unsupported request type",), NAME)
+                    if cls not in dra.classes:
+                        return None, Status(Code.UNRESOLVABLE,
+                                            (f"request {name}: device class {cls} does not exist",), NAME)
+            to_allocate.append(claim)
+        st.claims = claims
+        st.to_allocate = to_allocate
+        if to_allocate:
+            cache = dra.caches.setdefault("selectors", SelectorCache())
+            pools = dra.caches.setdefault("pools", {})
+            st.allocator = Allocator(dra.slices, dra.classes, dra.allocated_devices(), cache, pools)
+        return None, OK
 
-    def filter(self, state: CycleState, pod: Pod, table: Any, rows: Any) -> Any:
-        raise AssertionError("DynamicResources filters only pods with claims, which kplan refuses")
+    def filter(self, state: CycleState, pod: Pod, table: Any, rows: np.ndarray) -> Verdicts:
+        st: DraCycle | None = state.read(_STATE)
+        n = len(rows)
+        if st is None or not st.claims:
+            return Verdicts.passing(n)
+        codes = np.zeros(n, dtype=np.int8)
+        reasons = np.zeros(n, dtype=np.int32)
+        for k, row in enumerate(np.asarray(rows).tolist()):
+            node = table.nodes[row]
+            unavailable = [i for i, sel in st.selectors.items() if not sel.matches(node.name, node.labels)]
+            if st.allocator is not None:
+                try:
+                    found = st.allocator.allocate(node.name, node.labels, st.to_allocate)
+                except AllocatorError as e:
+                    raise PluginError(NAME, str(e)) from None
+                if found is None:
+                    codes[k], reasons[k] = Code.UNRESOLVABLE, _CANNOT_ALLOCATE_ID
+                    continue
+                st.results[node.name] = found
+            if unavailable:
+                st.unavailable.update(unavailable)
+                codes[k], reasons[k] = Code.UNRESOLVABLE, _NOT_AVAILABLE_ID
+        return Verdicts(codes, reasons, bool(codes.any()))
 
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[None, Status]:
-        if state.read(_STATE) is None:
+        st: DraCycle | None = state.read(_STATE)
+        if st is None:
+            # an earlier PreFilter plugin stopped the cycle before this one wrote its state
             return None, Status(Code.ERROR, ("not found",), NAME)
-        return None, Status(Code.UNSCHEDULABLE, ("no new claims to deallocate",), NAME)
+        if not st.claims:
+            return None, Status(Code.UNSCHEDULABLE, ("no new claims to deallocate",), NAME)
+        # upstream iterates a set (random order); kplan takes the claims in spec order
+        for i in sorted(st.unavailable):
+            claim = self.dra.claims.get(st.claims[i].key)
+            if claim is None or claim.allocation is None:
+                continue
+            if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].uid == pod.uid):
+                self.dra.write(dataclasses.replace(claim, reserved_for=(), allocation=None))
+                return None, Status(Code.UNSCHEDULABLE, ("deallocation of ResourceClaim completed",), NAME)
+        return None, Status(Code.UNSCHEDULABLE, ("still not schedulable",), NAME)
 
     def reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
+        st: DraCycle | None = state.read(_STATE)
+        if st is None or not st.to_allocate:
+            return OK
+        results = st.results.get(node)
+        if results is None:
+            return Status(Code.ERROR, ("claim allocation not found for node",), NAME)
+        for claim, alloc in zip(st.to_allocate, results, strict=True):
+            finalizers = claim.finalizers if DELETE_PROTECTION in claim.finalizers else \
+                claim.finalizers + (DELETE_PROTECTION,)
+            self.dra.in_flight[claim.uid] = dataclasses.replace(claim, allocation=alloc, finalizers=finalizers)
         return OK
 
     def unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
-        return None
+        st: DraCycle | None = state.read(_STATE)
+        if st is None:
+            return
+        for claim in st.claims:
+            self.dra.in_flight.pop(claim.uid, None)
+            current = self.dra.claims.get(claim.key)
+            if current is not None and current.allocation is not None and \
+                    any(r.uid == pod.uid for r in current.reserved_for):
+                self.dra.write(dataclasses.replace(
+                    current, reserved_for=tuple(r for r in current.reserved_for if r.uid != pod.uid)))
 
     def pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
+        st: DraCycle | None = state.read(_STATE)
+        if st is None or not st.claims:
+            return OK
+        dra = self.dra
+        for claim in st.claims:
+            current = dra.claims.get(claim.key, claim)
+            if any(r.uid == pod.uid for r in current.reserved_for):
+                continue
+            allocated = dra.in_flight.pop(claim.uid, None)
+            if allocated is not None:
+                current = dataclasses.replace(current, allocation=allocated.allocation,
+                                              finalizers=allocated.finalizers)
+            dra.write(dataclasses.replace(current, reserved_for=current.reserved_for + (consumer(pod),)))
         return OK
+
+    def events_to_register(self) -> list[tuple[str, Any]]:
+        return [
+            (NODE_ADD, None), (NODE_UPDATE_LABEL, None), (NODE_UPDATE_ALLOCATABLE, None),
+            (CLAIM_ADD, self._after_claim_change), (CLAIM_UPDATE, self._after_claim_change),
+        ]
+
+    def _after_claim_change(self, pod: Pod, event: ClusterEvent) -> bool:
+        """isSchedulableAfterClaimChange (scheduler-reference-dra.md 1.9)."""
+        old, new = event.obj
+        try:
+            claims = self.dra.lookup(pod)
+        except ClaimLookupError:
+            return False
+        if old is not None and old.allocation is not None and new.allocation is None:
+            return True
+        if not any(c.uid == new.uid for c in claims):
+            return False
+        if old is None:
+            return True
+        return not (old.allocation == new.allocation and old.reserved_for == new.reserved_for
+                    and old.deleting == new.deleting)

@@ -16,7 +16,7 @@ from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
 from kplan.framework.preemption import PreemptionOutcome
 from kplan.framework.runtime import FilterOutcome, Framework, Nominator
-from kplan.framework.status import Code, Status
+from kplan.framework.status import Code, PluginError, Status
 from kplan.model.objects import Pod
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -65,6 +65,13 @@ class Scheduler:
         self.next_start_node_index = 0
 
     def schedule(self, fw: Framework, pod: Pod) -> CycleResult:
+        try:
+            return self._schedule(fw, pod)
+        except PluginError as e:
+            # a Filter's Error status aborts the attempt: error backoff, no rejecting plugins
+            return CycleResult(message=str(e))
+
+    def _schedule(self, fw: Framework, pod: Pod) -> CycleResult:
         snap = self.handle.snapshot
         table = snap.table
         nominator: Nominator = self.handle.nominator

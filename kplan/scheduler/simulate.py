@@ -173,6 +173,14 @@ class Simulation:
             if hints and any(hint is None or hint(q.pod, event) for hint in hints):
                 self.queue.move_from_pool(q)
 
+    def offer_claim_events(self) -> None:
+        """The ResourceClaim writes since the last call (scheduler, resourceclaim controller)."""
+        dra = self.snapshot.dra
+        if dra is None:
+            return
+        for kind, old, new in dra.drain_events():
+            self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=(old, new)))
+
     def pool_le(self, priority: int) -> list[QueuedPod]:
         return [q for q in self.queue.pool.values() if q.priority <= priority]
 
@@ -315,6 +323,8 @@ class Simulation:
             # PreBind's volume writes (PV and PVC updates, provisioned PVs) come before the bind
             for kind, obj in storage.drain_events():
                 self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=obj))
+        # PreBind's claim writes (allocation and reservation) come before the bind too
+        self.offer_claim_events()
         self.offer(list(self.queue.pool.values()), ClusterEvent(ASSIGNED_POD_ADD, pod, node))
         if pod.nominated_node:
             # binding does not clear status.nominatedNodeName in 1.34: the pod leaves the queue
@@ -340,6 +350,8 @@ class Simulation:
             q.errs += 1
             q.rejectors = frozenset()
             queue.add_error(q)
+        # DynamicResources' PostFilter may have deallocated a claim: its update event comes now
+        self.offer_claim_events()
         pre = r.preemption
         preempted = bool(pre and pre.victims and r.nomination_override and r.nominated_node)
         if preempted:
@@ -378,6 +390,10 @@ class Simulation:
             storage.pod_deleted(victim, node, self.snapshot.table.pods[row])
             for kind, obj in storage.drain_events():
                 self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=obj))
+        if self.snapshot.dra is not None:
+            # the resourceclaim controller frees the victim's claims (scheduler-reference.md 13.1)
+            self.snapshot.dra.pod_deleted(victim)
+            self.offer_claim_events()
 
     # ------------------------------------------------------------------ result
 
@@ -401,6 +417,9 @@ class Simulation:
                 msg = f'no profile of the scheduler configuration has schedulerName "{pod.scheduler_name}"'
             elif q.gate == "SchedulingGates" and q.attempts == 0:
                 status, node, msg = GATED, None, q.message
+            elif q.gate == "DynamicResources" and q.attempts == 0:
+                # a PreEnqueue rejection writes nothing to the pod (its claims do not exist yet)
+                status, node, msg = UNSCHEDULABLE, None, None
             else:
                 status, node, msg = UNSCHEDULABLE, None, q.message
             outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, pod.nominated_node or None))

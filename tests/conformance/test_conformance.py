@@ -25,7 +25,7 @@ CHECK = CONFORMANCE / "check.py"
 
 #: families that must pass fully; all of them since every issue of "kplan core" landed
 REQUIRED_FAMILIES = ["resources", "placement", "images", "config", "affinity", "spread", "owners", "priority",
-                     "preemption", "sampling", "mixed", "scale", "storage"]
+                     "preemption", "sampling", "mixed", "scale", "storage", "dra"]
 
 pytestmark = pytest.mark.skipif(not CHECK.is_file(), reason=f"no conformance scenarios at {CONFORMANCE}")
 _LINE = re.compile(r"^(ok|FAIL)\s+(\S+)")
@@ -65,7 +65,7 @@ def test_required_family(checker_run: subprocess.CompletedProcess[str], family: 
 
 
 #: families whose issues have not landed yet; while any is listed the whole suite cannot pass
-PENDING_FAMILIES = ["dra"]
+PENDING_FAMILIES: list[str] = []
 
 
 @pytest.mark.xfail(bool(PENDING_FAMILIES), strict=False,

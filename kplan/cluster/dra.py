@@ -1,0 +1,198 @@
+"""The cluster's DRA objects as the scheduler and the resourceclaim controller see them.
+
+* ``claims``: the claim assume cache (API objects plus the scheduler's own writes), by ``ns/name``;
+* ``in_flight``: allocations made at Reserve and not yet written by PreBind, by claim uid
+  (plugins/dynamicresources/dra_manager.go);
+* ``allocated``: the devices of every allocated claim, admin-access results excluded
+  (allocateddevices.go), kept up to date with each claim write;
+* ``pod_claims``: each pod's ``status.resourceClaimStatuses`` (pod claim name → claim name or None).
+
+The resourceclaim controller is emulated "instantly", like the API writes of reference section
+12 (scheduler-reference.md 13.1): ``create_template_claims`` makes the claims of a pending pod
+from its templates before the pod exists, and ``pod_deleted`` drops a deleted pod from its claims'
+``reservedFor``, deallocating a claim left without consumers, and deletes the claims the pod
+owned. Every claim write is recorded (``drain_events``) for the queue's hints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from kplan.model.dra import (
+    DELETE_PROTECTION,
+    POD_CLAIM_NAME_ANNOTATION,
+    ConsumerRef,
+    DeviceClass,
+    PodClaim,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
+from kplan.model.objects import Pod
+
+CLAIM_ADD, CLAIM_UPDATE = "ResourceClaimAdd", "ResourceClaimUpdate"
+#: maxBaseLen of the resourceclaim controller: room for "-" and five random characters in 63
+_MAX_BASE_LEN = 57
+
+DeviceId = tuple[str, str, str]
+
+
+def claim_base_name(pod_name: str, claim_name: str) -> str:
+    """The controller's generateName for a claim from a template: ``<pod>-<claim>-``, both parts
+    cut in proportion to their length when that is longer than 57 characters."""
+    base = f"{pod_name}-{claim_name}-"
+    if len(base) > _MAX_BASE_LEN:
+        base = (pod_name[:len(pod_name) * _MAX_BASE_LEN // len(base)] + "-"
+                + claim_name[:len(claim_name) * _MAX_BASE_LEN // len(base)])
+    return base
+
+
+class ClaimLookupError(Exception):
+    """foreachPodResourceClaim's failure: its text is what PreEnqueue and PreFilter report."""
+
+
+class DraState:
+    def __init__(self, classes: Iterable[DeviceClass] = (), slices: Iterable[ResourceSlice] = (),
+                 claims: Iterable[ResourceClaim] = (), templates: Iterable[ResourceClaimTemplate] = ()) -> None:
+        self.classes: dict[str, DeviceClass] = {c.name: c for c in classes}
+        # lister order is unspecified upstream: a fixed one (by name) keeps runs reproducible
+        self.slices: list[ResourceSlice] = sorted(slices, key=lambda s: s.name)
+        self.templates: dict[str, ResourceClaimTemplate] = {t.key: t for t in templates}
+        self.claims: dict[str, ResourceClaim] = {}
+        self.allocated: Counter[DeviceId] = Counter()
+        self.in_flight: dict[str, ResourceClaim] = {}
+        self.pod_claims: dict[str, dict[str, str | None]] = {}
+        self.events: list[tuple[str, ResourceClaim | None, ResourceClaim]] = []
+        #: the allocator's per-run caches (selector results, pools per node), kept here because
+        #: slices and classes do not change during a run
+        self.caches: dict[str, Any] = {}
+        for c in claims:
+            self._put(c)
+        self.events.clear()
+
+    # ------------------------------------------------------------------ claim writes
+
+    def _put(self, claim: ResourceClaim) -> None:
+        old = self.claims.get(claim.key)
+        if old is not None and old.allocation is not None and (claim.allocation is None or old.uid != claim.uid):
+            self._count(old, -1)
+        if claim.allocation is not None and (old is None or old.allocation is None or old.uid != claim.uid):
+            self._count(claim, 1)
+        self.claims[claim.key] = claim
+        self.events.append((CLAIM_UPDATE if old is not None else CLAIM_ADD, old, claim))
+
+    def _count(self, claim: ResourceClaim, delta: int) -> None:
+        assert claim.allocation is not None
+        for r in claim.allocation.results:
+            if not r.admin_access:
+                self.allocated[r.device_id] += delta
+                if self.allocated[r.device_id] <= 0:
+                    del self.allocated[r.device_id]
+
+    def write(self, claim: ResourceClaim) -> None:
+        """A status or object write by the scheduler or a controller."""
+        self._put(claim)
+
+    def delete(self, claim: ResourceClaim) -> None:
+        old = self.claims.pop(claim.key, None)
+        if old is not None and old.allocation is not None:
+            self._count(old, -1)
+
+    def drain_events(self) -> list[tuple[str, ResourceClaim | None, ResourceClaim]]:
+        out, self.events = self.events, []
+        return out
+
+    def allocated_devices(self) -> set[DeviceId]:
+        """What PreFilter snapshots: allocated claims' devices and in-flight allocations'."""
+        out = set(self.allocated)
+        for c in self.in_flight.values():
+            if c.allocation is not None:
+                out.update(r.device_id for r in c.allocation.results if not r.admin_access)
+        return out
+
+    # ------------------------------------------------------------------ the pod's claims
+
+    def set_pod_statuses(self, pod: Pod, statuses: Sequence[tuple[str, str | None]]) -> None:
+        if statuses:
+            self.pod_claims[pod.uid] = dict(statuses)
+
+    def lookup(self, pod: Pod) -> list[ResourceClaim]:
+        """foreachPodResourceClaim + the claim store (scheduler-reference-dra.md 1.1), in spec order."""
+        out = []
+        statuses = self.pod_claims.get(pod.uid, {})
+        for entry in pod_claim_entries(pod):
+            owned = False
+            if entry.claim_name:
+                name = entry.claim_name
+            elif entry.template_name:
+                if entry.name not in statuses:
+                    raise ClaimLookupError(f'pod "{pod.key}": ResourceClaim not created yet')
+                found = statuses[entry.name]
+                if found is None:
+                    continue
+                name, owned = found, True
+            else:
+                raise ClaimLookupError(f'pod "{pod.key}", spec.resourceClaim "{entry.name}": none of the '
+                                       "supported fields are set")
+            claim = self.claims.get(f"{pod.namespace}/{name}")
+            if claim is None:
+                raise ClaimLookupError(f'could not find ResourceClaim "{pod.namespace}/{name}"')
+            if claim.deleting:
+                raise ClaimLookupError(f'resourceclaim "{name}" is being deleted')
+            if owned and claim.owner_uid != pod.uid:
+                raise ClaimLookupError(f"ResourceClaim {claim.key} was not created for pod {pod.key} "
+                                       "(pod is not owner)")
+            out.append(claim)
+        return out
+
+    # ------------------------------------------------------------------ the resourceclaim controller
+
+    def create_template_claims(self, pod: Pod, generate_name: Callable[[str], str]) -> None:
+        """Claims from the pod's templates, created before the pod (scheduler-reference.md 13.1).
+        A missing template creates nothing: the pod then waits at PreEnqueue."""
+        statuses = self.pod_claims.setdefault(pod.uid, {})
+        for entry in pod_claim_entries(pod):
+            if not entry.template_name or entry.name in statuses:
+                continue
+            template = self.templates.get(f"{pod.namespace}/{entry.template_name}")
+            if template is None:
+                continue
+            name = generate_name(claim_base_name(pod.name, entry.name))
+            annotations = {**template.annotations, POD_CLAIM_NAME_ANNOTATION: entry.name}
+            self._put(ResourceClaim(pod.namespace, name, f"{pod.namespace}/{name}", template.spec,
+                                    owner_uid=pod.uid, annotations=annotations, labels=template.labels))
+            statuses[entry.name] = name
+        if not statuses:
+            del self.pod_claims[pod.uid]
+
+    def pod_deleted(self, pod: Pod) -> None:
+        """The controller's sync for a deleted pod: drop its reservations, deallocate claims left
+        without consumers (they carry the delete-protection finalizer), delete the claims it owned."""
+        try:
+            claims = self.lookup(pod)
+        except ClaimLookupError:
+            claims = [c for c in self.claims.values() if c.owner_uid == pod.uid]
+        for claim in claims:
+            current = self.claims.get(claim.key)
+            if current is None:
+                continue
+            reserved = tuple(r for r in current.reserved_for if r.uid != pod.uid)
+            if reserved != current.reserved_for:
+                alloc = current.allocation
+                if not reserved and DELETE_PROTECTION in current.finalizers:
+                    alloc = None
+                current = dataclasses.replace(current, reserved_for=reserved, allocation=alloc)
+                self._put(current)
+            if current.owner_uid == pod.uid:
+                self.delete(current)
+
+
+def pod_claim_entries(pod: Pod) -> Sequence[PodClaim]:
+    return pod.resource_claims
+
+
+def consumer(pod: Pod) -> ConsumerRef:
+    return ConsumerRef(pod.name, pod.uid)
