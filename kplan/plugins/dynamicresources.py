@@ -117,7 +117,8 @@ class DynamicResources(PluginBase):
         if to_allocate:
             cache = dra.caches.setdefault("selectors", SelectorCache())
             pools = dra.caches.setdefault("pools", {})
-            st.allocator = Allocator(dra.slices, dra.classes, dra.allocated_devices(), cache, pools)
+            matching = dra.caches.setdefault("matching", {})
+            st.allocator = Allocator(dra.slices, dra.classes, dra.allocated_devices(), cache, pools, matching)
         return None, OK
 
     def filter(self, state: CycleState, pod: Pod, table: Any, rows: np.ndarray) -> Verdicts:
@@ -221,5 +222,5 @@ class DynamicResources(PluginBase):
             return False
         if old is None:
             return True
-        return not (old.allocation == new.allocation and old.reserved_for == new.reserved_for
-                    and old.deleting == new.deleting)
+        # only the status counts: a change of finalizers, labels or deletion time is QueueSkip
+        return not (old.allocation == new.allocation and old.reserved_for == new.reserved_for)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kplan.model.dra import (
     ALL,
@@ -29,9 +30,10 @@ from kplan.model.dra import (
     SubRequest,
 )
 from kplan.model.selectors import IN, NodeSelector, NodeSelectorTerm, Requirement
-from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
 
 DeviceId = tuple[str, str, str]
+#: matching devices of a node for one request shape, and the error the search meets after them
+Matching = tuple[list[tuple[ResourceSlice, Device]], tuple[DeviceId | None, Any] | None]
 
 
 class AllocatorError(Exception):
@@ -89,8 +91,8 @@ class SelectorCache:
 
     def __init__(self) -> None:
         self._keys: dict[int, tuple[object, ...]] = {}
-        self._activations: dict[tuple[object, ...], dict[str, object] | CelError] = {}
-        self._results: dict[tuple[str, tuple[object, ...]], bool | CelError] = {}
+        self._activations: dict[tuple[object, ...], dict[str, Any] | SelectorError] = {}
+        self._results: dict[tuple[str, tuple[object, ...]], bool | SelectorError] = {}
         self._keep: list[Device] = []
 
     def _key(self, driver: str, device: Device) -> tuple[object, ...]:
@@ -102,36 +104,43 @@ class SelectorCache:
         return k
 
     def matches(self, expression: str, driver: str, device: Device) -> bool:
-        """Raises CelError (compile errors prefixed "compile:", runtime "runtime:")."""
+        """Raises SelectorError. cel-python is imported on first use: building its parser takes
+        about two seconds, which runs without resource claims should not pay."""
+        from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
+
         key = self._key(driver, device)
         r = self._results.get((expression, key))
         if r is None:
             try:
                 program = compile_selector(expression)
             except CelError as e:
-                r = CelError("compile", str(e))
+                r = SelectorError("compile", str(e))
             else:
                 act = self._activations.get(key)
                 if act is None:
                     try:
                         act = device_activation(driver, device)
                     except CelError as e:
-                        act = e
+                        act = SelectorError("runtime", str(e))
                     self._activations[key] = act
-                if isinstance(act, CelError):
-                    r = CelError("runtime", str(act))
+                if isinstance(act, SelectorError):
+                    r = act
                 else:
                     try:
                         r = evaluate(program, act)
                     except CelError as e:
-                        r = CelError("runtime", str(e))
+                        r = SelectorError("runtime", str(e))
             self._results[(expression, key)] = r
-        if isinstance(r, CelError):
+        if isinstance(r, SelectorError):
             raise r
         return r
 
 
-def _selector_error(prefix: str, i: int, e: CelError) -> AllocatorError:
+class SelectorError(Exception):
+    """A selector's compile or runtime error: args are (kind, detail)."""
+
+
+def _selector_error(prefix: str, i: int, e: SelectorError) -> AllocatorError:
     kind, detail = e.args
     return AllocatorError(f"{prefix}: selector #{i}: CEL {kind} error: {detail}")
 
@@ -191,12 +200,14 @@ class Allocator:
 
     def __init__(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass],
                  allocated: Iterable[DeviceId], cache: SelectorCache | None = None,
-                 pools: dict[str, list[Pool]] | None = None) -> None:
+                 pools: dict[str, list[Pool]] | None = None, matching: dict[Any, Matching] | None = None) -> None:
         self.slices = slices
         self.classes = classes
         self.allocated = frozenset(allocated)
         self.cache = cache or SelectorCache()
         self._pools = pools if pools is not None else {}
+        self._matching: dict[tuple[str, str, tuple[str, ...]], Matching] = matching if matching is not None else {}
+        self._plans: dict[str, _Plan] = {}
 
     def pools(self, node_name: str, labels: Mapping[str, str]) -> list[Pool]:
         p = self._pools.get(node_name)
@@ -217,15 +228,70 @@ class Allocator:
             try:
                 if not self.cache.matches(expr, driver, device):
                     return False
-            except CelError as e:
+            except SelectorError as e:
                 raise _selector_error(f"class {cls.name}", i, e) from None
         for i, expr in enumerate(slot.spec.selectors):
             try:
                 if not self.cache.matches(expr, driver, device):
                     return False
-            except CelError as e:
+            except SelectorError as e:
                 raise _selector_error(f"claim {claim.key}", i, e) from None
         return True
+
+    def _candidates(self, node_name: str, pools: list[Pool], slot: _Slot) -> Matching:
+        """The devices of the node that match the (sub)request, in search order, up to the first
+        error the search would meet (an invalid pool, a selector error on a device): cached per
+        node and request shape for the whole run, since slices and classes do not change."""
+        key = (node_name, slot.spec.class_name, slot.spec.selectors)
+        hit = self._matching.get(key)
+        if hit is not None:
+            return hit
+        found: list[tuple[ResourceSlice, Device]] = []
+        stop: tuple[DeviceId | None, Any] | None = None
+        for pool in pools:
+            if pool.invalid:
+                stop = (None, AllocatorError(f"pool {pool.name} is invalid: {pool.invalid}"))
+                break
+            for s, d in pool.devices:
+                try:
+                    ok = self._matches_raw(slot, s.driver, d)
+                except SelectorError as e:
+                    stop = ((s.driver, s.pool, d.name), e)
+                    break
+                if ok:
+                    found.append((s, d))
+            if stop is not None:
+                break
+        self._matching[key] = (found, stop)
+        return found, stop
+
+    def _matches_raw(self, slot: _Slot, driver: str, device: Device) -> bool:
+        """Class selectors, then the request's: SelectorError args gain ("class"|"request", index)."""
+        cls = self.classes.get(slot.spec.class_name)
+        if cls is None:
+            raise SelectorError("class", 0, "missing", "")
+        for i, expr in enumerate(cls.selectors):
+            try:
+                if not self.cache.matches(expr, driver, device):
+                    return False
+            except SelectorError as e:
+                raise SelectorError("class", i, *e.args) from None
+        for i, expr in enumerate(slot.spec.selectors):
+            try:
+                if not self.cache.matches(expr, driver, device):
+                    return False
+            except SelectorError as e:
+                raise SelectorError("request", i, *e.args) from None
+        return True
+
+    def _matching_error(self, claim: ResourceClaim, slot: _Slot, e: SelectorError) -> AllocatorError:
+        where, i, kind, detail = e.args
+        if where == "class" and kind == "missing":
+            return AllocatorError(f"claim {claim.key}, request {slot.spec.name}: could not retrieve device class "
+                                  f'{slot.spec.class_name}: deviceclass.resource.k8s.io "{slot.spec.class_name}" '
+                                  "not found")
+        prefix = f"class {slot.spec.class_name}" if where == "class" else f"claim {claim.key}"
+        return AllocatorError(f"{prefix}: selector #{i}: CEL {kind} error: {detail}")
 
     # ---------------------------------------------------------------- the search
 
@@ -234,7 +300,7 @@ class Allocator:
         """Allocation results for ``claims`` (in order) on this node, or None when there is no
         solution. Raises AllocatorError for what aborts the attempt upstream."""
         pools = self.pools(node_name, labels)
-        plans = [self._validate(c, pools) for c in claims]
+        plans = [self._plan(c, pools) for c in claims]
         picked: list[list[tuple[DeviceResult, ResourceSlice]]] = [[] for _ in claims]
         in_call: set[DeviceId] = set()
         constraints = [[_Constraint(c.requests, c.match_attribute) for c in claim.spec.constraints]
@@ -301,11 +367,32 @@ class Allocator:
                 return try_device(ci, ri, slot, k, s, d, True)
             if k == slot.spec.count:
                 return request_step(ci, ri + 1)
+            found, stop = self._candidates(node_name, pools, slot)
+            for s, d in found:
+                if in_use(ci, slot, (s.driver, s.pool, d.name)):
+                    continue
+                if try_device(ci, ri, slot, k, s, d, False):
+                    return True
+            if stop is None:
+                return False
+            at, error = stop
+            if at is not None and in_use(ci, slot, at):
+                # upstream skips a device in use before evaluating selectors on it, so the error
+                # is not reached that way: search the rest device by device
+                return slow_device_step(ci, ri, slot, k, at)
+            raise error if isinstance(error, AllocatorError) else self._matching_error(claims[ci], slot, error)
+
+        def slow_device_step(ci: int, ri: int, slot: _Slot, k: int, after: DeviceId) -> bool:
+            seen = False
             for pool in pools:
-                if pool.invalid:
-                    raise AllocatorError(f"pool {pool.name} is invalid: {pool.invalid}")
                 for s, d in pool.devices:
-                    if in_use(ci, slot, (s.driver, s.pool, d.name)):
+                    dev_id = (s.driver, s.pool, d.name)
+                    if not seen:
+                        seen = dev_id == after
+                        continue
+                    if pool.invalid:
+                        raise AllocatorError(f"pool {pool.name} is invalid: {pool.invalid}")
+                    if in_use(ci, slot, dev_id):
                         continue
                     if not self.matches(claims[ci], slot, s.driver, d):
                         continue
@@ -319,6 +406,15 @@ class Allocator:
                 for i, p in enumerate(picked)]
 
     # ---------------------------------------------------------------- validation (2.2, 2.4)
+
+    def _plan(self, claim: ResourceClaim, pools: list[Pool]) -> _Plan:
+        """_validate, kept per claim for the cycle when it does not depend on the node (no All)."""
+        plan = self._plans.get(claim.uid)
+        if plan is None:
+            plan = self._validate(claim, pools)
+            if not plan.all_devices:
+                self._plans[claim.uid] = plan
+        return plan
 
     def _validate(self, claim: ResourceClaim, pools: list[Pool]) -> _Plan:
         plan = _Plan()
