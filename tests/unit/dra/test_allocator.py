@@ -126,3 +126,14 @@ def test_node_name_slices_pin_the_allocation_to_the_node() -> None:
     (alloc,) = Allocator(TWO_NUMA, CLASSES, []).allocate("n1", {}, [claim(exactly())]) or []
     assert alloc.node_selector is not None and alloc.node_selector.matches("n1", {})
     assert not alloc.node_selector.matches("n2", {})
+
+
+def test_a_device_in_use_is_skipped_before_its_selectors_run() -> None:
+    # g0 lacks "numa": evaluating the selector on it is an error, but g0 is allocated, so the
+    # search skips it before matching, as upstream does, and takes g1
+    slices = [slice_("n1", {"name": "g0", "attributes": {}}, gpu("g1", numa=1))]
+    sel = f'device.attributes["{GPU}"].numa == 1'
+    allocator = Allocator(slices, CLASSES, [(GPU, "n1", "g0")])
+    assert picked(allocator.allocate("n1", {}, [claim(exactly(sel=sel))])) == [["g1"]]
+    with pytest.raises(AllocatorError, match="no such key: numa"):
+        Allocator(slices, CLASSES, []).allocate("n1", {}, [claim(exactly(sel=sel))])
