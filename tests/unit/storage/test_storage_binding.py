@@ -92,3 +92,35 @@ def test_claims_of_a_statefulset_are_reused_when_they_already_exist():
                    "resources": {"requests": {"storage": "1Gi"}}}}]}}
     cluster = NODES + [LOCAL, pvc("data-db-0", volume="v", bound=True), pv("v", claim="data-db-0", zones=["a"])]
     assert outcome(simulate(cluster, [sts]), "db-0")[:2] == ("Scheduled", "a1")
+
+
+def test_among_equally_small_volumes_the_smallest_name_wins():
+    # upstream takes map order (random); the conformance runs show the smallest name (reference 13.2)
+    sim = simulation(NODES + [LOCAL, pvc("c", size="5Gi"), pv("vol-b", size="8Gi"), pv("vol-a", size="8Gi"),
+                              pv("vol-c", size="8Gi")], [pod("p", "c")])
+    sim.run()
+    assert sim.snapshot.storage.pvc("default", "c").volume_name == "vol-a"
+
+
+def test_a_waiting_claim_of_a_provisioning_class_binds_a_free_static_volume_first():
+    csi = storage_class("csi", "csi.example.com")
+    # the class could provision on either node; the static volume on a1 is taken instead
+    sim = simulation(NODES + [csi, pvc("c", "csi", size="5Gi"), pv("static", "csi", size="10Gi", hostnames=["a1"])],
+                     [pod("p", "c")])
+    result = sim.run()
+    assert outcome(result, "p")[:2] == ("Scheduled", "a1")
+    assert sim.snapshot.storage.pvc("default", "c").volume_name == "static"
+    assert sim.snapshot.storage.provisioned == []
+
+
+def test_stored_storage_capacity_is_never_decremented():
+    # each claim is checked against the capacity as stored: two 8Gi claims both fit 10Gi
+    csi = storage_class("csi", "csi.example.com")
+    driver = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "csi.example.com"},
+              "spec": {"storageCapacity": True}}
+    cap = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+           "metadata": {"name": "cap-a", "namespace": "kube-system"}, "storageClassName": "csi",
+           "nodeTopology": {"matchLabels": {"topology.kubernetes.io/zone": "a"}}, "capacity": "10Gi"}
+    result = simulation(NODES + [csi, driver, cap, pvc("c1", "csi", size="8Gi"), pvc("c2", "csi", size="8Gi")],
+                        [pod("p1", "c1"), pod("p2", "c2")]).run()
+    assert [outcome(result, p)[:2] for p in ("p1", "p2")] == [("Scheduled", "a1"), ("Scheduled", "a1")]
