@@ -1,8 +1,9 @@
 """Conformance: kplan against what kube-scheduler v1.34.1 really did (../shared/conformance).
 
 Runs the shared checker once, with kplan as ``python -m kplan`` from this source tree, and judges
-its per-scenario lines. The folder is looked up next to the project (``../shared/conformance``),
-or where KPLAN_CONFORMANCE points; the tests skip when it is not there (a clone on its own).
+its per-scenario lines. tests/conformance/locate.py finds the folder (KPLAN_CONFORMANCE, else
+``../shared/conformance`` beside the repository root); the tests skip when it is not there (a clone
+on its own) unless KPLAN_CONFORMANCE is set, in which case they fail.
 
 REQUIRED_FAMILIES must pass completely, family by family. A family that is still being built can
 be taken out of the list (and the whole-suite test marked xfail) until its issue lands.
@@ -15,28 +16,27 @@ import re
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CONFORMANCE = Path(os.environ.get("KPLAN_CONFORMANCE") or ROOT.parent / "shared" / "conformance")
-CHECK = CONFORMANCE / "check.py"
+from tests.conformance.locate import ROOT, location, require
+
+CONFORMANCE = location()
 
 #: families that must pass fully; all of them since every issue of "kplan core" landed
 REQUIRED_FAMILIES = ["resources", "placement", "images", "config", "affinity", "spread", "owners", "priority",
                      "preemption", "sampling", "mixed", "scale", "storage", "dra"]
 
-pytestmark = pytest.mark.skipif(not CHECK.is_file(), reason=f"no conformance scenarios at {CONFORMANCE}")
 _LINE = re.compile(r"^(ok|FAIL)\s+(\S+)")
 
 
 @pytest.fixture(scope="module")
 def checker_run() -> subprocess.CompletedProcess[str]:
+    check = require() / "check.py"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     kplan = f"{shlex.quote(sys.executable)} -m kplan"
-    return subprocess.run([sys.executable, str(CHECK), "--kplan", kplan], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, str(check), "--kplan", kplan], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=1800)
 
 
