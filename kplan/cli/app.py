@@ -31,6 +31,7 @@ from kplan.cli import capacity as capacity_cmd
 from kplan.cli import explain as explain_cmd
 from kplan.cli import simulate as simulate_cmd
 from kplan.cli import snapshot as snapshot_cmd
+from kplan.cli import sweep as sweep_cmd
 from kplan.cli import whatif as whatif_cmd
 from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, RootOptions, disable_color
 
@@ -94,6 +95,7 @@ app.command("simulate", help=simulate_cmd.HELP)(simulate_cmd.simulate)
 app.add_typer(explain_cmd.app, name="explain")
 app.command("whatif", help=whatif_cmd.HELP)(whatif_cmd.whatif)
 app.command("capacity", help=capacity_cmd.HELP)(capacity_cmd.capacity)
+app.command("sweep", help=sweep_cmd.HELP)(sweep_cmd.sweep)
 app.command("snapshot", help=snapshot_cmd.HELP)(snapshot_cmd.snapshot)
 
 

@@ -6,7 +6,8 @@ Pods and nodes compare and hash by identity: two distinct objects are two distin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copyreg
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -14,6 +15,20 @@ from kplan.model.dra import PodClaim
 from kplan.model.selectors import LabelSelector, NodeSelector, PreferredSchedulingTerm
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+def _mapping_proxy(items: dict[str, object]) -> MappingProxyType[str, object]:
+    return MappingProxyType(items)
+
+
+def _reduce_mapping_proxy(m: MappingProxyType[str, object]) -> tuple[
+        Callable[[dict[str, object]], MappingProxyType[str, object]], tuple[dict[str, object]]]:
+    return _mapping_proxy, (dict(m),)
+
+
+# the read-only mappings of the parsed objects must survive pickling: ``kplan sweep`` sends the
+# parsed inputs to worker processes (Dask) once instead of having every worker parse the files
+copyreg.pickle(MappingProxyType, _reduce_mapping_proxy)
 
 
 def _empty() -> Mapping[str, str]:

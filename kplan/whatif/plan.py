@@ -99,15 +99,18 @@ def all_fit(result: SimulationResult) -> bool:
 
 class Planner:
     def __init__(self, inputs: InputsLike, build: Builder, config: SchedulerConfig, registry: Registry, *,
-                 seed: int = 0, lowest_name: bool = False) -> None:
+                 seed: int = 0, lowest_name: bool = False, keep_base: bool = True) -> None:
         self.inputs = inputs
         self.build = build
         self.config = config
         self.registry = registry
         self.seed = seed
         self.lowest_name = lowest_name
-        self._base: Built | None = build(fresh(inputs))
-        self.warnings = list(self._base.warnings)
+        base = build(fresh(inputs))
+        self.warnings = list(base.warnings)
+        # the first unchanged run reuses it; a planner that only runs changed inputs (kplan sweep)
+        # lets it go rather than hold a whole snapshot it never reads
+        self._base: Built | None = base if keep_base else None
         #: told (what the run is, pods tried, pods created) as each run goes: the CLI's progress
         #: bar; the planner prints nothing
         self.progress: Callable[[str, int, int], None] | None = None
@@ -124,10 +127,13 @@ class Planner:
 
     def simulation(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
                    observer: Observer | None = None, keep_cycles: bool = False,
-                   stage: str = "scheduling") -> tuple[Any, Built, Simulation]:
+                   stage: str = "scheduling", seed: int | None = None) -> tuple[Any, Built, Simulation]:
+        """A simulation of ``inputs`` (default: the unchanged inputs); ``seed`` overrides the
+        planner's for this run (kplan sweep runs one planner with many seeds)."""
         inputs, built = self._built(inputs)
         report = self.progress
-        sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending, seed=self.seed,
+        sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending,
+                         seed=self.seed if seed is None else seed,
                          lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
                          observer=observer, created_after=getattr(built.inputs, "created_after", None),
                          progress=None if report is None else lambda done, total: report(stage, done, total))
@@ -135,9 +141,9 @@ class Planner:
 
     def simulate(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
                  observer: Observer | None = None, keep_cycles: bool = False, applied: Applied | None = None,
-                 stage: str = "scheduling") -> Run:
+                 stage: str = "scheduling", seed: int | None = None) -> Run:
         inputs, built, sim = self.simulation(inputs, config=config, observer=observer, keep_cycles=keep_cycles,
-                                             stage=stage)
+                                             stage=stage, seed=seed)
         result = sim.run()
         result.replaced = list(built.inputs.replaced)
         return Run(inputs, built, result, applied)

@@ -70,7 +70,7 @@ def _yaml(doc: Document, opts: RenderOptions) -> str:
 def registry() -> dict[tuple[str, str], Renderer]:
     """(document kind, format) → renderer. Imported on first use: a command's start-up (and each
     shell completion, which runs kplan) pays only for what it prints."""
-    from kplan.cli.render import capacity, explain, github, junit, markdown, table, whatif
+    from kplan.cli.render import capacity, explain, github, junit, markdown, sweep, table, whatif
 
     return {
         ("SimulationResult", "table"): table.simulation_table,
@@ -92,6 +92,10 @@ def registry() -> dict[tuple[str, str], Renderer]:
         ("CapacityResult", "table"): capacity.capacity_table,
         ("CapacityResult", "json"): _json,
         ("CapacityResult", "yaml"): _yaml,
+        ("SweepResult", "table"): sweep.sweep_table,
+        ("SweepResult", "json"): _json,
+        ("SweepResult", "yaml"): _yaml,
+        ("SweepResult", "markdown"): sweep.sweep_markdown,
     }
 
 

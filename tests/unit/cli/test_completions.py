@@ -42,7 +42,7 @@ def _complete_bash(words: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("words", "expected"), [
-    ("kplan ", ["simulate", "explain", "whatif", "capacity", "snapshot", "completion"]),
+    ("kplan ", ["simulate", "explain", "whatif", "capacity", "sweep", "snapshot", "completion"]),
     ("kplan sim", ["simulate"]),
     ("kplan simulate --fail", ["--fail-on"]),
     ("kplan simulate --fail-on ", ["unschedulable", "preemption", "never"]),
@@ -50,9 +50,10 @@ def _complete_bash(words: str) -> list[str]:
     ("kplan simulate -o j", ["json", "junit"]),
     ("kplan whatif -o ", ["table", "json", "yaml", "junit", "github", "markdown"]),
     ("kplan capacity -o ", ["table", "json", "yaml"]),
+    ("kplan sweep -o ", ["table", "json", "yaml", "markdown"]),
     ("kplan completion ", ["bash", "zsh", "fish"]),
 ], ids=["commands", "a command's prefix", "an option's prefix", "a choice", "simulate's formats",
-        "formats by prefix", "whatif's formats", "capacity's formats", "shells"])
+        "formats by prefix", "whatif's formats", "capacity's formats", "sweep's formats", "shells"])
 def test_the_callback_completes(words: str, expected: list[str]) -> None:
     got = _complete_bash(words)
     assert sorted(w for w in got if not w.startswith("-") or expected[0].startswith("-")) == sorted(expected)

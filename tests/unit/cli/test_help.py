@@ -43,12 +43,14 @@ def test_quiet_and_no_color_on_every_command(path: str, cmd: Any) -> None:
 
 
 def test_help_does_not_load_the_engine() -> None:
-    # `kplan --help` and completion run often; numpy and the scheduler load only when a command runs
+    # `kplan --help` and completion run often; numpy, the scheduler and Dask (kplan sweep's) load only
+    # when a command runs
     import subprocess
     import sys
 
     code = ("import sys; from kplan.cli.app import app; "
-            "print(' '.join(m for m in ('numpy', 'kplan.scheduler.simulate', 'kplan.io.inputs', 'kubernetes') "
+            "print(' '.join(m for m in ('numpy', 'kplan.scheduler.simulate', 'kplan.io.inputs', 'kubernetes', "
+            "'dask', 'distributed') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == ""

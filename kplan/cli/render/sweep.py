@@ -1,0 +1,138 @@
+"""The table and Markdown renderers of the SweepResult document (``kplan sweep``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tabulate import tabulate
+
+from kplan.cli.render import Document, RenderOptions
+
+
+def axis_header(axis: Mapping[str, Any]) -> str:
+    if axis["change"] == "addNodes":
+        return f"+{axis['template']}"
+    return str(axis["workload"]).split(" ", 1)[-1]
+
+
+def _num(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:g}"
+    return str(x)
+
+
+def share(p: Mapping[str, Any]) -> str:
+    lo, hi = p["min"], p["max"]
+    if lo is None:
+        return "-"
+    return f"{lo}%" if lo == hi else f"{lo}-{hi}%"
+
+
+def pending(p: Mapping[str, Any]) -> str:
+    return f"{p['min']}/{_num(p['median'])}/{p['max']}"
+
+
+def probability(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def priced(doc: Document) -> bool:
+    return any(a.get("pricePerNode") is not None for a in doc["axes"])
+
+
+def rows(doc: Document) -> tuple[list[str], list[list[str]]]:
+    headers = ["#", *(axis_header(a).upper() for a in doc["axes"]), "PENDING MIN/MED/MAX", "FIT", "CPU", "MEMORY"]
+    if priced(doc):
+        headers.append("COST")
+    out = []
+    for p in doc["points"]:
+        row = [str(p["index"]), *(str(v) for v in p["values"]), pending(p["pending"]),
+               probability(p["fitProbability"]), share(p["cpuPercent"]), share(p["memoryPercent"])]
+        if priced(doc):
+            row.append(_num(p["cost"]))
+        out.append(row)
+    return headers, out
+
+
+def verdict(doc: Document) -> list[str]:
+    """The answer in sentences: the cheapest fitting points, or that none fits."""
+    bar = probability(doc["confidence"])
+    seeds = len(doc["seeds"])
+    what = "cheapest" if priced(doc) else "smallest"
+    if not doc["cheapest"]:
+        return [f"No point fits every pending pod with probability >= {bar} ({seeds} seed{'s' if seeds != 1 else ''})."]
+    out: list[str] = [f"The {what} points where every pending pod fits with probability >= {bar} "
+           f"({seeds} seed{'s' if seeds != 1 else ''}):"]
+    for rank, c in enumerate(doc["cheapest"], 1):
+        changes = ", ".join(c["changes"]) or "no change"
+        cost = f", cost {_num(c['cost'])}/h" if c["cost"] is not None else ""
+        out.append(f"  {rank}. #{c['index']}: {changes} (fit {probability(c['fitProbability'])}{cost})")
+    if doc["cheapestPerScale"]:
+        out.append(f"The {what} fitting point for each workload size:")
+        for g in doc["cheapestPerScale"]:
+            size = ", ".join(f"{w.split(' ', 1)[-1]}={n}" for w, n in g["replicas"].items())
+            c = g["cheapest"]
+            if c is None:
+                out.append(f"  {size}: no point of the grid fits")
+                continue
+            nodes = ", ".join(x for x in c["changes"] if x.startswith("add ")) or "no added nodes"
+            cost = f", cost {_num(c['cost'])}/h" if c["cost"] is not None else ""
+            out.append(f"  {size}: #{c['index']}: {nodes} (fit {probability(c['fitProbability'])}{cost})")
+    return out
+
+
+def header(doc: Document) -> list[str]:
+    s = doc["summary"]
+    seeds = doc["seeds"]
+    seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}..{seeds[-1]}"
+    out = [f"Sweep: {s['points']} points x {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({seed_text}, "
+           f"tie-break {doc['tieBreak']}) = {s['simulations']} simulations."]
+    if doc["fixedChanges"]:
+        out.append(f"Every point also: {'; '.join(doc['fixedChanges'])}.")
+    return out
+
+
+def sweep_table(doc: Document, opts: RenderOptions) -> str:
+    headers, body = rows(doc)
+    out = header(doc)
+    out.append("")
+    out.append(tabulate(body, headers=headers, tablefmt="plain", disable_numparse=True,
+                        colalign=["right"] * len(headers)))
+    out.append("")
+    out += verdict(doc)
+    return "\n".join(out) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+
+#: GitHub limits a comment to 65,536 characters
+MAX_MD_ROWS = 200
+
+
+def sweep_markdown(doc: Document, opts: RenderOptions) -> str:
+    ok = bool(doc["cheapest"])
+    s = doc["summary"]
+    out = [f"### {'✅' if ok else '❌'} kplan sweep: {s['pointsThatFit']} of {s['points']} points fit", ""]
+    out += [_md_cell(line) for line in header(doc)]
+    out.append("")
+    out += [_md_cell(line) if not line.startswith("  ") else "- " + _md_cell(line.strip()) for line in verdict(doc)]
+    out.append("")
+    headers, body = rows(doc)
+    out.append("<details>")
+    out.append(f"<summary>All points ({len(body)})</summary>")
+    out.append("")
+    out.append("| " + " | ".join(_md_cell(h.capitalize() if h != "#" else h) for h in headers) + " |")
+    out.append("|" + "---|" * len(headers))
+    for row in body[:MAX_MD_ROWS]:
+        out.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+    if len(body) > MAX_MD_ROWS:
+        out.append("")
+        out.append(f"{len(body) - MAX_MD_ROWS} more points: see -o json.")
+    out.append("")
+    out.append("</details>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,279 @@
+"""``kplan sweep``: many what-ifs at once over a grid of changes, with fit probability and cost."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from kplan.cli.terminal import no_color_option, quiet_option
+from kplan.cli.workspace import (
+    TieBreak,
+    cluster_option,
+    context_option,
+    help_text,
+    keep_existing_option,
+    kubeconfig_option,
+    namespace_option,
+    output_option,
+    scheduler_config_option,
+    seed_option,
+    tie_break_option,
+)
+from kplan.errors import InputError
+
+if TYPE_CHECKING:
+    from kplan.cli.workspace import Loaded
+    from kplan.whatif.sweep import Axis, Step, SweepPlan
+
+HELP = help_text("""Simulate a grid of changes at once, each point with several seeds, and find the cheapest
+point in which every pending pod fits.
+
+Axes (each repeatable; the grid is their product): --add-node like=NODE:FROM..TO[:STEP] (or a
+Node file FILE:FROM..TO[:STEP]) and --scale KIND/[NAMESPACE/]NAME=FROM..TO[:STEP]. --cordon,
+--drain, --remove-node and --add-node FILE apply to every point. Each point with seed S is
+exactly the run after the change of 'kplan whatif' with --seed S; --seeds N runs the seeds
+--seed … --seed+N-1, and a point's fit probability is the share of them in which every pending
+pod (gated ones aside) is scheduled. With --price like=NODE=PRICE the cheapest fitting points
+are named. Runs on local worker processes (one per core), or on a Dask cluster with --dask.
+
+Exit codes: 0 some point fits with probability at least --confidence, 1 none does, 2 bad input or usage, 3 the cluster (or the Dask scheduler) unreachable or unreadable.""")
+
+FILE_RANGE = re.compile(r"^(?P<path>.+):(?P<range>[0-9]+\.\.[0-9]+(?::[0-9]+)?)$")
+
+
+def parse_prices(values: Sequence[str]) -> dict[str, Decimal]:
+    """``like=NODE=PRICE`` → {NODE: PRICE}."""
+    out: dict[str, Decimal] = {}
+    for v in values:
+        name, sep, price = v[len("like="):].rpartition("=") if v.startswith("like=") else ("", "", "")
+        if not sep or not name:
+            raise InputError(f"--price {v}: expected like=NODE=PRICE, e.g. like=gen-c-3=0.38")
+        try:
+            amount = Decimal(price)
+        except InvalidOperation:
+            raise InputError(f"--price {v}: PRICE must be a number, got {price!r}") from None
+        if not amount.is_finite() or amount < 0:
+            raise InputError(f"--price {v}: PRICE must be a number of at least 0")
+        out[name] = amount
+    return out
+
+
+def parse_plan(add_node: Sequence[str], scale: Sequence[str], cordon: Sequence[str], drain: Sequence[str],
+               remove_node: Sequence[str], prices: dict[str, Decimal]) -> tuple[SweepPlan, list[str]]:
+    """The axes and the ordered steps of every point, and the fixed changes in words."""
+    from kplan.cli.whatif import build_changes, parse_like, read_nodes
+    from kplan.io.scale import parse_scale
+    from kplan.whatif.changes import AddNodes
+    from kplan.whatif.sweep import AxisStep, Fixed, NodeAxis, ScaleAxis, SweepPlan, parse_range
+
+    axes: list[Axis] = []
+    steps: list[Step] = []
+    for v in add_node:
+        m = FILE_RANGE.match(v)
+        if v.startswith("like="):
+            name, sep, rest = v[len("like="):].partition(":")
+            if sep and ".." in rest:
+                if not name:
+                    raise InputError(f"--add-node {v}: give like=NODE:FROM..TO[:STEP]")
+                values = parse_range(rest, f"--add-node {v}")
+            else:
+                name, count = parse_like(v, "--add-node")
+                values = (count,)
+            steps.append(AxisStep(len(axes)))
+            axes.append(NodeAxis(name, values, prices.pop(name, None)))
+        elif m is not None:
+            nodes = read_nodes(m["path"], "--add-node")
+            if len(nodes) != 1:
+                raise InputError(f"{m['path']}: --add-node FILE:FROM..TO expects exactly one Node (the template), "
+                                 f"found {len(nodes)}")
+            steps.append(AxisStep(len(axes)))
+            axes.append(NodeAxis(nodes[0], parse_range(m["range"], f"--add-node {v}"),
+                                 prices.pop(nodes[0].name, None)))
+        else:
+            steps.append(Fixed(AddNodes(tuple(read_nodes(v, "--add-node")))))
+    for v in scale:
+        target, sep, rng = v.rpartition("=")
+        if not sep:
+            raise InputError(f"--scale {v}: expected KIND/[NAMESPACE/]NAME=FROM..TO[:STEP], e.g. deployment/web=3..30")
+        values = parse_range(rng, f"--scale {v}")
+        parse_scale(f"{target}={values[0]}")  # the kind and name are checked before any loading
+        steps.append(AxisStep(len(axes)))
+        axes.append(ScaleAxis(target, values))
+    tail = build_changes([], list(remove_node), list(cordon), list(drain), [])
+    steps += [Fixed(c) for c in tail]
+    if prices:
+        raise InputError(f"--price like={next(iter(prices))}=…: no --add-node axis adds nodes like "
+                         f"{next(iter(prices))}")
+    node_axes = [a for a in axes if isinstance(a, NodeAxis)]
+    unpriced = [a.template_name for a in node_axes if a.price is None]
+    if unpriced and len(unpriced) < len(node_axes):
+        raise InputError(f"--price: nodes like {unpriced[0]} have no price; give --price for every node type the "
+                         "axes add, or none")
+    plan = SweepPlan(tuple(axes), tuple(steps))
+    from kplan.whatif.sweep import MAX_POINTS
+
+    if plan.size() > MAX_POINTS:
+        raise InputError(f"the grid has {plan.size():,} points, more than {MAX_POINTS:,}: narrow the ranges or "
+                         "give them a :STEP")
+    fixed = [s.change.describe() for s in plan.steps if isinstance(s, Fixed)]
+    return plan, fixed
+
+
+def parse_confidence(value: float) -> Fraction:
+    if not 0 <= value <= 1:
+        raise InputError(f"--confidence {value}: give a share between 0 and 1")
+    return Fraction(repr(value))  # 0.9 means nine in ten, not the binary float just above it
+
+
+def load_per_seed(cluster: Sequence[str], manifests: Sequence[str], seeds: Sequence[int], *,
+                  kubeconfig: str | None, context: str | None, namespace: str | None, keep_existing: bool,
+                  progress: bool) -> tuple[list[Loaded], dict[int, int]]:
+    """The inputs as ``kplan whatif --seed S`` loads them, for every seed S (the seed names the pods
+    the controllers generate); loads that come out identical are kept once."""
+    import hashlib
+    import pickle
+
+    from kplan.cli.workspace import load_inputs
+
+    loads: list[Loaded] = []
+    digests: dict[bytes, int] = {}
+    index: dict[int, int] = {}
+    for s in seeds:
+        loaded = load_inputs(cluster, manifests, kubeconfig=kubeconfig, context=context, namespace=namespace,
+                             keep_existing=keep_existing, seed=s, progress=progress)
+        digest = hashlib.sha256(pickle.dumps((loaded.inputs, loaded.workloads))).digest()
+        if digest not in digests:
+            digests[digest] = len(loads)
+            loads.append(loaded)
+        index[s] = digests[digest]
+        progress = False  # a live cluster is read once per seed: one progress display is enough
+    return loads, index
+
+
+def resolve_labels(plan: SweepPlan, loaded: Loaded, planner: Any, seed: int) -> SweepPlan:
+    """Checks every change of the grid against the inputs, once, before any worker starts (an unknown
+    node or workload is a one-line error here, not a failed task), and names the scaled workloads."""
+    import dataclasses
+
+    from kplan.io.scale import resolve_scale
+    from kplan.whatif.sweep import ScaleAxis
+
+    axes = list(plan.axes)
+    for i, a in enumerate(axes):
+        if isinstance(a, ScaleAxis):
+            labels = {resolve_scale(loaded.inputs, loaded.workloads, f"{a.target}={v}", seed=seed).label
+                      for v in a.values}
+            axes[i] = dataclasses.replace(a, workload=labels.pop())
+    plan = dataclasses.replace(plan, axes=tuple(axes))
+    largest = tuple(max(a.values) for a in plan.axes)
+    planner.changed(plan.changes(largest, lambda spec: resolve_scale(loaded.inputs, loaded.workloads, spec,
+                                                                     seed=seed)))
+    return plan
+
+
+class StderrProgress:
+    """``simulations 37/100`` on stderr, redrawn in place on a terminal; nothing elsewhere."""
+
+    def __init__(self) -> None:
+        self.last = -1.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < 0.2:
+            return
+        self.last = now
+        sys.stderr.write(f"\rsweep: {done}/{total} simulations" + ("\n" if done == total else ""))
+        sys.stderr.flush()
+
+
+def sweep(
+    ctx: typer.Context,
+    manifests: list[str] | None = typer.Argument(
+        None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
+    cluster: list[str] = cluster_option(),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
+    namespace: str | None = namespace_option(),
+    keep_existing: bool = keep_existing_option(),
+    add_node: list[str] = typer.Option(
+        [], "--add-node", help="An axis of added nodes: like=NODE:FROM..TO[:STEP] (empty copies of NODE) or "
+        "FILE:FROM..TO[:STEP] (copies of the one Node in FILE); like=NODE[:COUNT] is an axis of one value; a FILE "
+        "alone adds its nodes to every point. Repeatable."),
+    scale: list[str] = typer.Option(
+        [], "--scale", help="An axis of replica counts: KIND/[NAMESPACE/]NAME=FROM..TO[:STEP] (Deployment, "
+        "ReplicaSet, StatefulSet, ReplicationController, Job), or =N for one value. Repeatable."),
+    cordon: list[str] = typer.Option([], "--cordon", help="Cordon a node in every point. Repeatable."),
+    drain: list[str] = typer.Option([], "--drain", help="Drain a node in every point, as kplan whatif --drain. "
+                                    "Repeatable."),
+    remove_node: list[str] = typer.Option([], "--remove-node", help="Remove a node in every point, as kplan whatif "
+                                          "--remove-node. Repeatable."),
+    scheduler_config: str | None = scheduler_config_option(),
+    seed: int = seed_option(),
+    seeds: int = typer.Option(1, "--seeds", min=1, help="Simulate every point with this many seeds: --seed, "
+                              "--seed+1, …"),
+    tie_break: TieBreak = tie_break_option(),
+    price: list[str] = typer.Option(
+        [], "--price", help="like=NODE=PRICE: the price of one node like NODE per hour (any unit); the cost of a "
+        "point is the price of the nodes its axes add. Repeatable."),
+    confidence: float = typer.Option(1.0, "--confidence", help="The fit probability a point needs to count as "
+                                     "fitting (0 to 1)."),
+    dask: str | None = typer.Option(
+        None, "--dask", help="Run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://10.0.0.5:8786); "
+        "its workers need the same kplan. Default: worker processes on this machine."),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="Local worker processes (default: one per "
+                                       "core). Ignored with --dask."),
+    output: str = output_option("SweepResult", "Output format: table, json, yaml or markdown."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and run times on stderr."),
+    quiet: bool = quiet_option(),
+    no_color: bool = no_color_option(),
+) -> None:
+    from kplan.cli.common import print_warnings
+    from kplan.cli.render import RenderOptions, check_format, render
+    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.io.sweep import SweepInputs
+    from kplan.report.sweep import sweep_document
+    from kplan.whatif.sweep import point_results
+
+    t0 = time.perf_counter()
+    quiet = is_quiet(ctx, quiet, verbose)
+    check_format("SweepResult", output)
+    plan, fixed = parse_plan(add_node, scale, cordon, drain, remove_node, parse_prices(price))
+    bar = parse_confidence(confidence)
+    seed_list = [seed + i for i in range(seeds)]
+    loads, load_of = load_per_seed(cluster, manifests or [], seed_list, kubeconfig=kubeconfig, context=context,
+                                   namespace=namespace, keep_existing=keep_existing, progress=not quiet)
+    from kplan.cli.workspace import open_planner
+
+    planner = open_planner(loads[0], scheduler_config, seed=seed, tie_break=tie_break)
+    print_warnings(planner.warnings, quiet)
+    plan = resolve_labels(plan, loads[0], planner, seed)
+    lowest = tie_break == TieBreak.lowest_name
+    contexts = [SweepInputs(ld.inputs, ld.workloads, planner.config, planner.registry, lowest, plan)
+                for ld in loads]
+    points = plan.points()
+    tasks = [(load_of[s], values, s) for values in points for s in seed_list]
+    t1 = time.perf_counter()
+
+    from kplan.cli.dask_runner import local_workers, run_sweep
+
+    show = StderrProgress() if not quiet and sys.stderr.isatty() else None
+    summaries, n_workers = run_sweep(contexts, tasks, address=dask, workers=workers or local_workers(),
+                                     progress=show)
+    t2 = time.perf_counter()
+    runs = [summaries[i * len(seed_list):(i + 1) * len(seed_list)] for i in range(len(points))]
+    results = point_results(plan, runs)
+    doc = sweep_document(plan, fixed, seed_list, tie_break.value, bar, results)
+    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout))))
+    if verbose:
+        print(f"loaded in {t1 - t0:.3f} s, {len(tasks)} simulations on {n_workers} worker"
+              f"{'s' if n_workers != 1 else ''} in {t2 - t1:.3f} s", file=sys.stderr)
+    if not doc["cheapest"]:
+        raise typer.Exit(1)
+

@@ -1,0 +1,70 @@
+"""What a ``kplan sweep`` worker holds and runs: the parsed inputs, sent once, and one simulation per task.
+
+A ``SweepInputs`` is pickled once to each worker (Dask's scatter); each task names a grid point
+and a seed and returns a ``RunSummary`` of a few integers. The worker turns the point into
+changes exactly as ``kplan whatif`` does (``--scale`` resolved with the run's seed by
+kplan.io.scale, nodes cloned by kplan.whatif.changes) and simulates them with a Planner it keeps
+for every later task: the planner's first build settles the running pods (their start times),
+as whatif's does before it resolves a scale.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kplan.framework.config import SchedulerConfig
+from kplan.framework.registry import Registry
+from kplan.io.inputs import Inputs, build_scenario
+from kplan.io.manifests import RawObject
+from kplan.io.scale import resolve_scale
+from kplan.whatif.changes import Change
+from kplan.whatif.plan import Planner
+from kplan.whatif.sweep import RunSummary, SweepPlan, summarize
+
+
+@dataclass
+class SweepInputs:
+    """The parsed inputs of one load (one per distinct naming seed) and how to run them."""
+
+    inputs: Inputs
+    #: workload objects by (kind, namespace, name), for --scale
+    workloads: Mapping[tuple[str, str, str], RawObject]
+    config: SchedulerConfig
+    registry: Registry
+    lowest_name: bool
+    plan: SweepPlan
+    _planner: Planner | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the planner holds a built snapshot and the lock cannot travel: each worker makes its own
+        state = dict(self.__dict__)
+        state["_planner"] = None
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def planner(self) -> Planner:
+        with self._lock:  # a Dask worker may run tasks in several threads
+            if self._planner is None:
+                self._planner = Planner(self.inputs, build_scenario, self.config, self.registry,
+                                        lowest_name=self.lowest_name, keep_base=False)
+            return self._planner
+
+    def changes(self, values: Sequence[int], seed: int) -> list[Change]:
+        self.planner()  # settles the running pods' start times, which rank a scale-down's deletions
+        return self.plan.changes(values, lambda spec: resolve_scale(self.inputs, self.workloads, spec, seed=seed))
+
+
+def run_point(ctx: SweepInputs, values: tuple[int, ...], seed: int) -> RunSummary:
+    """One simulation of the sweep: the point ``values`` with ``seed`` (a Dask task)."""
+    planner = ctx.planner()
+    changed, applied = planner.changed(ctx.changes(values, seed))
+    run = planner.simulate(changed, applied=applied, seed=seed)
+    return summarize(seed, run.result)

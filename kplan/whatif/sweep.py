@@ -1,0 +1,259 @@
+"""Sweeps: many what-ifs over a grid of changes, each simulated with several seeds (``kplan sweep``).
+
+A sweep's *axes* are numbers of nodes like a template (``--add-node like=NODE:0..20``) and
+workloads' replica counts (``--scale KIND/NS/NAME=3..30``); the grid is their product, in the
+order the axes were given. Besides the axes, a sweep has *fixed* changes (``--drain``, an
+``--add-node`` file, …) that every point gets. A point's changes are ordered as ``kplan whatif``
+orders them (added nodes, scaled workloads, cordons, drains, removals), and each (point, seed) is
+simulated exactly as ``kplan whatif`` simulates the run after those changes with that seed.
+
+Kube-scheduler breaks equal top scores at random, so one point can end differently from seed to
+seed: its *fit probability* is the share of seeds in which every pending pod is scheduled (gated
+pods aside), and its pending counts over the seeds give the spread.
+
+This module is the pure part: grid, run summaries, aggregates, cost, ranking. Where runs happen
+(worker processes, a Dask cluster) is decided above it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+from kplan.cluster.resources import CPU, MEMORY
+from kplan.errors import InputError
+from kplan.model.objects import Node
+from kplan.scheduler.simulate import GATED, SCHEDULED, SimulationResult
+from kplan.whatif.changes import Change, CloneNode
+
+#: more points than this is almost surely a typo in a range (and hours of work): refuse it
+MAX_POINTS = 100_000
+RANGE = re.compile(r"^(?P<lo>[0-9]+)(?:\.\.(?P<hi>[0-9]+)(?::(?P<step>[0-9]+))?)?$")
+
+
+def parse_range(text: str, where: str) -> tuple[int, ...]:
+    """``N``, ``A..B`` or ``A..B:STEP`` (both ends included) → the values."""
+    m = RANGE.match(text)
+    if m is None:
+        raise InputError(f"{where}: expected N, FROM..TO or FROM..TO:STEP (whole numbers), got {text!r}")
+    lo = int(m["lo"])
+    if m["hi"] is None:
+        return (lo,)
+    hi, step = int(m["hi"]), int(m["step"] or 1)
+    if hi < lo:
+        raise InputError(f"{where}: the range {text} runs backwards; write {hi}..{lo}")
+    if step < 1:
+        raise InputError(f"{where}: STEP must be at least 1")
+    values = tuple(range(lo, hi + 1, step))
+    if values[-1] != hi:  # the upper end is asked for explicitly: never drop it silently
+        values += (hi,)
+    return values
+
+
+# ------------------------------------------------------------------------------ the plan
+
+@dataclass(frozen=True)
+class NodeAxis:
+    """``count`` empty nodes like ``template``, the count from the point's value."""
+
+    template: str | Node
+    values: tuple[int, ...]
+    #: price of one such node per hour (any unit), when --price names it
+    price: Decimal | None = None
+
+    @property
+    def template_name(self) -> str:
+        return self.template if isinstance(self.template, str) else self.template.name
+
+    @property
+    def label(self) -> str:
+        return f"nodes like {self.template_name}"
+
+
+@dataclass(frozen=True)
+class ScaleAxis:
+    """A workload (``KIND/[NS/]NAME`` as --scale writes it) scaled to the point's value."""
+
+    target: str
+    values: tuple[int, ...]
+    #: "Deployment shop/web", as resolved against the inputs
+    workload: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"replicas of {self.workload or self.target}"
+
+
+Axis = NodeAxis | ScaleAxis
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A change every point gets (``--add-node FILE``, ``--cordon``, ``--drain``, ``--remove-node``)."""
+
+    change: Change
+
+
+@dataclass(frozen=True)
+class AxisStep:
+    axis: int
+
+
+Step = Fixed | AxisStep
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    axes: tuple[Axis, ...]
+    #: every change of a point in the order it applies; AxisStep takes the point's value
+    steps: tuple[Step, ...]
+
+    def points(self) -> list[tuple[int, ...]]:
+        return list(itertools.product(*(a.values for a in self.axes)))
+
+    def size(self) -> int:
+        n = 1
+        for a in self.axes:
+            n *= len(a.values)
+        return n
+
+    def changes(self, values: Sequence[int], resolve_scale: Callable[[str], Change]) -> list[Change]:
+        """The changes of the point ``values``; ``resolve_scale("KIND/NS/NAME=N")`` turns a scale into
+        its delta against the inputs (kplan.io.scale, with the run's seed)."""
+        out: list[Change] = []
+        for step in self.steps:
+            if isinstance(step, Fixed):
+                out.append(step.change)
+            else:
+                axis, value = self.axes[step.axis], values[step.axis]
+                if isinstance(axis, NodeAxis):
+                    if value:  # no nodes added is no change, as whatif without --add-node
+                        out.append(CloneNode(axis.template, value))
+                else:
+                    out.append(resolve_scale(f"{axis.target}={value}"))
+        return out
+
+    def describe(self, values: Sequence[int]) -> list[str]:
+        """The axis changes of a point, in words (fixed changes are listed once for the sweep)."""
+        out = []
+        for axis, v in zip(self.axes, values, strict=True):
+            if isinstance(axis, NodeAxis):
+                out.append(f"add {v} node{'s' if v != 1 else ''} like {axis.template_name}")
+            else:
+                out.append(f"scale {axis.workload or axis.target} to {v}")
+        return out
+
+    def added_nodes(self, values: Sequence[int]) -> int:
+        return sum(v for a, v in zip(self.axes, values, strict=True) if isinstance(a, NodeAxis))
+
+    def priced(self) -> bool:
+        return any(isinstance(a, NodeAxis) and a.price is not None for a in self.axes)
+
+    def cost(self, values: Sequence[int]) -> Decimal | None:
+        """Price per hour of the nodes the axes add; None when no price was given."""
+        if not self.priced():
+            return None
+        return sum((a.price * v for a, v in zip(self.axes, values, strict=True)
+                    if isinstance(a, NodeAxis) and a.price is not None), Decimal(0))
+
+
+# ------------------------------------------------------------------------------ results
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a sweep keeps of one simulation: a few integers, cheap to send back from a worker."""
+
+    seed: int
+    #: pending pods the scheduler tried and did not schedule (gated pods are never tried)
+    pending: int
+    scheduled: int
+    gated: int
+    #: pods preempted during the run
+    preempted: int
+    cpu_requested: int
+    cpu_allocatable: int
+    memory_requested: int
+    memory_allocatable: int
+    nodes: int
+
+    @property
+    def fits(self) -> bool:
+        return self.pending == 0
+
+
+def summarize(seed: int, result: SimulationResult) -> RunSummary:
+    table = result.snapshot.table
+    scheduled = sum(1 for o in result.pods if o.status == SCHEDULED)
+    gated = sum(1 for o in result.pods if o.status == GATED)
+    # the totals of every node, as kplan whatif's utilisation "(all)" row sums them
+    return RunSummary(seed, len(result.pods) - scheduled - gated, scheduled, gated,
+                      len(result.preempted),
+                      int(table.requested[:, CPU].sum()), int(table.alloc[:, CPU].sum()),
+                      int(table.requested[:, MEMORY].sum()), int(table.alloc[:, MEMORY].sum()), len(table))
+
+
+def percent(used: int, total: int) -> int | None:
+    """Whole percent, truncated, as the other documents give it; None when nothing is allocatable."""
+    return used * 100 // total if total > 0 else None
+
+
+@dataclass(frozen=True)
+class PointResult:
+    index: int
+    values: tuple[int, ...]
+    runs: tuple[RunSummary, ...]
+    added_nodes: int
+    cost: Decimal | None
+
+    @property
+    def fits(self) -> int:
+        return sum(1 for r in self.runs if r.fits)
+
+    @property
+    def fit_probability(self) -> Fraction:
+        return Fraction(self.fits, len(self.runs))
+
+    def pending(self) -> tuple[int, float, int]:
+        counts = [r.pending for r in self.runs]
+        return min(counts), statistics.median(counts), max(counts)
+
+    def share(self, resource: str) -> tuple[int | None, int | None]:
+        """Smallest and largest requested share (whole percent) over the seeds."""
+        if resource == "cpu":
+            shares = [percent(r.cpu_requested, r.cpu_allocatable) for r in self.runs]
+        else:
+            shares = [percent(r.memory_requested, r.memory_allocatable) for r in self.runs]
+        known = [s for s in shares if s is not None]
+        return (min(known), max(known)) if known else (None, None)
+
+
+def point_results(plan: SweepPlan, runs: Sequence[Sequence[RunSummary]]) -> list[PointResult]:
+    """``runs[i]`` are the runs of the i-th point of ``plan.points()``, in seed order."""
+    return [PointResult(i, values, tuple(rs), plan.added_nodes(values), plan.cost(values))
+            for i, (values, rs) in enumerate(zip(plan.points(), runs, strict=True))]
+
+
+def cheapest(points: Sequence[PointResult], confidence: Fraction, n: int = 3) -> list[PointResult]:
+    """The ``n`` cheapest points whose fit probability reaches ``confidence``: by cost when priced,
+    then by the number of nodes added, then in grid order."""
+    fitting = [p for p in points if p.fit_probability >= confidence]
+    return sorted(fitting, key=lambda p: (p.cost if p.cost is not None else Decimal(0), p.added_nodes,
+                                          p.index))[:n]
+
+
+def cheapest_by_scale(plan: SweepPlan, points: Sequence[PointResult], confidence: Fraction
+                      ) -> list[tuple[tuple[int, ...], PointResult | None]]:
+    """For every combination of the scale axes' values (each workload size asked about), the
+    cheapest point that fits: the node mix to buy for that growth. Empty without scale axes."""
+    scale_axes = [i for i, a in enumerate(plan.axes) if isinstance(a, ScaleAxis)]
+    if not scale_axes:
+        return []
+    groups: dict[tuple[int, ...], list[PointResult]] = {}
+    for p in points:
+        groups.setdefault(tuple(p.values[i] for i in scale_axes), []).append(p)
+    return [(key, next(iter(cheapest(group, confidence, 1)), None)) for key, group in groups.items()]
