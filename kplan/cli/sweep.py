@@ -17,6 +17,7 @@ from kplan.cli.workspace import (
     TieBreak,
     cluster_option,
     context_option,
+    filename_option,
     help_text,
     keep_existing_option,
     kubeconfig_option,
@@ -197,37 +198,38 @@ def sweep(
     ctx: typer.Context,
     manifests: list[str] | None = typer.Argument(
         None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
+    filename: list[str] = filename_option(),
     cluster: list[str] = cluster_option(),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
     namespace: str | None = namespace_option(),
     keep_existing: bool = keep_existing_option(),
     add_node: list[str] = typer.Option(
-        [], "--add-node", help="An axis of added nodes: like=NODE:FROM..TO[:STEP] (empty copies of NODE) or "
+        [], "--add-node", metavar="like=NODE:FROM..TO", help="An axis of added nodes: like=NODE:FROM..TO[:STEP] (empty copies of NODE) or "
         "FILE:FROM..TO[:STEP] (copies of the one Node in FILE); like=NODE[:COUNT] is an axis of one value; a FILE "
         "alone adds its nodes to every point. Repeatable."),
     scale: list[str] = typer.Option(
-        [], "--scale", help="An axis of replica counts: KIND/[NAMESPACE/]NAME=FROM..TO[:STEP] (Deployment, "
+        [], "--scale", metavar="KIND/NAME=FROM..TO", help="An axis of replica counts: KIND/[NAMESPACE/]NAME=FROM..TO[:STEP] (Deployment, "
         "ReplicaSet, StatefulSet, ReplicationController, Job), or =N for one value. Repeatable."),
-    cordon: list[str] = typer.Option([], "--cordon", help="Cordon a node in every point. Repeatable."),
-    drain: list[str] = typer.Option([], "--drain", help="Drain a node in every point, as kplan whatif --drain. "
+    cordon: list[str] = typer.Option([], "--cordon", metavar="NODE", help="Cordon a node in every point. Repeatable."),
+    drain: list[str] = typer.Option([], "--drain", metavar="NODE", help="Drain a node in every point, as kplan whatif --drain. "
                                     "Repeatable."),
-    remove_node: list[str] = typer.Option([], "--remove-node", help="Remove a node in every point, as kplan whatif "
+    remove_node: list[str] = typer.Option([], "--remove-node", metavar="NODE", help="Remove a node in every point, as kplan whatif "
                                           "--remove-node. Repeatable."),
     scheduler_config: str | None = scheduler_config_option(),
     seed: int = seed_option(),
-    seeds: int = typer.Option(1, "--seeds", min=1, help="Simulate every point with this many seeds: --seed, "
+    seeds: int = typer.Option(1, "--seeds", min=1, metavar="N", help="Simulate every point with this many seeds: --seed, "
                               "--seed+1, …"),
     tie_break: TieBreak = tie_break_option(),
     price: list[str] = typer.Option(
-        [], "--price", help="like=NODE=PRICE: the price of one node like NODE per hour (any unit); the cost of a "
+        [], "--price", metavar="like=NODE=PRICE", help="like=NODE=PRICE: the price of one node like NODE per hour (any unit); the cost of a "
         "point is the price of the nodes its axes add. Repeatable."),
-    confidence: float = typer.Option(1.0, "--confidence", help="The fit probability a point needs to count as "
+    confidence: float = typer.Option(1.0, "--confidence", metavar="SHARE", help="The fit probability a point needs to count as "
                                      "fitting (0 to 1)."),
     dask: str | None = typer.Option(
-        None, "--dask", help="Run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://10.0.0.5:8786); "
+        None, "--dask", metavar="ADDRESS", help="Run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://10.0.0.5:8786); "
         "its workers need the same kplan. Default: worker processes on this machine."),
-    workers: int | None = typer.Option(None, "--workers", min=1, help="Local worker processes (default: one per "
+    workers: int | None = typer.Option(None, "--workers", min=1, metavar="N", help="Local worker processes (default: one per "
                                        "core). Ignored with --dask."),
     output: str = output_option("SweepResult", "Output format: table, json, yaml or markdown."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and run times on stderr."),
@@ -247,7 +249,7 @@ def sweep(
     plan, fixed = parse_plan(add_node, scale, cordon, drain, remove_node, parse_prices(price))
     bar = parse_confidence(confidence)
     seed_list = [seed + i for i in range(seeds)]
-    loads, load_of = load_per_seed(cluster, manifests or [], seed_list, kubeconfig=kubeconfig, context=context,
+    loads, load_of = load_per_seed(cluster, [*(manifests or []), *filename], seed_list, kubeconfig=kubeconfig, context=context,
                                    namespace=namespace, keep_existing=keep_existing, progress=not quiet)
     from kplan.cli.workspace import open_planner
 
