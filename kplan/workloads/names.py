@@ -88,6 +88,7 @@ class NameGenerator:
     def __init__(self, seed: int, scope: str) -> None:
         # a str seed is hashed with SHA-512 by random.Random, independent of PYTHONHASHSEED
         self._rng = random.Random(f"kplan/{seed}/{scope}")
+        self._given: set[str] = set()
 
     def suffix(self, n: int = RANDOM_LENGTH) -> str:
         return "".join(ALPHANUMS[self._rng.randrange(len(ALPHANUMS))] for _ in range(n))
@@ -96,7 +97,14 @@ class NameGenerator:
         """SimpleNameGenerator.GenerateName."""
         if len(base) > MAX_GENERATE_NAME_PREFIX:
             base = base[:MAX_GENERATE_NAME_PREFIX]
-        return base + self.suffix()
+        # 27^5 suffixes: among 5,000 replicas two draw the same one more often than not. The API
+        # server refuses the second create (AlreadyExists) and the controller tries again with a
+        # new name; drawing again here is that retry
+        name = base + self.suffix()
+        while name in self._given:
+            name = base + self.suffix()
+        self._given.add(name)
+        return name
 
     def uid(self) -> str:
         return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))

@@ -355,3 +355,14 @@ def test_daemonset_generation_follows_the_cluster_object(changed, generation):
         new.pod(containers=[container(cpu="1")])
     exp = expand(new.build(), "x", seed=0, nodes=[node("a")], existing=old)
     assert exp.pods[0]["metadata"]["labels"]["pod-template-generation"] == generation
+
+
+def test_generated_names_never_repeat_even_when_the_random_suffix_does() -> None:
+    # 5,000 replicas draw a repeated 5-character suffix more often than not; the controller's
+    # retry after AlreadyExists gives the second pod another name
+    from kplan.workloads.names import NameGenerator
+
+    names = NameGenerator(0, "Pod/default/web")
+    generated = [names.generate("web-") for _ in range(20_000)]
+    assert len(set(generated)) == len(generated)
+    assert NameGenerator(0, "Pod/default/web").generate("web-") == generated[0]  # still seeded
