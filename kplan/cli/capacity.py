@@ -49,7 +49,8 @@ def capacity(
     limit: int = typer.Option(10000, "--limit", min=1, max=100_000, help="Stop after this many replicas fit."),
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),
-    output: str = output_option("CapacityResult"),
+    output: str = output_option("CapacityResult", "Output format: table, json, yaml or html (a self-contained page "
+                                                    "with charts)."),
     quiet: bool = quiet_option(),
     no_color: bool = no_color_option(),
 ) -> None:

@@ -71,9 +71,11 @@ def run_sweep(contexts: Sequence[SweepInputs], tasks: Sequence[Task], *, address
     with ExitStack() as stack:
         if address is None:
             stack.enter_context(dask.config.set({"distributed.worker.multiprocessing-method": start_method()}))
+            # only on the loopback; the scheduler's HTTP server (which runs even without a
+            # dashboard) on a free port, not 8787, which another Dask may hold
             cluster = stack.enter_context(LocalCluster(  # type: ignore[no-untyped-call]
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                silence_logs=logging.ERROR))
+                n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR))
             client = stack.enter_context(Client(cluster))  # type: ignore[no-untyped-call]
         else:
             try:

@@ -18,8 +18,8 @@ Without --cluster, the live cluster of the kubeconfig is read first (list calls 
 
 Exit codes: 0 the check passed, 1 it failed (see --fail-on: by default, a pending pod does not run), 2 bad input or usage, 3 cluster unreachable or unreadable."""
 
-OUTPUT_HELP = ("Output format: table, wide, json, yaml, junit (JUnit XML), github (GitHub Actions annotations) "
-               "or markdown (a summary for pull requests).")
+OUTPUT_HELP = ("Output format: table, wide, json, yaml, junit (JUnit XML), github (GitHub Actions annotations), "
+               "markdown (a summary for pull requests) or html (a self-contained page with charts).")
 FAIL_ON_HELP = ("What makes the exit code 1: 'unschedulable' (a pending pod does not run), 'preemption' (that, or "
                 "a running pod is preempted) or 'never'.")
 

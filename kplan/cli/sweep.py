@@ -231,7 +231,8 @@ def sweep(
         "its workers need the same kplan. Default: worker processes on this machine."),
     workers: int | None = typer.Option(None, "--workers", min=1, metavar="N", help="Local worker processes (default: one per "
                                        "core). Ignored with --dask."),
-    output: str = output_option("SweepResult", "Output format: table, json, yaml or markdown."),
+    output: str = output_option("SweepResult", "Output format: table, json, yaml, markdown or html (a "
+                                "self-contained page with the curves)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and run times on stderr."),
     quiet: bool = quiet_option(),
     no_color: bool = no_color_option(),

@@ -147,7 +147,8 @@ def whatif(
     seed: int = seed_option(),
     tie_break: TieBreak = tie_break_option(),
     output: str = output_option("WhatIfResult", "Output format: table, json, yaml, junit (JUnit XML of the run after the "
-                                "change), github (GitHub Actions annotations) or markdown (a summary for pull requests)."),
+                                "change), github (GitHub Actions annotations), markdown (a summary for pull requests) "
+                                "or html (a self-contained page with charts)."),
     fail_on: FailOn = typer.Option(FailOn.unschedulable, "--fail-on", help=FAIL_ON_HELP + " Judged after the change."),
     show_all: bool = typer.Option(False, "--all", help="List every changed pod and node in the table output "
                                   "(default: up to 20 of each kind; JSON and YAML always list all)."),

@@ -4,7 +4,8 @@ Fields may be added; none are renamed. ``declared`` counts the replicas the mani
 (``replicas``; 1 for a Pod) and how many of them fit (``fit``): they are placed first.
 ``replicas`` is how many more replicas fit,
 ``placements`` where they go (node → count), ``message`` why the next one does not (its
-FitError) or that the limit was reached; ``evictions`` the pods the replicas preempted.
+FitError) or that the limit was reached; ``evictions`` the pods the replicas preempted;
+``nodes`` the nodes' utilisation with the replicas placed (as in a SimulationResult).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from kplan.model.objects import Pod
-from kplan.report.document import API_VERSION
+from kplan.report.document import API_VERSION, node_usage
 from kplan.whatif.capacity import CapacityOutcome
 
 
@@ -25,7 +26,7 @@ def capacity_document(template: Pod, workload: str, out: CapacityOutcome, limit:
         message = out.failed.message
     else:
         message = f"stopped at the limit of {limit} replicas; more may fit"
-    return {
+    doc: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "CapacityResult",
         "workload": workload,
@@ -40,4 +41,7 @@ def capacity_document(template: Pod, workload: str, out: CapacityOutcome, limit:
         "limit": limit,
         "evictions": [{"namespace": e.pod.namespace, "name": e.pod.name, "node": e.node, "priority": e.pod.priority,
                        "preemptor": e.preemptor.name} for e in out.evictions],
+        # the nodes' requested share with the replicas placed
+        "nodes": node_usage(out.result.snapshot.table) if out.result is not None else [],
     }
+    return doc

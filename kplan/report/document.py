@@ -3,11 +3,13 @@
 Fields may be added; none are renamed. ``pods`` lists every pending pod in the order the
 scheduler first popped it (pods never popped, such as gated ones, follow in creation order).
 Each node's ``percent`` holds requested / allocatable in whole percent (truncated; null when
-nothing is allocatable) for each resource the node lists, and for pods.
+nothing is allocatable) for each resource the node lists, and for pods; its ``pool`` is the value
+of the first of POOL_LABELS the node has (null when none).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kplan.cluster.node_table import NodeTable
@@ -27,6 +29,17 @@ def _percent(table: NodeTable, row: int, col: int) -> int | None:
     return _pct(int(table.requested[row, col]), int(table.alloc[row, col]))
 
 
+#: labels that name a node's pool (group, node pool, agent pool), the first present wins; the
+#: instance type groups the nodes of clusters that label none of them
+POOL_LABELS = ("karpenter.sh/nodepool", "cloud.google.com/gke-nodepool", "eks.amazonaws.com/nodegroup",
+               "kubernetes.azure.com/agentpool", "agentpool", "kops.k8s.io/instancegroup", "node-pool", "nodepool",
+               "node.kubernetes.io/instance-type")
+
+
+def node_pool(labels: Mapping[str, str]) -> str | None:
+    return next((labels[k] for k in POOL_LABELS if labels.get(k)), None)
+
+
 def node_usage(table: NodeTable) -> list[dict[str, Any]]:
     out = []
     for i, name in enumerate(table.names):
@@ -44,8 +57,8 @@ def node_usage(table: NodeTable) -> list[dict[str, Any]]:
         alloc["pods"] = str(int(table.allowed_pods[i]))
         percent = {res: _percent(table, i, col) for col, res in enumerate(table.res.names) if res in alloc}
         percent["pods"] = _pct(int(table.pod_count[i]), int(table.allowed_pods[i]))
-        out.append({"name": name, "allocatable": alloc, "requested": req, "pods": int(table.pod_count[i]),
-                    "percent": percent})
+        out.append({"name": name, "pool": node_pool(table.nodes[i].labels), "allocatable": alloc, "requested": req,
+                    "pods": int(table.pod_count[i]), "percent": percent})
     return sorted(out, key=lambda n: n["name"])
 
 

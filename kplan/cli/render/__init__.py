@@ -70,7 +70,7 @@ def _yaml(doc: Document, opts: RenderOptions) -> str:
 def registry() -> dict[tuple[str, str], Renderer]:
     """(document kind, format) → renderer. Imported on first use: a command's start-up (and each
     shell completion, which runs kplan) pays only for what it prints."""
-    from kplan.cli.render import capacity, explain, github, junit, markdown, sweep, table, whatif
+    from kplan.cli.render import capacity, explain, github, html, junit, markdown, sweep, table, whatif
 
     return {
         ("SimulationResult", "table"): table.simulation_table,
@@ -80,22 +80,26 @@ def registry() -> dict[tuple[str, str], Renderer]:
         ("SimulationResult", "junit"): junit.simulation_junit,
         ("SimulationResult", "github"): github.simulation_github,
         ("SimulationResult", "markdown"): markdown.simulation_markdown,
+        ("SimulationResult", "html"): html.simulation_html,
         ("WhatIfResult", "table"): whatif.whatif_table,
         ("WhatIfResult", "json"): _json,
         ("WhatIfResult", "yaml"): _yaml,
         ("WhatIfResult", "junit"): junit.whatif_junit,
         ("WhatIfResult", "github"): github.whatif_github,
         ("WhatIfResult", "markdown"): markdown.whatif_markdown,
+        ("WhatIfResult", "html"): html.whatif_html,
         ("PodExplanation", "table"): explain.explanation_table,
         ("PodExplanation", "json"): _json,
         ("PodExplanation", "yaml"): _yaml,
         ("CapacityResult", "table"): capacity.capacity_table,
         ("CapacityResult", "json"): _json,
         ("CapacityResult", "yaml"): _yaml,
+        ("CapacityResult", "html"): html.capacity_html,
         ("SweepResult", "table"): sweep.sweep_table,
         ("SweepResult", "json"): _json,
         ("SweepResult", "yaml"): _yaml,
         ("SweepResult", "markdown"): sweep.sweep_markdown,
+        ("SweepResult", "html"): html.sweep_html,
     }
 
 

@@ -71,6 +71,7 @@ def verdict(doc: Document) -> list[str]:
         cost = f", cost {_num(c['cost'])}/h" if c["cost"] is not None else ""
         out.append(f"  {rank}. #{c['index']}: {changes} (fit {probability(c['fitProbability'])}{cost})")
     if doc["cheapestPerScale"]:
+        out.append("")
         out.append(f"The {what} fitting point for each workload size:")
         for g in doc["cheapestPerScale"]:
             size = ", ".join(f"{w.split(' ', 1)[-1]}={n}" for w, n in g["replicas"].items())

@@ -1,0 +1,121 @@
+"""Benchmark ``kplan sweep``: 100 grid points on a 500-node / 5,000-pending-pod cluster, 1 worker against 2.
+
+Run by hand from the repository root (not part of the test suite):
+
+    python benchmarks/bench_sweep.py [--nodes 500] [--replicas 5000] [--runs 3] [--workers 1,2]
+
+A seeded cluster (500 nodes of 16 cpu / 64 Gi in 3 zones, 2,500 running pods) and a Deployment of
+5,000 replicas (1.5 cpu / 4 Gi each, so the cluster holds about 5,000 of them) are written to a
+temporary folder. The sweep is ``--add-node like=node-0000:0..9`` x ``--scale
+deployment/bench/app=4,550..5,450:100`` (10 x 10 = 100 points, each about 5,000 pending pods),
+one seed, run as a fresh ``python -m kplan sweep`` process per run and per worker count. Printed:
+the whole-process wall time and the run phase (kplan's -v line: the simulations only, after
+loading), their medians per worker count, the ratio 2 workers / 1 worker (target <= 0.6), and the
+cost of one point against ``kplan simulate`` of a middle point (its scheduling time, loading
+excluded; target: a point costs no more than that plus building its snapshot).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ZONES = ("zone-a", "zone-b", "zone-c")
+RUN_LINE = re.compile(r"(\d+) simulations on (\d+) workers? in ([0-9.]+) s")
+
+
+def cluster(nodes: int, running: int, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    items: list[dict[str, Any]] = []
+    for i in range(nodes):
+        name = f"node-{i:04d}"
+        items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
+            "kubernetes.io/hostname": name, "topology.kubernetes.io/zone": ZONES[i % 3],
+            "node-pool": "general"}}, "status": {"allocatable": {"cpu": "16", "memory": "64Gi", "pods": "110"}}})
+    for j in range(running):
+        items.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"base-{j:05d}", "namespace": "base"},
+                      "spec": {"nodeName": f"node-{rng.randrange(nodes):04d}", "containers": [{
+                          "name": "c", "image": "base", "resources": {"requests": {"cpu": "100m",
+                                                                                   "memory": "256Mi"}}}]}})
+    return items
+
+
+def deployment(replicas: int) -> dict[str, Any]:
+    labels = {"app": "app"}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "app", "namespace": "bench"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": labels}, "template": {
+                "metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "app:1", "resources": {
+                    "requests": {"cpu": "1500m", "memory": "4Gi"}}}]}}}}
+
+
+def sweep_args(dpath: str, cpath: str, replicas: int) -> list[str]:
+    lo, hi = replicas - 450, replicas + 450
+    return ["sweep", dpath, "--cluster", cpath, "--add-node", "like=node-0000:0..9", "--scale",
+            f"deployment/bench/app={lo}..{hi}:100", "-o", "json", "-v"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nodes", type=int, default=500)
+    ap.add_argument("--running", type=int, default=2500)
+    ap.add_argument("--replicas", type=int, default=5000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--workers", default="1,2", help="worker counts to compare, comma-separated")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    counts = [int(w) for w in a.workers.split(",")]
+    with tempfile.TemporaryDirectory() as tmp:
+        cpath, dpath = os.path.join(tmp, "cluster.json"), os.path.join(tmp, "deployment.json")
+        with open(cpath, "w") as fh:
+            json.dump({"apiVersion": "v1", "kind": "List", "items": cluster(a.nodes, a.running, a.seed)}, fh)
+        with open(dpath, "w") as fh:
+            json.dump(deployment(a.replicas), fh)
+        walls: dict[int, list[float]] = {w: [] for w in counts}
+        phases: dict[int, list[float]] = {w: [] for w in counts}
+        points = 0
+        for k in range(a.runs):
+            for w in counts:  # interleaved, so a change of load on a shared machine hits both alike
+                t = time.perf_counter()
+                run = subprocess.run([sys.executable, "-m", "kplan", *sweep_args(dpath, cpath, a.replicas),
+                                      "--workers", str(w)], cwd=ROOT, capture_output=True, text=True)
+                walls[w].append(time.perf_counter() - t)
+                if run.returncode not in (0, 1):
+                    sys.exit(f"kplan sweep failed ({run.returncode}): {run.stderr.strip()[-800:]}")
+                m = RUN_LINE.search(run.stderr)
+                assert m is not None, run.stderr
+                points = len(json.loads(run.stdout)["points"])
+                phases[w].append(float(m.group(3)))
+                print(f"run {k + 1}, {w} worker{'s' if w != 1 else ''}: {walls[w][-1]:.1f} s wall, "
+                      f"{phases[w][-1]:.1f} s for {m.group(1)} simulations", flush=True)
+        # one point as kplan simulate runs it: the Deployment as written, a middle point of the grid
+        sim = subprocess.run([sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "json"],
+                             cwd=ROOT, capture_output=True, text=True)
+        schedule = json.loads(sim.stdout)["timing"]["scheduleSeconds"]
+        print()
+        for w in counts:
+            print(f"{w} worker{'s' if w != 1 else ''}: median {statistics.median(walls[w]):.1f} s wall, "
+                  f"{statistics.median(phases[w]):.1f} s of simulations ({points} points); "
+                  f"runs {', '.join(f'{x:.1f}' for x in walls[w])} s")
+        if 1 in counts and 2 in counts:
+            ratio = statistics.median(walls[2]) / statistics.median(walls[1])
+            phase_ratio = statistics.median(phases[2]) / statistics.median(phases[1])
+            print(f"2 workers / 1 worker: {ratio:.2f} of the wall time, {phase_ratio:.2f} of the simulation time "
+                  "(target <= 0.6)")
+        if 1 in counts:
+            per_point = statistics.median(phases[1]) / points
+            print(f"one point on 1 worker: {per_point:.2f} s (changes, build, schedule, summary); kplan simulate "
+                  f"of the largest point schedules in {schedule:.2f} s, plus its build in the load")
+
+
+if __name__ == "__main__":
+    main()

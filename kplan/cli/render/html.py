@@ -1,0 +1,306 @@
+"""``-o html``: one self-contained page per document, to open in a browser, offline.
+
+The page is rendered from the document alone, like every format: Jinja2 templates (autoescaped:
+pod names and scheduler messages cannot inject markup) and charts drawn on this side by
+matplotlib as inline SVG. No script, no font, no stylesheet and no image is fetched: the page
+carries a Content-Security-Policy that forbids every load, so it works from a file, in a mail or
+an air-gapped network, and a browser would report anything that tried.
+
+Node utilisation is drawn per node, grouped by pool, up to MAX_NODE_BARS nodes; beyond, per
+pool (summed requests over summed allocatable). Tables stop after MAX_ROWS rows; -o json has
+everything.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render.table import short_reason
+from kplan.errors import InputError
+
+#: nodes drawn one bar each; a larger cluster is drawn per pool
+MAX_NODE_BARS = 300
+#: rows of a table, and pods listed under one reason
+MAX_ROWS = 500
+MAX_PODS_PER_REASON = 20
+POOL_COLORS = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5",
+               "#9c6b4e", "#9498a0")
+NO_POOL = "(no pool)"
+
+
+@cache
+def _environment() -> Any:
+    try:
+        import jinja2
+    except ImportError:
+        raise InputError("-o html needs Jinja2 and matplotlib: pip install 'kplan[html]'") from None
+    env = jinja2.Environment(loader=jinja2.PackageLoader("kplan.cli.render", "templates"), autoescape=True,
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    env.filters["pct"] = lambda x: "-" if x is None else f"{x}%"
+    return env
+
+
+def _render(template: str, **context: Any) -> str:
+    return str(_environment().get_template(template).render(**context))
+
+
+# ------------------------------------------------------------------------------ charts
+
+def _svg(fig: Any, tight: bool = True) -> Any:
+    """The figure as inline SVG markup (no XML prolog, fixed ids, no date: the same document
+    gives the same page)."""
+    import matplotlib
+    from markupsafe import Markup
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "kplan"}):
+        # no RDF metadata block: it only names the creator and links to vocabularies
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None},
+                    bbox_inches="tight" if tight else None)
+    text = buf.getvalue()
+    return Markup(text[text.index("<svg"):])
+
+
+def _figure(width: float, height: float, layout: Any = "constrained") -> Any:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise InputError("-o html needs Jinja2 and matplotlib: pip install 'kplan[html]'") from None
+    with _style():
+        return Figure(figsize=(width, height), layout=layout)
+
+
+def _style() -> Any:
+    import matplotlib
+
+    return matplotlib.rc_context({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False,
+                                  "axes.grid": True, "grid.alpha": 0.3, "font.family": "sans-serif"})
+
+
+def _amount(resource: str, text: Any) -> int:
+    from kplan.model.quantity import resource_value
+
+    return resource_value(resource, str(text))
+
+
+def pool_usage(nodes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per pool: node count and requested / allocatable summed over its nodes, in whole percent."""
+    pools: dict[str, dict[str, Any]] = {}
+    for n in nodes:
+        p = pools.setdefault(n.get("pool") or NO_POOL, {"pool": n.get("pool") or NO_POOL, "nodes": 0, "cpu": [0, 0],
+                                                        "memory": [0, 0], "pods": [0, 0]})
+        p["nodes"] += 1
+        for r in ("cpu", "memory"):
+            p[r][0] += _amount(r, n["requested"].get(r, "0"))
+            p[r][1] += _amount(r, n["allocatable"].get(r, "0"))
+        p["pods"][0] += int(n["pods"])
+        p["pods"][1] += int(n["allocatable"].get("pods", 0))
+    out = []
+    for p in sorted(pools.values(), key=lambda p: str(p["pool"])):
+        out.append({"pool": p["pool"], "nodes": p["nodes"],
+                    **{r: (p[r][0] * 100 // p[r][1] if p[r][1] else None) for r in ("cpu", "memory", "pods")}})
+    return out
+
+
+def utilisation_chart(nodes: Sequence[Mapping[str, Any]]) -> Any:
+    """Requested share of cpu, memory and pods: a bar per node grouped by pool, or per pool."""
+    if not nodes:
+        return None
+    per_node = len(nodes) <= MAX_NODE_BARS
+    if per_node:
+        ordered = sorted(nodes, key=lambda n: (str(n.get("pool") or NO_POOL), str(n["name"])))
+        labels = [str(n["name"]) for n in ordered]
+        pools = [str(n.get("pool") or NO_POOL) for n in ordered]
+        values = {r: [(n["percent"].get(r) or 0) for n in ordered] for r in ("cpu", "memory", "pods")}
+    else:
+        agg = pool_usage(nodes)
+        labels = [f"{p['pool']} ({p['nodes']} nodes)" for p in agg]
+        pools = [str(p["pool"]) for p in agg]
+        values = {r: [(p[r] or 0) for p in agg] for r in ("cpu", "memory", "pods")}
+    names = sorted(set(pools))
+    colors = [POOL_COLORS[names.index(p) % len(POOL_COLORS)] for p in pools]
+    # margins by hand: matplotlib's automatic layout measures every tick label again and again,
+    # seconds for a few hundred nodes
+    label_in = 0.2 + 0.065 * max(len(x) for x in labels)
+    legend = per_node and len(names) > 1
+    height = 0.55 + 0.17 * len(labels) + (0.5 if legend else 0)
+    fig = _figure(10.5 + label_in, height, layout=None)
+    with _style():
+        fig.subplots_adjust(left=label_in / (10.5 + label_in), right=0.98, top=1 - 0.35 / height,
+                            bottom=(0.35 + (0.5 if legend else 0)) / height, wspace=0.08)
+        axes = fig.subplots(1, 3)
+        ys = list(range(len(labels)))
+        for i, (ax, (r, title)) in enumerate(zip(axes, (("cpu", "CPU requested"), ("memory", "Memory requested"),
+                                                        ("pods", "Pods")), strict=True)):
+            ax.barh(ys, values[r], color=colors, height=0.8)
+            ax.set_xlim(0, max(100, *values[r]))
+            ax.set_ylim(len(labels) - 0.5, -0.5)
+            ax.set_title(title + " (% of allocatable)")
+            ax.axvline(100, color="#999", linewidth=0.8)
+            ax.grid(False, axis="y")
+            if i == 0:
+                ax.set_yticks(ys, labels)
+            else:
+                ax.set_yticks([])
+        if legend:
+            from matplotlib.patches import Patch
+
+            fig.legend(handles=[Patch(color=POOL_COLORS[i % len(POOL_COLORS)], label=p) for i, p in enumerate(names)],
+                       loc="lower center", ncols=min(len(names), 6), title="pool", frameon=False)
+    return _svg(fig, tight=False)
+
+
+def placements_chart(placements: Mapping[str, int]) -> Any:
+    if not placements:
+        return None
+    names = sorted(placements)
+    fig = _figure(8, 1.0 + 0.22 * len(names))
+    with _style():
+        ax = fig.subplots()
+        ax.barh(range(len(names)), [placements[n] for n in names], color=POOL_COLORS[0])
+        ax.set_yticks(range(len(names)), names)
+        ax.invert_yaxis()
+        ax.set_xlabel("replicas placed")
+    return _svg(fig)
+
+
+# ------------------------------------------------------------------------------ pods
+
+def pending_by_reason(pods: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The pods that do not run, grouped by status and kube-scheduler's reason, most pods first."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for p in pods:
+        if p["status"] == "Scheduled":
+            continue
+        reason = short_reason(p.get("message")) or "(no message)"
+        groups.setdefault((str(p["status"]), reason), []).append(f"{p['namespace']}/{p['name']}")
+    out = [{"status": status, "reason": reason, "count": len(keys), "pods": keys[:MAX_PODS_PER_REASON],
+            "more": max(0, len(keys) - MAX_PODS_PER_REASON)} for (status, reason), keys in groups.items()]
+    return sorted(out, key=lambda g: (-g["count"], g["status"], g["reason"]))
+
+
+def _nodes_section(sim: Document) -> dict[str, Any]:
+    nodes = sim["nodes"]
+    return {"chart": utilisation_chart(nodes), "pools": pool_usage(nodes), "per_node": len(nodes) <= MAX_NODE_BARS,
+            "count": len(nodes), "max_bars": MAX_NODE_BARS}
+
+
+def _page(template: str, title: str, doc: Document, **context: Any) -> str:
+    return _render(template, title=title, doc=doc, max_rows=MAX_ROWS, **context)
+
+
+# ------------------------------------------------------------------------------ documents
+
+def simulation_html(doc: Document, opts: RenderOptions) -> str:
+    from kplan.cli.render.table import simulation_summary
+
+    return _page("simulation.html.j2", "kplan simulate", doc, summary=simulation_summary(doc),
+                 reasons=pending_by_reason(doc["pods"]), nodes=_nodes_section(doc))
+
+
+def whatif_html(doc: Document, opts: RenderOptions) -> str:
+    from kplan.cli.render.table import simulation_summary
+
+    return _page("whatif.html.j2", "kplan whatif", doc, before=simulation_summary(doc["before"]),
+                 after=simulation_summary(doc["after"]), reasons=pending_by_reason(doc["after"]["pods"]),
+                 nodes=_nodes_section(doc["after"]))
+
+
+def capacity_html(doc: Document, opts: RenderOptions) -> str:
+    from kplan.cli.render.capacity import capacity_table
+
+    headline = capacity_table(doc).splitlines()[0]
+    return _page("capacity.html.j2", "kplan capacity", doc, headline=headline,
+                 placements=placements_chart(doc["placements"]),
+                 nodes=_nodes_section(doc) if doc.get("nodes") else None)
+
+
+def sweep_html(doc: Document, opts: RenderOptions) -> str:
+    from kplan.cli.render import sweep
+
+    headers, rows = sweep.rows(doc)
+    return _page("sweep.html.j2", "kplan sweep", doc, header=sweep.header(doc), verdict=sweep.verdict(doc),
+                 headers=headers, rows=rows, charts=sweep_charts(doc))
+
+
+# ------------------------------------------------------------------------------ sweep curves
+
+def _series(doc: Document) -> dict[str, list[Mapping[str, Any]]]:
+    """The points grouped by the scale axes' values (one curve per workload size)."""
+    scale = [i for i, a in enumerate(doc["axes"]) if a["change"] == "scale"]
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for p in doc["points"]:
+        label = ", ".join(f"{doc['axes'][i]['workload'].split(' ', 1)[-1]}={p['values'][i]}" for i in scale)
+        out.setdefault(label or "all points", []).append(p)
+    return out
+
+
+MAX_CURVES = 10
+
+
+def sweep_charts(doc: Document) -> list[dict[str, Any]]:
+    """Pending pods and fit probability against the number of added nodes, and cost (or nodes)
+    against fit probability. Where several node axes add the same number of nodes, a curve shows
+    the best mix for that number (fewest pending pods, highest fit probability)."""
+    series = list(_series(doc).items())[:MAX_CURVES]
+    charts = []
+    fig = _figure(7, 3.6)
+    with _style():
+        ax = fig.subplots()
+        for i, (label, points) in enumerate(series):
+            best: dict[int, Mapping[str, Any]] = {}
+            for p in points:
+                x = int(p["addedNodes"])
+                if x not in best or p["pending"]["median"] < best[x]["pending"]["median"]:
+                    best[x] = p
+            xs = sorted(best)
+            med = [best[x]["pending"]["median"] for x in xs]
+            lo = [m - best[x]["pending"]["min"] for x, m in zip(xs, med, strict=True)]
+            hi = [best[x]["pending"]["max"] - m for x, m in zip(xs, med, strict=True)]
+            ax.errorbar(xs, med, yerr=[lo, hi], marker="o", capsize=3, label=label,
+                        color=POOL_COLORS[i % len(POOL_COLORS)])
+        ax.set_xlabel("nodes added")
+        ax.set_ylabel("pending pods (median, min-max over seeds)")
+        if len(series) > 1:
+            ax.legend(fontsize=8)
+    charts.append({"title": "Pending pods against nodes added", "svg": _svg(fig)})
+
+    fig = _figure(7, 3.6)
+    with _style():
+        ax = fig.subplots()
+        for i, (label, points) in enumerate(series):
+            fit: dict[int, float] = {}
+            for p in points:
+                x = int(p["addedNodes"])
+                fit[x] = max(fit.get(x, 0.0), float(p["fitProbability"]))
+            xs = sorted(fit)
+            ax.plot(xs, [fit[x] for x in xs], marker="o", label=label, color=POOL_COLORS[i % len(POOL_COLORS)])
+        ax.axhline(float(doc["confidence"]), color="#999", linestyle="--", linewidth=0.8)
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_xlabel("nodes added")
+        ax.set_ylabel("fit probability")
+        if len(series) > 1:
+            ax.legend(fontsize=8)
+    charts.append({"title": "Fit probability against nodes added", "svg": _svg(fig)})
+
+    priced = any(p["cost"] is not None for p in doc["points"])
+    fig = _figure(7, 3.6)
+    with _style():
+        ax = fig.subplots()
+        ys = [float(p["cost"]) if priced else float(p["addedNodes"]) for p in doc["points"]]
+        ax.scatter([float(p["fitProbability"]) for p in doc["points"]], ys, color=POOL_COLORS[0], alpha=0.6)
+        for rank, c in enumerate(doc["cheapest"], 1):
+            y = float(c["cost"]) if priced else float(c["addedNodes"])
+            ax.scatter([float(c["fitProbability"])], [y], color=POOL_COLORS[2], zorder=3)
+            ax.annotate(f"{rank}. #{c['index']}", (float(c["fitProbability"]), y), textcoords="offset points",
+                        xytext=(6, 4 + 10 * (rank - 1)), fontsize=8)
+        ax.axvline(float(doc["confidence"]), color="#999", linestyle="--", linewidth=0.8)
+        ax.set_xlim(-0.05, 1.05)
+        ax.set_xlabel("fit probability")
+        ax.set_ylabel("cost per hour" if priced else "nodes added")
+    charts.append({"title": ("Cost" if priced else "Nodes added") + " against fit probability", "svg": _svg(fig)})
+    return charts
