@@ -238,8 +238,8 @@ def sweep(
     no_color: bool = no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.render import RenderOptions, check_format, render
-    from kplan.cli.terminal import color_enabled, emit, is_quiet
+    from kplan.cli.render import check_format, render
+    from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.io.sweep import SweepInputs
     from kplan.report.sweep import sweep_document
     from kplan.whatif.sweep import point_results
@@ -273,7 +273,7 @@ def sweep(
     runs = [summaries[i * len(seed_list):(i + 1) * len(seed_list)] for i in range(len(points))]
     results = point_results(plan, runs)
     doc = sweep_document(plan, fixed, seed_list, tie_break.value, bar, results)
-    emit(render(doc, output, RenderOptions(color=color_enabled(sys.stdout))))
+    emit(render(doc, output, render_options()))
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, {len(tasks)} simulations on {n_workers} worker"
               f"{'s' if n_workers != 1 else ''} in {t2 - t1:.3f} s", file=sys.stderr)

@@ -213,7 +213,7 @@ def whatif_html(doc: Document, opts: RenderOptions) -> str:
 def capacity_html(doc: Document, opts: RenderOptions) -> str:
     from kplan.cli.render.capacity import capacity_table
 
-    headline = capacity_table(doc).splitlines()[0]
+    headline = capacity_table(doc, RenderOptions()).splitlines()[0]
     return _page("capacity.html.j2", "kplan capacity", doc, headline=headline,
                  placements=placements_chart(doc["placements"]),
                  nodes=_nodes_section(doc) if doc.get("nodes") else None)
