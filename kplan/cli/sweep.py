@@ -69,7 +69,7 @@ def parse_prices(values: Sequence[str]) -> dict[str, Decimal]:
 def parse_plan(add_node: Sequence[str], scale: Sequence[str], cordon: Sequence[str], drain: Sequence[str],
                remove_node: Sequence[str], prices: dict[str, Decimal]) -> tuple[SweepPlan, list[str]]:
     """The axes and the ordered steps of every point, and the fixed changes in words."""
-    from kplan.cli.whatif import build_changes, parse_like, read_nodes
+    from kplan.cli.whatif import MAX_ADDED_NODES, build_changes, parse_like, read_nodes
     from kplan.io.scale import parse_scale
     from kplan.whatif.changes import AddNodes
     from kplan.whatif.sweep import AxisStep, Fixed, NodeAxis, ScaleAxis, SweepPlan, parse_range
@@ -104,7 +104,7 @@ def parse_plan(add_node: Sequence[str], scale: Sequence[str], cordon: Sequence[s
         if not sep:
             raise InputError(f"--scale {v}: expected KIND/[NAMESPACE/]NAME=FROM..TO[:STEP], e.g. deployment/web=3..30")
         values = parse_range(rng, f"--scale {v}")
-        parse_scale(f"{target}={values[0]}")  # the kind and name are checked before any loading
+        parse_scale(f"{target}={values[-1]}")  # kind, name and count are checked before any loading
         steps.append(AxisStep(len(axes)))
         axes.append(ScaleAxis(target, values))
     tail = build_changes([], list(remove_node), list(cordon), list(drain), [])
@@ -117,6 +117,11 @@ def parse_plan(add_node: Sequence[str], scale: Sequence[str], cordon: Sequence[s
     if unpriced and len(unpriced) < len(node_axes):
         raise InputError(f"--price: nodes like {unpriced[0]} have no price; give --price for every node type the "
                          "axes add, or none")
+    for a in axes:
+        if isinstance(a, NodeAxis) and max(a.values) > MAX_ADDED_NODES:
+            raise InputError(f"--add-node like={a.template_name}: at most {MAX_ADDED_NODES} nodes (Kubernetes "
+                             f"supports clusters of up to {MAX_ADDED_NODES} nodes), the range asks for "
+                             f"{max(a.values)}")
     plan = SweepPlan(tuple(axes), tuple(steps))
     from kplan.whatif.sweep import MAX_POINTS
 

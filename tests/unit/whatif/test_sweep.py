@@ -134,6 +134,8 @@ BAD_OPTIONS = [
     ("a scale of a DaemonSet", dict(scale=["daemonset/agent=1..3"]), "has no replica count"),
     ("a node range without a node", dict(add_node=["like=:0..3"]), "give like=NODE:FROM..TO"),
     ("a grid far too large", dict(add_node=["like=a:0..1000", "like=b:0..1000"]), "more than 100,000"),
+    ("more nodes than a cluster holds", dict(add_node=["like=a:0..100000:50000"]), "at most 5000 nodes"),
+    ("more replicas than a workload may have", dict(scale=["deployment/web=1..1000000:999999"]), "100000"),
 ]
 
 
