@@ -20,6 +20,8 @@ class Run:
     result: SimulationResult
     warnings: list[str]
     load_seconds: float
+    #: wall time of the simulation, measured here: the engine reads no clock
+    schedule_seconds: float
 
 
 @contextmanager
@@ -83,8 +85,10 @@ def load_and_simulate(cluster: Sequence[str], manifests: Sequence[str], schedule
         scenario = load_scenario(objects, load_manifests(manifests), namespace=namespace,
                                  keep_existing=keep_existing, seed=seed)
     load_seconds = time.perf_counter() - t0
+    t1 = time.perf_counter()
     result = run_simulation(scenario.snapshot, config, registry, scenario.pending, seed=seed,
                             lowest_name=lowest_name, pdb_allowed=scenario.pdb_allowed, keep_cycles=keep_cycles,
                             created_after=scenario.inputs.created_after, progress=schedule_progress)
+    schedule_seconds = time.perf_counter() - t1
     result.replaced = list(scenario.inputs.replaced)
-    return Run(scenario, result, live_warnings + scenario.warnings, load_seconds)
+    return Run(scenario, result, live_warnings + scenario.warnings, load_seconds, schedule_seconds)

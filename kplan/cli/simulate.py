@@ -79,11 +79,11 @@ def simulate(
                                 schedule_progress=None if bar is None else lambda done, total: bar("scheduling",
                                                                                                    done, total))
     print_warnings(run.warnings, quiet)
-    timing = {"loadSeconds": round(run.load_seconds, 4), "scheduleSeconds": round(run.result.schedule_seconds, 4)}
+    timing = {"loadSeconds": round(run.load_seconds, 4), "scheduleSeconds": round(run.schedule_seconds, 4)}
     doc = simulation_document(run.result, timing)
     emit(render(doc, output, render_options(fail_on=fail_on)))
     if verbose:
-        print(f"loaded in {run.load_seconds:.3f} s, scheduled in {run.result.schedule_seconds:.3f} s "
+        print(f"loaded in {run.load_seconds:.3f} s, scheduled in {run.schedule_seconds:.3f} s "
               f"({time.perf_counter() - t0:.3f} s in all)", file=sys.stderr)
     if failed(doc, fail_on):
         raise typer.Exit(1)

@@ -8,7 +8,6 @@ move their events trigger — happens before the next pod is popped. The clock i
 
 from __future__ import annotations
 
-import time as _time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -56,7 +55,6 @@ class SimulationResult:
     snapshot: Snapshot
     #: cycle results per pod uid, newest last (explain reads them)
     cycles: dict[str, list[CycleResult]] = field(default_factory=dict)
-    schedule_seconds: float = 0.0
     #: cluster pods that the applied workloads replace (io/apply.py Replaced), set by the caller
     replaced: list[Any] = field(default_factory=list)
 
@@ -198,10 +196,9 @@ class Simulation:
     # ------------------------------------------------------------------ run
 
     def run(self) -> SimulationResult:
-        started = _time.perf_counter()
         self.start()
         self.drain()
-        return self.result(_time.perf_counter() - started)
+        return self.result()
 
     def start(self) -> None:
         """Create the input's pending pods, in order (reference 12.3 step 0)."""
@@ -397,7 +394,7 @@ class Simulation:
 
     # ------------------------------------------------------------------ result
 
-    def result(self, seconds: float) -> SimulationResult:
+    def result(self) -> SimulationResult:
         order = self.popped + [q for q in self.records.values() if q.first_pop < 0]
         outcomes = []
         for q in order:
@@ -423,7 +420,7 @@ class Simulation:
             else:
                 status, node, msg = UNSCHEDULABLE, None, q.message
             outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, pod.nominated_node or None))
-        return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles, seconds)
+        return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles)
 
 
 def run_simulation(snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],

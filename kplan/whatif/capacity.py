@@ -54,7 +54,7 @@ def fill(sim: Simulation, make_replica: Callable[[int], object], limit: int) -> 
             failed_uid = q.pod.uid
             break
         count += 1
-    result = sim.result(0.0)
+    result = sim.result()
     failed = None
     for o in result.pods:
         if o.pod.uid in replica_uids and o.status == SCHEDULED and o.node is not None:
