@@ -88,6 +88,8 @@ def pod(
     tie_break: TieBreak = tie_break_option(),
     output: str = output_option("PodExplanation"),
     all_nodes: bool = typer.Option(False, "--all-nodes", help="List every node, not only the top 10."),
+    show_all: bool = typer.Option(False, "--all", help="Also list the changes that open no node and the nearest "
+                                  "nodes no node change helps (JSON and YAML always list all)."),
     node_search: bool | None = typer.Option(
         None, "--node-search/--no-node-search",
         help="For an unschedulable pod, search how many nodes like a nearby one would make it fit (re-runs the "
@@ -127,8 +129,9 @@ def pod(
         more = {"template": None, "count": None,
                 "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
                 "(--node-search runs it)"}
-    doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more)
-    emit(render(doc, output, render_options()))
+    doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more,
+                           allocatable={n.name: n.allocatable for n in planner.inputs.nodes})
+    emit(render(doc, output, render_options(full=show_all)))
     if ex.outcome.status != SCHEDULED:
         raise typer.Exit(1)
 

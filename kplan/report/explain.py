@@ -7,10 +7,13 @@ nodes by total score, then the rejected nodes that are closest to fitting); only
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from kplan.framework.preemption import PreemptionOutcome
 from kplan.model.objects import Pod
+from kplan.model.quantity import format_resource
 from kplan.report.document import API_VERSION
 from kplan.scheduler.explain import Explanation, NodeExplanation
 
@@ -85,7 +88,8 @@ def preemption_doc(p: PreemptionOutcome | None, *, all_nodes: bool = False, top:
 
 
 def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEFAULT_TOP, tie_break: str = "random",
-                     more_nodes: dict[str, Any] | None = None) -> dict[str, Any]:
+                     more_nodes: dict[str, Any] | None = None,
+                     allocatable: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
     pod, o = ex.pod, ex.outcome
     att = ex.attempt
     shown = ex.nodes if all_nodes else ex.nodes[:top]
@@ -124,6 +128,7 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         "remediation": [],
         "nearestNodes": [],
         "moreNodes": more_nodes,
+        "resources": resource_fact(ex, allocatable) if allocatable is not None else None,
     }
     if ex.earlier_preemption is not None:
         number, outcome = ex.earlier_preemption
@@ -135,3 +140,32 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         doc["nearestNodes"] = [{"name": n.name, "lacks": n.lacks, "fitsWithChanges": n.fits_with_changes,
                                 "stillRejectedBy": n.still} for n in rem.nearest]
     return doc
+
+
+def resource_fact(ex: Explanation, allocatable: Mapping[str, Mapping[str, int]]) -> dict[str, Any] | None:
+    """The plain fact behind Insufficient-resource rejections: what the pod asks for and what the
+    largest node offers that only NodeResourcesFit rejects ("allowed": its other filters pass), or
+    the largest of all nodes when every node also fails another filter."""
+    short = sorted({reason[len("Insufficient "):] for n in ex.nodes for f in n.failing if f.plugin == "NodeResourcesFit"
+                    for reason in f.reasons if reason.startswith("Insufficient ")})
+    short = [r for r in short if ex.pod.requests.get(r, 0) > 0]
+    if not short or ex.outcome.status == "Scheduled":
+        return None
+    allowed = [n for n in ex.nodes if not n.feasible and n.failing
+               and {f.plugin for f in n.failing} <= {"NodeResourcesFit"} and n.name in allocatable]
+    scope = "allowed" if allowed else "all"
+    pool = allowed or [n for n in ex.nodes if n.name in allocatable]
+    if not pool:
+        return None
+    want = {r: ex.pod.requests[r] for r in short}
+
+    def room(n: NodeExplanation) -> tuple[Fraction, str]:
+        have = allocatable[n.name]
+        return min(Fraction(have.get(r, 0), want[r]) for r in short), n.name
+
+    best = max(pool, key=room)
+    have = allocatable[best.name]
+    return {"requests": {r: format_resource(r, q) for r, q in want.items()},
+            "largestNode": best.name, "scope": scope, "nodes": len(pool),
+            "allocatable": {r: format_resource(r, have.get(r, 0)) for r in short},
+            "bigEnough": all(have.get(r, 0) >= want[r] for r in short)}

@@ -143,7 +143,11 @@ def pod_change_candidates(pod: Pod, failing: set[str], table: NodeTable, rejecte
         if len(taints) > 1:
             out.append(("toleration", f"tolerate all {len(taints)} taints",
                         rep(pod, tolerations=pod.tolerations + tuple(_toleration_for(t) for t in taints))))
-    if "NodeUnschedulable" in failing:
+    cordon_taint = f"tolerate taint {UNSCHEDULABLE_TAINT.key}:NoSchedule"
+    if any(text == cordon_taint for _, text, _ in out):
+        # the cordoned node's taint is already offered: one row, said to be the cordon's
+        out = [(k, f"{text} (cordoned nodes)" if text == cordon_taint else text, p) for k, text, p in out]
+    elif "NodeUnschedulable" in failing:
         out.append(("toleration", f"tolerate taint {UNSCHEDULABLE_TAINT.key}:NoSchedule (cordoned nodes)",
                     rep(pod, tolerations=pod.tolerations + (Toleration(UNSCHEDULABLE_TAINT.key, "Exists", "",
                                                                         NO_SCHEDULE),))))

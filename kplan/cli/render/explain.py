@@ -8,7 +8,7 @@ from typing import Any
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
-from kplan.cli.render.layout import table, visible_len, wrap
+from kplan.cli.render.layout import human_quantity, table, visible_len, wrap
 
 
 def _plural(n: int, word: str) -> str:
@@ -118,9 +118,17 @@ def _preemption(p: Mapping[str, Any] | None, title: str = "Preemption (DefaultPr
     return out
 
 
-def _remediation(doc: Mapping[str, Any], width: int | None = None) -> list[str]:
+def _remediation(doc: Mapping[str, Any], width: int | None = None, full: bool = False) -> list[str]:
     out: list[str] = []
-    if not doc["remediation"] and not doc["nearestNodes"] and not doc["moreNodes"]:
+    hidden = 0
+    if not full:
+        # what opens no node, and nearest nodes no change to the node helps, answer nothing: --all lists them
+        doc = dict(doc)
+        near = [n for n in doc["nearestNodes"] if n["lacks"] or n["fitsWithChanges"]]
+        changes = [c for c in doc["remediation"] if c["opensNodes"]]
+        hidden = len(doc["nearestNodes"]) - len(near) + len(doc["remediation"]) - len(changes)
+        doc["nearestNodes"], doc["remediation"] = near, changes
+    if not doc["remediation"] and not doc["nearestNodes"] and not doc["moreNodes"] and not hidden:
         return out
     out.append(wrap("What would help (each change checked by re-running the scheduler on the cluster of this "
                     "attempt):", width, hanging="  "))
@@ -141,12 +149,17 @@ def _remediation(doc: Mapping[str, Any], width: int | None = None) -> list[str]:
                             "(smallest count, found by whole simulations).", width, "  ", hanging="    "))
         else:
             out.append(wrap(f"more nodes: {m['reason']}", width, "  ", hanging="    "))
+    if hidden:
+        out.append(wrap(f"({hidden} hidden: {'it opens' if hidden == 1 else 'they open'} no node; --all lists "
+                        f"{'it' if hidden == 1 else 'them'})", width, "  "))
     return out
 
 
 def explanation_table(doc: Mapping[str, Any], opts: RenderOptions | None = None) -> str:
     width = (opts or RenderOptions()).width
     pod, q = doc["pod"], doc["queue"]
+    if opts is None:
+        opts = RenderOptions()
     out = [f"Pod {pod['namespace']}/{pod['name']}",
            f"  Priority:  {pod['priority']}" + (f" ({pod['priorityClassName']})" if pod["priorityClassName"] else "")
            + f", preemptionPolicy {pod['preemptionPolicy']}",
@@ -155,8 +168,12 @@ def explanation_table(doc: Mapping[str, Any], opts: RenderOptions | None = None)
            f"  Status:    {doc['status']}" + (f" on {doc['node']}" if doc["node"] else "")]
     if doc["nominatedNode"] and doc["status"] != "Scheduled":
         out.append(f"  Nominated: {doc['nominatedNode']}")
+    fact = _resource_fact(doc.get("resources"))
+    if fact:
+        out.append(wrap(f"  Fact:      {fact}", width, hanging=" " * 13))
     if doc["message"]:
-        out.append(wrap(f"  Message:   {doc['message']}", width, hanging=" " * 13))
+        out.append(wrap(f"  Message:   {doc['message']}" + ("¹" if _postscript(doc["message"]) else ""), width,
+                        hanging=" " * 13))
     if doc["evictions"]:
         out.append(wrap("  Evicted:   " + ", ".join(f"{e['namespace']}/{e['name']} on {e['node']}"
                                                     for e in doc["evictions"]), width, hanging=" " * 13))
@@ -188,9 +205,42 @@ def explanation_table(doc: Mapping[str, Any], opts: RenderOptions | None = None)
     earlier_block = _preemption(earlier, f"Preemption at attempt {earlier['attempt']}, which nominated "
                                 f"{earlier['nominatedNode']}:", width) if earlier else []
     for block in (_scores(doc, width), _decision(doc), _preemption(doc["preemption"], width=width), earlier_block,
-                  _remediation(doc, width)):
+                  _remediation(doc, width, opts.full if opts else False)):
         if block:
             out.append("")
             out.extend(block)
+    note = _postscript(doc["message"] or "")
+    if note:
+        out += ["", wrap(f"¹ {note}", width, hanging="  ")]
     return "\n".join(out) + "\n"
+
+
+def _resource_fact(r: Mapping[str, Any] | None) -> str:
+    """"It asks for 32 cpu and 128Gi memory; the largest node its other filters allow, gpu-a-1,
+    has 15.9 cpu and 60Gi memory allocatable." """
+    if not r:
+        return ""
+    asks = " and ".join(f"{human_quantity(k, v)} {k}" for k, v in r["requests"].items())
+    has = " and ".join(f"{human_quantity(k, v)} {k}" for k, v in r["allocatable"].items())
+    where = ("the largest node its other filters allow" if r["scope"] == "allowed" else
+             "the largest node (every node also fails another filter)")
+    text = f"it asks for {asks}; {where}, {r['largestNode']}, has {has} allocatable"
+    if r["bigEnough"]:
+        text += ", but not that much free: the pods on it use the rest"
+    return text + "."
+
+
+#: kube-scheduler's postscripts that say nothing about the pod's own problem, explained once
+_POSTSCRIPTS = (
+    (" no new claims to deallocate", "'no new claims to deallocate' is kube-scheduler's DynamicResources plugin "
+     "answering, at PostFilter, that a pod without resource claims has none to free; every v1.34 FitError carries "
+     "it. It says nothing about why this pod does not fit."),
+    (". not found", "'not found' is the DynamicResources plugin's PostFilter failing because a PreFilter plugin "
+     "before it stopped the cycle, so its state was never written; kube-scheduler v1.34 says this, and it also "
+     "stops preemption. The reason is the sentence before it."),
+)
+
+
+def _postscript(message: str) -> str:
+    return " ".join(text for marker, text in _POSTSCRIPTS if marker in message)
 
