@@ -279,19 +279,35 @@ pending_shapes = st.tuples(st.sampled_from(["mid", "high"]), st.sampled_from(["5
                            st.sampled_from(["128Mi", "2Gi"]), st.booleans())
 
 
+def every_reprieve_path_agrees(run: Any) -> None:
+    """``run()`` (a whole simulation's outcomes) is the same whichever path decides the reprieve:
+    NodeResourcesFit for many nodes at once (_BatchReprieve, nominated pods as load), node by node
+    on scalars (Evaluator._resources_alone), or every step running the filters on a fork."""
+    from unittest.mock import patch
+
+    from kplan.framework.preemption import _BatchReprieve
+
+    batched = run()
+    with patch.object(_BatchReprieve, "victims_at", lambda self, i: None):
+        assert run() == batched, "node by node on scalars"
+    with patch.object(Evaluator, "_resource_filter_alone", lambda self, state: None):
+        assert run() == batched, "every step on a fork"
+
+
+def every_outcome(result: Any) -> list[tuple[Any, ...]]:
+    """What the reprieve paths must agree on: each pod's outcome, message, nomination and
+    attempts, and every eviction."""
+    return [(o.pod.name, o.status, o.node, o.message, o.nominated_node, o.attempts) for o in result.pods] + [
+        (e.pod.name, e.node, e.preemptor.name) for e in result.preempted]
+
+
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(running_shapes, max_size=12), st.lists(pending_shapes, min_size=1, max_size=6),
        st.sampled_from([None, 0, 1]))
 def test_the_resource_only_reprieve_chooses_what_the_filters_choose(
         running: list[tuple[int, str, str, str, str]], pending: list[tuple[str, str, str, bool]],
         budget: int | None) -> None:
-    # When no other filter reads the node's pods, NodeResourcesFit decides the reprieve: for many
-    # nodes at once (_BatchReprieve, nominated pods as load), or node by node on scalars
-    # (Evaluator._resources_alone). With both off, every step runs the filters on a fork.
-    from unittest.mock import patch
-
-    from kplan.framework.preemption import _BatchReprieve
-
+    # pods of several sizes, PDB budgets, and a host port that sends its pod down the general path
     nodes = [make_node(f"n{i}").alloc(cpu="3", memory="4Gi", pods=3 + i) for i in range(3)]
     pods = [make_pod(f"r{k}").labels(app=app).req(cpu=cpu, memory=mem).priority_class(prio).node_name(f"n{row}")
             for k, (row, prio, cpu, mem, app) in enumerate(running)]
@@ -301,16 +317,7 @@ def test_the_resource_only_reprieve_chooses_what_the_filters_choose(
               for k, (prio, cpu, mem, port) in enumerate(pending)]
     objects = CLASSES + ([pdb("web", "web", budget)] if budget is not None else [])
 
-    def run() -> list[tuple[Any, ...]]:
-        result = simulate(nodes, wanted, pods, objects)
-        return [(o.pod.name, o.status, o.node, o.message, o.nominated_node, o.attempts) for o in result.pods] + [
-            (e.pod.name, e.node, e.preemptor.name) for e in result.preempted]
-
-    fast = run()
-    with patch.object(_BatchReprieve, "victims_at", lambda self, i: None):
-        assert run() == fast, "node by node on scalars"
-    with patch.object(Evaluator, "_resource_filter_alone", lambda self, state: None):
-        assert run() == fast, "every step on a fork"
+    every_reprieve_path_agrees(lambda: every_outcome(simulate(nodes, wanted, pods, objects)))
 
 
 def test_a_node_attribute_filter_placed_after_the_resource_filter_still_decides_preemption() -> None:
@@ -337,22 +344,9 @@ def test_the_batched_reprieve_matches_the_filters_on_full_nodes_with_nominations
         running: list[tuple[int, str, str]], pending: list[tuple[str, str]], pod_limits: list[int]) -> None:
     # full nodes with tight pod limits and several preemptors of equal priority, so that the
     # dry run meets nominated pods it must leave room for and nodes one pod short of room
-    from unittest.mock import patch
-
-    from kplan.framework.preemption import _BatchReprieve
-
     nodes = [make_node(f"n{i}").alloc(cpu="4", memory="8Gi", pods=limit) for i, limit in enumerate(pod_limits)]
     pods = [make_pod(f"r{k}").req(cpu=cpu, memory="1Gi").priority_class(prio).node_name(f"n{row}")
             for k, (row, prio, cpu) in enumerate(running)]
     wanted = [make_pod(f"p{k}").req(cpu=cpu, memory="1Gi").priority_class(prio) for k, (cpu, prio) in enumerate(pending)]
 
-    def run() -> list[tuple[Any, ...]]:
-        result = simulate(nodes, wanted, pods, CLASSES)
-        return [(o.pod.name, o.status, o.node, o.message, o.nominated_node, o.attempts) for o in result.pods] + [
-            (e.pod.name, e.node, e.preemptor.name) for e in result.preempted]
-
-    batched = run()
-    with patch.object(_BatchReprieve, "victims_at", lambda self, i: None):
-        assert run() == batched, "node by node on scalars"
-    with patch.object(Evaluator, "_resource_filter_alone", lambda self, state: None):
-        assert run() == batched, "every step on a fork"
+    every_reprieve_path_agrees(lambda: every_outcome(simulate(nodes, wanted, pods, CLASSES)))
