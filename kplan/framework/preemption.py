@@ -69,11 +69,6 @@ class PreemptionOutcome:
     row_names: list[str] = field(default_factory=list)
 
     @property
-    def potential_nodes(self) -> list[str]:
-        """The names of the potential nodes, in the dry run's order."""
-        return [self.row_names[r] for r in self.potential_rows.tolist()]
-
-    @property
     def node_statuses(self) -> dict[str, Status]:
         """Node name → dry-run status, for the nodes that were tried and failed, by node name."""
         if self.dry_run is None:
@@ -100,17 +95,21 @@ def split_by_pdb(pods: list[Pod], pdbs: list[PodDisruptionBudget], allowed: dict
     fine: list[Pod] = []
     for p in pods:
         hit = False
-        if p.labels:
-            for i, pdb in enumerate(pdbs):
-                if pdb.namespace != p.namespace or pdb.selector is None or pdb.selector.is_empty:
-                    continue
-                if not selector_matches(pdb.selector, p.labels) or p.name in pdb.disrupted_pods:
-                    continue
+        for i, pdb in enumerate(pdbs):
+            if counts_against(p, pdb):
                 budget[i] -= 1
                 if budget[i] < 0:
                     hit = True
         (violating if hit else fine).append(p)
     return violating, fine
+
+
+def counts_against(pod: Pod, pdb: PodDisruptionBudget) -> bool:
+    """Whether evicting the pod uses up some of the budget's allowed disruptions: a pod with
+    labels the budget selects in its namespace, not already among its disrupted pods."""
+    if not pod.labels or pdb.namespace != pod.namespace or pdb.selector is None or pdb.selector.is_empty:
+        return False
+    return selector_matches(pdb.selector, pod.labels) and pod.name not in pdb.disrupted_pods
 
 
 class VictimOrder:
@@ -414,7 +413,7 @@ class _BatchReprieve:
         counts = order.count[rows] - start
         if pdbs:
             # a row with a pod a PDB guards takes the general path (split_by_pdb's order)
-            plain = np.array([not any(_guarded(p, pdbs) for p in order.pods[r][s:])
+            plain = np.array([not any(counts_against(p, pdb) for p in order.pods[r][s:] for pdb in pdbs)
                               for r, s in zip(rows.tolist(), start.tolist(), strict=True)], dtype=bool)
             at, rows, start, counts = at[plain], rows[plain], start[plain], counts[plain]
         if not len(rows):
@@ -457,15 +456,3 @@ class _BatchReprieve:
         ks, js = np.nonzero(chosen)
         for k, j in zip(ks.tolist(), js.tolist(), strict=True):
             lists[k].append(order.pods[row_list[k]][base[k] + j])
-
-
-def _guarded(pod: Pod, pdbs: list[PodDisruptionBudget]) -> bool:
-    """Whether evicting the pod would count against some PodDisruptionBudget (split_by_pdb)."""
-    if not pod.labels:
-        return False
-    for pdb in pdbs:
-        if pdb.namespace != pod.namespace or pdb.selector is None or pdb.selector.is_empty:
-            continue
-        if selector_matches(pdb.selector, pod.labels) and pod.name not in pdb.disrupted_pods:
-            return True
-    return False
