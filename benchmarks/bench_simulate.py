@@ -50,8 +50,11 @@ SPOT_TOLERATION = {"key": "capacity-type", "operator": "Equal", "value": "spot",
 def _pod(name: str, ns: str, rng: random.Random, node: str | None = None, **spec: Any) -> dict[str, Any]:
     req = {"cpu": rng.choice(CPU_CHOICES), "memory": rng.choice(MEM_CHOICES)}
     req.update(spec.pop("extra_requests", {}))
+    # extended resources cannot be overcommitted: the API server wants their limit equal to the request
+    limits = {k: v for k, v in req.items() if "/" in k}
+    resources: dict[str, Any] = {"requests": req, **({"limits": limits} if limits else {})}
     container: dict[str, Any] = {"name": "main", "image": f"registry.example.com/app-{rng.randrange(40)}:1",
-                                 "resources": {"requests": req}}
+                                 "resources": resources}
     body: dict[str, Any] = {"containers": [container], **spec}
     if node is not None:
         body["nodeName"] = node
