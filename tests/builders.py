@@ -446,3 +446,16 @@ def simulate(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable
     cfg: SchedulerConfig = load_config(config, registry)
     return run_simulation(sc.snapshot, cfg, registry, sc.pending, seed=0, lowest_name=True,
                           pdb_allowed=sc.pdb_allowed, keep_cycles=keep_cycles)
+
+
+def simulate_files(cluster: Sequence[str], manifests: Sequence[str], scheduler_config: str | None = None, *,
+                   lowest_name: bool = True, keep_cycles: bool = False, **kw: Any) -> SimulationResult:
+    """``kplan simulate`` of these files without the rendering: the commands' one loading path."""
+    from kplan.cli.simulate import TieBreak
+    from kplan.cli.workspace import load_inputs, open_planner
+
+    seed = kw.pop("seed", 0)
+    workspace = load_inputs(cluster, manifests, seed=seed, progress=False, **kw)
+    planner = open_planner(workspace, scheduler_config, seed=seed,
+                           tie_break=TieBreak.lowest_name if lowest_name else TieBreak.random)
+    return planner.simulate(keep_cycles=keep_cycles).result

@@ -77,23 +77,23 @@ def read_nodes(path: str, option: str) -> list[Any]:
     return nodes
 
 
-def build_changes(add_node: list[str], remove_node: list[str], cordon: list[str], drain: list[str],
-                  scale: list[Any]) -> list[Any]:
-    """The changes in the order they apply; ``scale`` holds already resolved ScaleWorkload deltas."""
+def build_changes(add_node: list[str], remove_node: list[str], cordon: list[str],
+                  drain: list[str]) -> tuple[list[Any], list[Any]]:
+    """The node changes, read (the --add-node files parsed) once, before anything is loaded: those
+    that apply before the --scale deltas (added nodes) and those that apply after them."""
     from kplan.whatif.changes import AddNodes, CloneNode, CordonNode, DrainNode, RemoveNode
 
-    changes: list[Any] = []
+    first: list[Any] = []
     for v in add_node:
         if v.startswith("like="):
             name, count = parse_like(v, "--add-node")
-            changes.append(CloneNode(name, count))
+            first.append(CloneNode(name, count))
         else:
-            changes.append(AddNodes(tuple(read_nodes(v, "--add-node"))))
-    changes += scale
-    changes += [CordonNode(n) for n in cordon]
-    changes += [DrainNode(n) for n in drain]
-    changes += [RemoveNode(n) for n in remove_node]
-    return changes
+            first.append(AddNodes(tuple(read_nodes(v, "--add-node"))))
+    then: list[Any] = [CordonNode(n) for n in cordon]
+    then += [DrainNode(n) for n in drain]
+    then += [RemoveNode(n) for n in remove_node]
+    return first, then
 
 
 def until_fit_template(value: str) -> Any:
@@ -170,14 +170,14 @@ def whatif(
     check_format("WhatIfResult", output)
     for v in scale:
         parse_scale(v)  # a malformed option fails before any loading
-    build_changes(add_node, remove_node, cordon, drain, [])
+    added, node_changes = build_changes(add_node, remove_node, cordon, drain)
     template = until_fit_template(until_fit) if until_fit is not None else None
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break)
     # after the planner: its first build settles the running pods' start times, which rank deletions
     scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
-    changes = build_changes(add_node, remove_node, cordon, drain, scaled)
+    changes = added + scaled + node_changes
     after_config = read_scheduler_config(scheduler_config, planner.registry) if scheduler_config else None
     print_warnings(planner.warnings, quiet)
     t1 = time.perf_counter()

@@ -1,14 +1,13 @@
-"""Loading shared by explain, whatif and capacity: inputs → a Planner that can run them, changed or not.
+"""The options every command shares, and its way into the one loading path (kplan.io.workspace).
 
 The cluster's objects come from ``common.cluster_objects`` (the --cluster files, or the live
-cluster of --kubeconfig/--context); the manifests are applied onto them as ``kplan simulate``
-applies them (workloads become their controllers' pods, replacing the cluster's).
+cluster of --kubeconfig/--context); the manifests are applied onto them (workloads become their
+controllers' pods, replacing the cluster's); a Planner runs the result, changed or not.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -16,11 +15,11 @@ import typer
 from kplan.cli.simulate import TieBreak
 
 if TYPE_CHECKING:  # the engine loads only when a command runs, so that --help starts fast
-    from kplan.io.inputs import Inputs
     from kplan.io.manifests import RawObject
+    from kplan.io.workspace import Workspace
     from kplan.whatif.plan import Planner
 
-__all__ = ["Loaded", "TieBreak", "load_inputs", "open_planner"]
+__all__ = ["TieBreak", "load_inputs", "open_planner"]
 
 
 def help_text(text: str) -> str:
@@ -87,48 +86,23 @@ def output_option(kind: str, what: str = "Output format: table, json or yaml.") 
 
 # ------------------------------------------------------------------------------ loading
 
-@dataclass
-class Loaded:
-    inputs: Inputs
-    warnings: list[str]
-    #: workload objects by (kind, namespace, name): the cluster's, then the manifests' (which win)
-    workloads: dict[tuple[str, str, str], RawObject] = field(default_factory=dict)
-
-
 def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig: str | None = None,
                 context: str | None = None, namespace: str | None = None, keep_existing: bool = False,
-                seed: int = 0, progress: bool = True, objects: Sequence[RawObject] | None = None) -> Loaded:
-    """The parsed inputs, as ``kplan simulate`` builds them, kept for planning runs. ``objects``:
-    the manifests already read (stdin can be read only once)."""
-    from kplan.cli.common import bulk_load, cluster_objects
-    from kplan.io.apply import Applier, with_namespace
-    from kplan.io.inputs import classify
+                seed: int = 0, progress: bool = True, objects: Sequence[RawObject] | None = None) -> Workspace:
+    """The options' inputs, loaded by kplan.io.workspace: the --cluster files or the live cluster
+    (with a progress line unless ``progress`` is False), and the manifests applied onto them.
+    ``objects``: the manifests already read (stdin can be read only once)."""
+    from kplan.cli.common import cluster_objects
     from kplan.io.manifests import load_manifests
-    from kplan.workloads import WORKLOAD_KINDS
+    from kplan.io.workspace import bulk_load, load_workspace
 
     with bulk_load():
         given, live_warnings = cluster_objects(cluster, kubeconfig, context, progress)
-        inputs = classify(given)
-        applied = with_namespace(load_manifests(manifests) if objects is None else objects, namespace or "default")
-        Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)
-    workloads: dict[tuple[str, str, str], RawObject] = {}
-    for obj in [o for kind in WORKLOAD_KINDS for o in inputs.other.get(kind, [])] + applied:
-        kind = str(obj.doc.get("kind"))
-        md = obj.doc.get("metadata") or {}
-        if kind in WORKLOAD_KINDS and isinstance(md, dict):
-            workloads[(kind, str(md.get("namespace") or "default"), str(md.get("name") or ""))] = obj
-    return Loaded(inputs, live_warnings, workloads)
+        return load_workspace(given, load_manifests(manifests) if objects is None else objects, namespace=namespace,
+                              keep_existing=keep_existing, seed=seed, warnings=live_warnings)
 
 
-def open_planner(loaded: Loaded, scheduler_config: str | None, *, seed: int, tie_break: TieBreak) -> Planner:
-    from kplan.io.inputs import build_scenario
-    from kplan.io.scheduler_config import read_scheduler_config
-    from kplan.plugins import in_tree_registry
-    from kplan.whatif.plan import Planner
+def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: int, tie_break: TieBreak) -> Planner:
+    from kplan.io.workspace import open_planner as planner_of
 
-    registry = in_tree_registry()
-    config = read_scheduler_config(scheduler_config, registry)
-    planner = Planner(loaded.inputs, build_scenario, config, registry, seed=seed,
-                      lowest_name=tie_break == TieBreak.lowest_name)
-    planner.warnings = loaded.warnings + planner.warnings
-    return planner
+    return planner_of(workspace, scheduler_config, seed=seed, lowest_name=tie_break == TieBreak.lowest_name)

@@ -22,7 +22,7 @@ from kplan.cluster.dra import DraState
 from kplan.cluster.snapshot import Snapshot
 from kplan.cluster.storage import StorageState
 from kplan.errors import InputError
-from kplan.io.apply import HANDLED_KINDS, STORAGE_PARSERS, Applier, Replaced, with_namespace
+from kplan.io.apply import HANDLED_KINDS, STORAGE_PARSERS, Replaced
 from kplan.io.manifests import RawObject
 from kplan.model.admission import admit_priority, with_builtin_classes
 from kplan.model.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, SelectingObject
@@ -218,11 +218,3 @@ def storage_state(inputs: Inputs) -> StorageState:
                            inputs.storage_of("VolumeAttachment"))
     storage.settle({n.name: n for n in inputs.nodes})
     return storage
-
-
-def load_scenario(cluster_objects: Iterable[RawObject], manifest_objects: Iterable[RawObject], *,
-                  namespace: str = "default", keep_existing: bool = False, seed: int = 0, **kw: Any) -> Scenario:
-    inputs = classify(cluster_objects)
-    Applier(inputs, keep_existing=keep_existing, seed=seed).apply(
-        with_namespace(manifest_objects, namespace), classify)
-    return build_scenario(inputs, seed=seed, **kw)

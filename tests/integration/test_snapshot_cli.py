@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from kplan.cli.app import main
-from kplan.cli.common import load_and_simulate
 from kplan.io.manifests import load_objects
 from kplan.report.document import simulation_document
+from tests.builders import simulate_files
 from tests.integration.conftest import TOKEN
 from tests.integration.fake_apiserver import FakeApiServer
 from tests.integration.live import kubeconfig, pod, small_cluster
@@ -47,8 +47,7 @@ def write_manifest(tmp_path: Path) -> Path:
 
 
 def sim(cluster: list[str], manifests: list[str], **kw: Any) -> dict[str, Any]:
-    run_ = load_and_simulate(cluster, manifests, None, lowest_name=True, **kw)
-    return simulation_document(run_.result)
+    return simulation_document(simulate_files(cluster, manifests, **kw))
 
 
 # ------------------------------------------------------------------------------------- output

@@ -61,22 +61,22 @@ def write(tmp: Path, name: str, docs: object) -> str:
 
 
 def test_the_entry_point_is_found_and_runs_at_filter_and_score(installed: Path) -> None:
-    from kplan.cli.common import load_and_simulate
+    from kplan.io.workspace import simulate_files
 
     cfg = write(installed, "config.yaml", config({"key": "node.kubernetes.io/lifecycle", "avoid": ["spot"],
                                                     "prefer": ["on-demand"]}))
-    run = load_and_simulate([write(installed, "cluster.yaml", CLUSTER)], [write(installed, "pods.yaml", PODS)], cfg,
+    result = simulate_files([write(installed, "cluster.yaml", CLUSTER)], [write(installed, "pods.yaml", PODS)], cfg,
                             lowest_name=True)
-    assert run.result.pods[0].node == "c-on-demand"
+    assert result.pods[0].node == "c-on-demand"
 
 
 def test_avoided_nodes_are_rejected_with_the_plugins_reason(installed: Path) -> None:
-    from kplan.cli.common import load_and_simulate
+    from kplan.io.workspace import simulate_files
 
     cfg = write(installed, "config.yaml", config({"key": "node.kubernetes.io/lifecycle",
                                                     "avoid": ["spot", "on-demand", "none"]}))
-    run = load_and_simulate([write(installed, "cluster.yaml", CLUSTER)], [write(installed, "pods.yaml", PODS)], cfg)
-    outcome = run.result.pods[0]
+    result = simulate_files([write(installed, "cluster.yaml", CLUSTER)], [write(installed, "pods.yaml", PODS)], cfg)
+    outcome = result.pods[0]
     assert outcome.status == "Unschedulable"
     # the rest of the message is kube-scheduler's PostFilter text (DynamicResources, preemption)
     assert outcome.message is not None and outcome.message.startswith(

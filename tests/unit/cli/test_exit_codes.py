@@ -141,12 +141,12 @@ def test_the_check_decides_between_0_and_1(capsys: pytest.CaptureFixture[str], a
 
 def test_an_internal_error_exits_70_with_its_traceback(capsys: pytest.CaptureFixture[str],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import kplan.cli.common
+    import kplan.cli.workspace
 
     def broken(*args: object, **kw: object) -> None:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(kplan.cli.common, "load_and_simulate", broken)
+    monkeypatch.setattr(kplan.cli.workspace, "load_inputs", broken)
     code, out, err = run(capsys, "simulate", PENDING, "-c", CLUSTER)
     assert code == 70
     assert "Traceback" in err and "ZeroDivisionError: a bug" in err
@@ -187,12 +187,12 @@ def test_ctrl_c_says_interrupted_and_exits_130(monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     import signal
 
-    from kplan.cli import common
+    from kplan.cli import workspace
 
     def interrupted(*args: object, **kwargs: object) -> None:
         signal.raise_signal(signal.SIGINT)  # as a Ctrl-C in the middle of loading
 
-    monkeypatch.setattr(common, "load_and_simulate", interrupted)
+    monkeypatch.setattr(workspace, "load_inputs", interrupted)
     code, out, err = run(capsys, "simulate", PENDING, "-c", CLUSTER)
     assert (code, out, err) == (130, "", "interrupted\n")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back after the run

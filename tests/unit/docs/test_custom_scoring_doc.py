@@ -62,16 +62,16 @@ def test_the_documented_config_is_the_fixture() -> None:
 
 
 def test_the_scores_quoted_in_what_changed() -> None:
-    from kplan.cli.common import load_and_simulate
+    from tests.builders import simulate_files
 
-    run = load_and_simulate([str(ROOT / "fixtures/custom-scoring/cluster.yaml")],
+    result = simulate_files([str(ROOT / "fixtures/custom-scoring/cluster.yaml")],
                             [str(ROOT / "fixtures/custom-scoring/pods.yaml")],
                             str(ROOT / "fixtures/scheduler-configs/custom-scoring.yaml"),
-                            lowest_name=True, keep_cycles=True)
-    table = run.result.snapshot.table
+                            keep_cycles=True)
+    table = result.snapshot.table
 
     def cycle(name: str) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
-        (r,) = run.result.cycles[f"shop/{name}"]
+        (r,) = result.cycles[f"shop/{name}"]
         assert r.feasible_rows is not None and r.totals is not None and r.scores is not None
         names = [table.names[i] for i in r.feasible_rows]
         totals = dict(zip(names, r.totals.tolist(), strict=True))

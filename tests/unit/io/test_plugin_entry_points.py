@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from kplan.cli.common import load_and_simulate
 from kplan.errors import ConfigError
 from kplan.io.plugin_entry_points import configured_plugin_names
 from kplan.io.scheduler_config import read_scheduler_config
 from kplan.plugins import in_tree_registry
+from tests.builders import simulate_files
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "kplan-example-plugin"
@@ -90,10 +90,10 @@ def score_profile(name: str, args: Any = None, weight: int = 10) -> dict[str, An
 def test_a_plugin_class_is_discovered_and_gets_its_raw_args(site: Path, tmp_path: Path) -> None:
     install(site, "prefer_node_dist", {"PreferNode": "prefer_node_mod:PreferNode"}, {"prefer_node_mod": PREFER_NODE})
     cluster, pods = files(tmp_path)
-    assert load_and_simulate(cluster, pods, None, lowest_name=True).result.pods[0].node == "node-a"
-    run = load_and_simulate(cluster, pods, config(tmp_path, score_profile("PreferNode", {"node": "node-b"})),
+    assert simulate_files(cluster, pods, None, lowest_name=True).pods[0].node == "node-a"
+    result = simulate_files(cluster, pods, config(tmp_path, score_profile("PreferNode", {"node": "node-b"})),
                             lowest_name=True)
-    assert run.result.pods[0].node == "node-b"
+    assert result.pods[0].node == "node-b"
     import prefer_node_mod  # the module the entry point loaded
     assert prefer_node_mod.PreferNode.seen_args == [{"node": "node-b"}]
 
@@ -146,9 +146,9 @@ SPEC = make()
 def test_a_plugin_spec_with_typed_args(site: Path, tmp_path: Path, target: str) -> None:
     install(site, "favour_dist", {"Favour": target}, {"spec_mod": SPEC_FACTORY})
     cluster, pods = files(tmp_path)
-    run = load_and_simulate(cluster, pods, config(tmp_path, score_profile("Favour", {"bScore": 100})),
+    result = simulate_files(cluster, pods, config(tmp_path, score_profile("Favour", {"bScore": 100})),
                             lowest_name=True)
-    assert run.result.pods[0].node == "node-b"
+    assert result.pods[0].node == "node-b"
     with pytest.raises(ConfigError) as e:
         read_scheduler_config(config(tmp_path, score_profile("Favour", {"bscore": 1})), in_tree_registry())
     assert str(e.value).endswith("decoding args for plugin Favour: strict decoding error: unknown field \"bscore\"")
@@ -267,7 +267,7 @@ def test_a_constructor_failure_reads_like_upstreams_plugin_initialisation_error(
     install(site, "strict_dist", {"Strict": "strict_mod:Strict"}, {"strict_mod": FAILS_TO_BUILD})
     cluster, pods = files(tmp_path)
     with pytest.raises(ConfigError) as e:
-        load_and_simulate(cluster, pods, config(tmp_path, score_profile("Strict")))
+        simulate_files(cluster, pods, config(tmp_path, score_profile("Strict")))
     assert str(e.value) == 'initializing plugin "Strict": ValueError: weights must add up to 100'
 
 

@@ -98,8 +98,8 @@ def running_pod(name: str, node_name: str, owner: tuple[str, str] | None = None,
 
 
 def load(cluster: list[Obj], manifests: list[Obj], **kw: Any) -> Any:
-    from kplan.io.inputs import load_scenario
     from kplan.io.manifests import RawObject
+    from kplan.io.workspace import load_scenario
 
     return load_scenario([RawObject(d, f"cluster.yaml: document {i + 1}") for i, d in enumerate(cluster)],
                          [RawObject(d, f"app.yaml: document {i + 1}") for i, d in enumerate(manifests)], **kw)

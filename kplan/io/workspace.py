@@ -1,0 +1,97 @@
+"""The one loading path of every command: objects → parsed inputs → a Planner that runs them.
+
+``kplan simulate``, ``explain``, ``whatif`` and ``capacity`` all load here: the cluster's objects
+(from files, or read from a live cluster by the CLI) are classified, the manifests are applied
+onto them as ``kubectl apply`` and the controllers would, and the result is kept as a
+:class:`Workspace`. Each file is read and parsed once. A :class:`~kplan.whatif.plan.Planner`
+then builds a snapshot per run from the workspace's inputs, so the same loaded input can be
+simulated, changed and simulated again.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from kplan.io.apply import Applier, with_namespace
+from kplan.io.inputs import Inputs, Scenario, build_scenario, classify
+from kplan.io.manifests import RawObject
+from kplan.io.scheduler_config import read_scheduler_config
+from kplan.scheduler.simulate import SimulationResult
+from kplan.whatif.plan import Planner
+from kplan.workloads import WORKLOAD_KINDS
+
+
+@contextmanager
+def bulk_load() -> Iterator[None]:
+    """Loading creates hundreds of thousands of long-lived objects and frees almost none: the
+    cyclic garbage collector would traverse them again and again for nothing. Pause it while
+    loading, then freeze what was loaded so later collections skip it."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
+@dataclass
+class Workspace:
+    inputs: Inputs
+    #: warnings of the reading so far (a live cluster's); building adds its own
+    warnings: list[str]
+    #: workload objects by (kind, namespace, name): the cluster's, then the manifests' (which win)
+    workloads: dict[tuple[str, str, str], RawObject] = field(default_factory=dict)
+
+
+def load_workspace(cluster_objects: Iterable[RawObject], manifest_objects: Iterable[RawObject], *,
+                   namespace: str | None = None, keep_existing: bool = False, seed: int = 0,
+                   warnings: Iterable[str] = ()) -> Workspace:
+    """Classify the cluster's objects and apply the manifests onto them (each object parsed once)."""
+    with bulk_load():
+        inputs = classify(cluster_objects)
+        applied = list(with_namespace(manifest_objects, namespace or "default"))
+        Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)
+    workloads: dict[tuple[str, str, str], RawObject] = {}
+    for obj in [o for kind in WORKLOAD_KINDS for o in inputs.other.get(kind, [])] + applied:
+        kind = str(obj.doc.get("kind"))
+        md = obj.doc.get("metadata") or {}
+        if kind in WORKLOAD_KINDS and isinstance(md, dict):
+            workloads[(kind, str(md.get("namespace") or "default"), str(md.get("name") or ""))] = obj
+    return Workspace(inputs, list(warnings), workloads)
+
+
+def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: int = 0,
+                 lowest_name: bool = False) -> Planner:
+    """A planner of the workspace's inputs under a scheduler configuration file (None: defaults)."""
+    from kplan.plugins import in_tree_registry
+
+    registry = in_tree_registry()
+    config = read_scheduler_config(scheduler_config, registry)
+    planner = Planner(workspace.inputs, build_scenario, config, registry, seed=seed, lowest_name=lowest_name)
+    planner.warnings = workspace.warnings + planner.warnings
+    return planner
+
+
+def load_scenario(cluster_objects: Iterable[RawObject], manifest_objects: Iterable[RawObject], *,
+                  namespace: str = "default", keep_existing: bool = False, seed: int = 0) -> Scenario:
+    """The workspace's inputs built into one scenario (a snapshot and its pending pods), for tests
+    and benchmarks that drive a Simulation themselves."""
+    ws = load_workspace(cluster_objects, manifest_objects, namespace=namespace, keep_existing=keep_existing, seed=seed)
+    return build_scenario(ws.inputs, seed=seed)
+
+
+def simulate_files(cluster: Sequence[str], manifests: Sequence[str], scheduler_config: str | None = None, *,
+                   seed: int = 0, lowest_name: bool = False, namespace: str | None = None,
+                   keep_existing: bool = False, keep_cycles: bool = False) -> SimulationResult:
+    """``kplan simulate`` of these files without the rendering (for plugin authors' tests)."""
+    from kplan.io.manifests import iter_objects, load_manifests
+
+    workspace = load_workspace(iter_objects(cluster), load_manifests(manifests), namespace=namespace,
+                               keep_existing=keep_existing, seed=seed)
+    planner = open_planner(workspace, scheduler_config, seed=seed, lowest_name=lowest_name)
+    return planner.simulate(keep_cycles=keep_cycles).result
