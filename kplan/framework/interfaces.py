@@ -1,13 +1,20 @@
 """One protocol per extension point (pkg/scheduler/framework/interface.go).
 
 Filters and scores are vectorised: they answer for an array of node rows of a NodeTable at
-once. A plugin implements a point by having the point's method; ``POINT_METHODS`` is the map.
+once. The registry declares which points a plugin implements; the framework builds one typed
+list per point from that, once, and calls the plugins only through these protocols, so
+``mypy --strict`` checks every call. A plugin class states its roles by subclassing the
+protocols (``class MyScore(PluginBase, PreScorePlugin, ScorePlugin)``): mypy then checks its
+method signatures against them and reports, for instance,
+``Argument 4 of "score" is incompatible with supertype "ScorePlugin"``. The optional interfaces
+(PreFilterExtensions, ScoreExtensions, EnqueueExtensions and kplan's own FixedInputFilter,
+ScoreExplainer, ReprieveFilter) are recognised once, when the framework is built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -18,20 +25,42 @@ from kplan.framework.status import Status, Verdicts
 if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
     from kplan.cluster.snapshot import Snapshot
+    from kplan.framework.config import SchedulerConfig
+    from kplan.framework.diagnosis import Diagnosis
     from kplan.framework.events import ClusterEvent
-    from kplan.model.objects import Pod
+    from kplan.framework.runtime import Framework, Nominator
+    from kplan.model.objects import Pod, PodDisruptionBudget
 
 
 class Handle(Protocol):
-    """What plugins may read of the scheduler (framework.Handle): the current snapshot, the
-    nominations, and what DefaultPreemption needs of the running simulation."""
+    """Everything plugins and the framework may read of the running scheduler (framework.Handle):
+    the current snapshot, the nominations, the configuration, the seeded RNG and tie-break rule,
+    and what DefaultPreemption asks of the running simulation."""
 
     @property
     def snapshot(self) -> Snapshot: ...
 
-    def framework_for(self, pod: Pod) -> Any: ...
+    @property
+    def nominator(self) -> Nominator: ...
+
+    @property
+    def config(self) -> SchedulerConfig: ...
+
+    @property
+    def rng(self) -> np.random.Generator: ...
+
+    @property
+    def lowest_name(self) -> bool:
+        """``--tie-break lowest-name``: break ties by the smallest node name instead of at random."""
+        ...
+
+    def framework_for(self, pod: Pod) -> Framework: ...
 
     def preemption_in_progress(self, pod: Pod) -> bool: ...
+
+    def disruptions_allowed(self, pdb: PodDisruptionBudget) -> int: ...
+
+    def terminating_by_preemption(self, pod: Pod) -> bool: ...
 
 
 @runtime_checkable
@@ -58,6 +87,7 @@ class PreFilterPlugin(Plugin, Protocol):
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]: ...
 
 
+@runtime_checkable
 class PreFilterExtensions(Protocol):
     """AddPod/RemovePod: keep PreFilter state right when pods are added to or removed from a node."""
 
@@ -78,10 +108,14 @@ class ScorePlugin(Plugin, Protocol):
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray: ...
 
 
-class NormalizeScorePlugin(Plugin, Protocol):
+@runtime_checkable
+class ScoreExtensions(Protocol):
+    """NormalizeScore, for a Score plugin that has it."""
+
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray: ...
 
 
+@runtime_checkable
 class FixedInputFilter(FilterPlugin, Protocol):
     """kplan's own addition: a Filter whose verdict on a node depends only on the node's fixed
     attributes (name, labels, taints, spec.unschedulable: none change during a simulation) and
@@ -105,26 +139,46 @@ class BindPlugin(Plugin, Protocol):
     def bind(self, state: CycleState, pod: Pod, node: str) -> Status: ...
 
 
+class PostBindPlugin(Plugin, Protocol):
+    def post_bind(self, state: CycleState, pod: Pod, node: str) -> None: ...
+
+
+class PermitPlugin(Plugin, Protocol):
+    def permit(self, state: CycleState, pod: Pod, node: str) -> Status: ...
+
+
 #: Queueing hint: given the pod that was rejected and an event, may the event make it schedulable?
 QueueingHint = Callable[["Pod", "ClusterEvent"], bool]
 
 
+@runtime_checkable
 class EnqueueExtensions(Plugin, Protocol):
     def events_to_register(self) -> list[tuple[str, QueueingHint | None]]: ...
 
 
-@dataclass
-class PostFilterResult:
-    nominated_node: str = ""
-    #: True when the nomination must be cleared (no candidate)
-    clear_nomination: bool = False
-    victims: list[Pod] = field(default_factory=list)
+class PostFilterResult(Protocol):
+    """What a PostFilter plugin returns beside its status: the node to nominate (None: no
+    nomination change; "" clears it)."""
+
+    @property
+    def nominated_node(self) -> str | None: ...
 
 
 class PostFilterPlugin(Plugin, Protocol):
-    def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[PostFilterResult | None, Status]: ...
+    def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis
+                    ) -> tuple[PostFilterResult | None, Status]: ...
 
 
+@runtime_checkable
+class ReprieveFilter(FilterPlugin, Protocol):
+    """kplan's own addition: a Filter whose verdict preemption can settle on scalars while it adds
+    victims back (NodeResourcesFit); see framework/preemption.py."""
+
+    def reprieve(self, state: CycleState, pod: Pod, table: NodeTable, row: int, removed: list[Pod],
+                 order: list[Pod]) -> list[Pod] | None: ...
+
+
+@runtime_checkable
 class ScoreExplainer(Plugin, Protocol):
     """kplan's own addition, no upstream counterpart: why a score plugin scored each node.
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
+from kplan.framework.interfaces import Handle, ReprieveFilter
 from kplan.framework.status import OK, Code, Status
 from kplan.model.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
 from kplan.model.selectors import selector_matches
@@ -181,7 +182,7 @@ _PAST_EVERY_PRIORITY = 2**40
 
 
 class Evaluator:
-    def __init__(self, framework: Framework, args: Any, handle: Any) -> None:
+    def __init__(self, framework: Framework, args: Any, handle: Handle) -> None:
         self.fw = framework
         self.args = args
         self.handle = handle
@@ -328,7 +329,7 @@ class Evaluator:
             victims.sort(key=importance_key)
         return victims, n_violations, OK
 
-    def _resources_alone(self, state: CycleState, pod: Pod, node: str) -> Any:
+    def _resources_alone(self, state: CycleState, pod: Pod, node: str) -> ReprieveFilter | None:
         """The resource Filter plugin (one with ``reprieve``) if it alone can change its verdict
         as victims are added back on ``node`` (see _resource_filter_alone) and no nominated pod
         must be added there first. None otherwise: the reprieve then runs every filter."""
@@ -346,9 +347,11 @@ class Evaluator:
         for pl in self.fw.filter_plugins[self.fw.fixed_filter_count:]:
             if pl.name in state.skip_filter:
                 continue
-            if found is not None or not hasattr(pl, "reprieve"):
+            if found is not None:
                 return None
-            found = pl
+            found = self.fw.reprieves.get(pl.name)
+            if found is None:
+                return None
         return found
 
     def pick(self, candidates: list[Candidate]) -> Candidate | None:

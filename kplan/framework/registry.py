@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kplan.framework.interfaces import POINT_METHODS, Handle
+from kplan.framework.interfaces import POINT_METHODS, Handle, Plugin
 
 #: decode(raw args dict or None, path for errors) → typed args (defaults applied); raises ArgsError
 ArgsDecoder = Callable[[Mapping[str, Any] | None], Any]
@@ -25,7 +25,7 @@ class ArgsError(Exception):
 @dataclass(frozen=True)
 class PluginSpec:
     name: str
-    factory: Callable[[Any, Handle], Any]
+    factory: Callable[[Any, Handle], Plugin]
     points: frozenset[str]
     #: the args kind ("NodeResourcesFitArgs") when the plugin has typed args
     args_kind: str | None = None

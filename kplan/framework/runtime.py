@@ -8,7 +8,7 @@ plugin passed, so each node keeps the verdict of its first rejecting plugin, as 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,29 @@ import numpy as np
 
 from kplan.framework.config import ProfileSpec
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    BindPlugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    FixedInputFilter,
+    Handle,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReprieveFilter,
+    ReservePlugin,
+    ScoreExplainer,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from kplan.framework.registry import Registry
 from kplan.framework.status import OK, REASONS, Code, Status
 
@@ -93,45 +115,70 @@ _FIXED_SIGNATURES_KEPT = 1024
 
 
 class Framework:
-    def __init__(self, spec: ProfileSpec, registry: Registry, handle: Any) -> None:
+    def __init__(self, spec: ProfileSpec, registry: Registry, handle: Handle) -> None:
         self.spec = spec
         self.profile_name = spec.scheduler_name
         self.handle = handle
-        self.plugins: dict[str, Any] = {}
+        self.plugins: dict[str, Plugin] = {}
         for name in dict.fromkeys(n for lst in spec.points.values() for n in lst):
             plugin_spec = registry.get(name)
             assert plugin_spec is not None
             args = spec.args.get(name, spec.raw_args.get(name))
             self.plugins[name] = plugin_spec.factory(args, handle)
-        pick: Callable[[str], list[Any]] = lambda point: [self.plugins[n] for n in spec.points[point]]  # noqa: E731
-        self.pre_enqueue_plugins = pick("preEnqueue")
-        self.queue_sort = pick("queueSort")[0]
-        self.pre_filter_plugins = pick("preFilter")
-        self.filter_plugins = pick("filter")
+
+        def pick(point: str) -> list[Any]:
+            """The plugins enabled at ``point``, for a list typed as the point's protocol. The
+            configuration enables a plugin at a point only where the registry declares it."""
+            out: list[Any] = []
+            for name in spec.points[point]:
+                plugin_spec = registry.get(name)
+                assert plugin_spec is not None and point in plugin_spec.points, (name, point)
+                out.append(self.plugins[name])
+            return out
+
+        self.pre_enqueue_plugins: list[PreEnqueuePlugin] = pick("preEnqueue")
+        self.queue_sort: QueueSortPlugin = pick("queueSort")[0]
+        self.pre_filter_plugins: list[PreFilterPlugin] = pick("preFilter")
+        self.filter_plugins: list[FilterPlugin] = pick("filter")
         self.filter_names = [p.name for p in self.filter_plugins]
-        self.post_filter_plugins = pick("postFilter")
-        self.pre_score_plugins = pick("preScore")
-        self.score_plugins = pick("score")
+        self.post_filter_plugins: list[PostFilterPlugin] = pick("postFilter")
+        self.pre_score_plugins: list[PreScorePlugin] = pick("preScore")
+        self.score_plugins: list[ScorePlugin] = pick("score")
         self.weights = {n: spec.weights[n] for n in spec.points["score"]}
+        self.reserve_plugins: list[ReservePlugin] = pick("reserve")
+        self.permit_plugins: list[PermitPlugin] = pick("permit")
+        self.pre_bind_plugins: list[PreBindPlugin] = pick("preBind")
+        self.bind_plugins: list[BindPlugin] = pick("bind")
+        self.post_bind_plugins: list[PostBindPlugin] = pick("postBind")
+        self.percentage_of_nodes_to_score = spec.percentage_of_nodes_to_score
+        # the optional interfaces, recognised here once rather than looked up on every call
+        #: PreFilter plugins with AddPod/RemovePod (PreFilterExtensions)
+        self.extensions = [(p.name, p) for p in self.pre_filter_plugins if isinstance(p, PreFilterExtensions)]
+        #: Score plugins with NormalizeScore (ScoreExtensions)
+        self.normalizers: dict[str, ScoreExtensions] = {
+            p.name: p for p in self.score_plugins if isinstance(p, ScoreExtensions)}
+        #: kplan's ScoreExplainer plugins, by name
+        self.explainers: dict[str, ScoreExplainer] = {
+            p.name: p for p in self.score_plugins if isinstance(p, ScoreExplainer)}
+        #: plugins with EnqueueExtensions, by name (the others are registered for every event)
+        self.enqueue_extensions: dict[str, EnqueueExtensions] = {
+            n: p for n, p in self.plugins.items() if isinstance(p, EnqueueExtensions)}
+        #: Filter plugins whose verdict preemption can settle on scalars (ReprieveFilter), by name
+        self.reprieves: dict[str, ReprieveFilter] = {
+            p.name: p for p in self.filter_plugins if isinstance(p, ReprieveFilter)}
         # NormalizeScore may change its input in place (an out-of-tree plugin might); kplan's own
         # plugins return new arrays, so their raw scores need no copy to stay as they were
         self._copy_before_normalize = {p.name for p in self.score_plugins
                                        if not type(p).__module__.startswith("kplan.plugins.")}
-        self.reserve_plugins = pick("reserve")
-        self.permit_plugins = pick("permit")
-        self.pre_bind_plugins = pick("preBind")
-        self.bind_plugins = pick("bind")
-        self.post_bind_plugins = pick("postBind")
-        self.percentage_of_nodes_to_score = spec.percentage_of_nodes_to_score
-        # PreFilter plugins with AddPod/RemovePod extensions
-        self.extensions = [p for p in self.pre_filter_plugins if hasattr(p, "add_pod")]
         # The leading Filter plugins whose verdict on a node depends only on the node's fixed
         # attributes (labels, taints, name, unschedulable) and on a signature of the pod: replicas
         # of one template share their verdicts, computed once per node table (_fixed_verdicts).
-        self._fixed_count = 0
-        while (self._fixed_count < len(self.filter_plugins)
-               and hasattr(self.filter_plugins[self._fixed_count], "filter_signature")):
-            self._fixed_count += 1
+        self._fixed_filters: list[FixedInputFilter] = []
+        for p in self.filter_plugins:
+            if not isinstance(p, FixedInputFilter):
+                break
+            self._fixed_filters.append(p)
+        self._fixed_count = len(self._fixed_filters)
         self._fixed: weakref.WeakKeyDictionary[NodeTable, dict[tuple[Hashable, ...], _FixedVerdicts | None]] = (
             weakref.WeakKeyDictionary())
 
@@ -245,8 +292,7 @@ class Framework:
         pods of the same signature; None the first time a signature is seen (a pod unlike any
         other is filtered only on the rows asked for)."""
         skip = state.skip_filter
-        signature = tuple(_SKIPPED if pl.name in skip else pl.filter_signature(pod)
-                          for pl in self.filter_plugins[:self._fixed_count])
+        signature = tuple(_SKIPPED if pl.name in skip else pl.filter_signature(pod) for pl in self._fixed_filters)
         per_table = self._fixed.get(table)
         if per_table is None:
             per_table = self._fixed[table] = {}
@@ -262,14 +308,14 @@ class Framework:
         return found
 
     def add_pod_to_state(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
-        for pl in self.extensions:
-            if pl.name not in state.skip_filter:
-                pl.add_pod(state, pod, other, table, row)
+        for name, ext in self.extensions:
+            if name not in state.skip_filter:
+                ext.add_pod(state, pod, other, table, row)
 
     def remove_pod_from_state(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
-        for pl in self.extensions:
-            if pl.name not in state.skip_filter:
-                pl.remove_pod(state, pod, other, table, row)
+        for name, ext in self.extensions:
+            if name not in state.skip_filter:
+                ext.remove_pod(state, pod, other, table, row)
 
     def run_filters_with_nominated(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
                                    nominator: Nominator) -> FilterOutcome:
@@ -338,8 +384,9 @@ class Framework:
             if pl.name in state.skip_score:
                 continue
             raw = np.asarray(pl.score(state, pod, table, rows), dtype=np.int64)
-            if hasattr(pl, "normalize"):
-                norm = pl.normalize(state, pod, raw.copy() if pl.name in self._copy_before_normalize else raw)
+            normalizer = self.normalizers.get(pl.name)
+            if normalizer is not None:
+                norm = normalizer.normalize(state, pod, raw.copy() if pl.name in self._copy_before_normalize else raw)
             else:
                 norm = raw
             if len(norm) and (norm.min() < 0 or norm.max() > MAX_NODE_SCORE):

@@ -6,6 +6,7 @@ In a simulation the binding always succeeds; the simulator then adds the pod to 
 from __future__ import annotations
 
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.interfaces import BindPlugin
 from kplan.framework.status import OK, Status
 from kplan.model.objects import Pod
 from kplan.plugins.helper import PluginBase
@@ -13,7 +14,7 @@ from kplan.plugins.helper import PluginBase
 NAME = "DefaultBinder"
 
 
-class DefaultBinder(PluginBase):
+class DefaultBinder(PluginBase, BindPlugin):
     name = NAME
 
     def bind(self, state: CycleState, pod: Pod, node: str) -> Status:

@@ -14,6 +14,7 @@ from typing import Any
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
 from kplan.framework.events import ASSIGNED_POD_DELETE, ClusterEvent
+from kplan.framework.interfaces import EnqueueExtensions, PostFilterPlugin, PreEnqueuePlugin, QueueingHint
 from kplan.framework.preemption import Evaluator, PreemptionOutcome
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status
@@ -55,7 +56,7 @@ def validate_args(args: DefaultPreemptionArgs) -> list[str]:
     return errs
 
 
-class DefaultPreemption(PluginBase):
+class DefaultPreemption(PluginBase, PreEnqueuePlugin, PostFilterPlugin, EnqueueExtensions):
     name = NAME
 
     def pre_enqueue(self, pod: Pod) -> Status:
@@ -71,7 +72,7 @@ class DefaultPreemption(PluginBase):
             s = Status(s.code, (f"preemption: {s.message}",), NAME)
         return outcome, s
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(ASSIGNED_POD_DELETE, _never)]
 
 

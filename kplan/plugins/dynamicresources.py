@@ -21,7 +21,15 @@ import numpy as np
 from kplan.cluster.dra import CLAIM_ADD, CLAIM_UPDATE, ClaimLookupError, DraState, consumer
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_ALLOCATABLE, NODE_UPDATE_LABEL, ClusterEvent
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    FilterPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    ReservePlugin,
+)
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
 from kplan.model.dra import DELETE_PROTECTION, Allocation, ResourceClaim
 from kplan.model.objects import Pod
@@ -58,7 +66,8 @@ def dra_state(handle: Any) -> DraState:
     return dra
 
 
-class DynamicResources(PluginBase):
+class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,
+                       PostFilterPlugin, ReservePlugin, PreBindPlugin):
     name = NAME
 
     @property

@@ -11,6 +11,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.interfaces import ScorePlugin
 from kplan.model.objects import Pod
 from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase
 
@@ -54,7 +55,7 @@ class ImageIndex:
             self.num_nodes[name] = len(node_rows)
 
 
-class ImageLocality(PluginBase):
+class ImageLocality(PluginBase, ScorePlugin):
     name = NAME
 
     def __init__(self, args: object, handle: object) -> None:

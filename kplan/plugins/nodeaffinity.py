@@ -20,7 +20,16 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_LABEL, ClusterEvent
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FixedInputFilter,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueingHint,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
 from kplan.model.objects import Pod
@@ -221,7 +230,8 @@ def pod_matches_node_affinity(pod: Pod, node_name: str, labels: Mapping[str, str
     return pod.required_node_affinity is None or pod.required_node_affinity.matches(node_name, labels)
 
 
-class NodeAffinity(PluginBase):
+class NodeAffinity(PluginBase, PreFilterPlugin, FixedInputFilter, PreScorePlugin,
+                   ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
@@ -279,7 +289,7 @@ class NodeAffinity(PluginBase):
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, reverse=False)
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(NODE_ADD, self._node_now_matches), (NODE_UPDATE_LABEL, self._node_now_matches)]
 
     def _node_now_matches(self, pod: Pod, event: ClusterEvent) -> bool:

@@ -11,6 +11,7 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD
+from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, QueueingHint
 from kplan.framework.status import Code, Verdicts, reason_id
 from kplan.model.objects import Pod
 from kplan.plugins.helper import PluginBase
@@ -20,7 +21,7 @@ REASON = "node(s) didn't match the requested node name"
 _REASON_ID = reason_id(REASON)
 
 
-class NodeName(PluginBase):
+class NodeName(PluginBase, FixedInputFilter, EnqueueExtensions):
     name = NAME
 
     def filter_signature(self, pod: Pod) -> str:
@@ -33,5 +34,5 @@ class NodeName(PluginBase):
         failed = np.asarray(rows) != wanted
         return Verdicts.where(failed, Code.UNRESOLVABLE, _REASON_ID)
 
-    def events_to_register(self) -> list[tuple[str, None]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(NODE_ADD, None)]

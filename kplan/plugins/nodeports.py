@@ -11,7 +11,13 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, ClusterEvent
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    QueueingHint,
+)
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
 from kplan.model.objects import HostPort, Pod
 from kplan.plugins.helper import PluginBase
@@ -31,7 +37,7 @@ def ports_conflict(wanted: tuple[HostPort, ...], used: tuple[HostPort, ...]) -> 
     return False
 
 
-class NodePorts(PluginBase):
+class NodePorts(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
@@ -52,7 +58,7 @@ class NodePorts(PluginBase):
         failed = np.isin(rows, np.fromiter(conflicting, dtype=np.int64, count=len(conflicting)))
         return Verdicts.where(failed, Code.UNSCHEDULABLE, _REASON_ID)
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(ASSIGNED_POD_DELETE, _freed_port), (NODE_ADD, None)]
 
 

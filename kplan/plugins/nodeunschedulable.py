@@ -11,6 +11,7 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLERATION, ClusterEvent
+from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, QueueingHint
 from kplan.framework.status import Code, Verdicts, reason_id
 from kplan.model.objects import NO_SCHEDULE, Pod, Taint, tolerates
 from kplan.plugins.helper import PluginBase
@@ -21,7 +22,7 @@ _TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
 _REASON_ID = reason_id(REASON)
 
 
-class NodeUnschedulable(PluginBase):
+class NodeUnschedulable(PluginBase, FixedInputFilter, EnqueueExtensions):
     name = NAME
 
     def filter_signature(self, pod: Pod) -> bool:
@@ -32,7 +33,7 @@ class NodeUnschedulable(PluginBase):
             return Verdicts.passing(len(rows))
         return Verdicts.where(table.unschedulable[rows], Code.UNRESOLVABLE, _REASON_ID)
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(NODE_ADD, _node_schedulable), (NODE_UPDATE_TAINT, _node_schedulable),
                 (UPDATE_POD_TOLERATION, _pod_tolerates)]
 

@@ -41,7 +41,13 @@ from kplan.cluster.node_table import NodeTable, PodTally
 from kplan.cluster.storage import IN_TREE_TO_CSI, VOLUME_ATTACHMENT_DELETE, StorageState
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import ASSIGNED_POD_DELETE, CSI_NODE_ADD, PVC_ADD, ClusterEvent
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    QueueingHint,
+)
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
 from kplan.model.objects import Pod, Volume
 from kplan.model.storage import CSINode, PersistentVolumeClaim
@@ -232,7 +238,7 @@ def _countable(pod: Pod) -> int:
     return sum(1 for v in pod.volumes if _counted(v))
 
 
-class NodeVolumeLimits(PluginBase):
+class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
 
     def __init__(self, args: object, handle: object) -> None:
@@ -283,7 +289,7 @@ class NodeVolumeLimits(PluginBase):
             facts = self._facts_of[table] = _NodeFacts(table, st)
         return facts
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(CSI_NODE_ADD, None), (ASSIGNED_POD_DELETE, _deleted_pod_had_volumes), (PVC_ADD, _claim_of_pod),
                 (VOLUME_ATTACHMENT_DELETE, _pod_has_claim)]
 

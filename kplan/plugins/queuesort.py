@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kplan.framework.interfaces import QueueSortPlugin
 from kplan.plugins.helper import PluginBase
 
 NAME = "PrioritySort"
 
 
-class PrioritySort(PluginBase):
+class PrioritySort(PluginBase, QueueSortPlugin):
     name = NAME
 
     def less(self, a: Any, b: Any) -> bool:

@@ -5,6 +5,7 @@ PreEnqueue: a pod with ``spec.schedulingGates`` is parked, never attempted, unti
 
 from __future__ import annotations
 
+from kplan.framework.interfaces import EnqueueExtensions, PreEnqueuePlugin, QueueingHint
 from kplan.framework.status import OK, Code, Status
 from kplan.model.objects import Pod
 from kplan.plugins.helper import PluginBase
@@ -12,7 +13,7 @@ from kplan.plugins.helper import PluginBase
 NAME = "SchedulingGates"
 
 
-class SchedulingGates(PluginBase):
+class SchedulingGates(PluginBase, PreEnqueuePlugin, EnqueueExtensions):
     name = NAME
 
     def pre_enqueue(self, pod: Pod) -> Status:
@@ -21,6 +22,6 @@ class SchedulingGates(PluginBase):
         # Go prints the []string of gate names as "[a b]"
         return Status(Code.UNRESOLVABLE, (f"waiting for scheduling gates: [{' '.join(pod.scheduling_gates)}]",), NAME)
 
-    def events_to_register(self) -> list[tuple[str, None]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         # gates never change during a simulation; the event exists for completeness
         return [("UpdatePodSchedulingGatesEliminated", None)]

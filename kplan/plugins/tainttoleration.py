@@ -18,6 +18,14 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLERATION, ClusterEvent
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FixedInputFilter,
+    PreScorePlugin,
+    QueueingHint,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Pod, Taint, Toleration, tolerates
 from kplan.plugins.helper import PluginBase, default_normalize
@@ -42,7 +50,8 @@ def intolerable_prefer_no_schedule(taints: tuple[Taint, ...], tolerations: tuple
     return sum(1 for t in taints if t.effect == PREFER_NO_SCHEDULE and not tolerates(relevant, t))
 
 
-class TaintToleration(PluginBase):
+class TaintToleration(PluginBase, FixedInputFilter, PreScorePlugin, ScorePlugin,
+                      ScoreExtensions, EnqueueExtensions):
     name = NAME
 
     def __init__(self, args: object, handle: object) -> None:
@@ -85,7 +94,7 @@ class TaintToleration(PluginBase):
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, reverse=True)
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(NODE_ADD, _node_now_tolerated), (NODE_UPDATE_TAINT, _node_now_tolerated),
                 (UPDATE_POD_TOLERATION, _pod_itself)]
 

@@ -54,7 +54,17 @@ from kplan.framework.events import (
     STORAGE_CLASS_ADD,
     ClusterEvent,
 )
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreBindPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueingHint,
+    ReservePlugin,
+    ScorePlugin,
+)
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
 from kplan.model.objects import Pod
@@ -204,7 +214,8 @@ class _State:
         return self
 
 
-class VolumeBinding(PluginBase):
+class VolumeBinding(PluginBase, PreFilterPlugin, FilterPlugin, PreScorePlugin,
+                    ScorePlugin, ReservePlugin, PreBindPlugin, EnqueueExtensions):
     name = NAME
 
     # ------------------------------------------------------------------ PreFilter
@@ -371,7 +382,7 @@ class VolumeBinding(PluginBase):
 
     # ------------------------------------------------------------------ queueing hints
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [
             (STORAGE_CLASS_ADD, None),
             (PVC_ADD, _claim_of_pod), (PVC_UPDATE, _claim_of_pod),

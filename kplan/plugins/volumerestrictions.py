@@ -23,7 +23,14 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable, PodTally
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, PVC_ADD, ClusterEvent
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreFilterResult,
+    QueueingHint,
+)
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
 from kplan.model.objects import Pod, Volume
 from kplan.model.storage import READ_WRITE_ONCE_POD, PersistentVolumeClaim
@@ -80,7 +87,7 @@ def _has_checked_disk(pod: Pod) -> int:
     return int(any(needs_check(v) for v in pod.volumes))
 
 
-class VolumeRestrictions(PluginBase):
+class VolumeRestrictions(PluginBase, PreFilterPlugin, PreFilterExtensions, FilterPlugin, EnqueueExtensions):
     name = NAME
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
@@ -126,7 +133,7 @@ class VolumeRestrictions(PluginBase):
             codes[rest], reasons[rest] = Code.UNSCHEDULABLE, _RWOP_ID
         return Verdicts(codes, reasons)
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(ASSIGNED_POD_DELETE, _deleted_pod_frees), (NODE_ADD, None), (PVC_ADD, _claim_of_pod)]
 
 

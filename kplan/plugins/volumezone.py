@@ -33,7 +33,13 @@ from kplan.framework.events import (
     STORAGE_CLASS_ADD,
     ClusterEvent,
 )
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    QueueingHint,
+)
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
 from kplan.model.objects import Pod
 from kplan.model.storage import WAIT_FOR_FIRST_CONSUMER, PersistentVolumeClaim
@@ -70,7 +76,7 @@ def label_zones_to_set(value: str) -> frozenset[str] | None:
     return frozenset(out)
 
 
-class VolumeZone(PluginBase):
+class VolumeZone(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
 
     def _topologies(self, pod: Pod) -> tuple[list[PVTopology] | None, Status]:
@@ -138,7 +144,7 @@ class VolumeZone(PluginBase):
             ok &= match
         return Verdicts.where(constrained & ~ok, Code.UNRESOLVABLE, _REASON_ID)
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(STORAGE_CLASS_ADD, None), (NODE_ADD, None), (NODE_UPDATE_LABEL, None), (NODE_UPDATE_TAINT, None),
                 (PVC_ADD, _claim_of_pod), (PVC_UPDATE, _claim_of_pod), (PV_ADD, None), (PV_UPDATE, None)]
 

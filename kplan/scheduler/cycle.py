@@ -8,12 +8,12 @@ PreScore/Score/NormalizeScore → host selection → Reserve. Binding is the sim
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
+from kplan.framework.interfaces import Handle
 from kplan.framework.preemption import PreemptionOutcome
 from kplan.framework.runtime import FilterOutcome, Framework, Nominator
 from kplan.framework.status import Code, PluginError, Status
@@ -60,7 +60,7 @@ class CycleResult:
 class Scheduler:
     """Runs cycles for one simulation: owns the rotating start index and the RNG."""
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
         self.next_start_node_index = 0
 
@@ -204,7 +204,7 @@ class Scheduler:
             if isinstance(result, PreemptionOutcome):
                 res.preemption = result
             if s.ok:
-                if result is not None and getattr(result, "nominated_node", None) is not None:
+                if result is not None and result.nominated_node is not None:
                     res.nomination_override = True
                     res.nominated_node = result.nominated_node
                 reasons = []
@@ -215,7 +215,7 @@ class Scheduler:
                     res.nomination_override = True
                     res.nominated_node = result.nominated_node
                 break
-            if result is not None and getattr(result, "nominated_node", None) is not None:
+            if result is not None and result.nominated_node is not None:
                 res.nomination_override = True
                 res.nominated_node = result.nominated_node
             reasons += list(s.reasons)

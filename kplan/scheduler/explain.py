@@ -15,7 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from kplan.cluster.node_table import NodeTable
+from kplan.framework.cycle_state import CycleState
 from kplan.framework.preemption import PreemptionOutcome
+from kplan.framework.runtime import Framework
 from kplan.framework.status import REASONS, Code, Status
 from kplan.model.objects import Pod
 from kplan.scheduler.cycle import CycleResult
@@ -157,13 +160,14 @@ class PodExplainer:
         self.attempts.append(att)
 
 
-def score_notes(fw: Any, pod: Pod, table: Any, rows: np.ndarray, state: Any) -> dict[str, dict[int, str]]:
+def score_notes(fw: Framework, pod: Pod, table: NodeTable, rows: np.ndarray, state: CycleState
+                ) -> dict[str, dict[int, str]]:
     """The explanation lines of the score plugins that can explain themselves (ScoreExplainer)."""
     out: dict[str, dict[int, str]] = {}
-    for pl in fw.score_plugins:
-        if hasattr(pl, "explain") and pl.name not in state.skip_score:
+    for name, pl in fw.explainers.items():
+        if name not in state.skip_score:
             lines = pl.explain(state.clone(), pod, table, rows)
-            out[pl.name] = {int(row): line for row, line in zip(rows, lines, strict=True)}
+            out[name] = {int(row): line for row, line in zip(rows, lines, strict=True)}
     return out
 
 

@@ -47,6 +47,7 @@ from kplan.model.selectors import (
     PreferredSchedulingTerm,
     parse_int64,
 )
+from kplan.plugins.noderesources.fit import NodeResourcesFit
 from kplan.scheduler.inspect import FilterInspection, feasible_mask, plugin_verdicts
 
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
@@ -284,7 +285,7 @@ def node_patch(fw: Framework, pod: Pod, table: NodeTable, row: int, failing: lis
     for plugin in failing:
         if plugin == "NodeResourcesFit":
             fit = fw.plugins.get("NodeResourcesFit")
-            checked = fit.checked_resources(pod) if fit is not None and hasattr(fit, "checked_resources") else [
+            checked = fit.checked_resources(pod) if isinstance(fit, NodeResourcesFit) else [
                 (n, q) for n, q in pod.requests.items() if q > 0]
             for name, q in checked:
                 col = table.res.get(name)

@@ -146,8 +146,8 @@ class Simulation:
         fw = self.handle.frameworks[q.pod.scheduler_name]
         by_kind: dict[str, list[Any]] = {}
         for name in sorted(q.rejectors):
-            plugin = fw.plugins.get(name)
-            if plugin is None or not hasattr(plugin, "events_to_register"):
+            plugin = fw.enqueue_extensions.get(name)
+            if plugin is None:
                 self._registrations[key] = None
                 return None
             for kind, hint in plugin.events_to_register():
@@ -297,12 +297,12 @@ class Simulation:
         assert row is not None
         state = r.state
         assert state is not None
-        for pl in fw.reserve_plugins:
-            pl.reserve(state, pod, node)
-        for pl in fw.pre_bind_plugins:
-            pl.pre_bind(state, pod, node)
-        for pl in fw.bind_plugins:
-            if pl.bind(state, pod, node).ok:
+        for reserve in fw.reserve_plugins:
+            reserve.reserve(state, pod, node)
+        for pre_bind in fw.pre_bind_plugins:
+            pre_bind.pre_bind(state, pod, node)
+        for binder in fw.bind_plugins:
+            if binder.bind(state, pod, node).ok:
                 break
         self.binds += 1
         pod.node_name = node

@@ -39,6 +39,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.interfaces import PreScorePlugin, ScoreExplainer, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import Where
@@ -168,7 +169,7 @@ class _PreScoreState:
     by_code: np.ndarray
 
 
-class NetworkLatency(PluginBase):
+class NetworkLatency(PluginBase, PreScorePlugin, ScorePlugin, ScoreExplainer):
     name = NAME
 
     def __init__(self, args: Any, handle: Any) -> None:

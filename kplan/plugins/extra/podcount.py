@@ -23,6 +23,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.interfaces import ScoreExplainer, ScorePlugin
 from kplan.model.objects import Pod
 from kplan.plugins.extra.common import check_fields
 from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase
@@ -50,7 +51,7 @@ def pod_count_scores(pods: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     return np.where(allowed > 0, MAX_NODE_SCORE * free // np.maximum(allowed, 1), 0).astype(np.int64)
 
 
-class PodCount(PluginBase):
+class PodCount(PluginBase, ScorePlugin, ScoreExplainer):
     name = NAME
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.interfaces import PreScorePlugin, ScoreExplainer, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.plugins.extra.common import as_int, check_fields
@@ -79,7 +80,7 @@ def boost_scores(free: np.ndarray, counted: np.ndarray) -> np.ndarray:
     return np.where(n > 0, total // np.maximum(n, 1), 0).astype(np.int64)
 
 
-class PriorityBoost(PluginBase):
+class PriorityBoost(PluginBase, PreScorePlugin, ScorePlugin, ScoreExplainer):
     name = NAME
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:

@@ -31,6 +31,7 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.interfaces import PreScorePlugin, ScoreExplainer, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.plugins.extra.common import check_fields
@@ -61,7 +62,7 @@ def satisfies(limit: int, allocatable: np.ndarray) -> np.ndarray:
     return np.asarray((allocatable != 0) & (limit <= allocatable), dtype=bool)
 
 
-class ResourceLimits(PluginBase):
+class ResourceLimits(PluginBase, PreScorePlugin, ScorePlugin, ScoreExplainer):
     name = NAME
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:

@@ -34,7 +34,17 @@ from kplan.framework.events import (
     NODE_UPDATE_TAINT,
     ClusterEvent,
 )
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueingHint,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Status, Verdicts, skip
 from kplan.model.objects import EMPTY, Pod
@@ -70,7 +80,8 @@ def validate_args(args: InterPodAffinityArgs) -> list[str]:
     return []
 
 
-class InterPodAffinity(PluginBase):
+class InterPodAffinity(PluginBase, PreFilterPlugin, PreFilterExtensions, FilterPlugin,
+                       PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
 
     def _index(self) -> PodIndex:
@@ -120,7 +131,7 @@ class InterPodAffinity(PluginBase):
 
     # ------------------------------------------------------------------ queueing hints
 
-    def events_to_register(self) -> list[tuple[str, Any]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(ASSIGNED_POD_ADD, _after_pod_change), (ASSIGNED_POD_UPDATE_LABEL, _after_pod_change),
                 (ASSIGNED_POD_DELETE, _after_pod_change), (NODE_ADD, _after_node_change),
                 (NODE_UPDATE_LABEL, _after_node_change), (NODE_UPDATE_TAINT, _after_node_change)]

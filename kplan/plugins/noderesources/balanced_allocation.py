@@ -16,6 +16,7 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import gather
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.interfaces import PreScorePlugin, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import is_scalar_resource
@@ -55,7 +56,7 @@ def validate_args(args: BalancedAllocationArgs) -> list[str]:
     return errs
 
 
-class NodeResourcesBalancedAllocation(PluginBase):
+class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
     name = NAME
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:

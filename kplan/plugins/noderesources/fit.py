@@ -26,7 +26,15 @@ from kplan.framework.events import (
     NODE_UPDATE_ALLOCATABLE,
     ClusterEvent,
 )
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueingHint,
+    ReprieveFilter,
+    ScorePlugin,
+)
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import Node, Pod
@@ -175,7 +183,8 @@ def broken_linear(shape: tuple[ShapePoint, ...], p: np.ndarray) -> np.ndarray:
     return out
 
 
-class NodeResourcesFit(PluginBase):
+class NodeResourcesFit(PluginBase, PreFilterPlugin, ReprieveFilter, PreScorePlugin,
+                       ScorePlugin, EnqueueExtensions):
     name = NAME
 
     def __init__(self, args: FitArgs, handle: Any) -> None:
@@ -374,7 +383,7 @@ class NodeResourcesFit(PluginBase):
 
     # -------------------------------------------------------------------------- hints
 
-    def events_to_register(self) -> list[tuple[str, object]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(ASSIGNED_POD_DELETE, _pod_deleted), (ASSIGNED_POD_SCALE_DOWN, _scaled_down),
                 (NODE_ADD, self._node_fits), (NODE_UPDATE_ALLOCATABLE, self._node_fits)]
 

@@ -36,7 +36,17 @@ from kplan.framework.events import (
     UPDATE_POD_TOLERATION,
     ClusterEvent,
 )
-from kplan.framework.interfaces import PreFilterResult
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueingHint,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Status, Verdicts, skip
 from kplan.model.objects import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, Pod, SpreadConstraint
@@ -113,7 +123,8 @@ def validate_args(args: PodTopologySpreadArgs) -> list[str]:
     return errs
 
 
-class PodTopologySpread(PluginBase):
+class PodTopologySpread(PluginBase, PreFilterPlugin, PreFilterExtensions, FilterPlugin,
+                        PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
 
     def __init__(self, args: PodTopologySpreadArgs, handle: Any) -> None:
@@ -172,7 +183,7 @@ class PodTopologySpread(PluginBase):
 
     # ------------------------------------------------------------------ queueing hints
 
-    def events_to_register(self) -> list[tuple[str, Any]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         pod_hint, node_hint = self._after_pod_change, self._after_node_change
         return [(ASSIGNED_POD_ADD, pod_hint), (ASSIGNED_POD_UPDATE_LABEL, pod_hint),
                 (UPDATE_POD_TOLERATION, pod_hint), (ASSIGNED_POD_DELETE, pod_hint),

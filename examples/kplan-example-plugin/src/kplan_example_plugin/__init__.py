@@ -18,6 +18,11 @@ Enable it like any plugin once the package is installed::
 kplan builds it as ``LabelPreference(args, handle)``; its extension points are the methods it has
 (here ``filter`` and ``score``). ``decode_args`` / ``validate_args`` are optional: without them the
 plugin would receive its raw ``args`` mapping.
+
+The class names its roles by subclassing kplan's extension-point protocols
+(kplan.framework.interfaces): ``mypy --strict`` then checks each method against the signature
+the framework calls it with, e.g. ``Argument 4 of "score" is incompatible with supertype
+"ScorePlugin"; supertype defines the argument type as "NodeTable"``.
 """
 
 from __future__ import annotations
@@ -28,9 +33,20 @@ from typing import Any
 
 import numpy as np
 
+from kplan.cluster.node_table import NodeTable
+from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_LABEL
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    Handle,
+    QueueingHint,
+    ScoreExplainer,
+    ScorePlugin,
+)
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import Code, Verdicts, reason_id
+from kplan.model.objects import Pod
 
 __all__ = ["LabelPreference", "LabelPreferenceArgs"]
 
@@ -50,11 +66,11 @@ def _strings(v: Any, path: str) -> tuple[str, ...]:
     return tuple(v)
 
 
-class LabelPreference:
+class LabelPreference(FilterPlugin, ScorePlugin, EnqueueExtensions, ScoreExplainer):
     name = "LabelPreference"
     args_kind = "LabelPreferenceArgs"
 
-    def __init__(self, args: LabelPreferenceArgs, handle: Any) -> None:
+    def __init__(self, args: LabelPreferenceArgs, handle: Handle) -> None:
         self.args = args
         self.handle = handle
         # interned once: the reason kplan prints in the FitError for a rejected node
@@ -80,15 +96,15 @@ class LabelPreference:
             errs.append(f'prefer: Invalid value: "{v}": also in avoid')
         return errs
 
-    def filter(self, state: Any, pod: Any, table: Any, rows: np.ndarray) -> Verdicts:
+    def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         avoided = table.labels(self.args.key).isin(self.args.avoid)[rows]
         return Verdicts.where(avoided, Code.UNRESOLVABLE, self._reason)
 
-    def score(self, state: Any, pod: Any, table: Any, rows: np.ndarray) -> np.ndarray:
+    def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         preferred = table.labels(self.args.key).isin(self.args.prefer)[rows]
         return np.where(preferred, 100, 0).astype(np.int64)
 
-    def events_to_register(self) -> list[tuple[str, Any]]:
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         """A pod this plugin rejected can only fit after a node appears or its labels change.
 
         Each entry is (event kind, hint): the hint ``hint(pod, event) -> bool`` may say the event
@@ -97,7 +113,7 @@ class LabelPreference:
         """
         return [(NODE_ADD, None), (NODE_UPDATE_LABEL, None)]
 
-    def explain(self, state: Any, pod: Any, table: Any, rows: np.ndarray) -> list[str]:
+    def explain(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> list[str]:
         col = table.labels(self.args.key)
         out = []
         for row, s in zip(rows, self.score(state, pod, table, rows), strict=True):
