@@ -15,6 +15,12 @@ from kplan.model.objects import Pod, PodDisruptionBudget
 from kplan.model.selectors import selector_matches
 
 
+def pdb_key(pdb: PodDisruptionBudget) -> tuple[str, str]:
+    """A budget's stable key (namespace, name): budgets are looked up by it across the copies a
+    what-if makes, never by object identity."""
+    return (pdb.namespace, pdb.name)
+
+
 def _scaled(v: int | str, total: int) -> int:
     if isinstance(v, str) and v.endswith("%"):
         return math.ceil(int(v[:-1]) * total / 100)

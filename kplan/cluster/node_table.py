@@ -9,6 +9,7 @@ first use) and taints (encoded as the id of the node's taint list).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from itertools import count
 from typing import Protocol
 
 import numpy as np
@@ -20,6 +21,7 @@ from kplan.model.parse import is_tracked_resource
 I64 = np.int64
 #: larger than any pod priority (they are int32)
 NO_PODS = 2**40
+_TAINT_SET_KEYS = count(1)
 
 
 class LabelColumn:
@@ -182,6 +184,9 @@ class NodeTable:
         self.name_rank[order] = np.arange(n)
         self._labels: dict[str, LabelColumn] = {}
         self.taint_sets: list[tuple[Taint, ...]] = []
+        #: a key of taint_sets that no other list ever gets (forks share the list and its key):
+        #: caches per taint set use it, where id() could be reused by a later list
+        self.taint_sets_key = next(_TAINT_SET_KEYS)
         ids: dict[tuple[Taint, ...], int] = {}
         self.taint_ids = np.empty(n, dtype=np.int32)
         for i, node in enumerate(self.nodes):
@@ -304,6 +309,7 @@ class NodeTable:
         out.name_rank = self.name_rank[rows].copy()
         out._labels = {k: c.take(rows) for k, c in self._labels.items()}
         out.taint_sets = self.taint_sets
+        out.taint_sets_key = self.taint_sets_key
         out.taint_ids = self.taint_ids[rows].copy()
         out.listeners = []
         out.source_rows = self.source_rows[rows].copy()

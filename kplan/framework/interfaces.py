@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from kplan.model.objects import Pod, PodDisruptionBudget
 
 
+#: framework.MaxNodeScore: the highest score a Score plugin may give after NormalizeScore
+MAX_NODE_SCORE = 100
+
+
 class Handle(Protocol):
     """Everything plugins and the framework may read of the running scheduler (framework.Handle):
     the current snapshot, the nominations, the configuration, the seeded RNG and tie-break rule,

@@ -17,6 +17,7 @@ import numpy as np
 from kplan.framework.config import ProfileSpec
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.interfaces import (
+    MAX_NODE_SCORE,
     BindPlugin,
     EnqueueExtensions,
     FilterPlugin,
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
     from kplan.model.objects import Pod
 
-MAX_NODE_SCORE = 100
 
 
 class Nominator(dict[str, list["Pod"]]):

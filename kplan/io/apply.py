@@ -120,7 +120,7 @@ class Applier:
         self._by_name_size = -1
         #: _identity of every storage object in inputs.storage, read up to _storage_seen
         self._storage_ids: set[tuple[str, str]] = set()
-        self._storage_seen: tuple[int, int] = (0, 0)   # (id of the list, items read)
+        self._storage_seen: tuple[list[Any] | None, int] = (None, 0)   # (the list, items read)
         #: cluster objects by (kind, namespace, name), as given in the cluster input
         self.cluster: dict[tuple[str, str, str], Mapping[str, Any]] = {}
         for kind, objs in inputs.other.items():
@@ -165,9 +165,9 @@ class Applier:
         for p in old:
             inputs.replaced.append(Replaced(p, p.node_name, label, self.keep_existing))
         if not self.keep_existing:
-            gone = {id(p) for p in old}
-            inputs.running = [p for p in inputs.running if id(p) not in gone]
-            inputs.pending = [p for p in inputs.pending if id(p) not in gone]
+            gone = {p.uid for p in old}
+            inputs.running = [p for p in inputs.running if p.uid not in gone]
+            inputs.pending = [p for p in inputs.pending if p.uid not in gone]
             for p in old:
                 self._by_name.pop((p.namespace, p.name), None)
 
@@ -330,12 +330,13 @@ class Applier:
         extended with what was appended since the last call (one StatefulSet adds a claim per
         replica, and a cluster may hold thousands of storage objects)."""
         storage = self.inputs.storage
-        list_id, seen = self._storage_seen
-        if list_id != id(storage) or seen > len(storage):
+        # the list itself is kept (not its id(), which a new list could reuse)
+        seen_list, seen = self._storage_seen
+        if seen > len(storage) or seen_list is not storage:
             self._storage_ids, seen = set(), 0
         for item in storage[seen:]:
             self._storage_ids.add(_identity(item))
-        self._storage_seen = (id(storage), len(storage))
+        self._storage_seen = (storage, len(storage))
         return ident in self._storage_ids
 
     def _check_names(self) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from kplan.cluster.disruption import disruptions_allowed
+from kplan.cluster.disruption import disruptions_allowed, pdb_key
 from kplan.cluster.dra import DraState
 from kplan.cluster.snapshot import Snapshot
 from kplan.cluster.storage import StorageState
@@ -131,7 +131,8 @@ def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pendin
 class Scenario:
     snapshot: Snapshot
     pending: list[Pod]
-    pdb_allowed: dict[int, int]
+    #: disruptions allowed per budget, by pdb_key (namespace, name)
+    pdb_allowed: dict[tuple[str, str], int]
     warnings: list[str]
     inputs: Inputs
 
@@ -191,7 +192,7 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
         row = snapshot.row_of(pod.node_name)
         assert row is not None
         snapshot.add_pod(pod, row)
-    allowed = {id(pdb): disruptions_allowed(pdb, placed) for pdb in snapshot.pdbs}
+    allowed = {pdb_key(pdb): disruptions_allowed(pdb, placed) for pdb in snapshot.pdbs}
     return Scenario(snapshot, inputs.pending, allowed, warnings, inputs)
 
 

@@ -20,14 +20,12 @@ kind is a warning naming the missing permission, on nodes or pods a ClusterAcces
 from __future__ import annotations
 
 import email.utils
-import gc
 import json
 import os
 import re
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, Protocol
@@ -35,6 +33,7 @@ from urllib.parse import urlencode
 
 from kplan import __version__
 from kplan.errors import ClusterAccessError, InputError
+from kplan.io.collector import collector_paused
 from kplan.io.manifests import RawObject
 
 #: Added by ``kubectl apply``: a full copy of the object, of no use to a scheduler simulation.
@@ -616,20 +615,6 @@ def _unauthorized(server: str, reply: Reply) -> str:
             "check the kubeconfig user or log in again")
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Parsing pages creates millions of dicts and lists, and no reference cycles. CPython's cyclic
-    collector would scan them again and again while they are young: with it on, json.loads of a
-    page of pods takes about nine times as long."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 class NoClusterConfigured(ClusterAccessError):
     """No kubeconfig and no in-cluster service account: the commands that also read files add
     that ``--cluster FILE`` works offline."""
@@ -697,7 +682,7 @@ def capture(lister: Lister, context: str, *, namespace: str | None = None,
             if progress is not None:
                 progress.update(kind, done, total)
 
-        with _collector_paused():
+        with collector_paused():
             got = lister.list_kind(kind, namespace, on_page)
         if isinstance(got, Reply):
             if progress is not None:

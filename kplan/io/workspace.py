@@ -10,12 +10,12 @@ simulated, changed and simulated again.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from kplan.io.apply import Applier, with_namespace
+from kplan.io.collector import collector_paused
 from kplan.io.inputs import Inputs, Scenario, build_scenario, classify
 from kplan.io.manifests import RawObject
 from kplan.io.scheduler_config import read_scheduler_config
@@ -24,19 +24,9 @@ from kplan.whatif.plan import Planner
 from kplan.workloads import WORKLOAD_KINDS
 
 
-@contextmanager
-def bulk_load() -> Iterator[None]:
-    """Loading creates hundreds of thousands of long-lived objects and frees almost none: the
-    cyclic garbage collector would traverse them again and again for nothing. Pause it while
-    loading, then freeze what was loaded so later collections skip it."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
+def bulk_load() -> AbstractContextManager[None]:
+    """Loading: the collector paused, and what was loaded frozen afterwards (io/collector.py)."""
+    return collector_paused(freeze=True)
 
 
 @dataclass

@@ -80,6 +80,18 @@ def tolerates(tolerations: tuple[Toleration, ...], taint: Taint) -> bool:
     return any(t.tolerates(taint) for t in tolerations)
 
 
+def untolerated_taints(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> tuple[Taint, ...]:
+    """The taints that keep a pod off a node: the NoSchedule and NoExecute ones its tolerations do
+    not tolerate (TaintToleration's Filter, the DaemonSet controller's predicate). The one place
+    that rule is written."""
+    return tuple(t for t in taints if t.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerates(tolerations, t))
+
+
+#: the taint the scheduler sees on a node with spec.unschedulable (a cordoned node)
+UNSCHEDULABLE_TAINT_KEY = "node.kubernetes.io/unschedulable"
+UNSCHEDULABLE_TAINT = Taint(UNSCHEDULABLE_TAINT_KEY, "", NO_SCHEDULE)
+
+
 @dataclass(frozen=True, slots=True)
 class PodAffinityTerm:
     """A pod (anti-)affinity term with matchLabelKeys already merged into ``selector``."""

@@ -6,9 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from kplan.framework.interfaces import Handle
-
-MAX_NODE_SCORE = 100
+from kplan.framework.interfaces import MAX_NODE_SCORE, Handle
 
 
 class PluginBase:

@@ -7,13 +7,15 @@ fraction of all nodes that have it, clamped to [23 MiB, 1000 MiB × containers] 
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import ScorePlugin
+from kplan.framework.interfaces import MAX_NODE_SCORE, ScorePlugin
 from kplan.model.objects import Pod
-from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase
+from kplan.plugins.helper import PluginBase
 
 NAME = "ImageLocality"
 MB = 1024 * 1024
@@ -60,12 +62,13 @@ class ImageLocality(PluginBase, ScorePlugin):
 
     def __init__(self, args: object, handle: object) -> None:
         super().__init__(args, handle)  # type: ignore[arg-type]
-        self._index: tuple[int, ImageIndex] | None = None
+        # the table is held by a weak reference: its id() could be reused by a later table
+        self._index: tuple[weakref.ref[NodeTable], ImageIndex] | None = None
 
     def index(self) -> ImageIndex:
         table = self.handle.snapshot.table
-        if self._index is None or self._index[0] != id(table):
-            self._index = (id(table), ImageIndex(table))
+        if self._index is None or self._index[0]() is not table:
+            self._index = (weakref.ref(table), ImageIndex(table))
         return self._index[1]
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:

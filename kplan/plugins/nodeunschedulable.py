@@ -13,12 +13,12 @@ from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLERATION, ClusterEvent
 from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, QueueingHint
 from kplan.framework.status import Code, Verdicts, reason_id
-from kplan.model.objects import NO_SCHEDULE, Pod, Taint, tolerates
+from kplan.model.objects import UNSCHEDULABLE_TAINT, Pod, tolerates
 from kplan.plugins.helper import PluginBase
 
 NAME = "NodeUnschedulable"
 REASON = "node(s) were unschedulable"
-_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
+_TAINT = UNSCHEDULABLE_TAINT
 _REASON_ID = reason_id(REASON)
 
 

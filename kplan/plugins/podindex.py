@@ -140,7 +140,7 @@ class PodIndex:
         self.n = len(table)
         self.namespace_labels = namespace_labels
         self.classes: dict[tuple[str, tuple[tuple[str, str], ...], bool], PodClass] = {}
-        self._class_of_pod: dict[int, PodClass] = {}
+        self._class_of_pod: dict[str, PodClass] = {}   # by pod uid
         self.counters: dict[PodQuery, RowCounter] = {}
         self.carriers: dict[str, list[Carrier]] = {k: [] for k in (
             REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY, PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY)}
@@ -157,7 +157,7 @@ class PodIndex:
                 cls = classes.get(class_key(pod))
                 if cls is None:
                     cls = self._class(pod)
-                class_of_pod[id(pod)] = cls
+                class_of_pod[pod.uid] = cls
                 cls.rows[row] = cls.rows.get(row, 0) + 1
                 if pod.has_affinity:
                     self._carry(pod, row, 1)
@@ -182,13 +182,13 @@ class PodIndex:
         self._update(pod, row, -1)
 
     def _update(self, pod: Pod, row: int, delta: int) -> None:
-        cls = self._class_of_pod.get(id(pod)) if delta < 0 else None
+        cls = self._class_of_pod.get(pod.uid) if delta < 0 else None
         if cls is None:
             cls = self._class(pod)
         if delta > 0:
-            self._class_of_pod[id(pod)] = cls
+            self._class_of_pod[pod.uid] = cls
         else:
-            self._class_of_pod.pop(id(pod), None)
+            self._class_of_pod.pop(pod.uid, None)
         left = cls.rows.get(row, 0) + delta
         if left:
             cls.rows[row] = left

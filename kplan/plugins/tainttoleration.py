@@ -27,18 +27,16 @@ from kplan.framework.interfaces import (
     ScorePlugin,
 )
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
-from kplan.model.objects import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Pod, Taint, Toleration, tolerates
+from kplan.model.objects import PREFER_NO_SCHEDULE, Pod, Taint, Toleration, tolerates, untolerated_taints
 from kplan.plugins.helper import PluginBase, default_normalize
 
 NAME = "TaintToleration"
 
 
 def untolerated_taint(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> Taint | None:
-    """FindMatchingUntoleratedTaint restricted to NoSchedule and NoExecute."""
-    for t in taints:
-        if t.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerates(tolerations, t):
-            return t
-    return None
+    """FindMatchingUntoleratedTaint restricted to NoSchedule and NoExecute: the first of them."""
+    found = untolerated_taints(taints, tolerations)
+    return found[0] if found else None
 
 
 def taint_reason(t: Taint) -> str:
@@ -62,7 +60,7 @@ class TaintToleration(PluginBase, FixedInputFilter, PreScorePlugin, ScorePlugin,
     def _per_set(self, cache: dict[tuple[int, int, tuple[Toleration, ...]], np.ndarray], table: NodeTable,
                  tolerations: tuple[Toleration, ...],
                  fn: Callable[[tuple[Taint, ...], tuple[Toleration, ...]], int]) -> np.ndarray:
-        key = (id(table.taint_sets), len(table.taint_sets), tolerations)
+        key = (table.taint_sets_key, len(table.taint_sets), tolerations)
         out = cache.get(key)
         if out is None:
             out = np.array([fn(ts, tolerations) for ts in table.taint_sets], dtype=np.int64)

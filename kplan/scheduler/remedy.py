@@ -26,14 +26,14 @@ from kplan.framework.runtime import Framework, Nominator
 from kplan.framework.status import REASONS, Code
 from kplan.model.objects import (
     DO_NOT_SCHEDULE,
-    NO_EXECUTE,
     NO_SCHEDULE,
+    UNSCHEDULABLE_TAINT,
     Pod,
     PodAffinityTerm,
     Taint,
     Toleration,
     WeightedPodAffinityTerm,
-    tolerates,
+    untolerated_taints,
 )
 from kplan.model.quantity import format_resource
 from kplan.model.selectors import (
@@ -50,7 +50,6 @@ from kplan.model.selectors import (
 from kplan.plugins.noderesources.fit import NodeResourcesFit
 from kplan.scheduler.inspect import FilterInspection, feasible_mask, plugin_verdicts
 
-UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
 #: plugins whose rejection a change to the node itself can lift
 NODE_FIXABLE = frozenset({"NodeResourcesFit", "TaintToleration", "NodeAffinity", "NodeUnschedulable"})
 MAX_TAINT_OPTIONS = 5
@@ -118,10 +117,6 @@ def _toleration_for(t: Taint) -> Toleration:
     return Toleration(t.key, "Equal", t.value, t.effect) if t.value else Toleration(t.key, "Exists", "", t.effect)
 
 
-def untolerated_taints(pod: Pod, taints: tuple[Taint, ...]) -> tuple[Taint, ...]:
-    return tuple(t for t in taints if t.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerates(pod.tolerations, t))
-
-
 def _preferred(terms: tuple[PodAffinityTerm, ...], i: int) -> tuple[tuple[PodAffinityTerm, ...], WeightedPodAffinityTerm]:
     return terms[:i] + terms[i + 1:], WeightedPodAffinityTerm(1, terms[i])
 
@@ -135,7 +130,7 @@ def pod_change_candidates(pod: Pod, failing: set[str], table: NodeTable, rejecte
         counts: dict[Taint, int] = {}
         seen_sets = {int(t) for t in np.unique(table.taint_ids[rejected_rows])} if len(rejected_rows) else set()
         for tid in sorted(seen_sets):
-            for t in untolerated_taints(pod, table.taint_sets[tid]):
+            for t in untolerated_taints(table.taint_sets[tid], pod.tolerations):
                 counts[t] = counts.get(t, 0) + int((table.taint_ids[rejected_rows] == tid).sum())
         taints = sorted(counts, key=lambda t: (-counts[t], t.key, t.value, t.effect))
         for t in taints[:MAX_TAINT_OPTIONS]:
@@ -298,7 +293,7 @@ def node_patch(fw: Framework, pod: Pod, table: NodeTable, row: int, failing: lis
             if slots > 0:
                 patch.extra_pods = slots
         elif plugin == "TaintToleration":
-            patch.untolerated = untolerated_taints(pod, node.taints)
+            patch.untolerated = untolerated_taints(node.taints, pod.tolerations)
         elif plugin == "NodeUnschedulable":
             patch.uncordon = True
         elif plugin == "NodeAffinity":

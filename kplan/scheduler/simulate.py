@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from kplan.cluster.disruption import pdb_key
 from kplan.cluster.snapshot import Snapshot
 from kplan.framework.config import SchedulerConfig
 from kplan.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, ClusterEvent
@@ -73,7 +74,7 @@ class SchedulerHandle:
     """framework.Handle for a run: the snapshot, nominations, RNG and policies plugins read."""
 
     def __init__(self, snapshot: Snapshot, config: SchedulerConfig, seed: int, lowest_name: bool,
-                 pdb_allowed: dict[int, int]) -> None:
+                 pdb_allowed: dict[tuple[str, str], int]) -> None:
         self.snapshot = snapshot
         self.config = config
         self.rng = np.random.default_rng(seed)
@@ -87,7 +88,7 @@ class SchedulerHandle:
         return self.frameworks[pod.scheduler_name]
 
     def disruptions_allowed(self, pdb: PodDisruptionBudget) -> int:
-        return self._pdb_allowed.get(id(pdb), pdb.disruptions_allowed or 0)
+        return self._pdb_allowed.get(pdb_key(pdb), pdb.disruptions_allowed or 0)
 
     def preemption_in_progress(self, pod: Pod) -> bool:
         return pod.uid in self._preempting
@@ -104,7 +105,7 @@ Progress = Callable[[int, int], None]
 
 class Simulation:
     def __init__(self, snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],
-                 *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[int, int] | None = None,
+                 *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[tuple[str, str], int] | None = None,
                  keep_cycles: bool = False, observer: Observer | None = None,
                  created_after: Mapping[str, str] | None = None, progress: Progress | None = None) -> None:
         self.snapshot = snapshot

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from kplan.cluster.disruption import disruptions_allowed
+from kplan.cluster.disruption import disruptions_allowed, pdb_key
 from kplan.errors import InputError, KplanError
 from kplan.model.admission import admit_priority, with_builtin_classes
 from kplan.model.objects import Node, Pod, PodDisruptionBudget, PriorityClass
@@ -43,7 +43,6 @@ from kplan.model.selectors import selector_matches
 HOSTNAME = "kubernetes.io/hostname"
 CLONE_INFIX = "-whatif-"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
-UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 
 class InputsLike(Protocol):
@@ -234,8 +233,8 @@ class _Work:
         names = {n.name for n in self.nodes}
         placed = [p for p in self.running if p.node_name in names]
         #: disruptions left per budget, computed once as build_scenario does, then spent
-        self.allowed: dict[int, int] = {id(b): disruptions_allowed(b, placed) for b in self.pdbs}
-        self.spent: dict[int, int] = {}
+        self.allowed: dict[tuple[str, str], int] = {pdb_key(b): disruptions_allowed(b, placed) for b in self.pdbs}
+        self.spent: dict[tuple[str, str], int] = {}
         self.applied = Applied()
         self.claims: list[Any] = []
         self.explicit: dict[str, tuple[bool, bool]] = dict(getattr(inputs, "explicit", {}) or {})
@@ -257,8 +256,9 @@ class _Work:
 
     def spend(self, pod: Pod) -> None:
         for b in matching_pdbs(pod, self.pdbs):
-            self.allowed[id(b)] -= 1
-            self.spent[id(b)] = self.spent.get(id(b), 0) + 1
+            key = pdb_key(b)
+            self.allowed[key] -= 1
+            self.spent[key] = self.spent.get(key, 0) + 1
 
     def lose(self, pod: Pod, node: str, why: str) -> None:
         """The pod stops running: replaced if a controller (not a DaemonSet) owns it, else gone."""
@@ -317,7 +317,7 @@ class _Work:
                 self.applied.pods.append(PodFate(pod, name, "kept", f"eviction refused: the pod has more than one "
                                                                       f"PodDisruptionBudget ({names})"))
                 continue
-            blocked = [b for b in budgets if self.allowed[id(b)] <= 0]
+            blocked = [b for b in budgets if self.allowed[pdb_key(b)] <= 0]
             if blocked:
                 b = blocked[0]
                 self.applied.pods.append(PodFate(pod, name, "kept", f"eviction would violate PodDisruptionBudget "
@@ -327,12 +327,12 @@ class _Work:
             self.lose(pod, name, "evicted by the drain")
 
     def scale(self, c: ScaleWorkload) -> None:
-        gone = {id(p) for p in c.delete}
+        gone = {p.uid for p in c.delete}
         for pod in c.delete:
             if pod.node_name:
                 self.applied.pods.append(PodFate(pod, pod.node_name, "deleted", f"{c.label} scaled down"))
-        self.running = [p for p in self.running if id(p) not in gone]
-        self.pending = [p for p in self.pending if id(p) not in gone] + list(c.add)
+        self.running = [p for p in self.running if p.uid not in gone]
+        self.pending = [p for p in self.pending if p.uid not in gone] + list(c.add)
         self.claims += list(c.claims)
         self.created_after.update(dict(c.created_after))
         self.explicit.update(dict(c.explicit))
@@ -348,8 +348,8 @@ class _Work:
     def pinned_pdbs(self) -> list[PodDisruptionBudget]:
         out = []
         for b in self.pdbs:
-            if id(b) in self.spent:
-                b = dataclasses.replace(b, disruptions_allowed=max(0, self.allowed[id(b)]))
+            if pdb_key(b) in self.spent:
+                b = dataclasses.replace(b, disruptions_allowed=max(0, self.allowed[pdb_key(b)]))
             out.append(b)
         return out
 

@@ -25,7 +25,14 @@ from kplan.framework.config import SchedulerConfig
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.registry import Registry
 from kplan.framework.status import Code, Status
-from kplan.model.objects import NO_EXECUTE, NO_SCHEDULE, Node, Pod, Taint, Toleration, tolerates
+from kplan.model.objects import (
+    PREEMPT_NEVER,
+    UNSCHEDULABLE_TAINT,
+    Node,
+    Pod,
+    tolerates,
+    untolerated_taints,
+)
 from kplan.scheduler.simulate import GATED, SCHEDULED, Observer, Simulation, SimulationResult
 from kplan.whatif.capacity import CapacityOutcome, fill
 from kplan.whatif.changes import Applied, Change, CloneNode, InputsLike, apply_changes
@@ -38,7 +45,7 @@ DEFAULT_SEARCH_LIMIT = 1024
 class Built(Protocol):
     snapshot: Snapshot
     pending: list[Pod]
-    pdb_allowed: dict[int, int]
+    pdb_allowed: dict[tuple[str, str], int]
     warnings: list[str]
     #: the inputs it was built from (created_after: a StatefulSet's creation order; replaced pods)
     inputs: Any
@@ -76,13 +83,6 @@ class UntilFit:
     probes: dict[int, bool] = dataclasses.field(default_factory=dict)
     #: fewer template nodes than this cannot fit the pods (None: not computed, pods may preempt)
     lower_bound: int | None = None
-
-
-UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
-
-
-def untolerated_taints_of(tolerations: tuple[Toleration, ...], taints: tuple[Taint, ...]) -> tuple[Taint, ...]:
-    return tuple(t for t in taints if t.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerates(tolerations, t))
 
 
 def fresh(inputs: Any) -> Any:
@@ -256,7 +256,7 @@ class Planner:
         table = result.snapshot.table
         placed = [p for row in table.pods for p in row]
         lowest = min((p.priority for p in placed), default=None)
-        if lowest is not None and any(o.pod.priority > lowest and o.pod.preemption_policy != "Never"
+        if lowest is not None and any(o.pod.priority > lowest and o.pod.preemption_policy != PREEMPT_NEVER
                                       for o in result.pods):
             return None
         need: dict[str, int] = {}
@@ -270,7 +270,7 @@ class Planner:
         usable = np.ones(len(table), dtype=bool)
         tolerations = {p.tolerations for p in misfits}
         for tid, taints in enumerate(table.taint_sets):
-            if not any(untolerated_taints_of(tols, taints) == () for tols in tolerations):
+            if not any(untolerated_taints(taints, tols) == () for tols in tolerations):
                 usable &= table.taint_ids != tid
         if not any(tolerates(tols, UNSCHEDULABLE_TAINT) for tols in tolerations):
             usable &= ~table.unschedulable

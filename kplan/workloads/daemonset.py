@@ -24,7 +24,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kplan.model.objects import NO_EXECUTE, NO_SCHEDULE, Node, Toleration
+from kplan.model.objects import UNSCHEDULABLE_TAINT_KEY, Node, Toleration, untolerated_taints
 from kplan.model.parse import parse_node_affinity, parse_tolerations
 from kplan.workloads.common import (
     Obj,
@@ -50,7 +50,7 @@ def _daemon_tolerations(host_network: bool) -> list[Obj]:
         {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
         {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
         {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
-        {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": UNSCHEDULABLE_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"},
     ]
     if host_network:
         out.append({"key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "effect": "NoSchedule"})
@@ -100,10 +100,7 @@ def should_run(template_spec: Mapping[str, Any], node: Node, r: Reader) -> bool:
         return False
     tolerations: tuple[Toleration, ...] = parse_tolerations(template_spec.get("tolerations"), r.where,
                                                             "spec.template.spec.tolerations")
-    for taint in node.taints:
-        if taint.effect in (NO_SCHEDULE, NO_EXECUTE) and not any(t.tolerates(taint) for t in tolerations):
-            return False
-    return True
+    return not untolerated_taints(node.taints, tolerations)
 
 
 def replace_node_affinity(spec: dict[str, Any], node_name: str) -> None:

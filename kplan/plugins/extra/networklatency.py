@@ -30,6 +30,7 @@ Score (no NormalizeScore):
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import PreScorePlugin, ScoreExplainer, ScorePlugin
+from kplan.framework.interfaces import MAX_NODE_SCORE, PreScorePlugin, ScoreExplainer, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import Where
@@ -51,7 +52,7 @@ from kplan.model.selector_syntax import (
 )
 from kplan.model.selectors import LabelSelector
 from kplan.plugins.extra.common import as_int, as_mapping, as_str, check_fields
-from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase
+from kplan.plugins.helper import PluginBase
 
 NAME = "NetworkLatency"
 ARGS_KIND = "NetworkLatencyArgs"
@@ -174,15 +175,16 @@ class NetworkLatency(PluginBase, PreScorePlugin, ScorePlugin, ScoreExplainer):
 
     def __init__(self, args: Any, handle: Any) -> None:
         super().__init__(args, handle)
-        self._index: tuple[int, PeerIndex] | None = None
+        # the table is held by a weak reference: its id() could be reused by a later table
+        self._index: tuple[weakref.ref[NodeTable], PeerIndex] | None = None
         self._selectors: dict[str, LabelSelector] = {}
 
     def index(self) -> PeerIndex:
         table = self.handle.snapshot.table
-        if self._index is None or self._index[0] != id(table):
+        if self._index is None or self._index[0]() is not table:
             index = PeerIndex(table)
             table.listeners.append(index)
-            self._index = (id(table), index)
+            self._index = (weakref.ref(table), index)
         return self._index[1]
 
     def selector(self, pod: Pod, text: str) -> LabelSelector:

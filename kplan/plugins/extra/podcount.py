@@ -23,10 +23,10 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import ScoreExplainer, ScorePlugin
+from kplan.framework.interfaces import MAX_NODE_SCORE, ScoreExplainer, ScorePlugin
 from kplan.model.objects import Pod
 from kplan.plugins.extra.common import check_fields
-from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase
+from kplan.plugins.helper import PluginBase
 
 NAME = "PodCount"
 ARGS_KIND = "PodCountArgs"

@@ -29,11 +29,11 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import PreScorePlugin, ScoreExplainer, ScorePlugin
+from kplan.framework.interfaces import MAX_NODE_SCORE, PreScorePlugin, ScoreExplainer, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.plugins.extra.common import as_int, check_fields
-from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase
+from kplan.plugins.helper import PluginBase
 
 NAME = "PriorityBoost"
 ARGS_KIND = "PriorityBoostArgs"

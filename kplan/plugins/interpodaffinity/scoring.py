@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from kplan.cluster.node_table import LabelColumn, NodeTable
+from kplan.framework.interfaces import MAX_NODE_SCORE
 from kplan.model.objects import Pod
-from kplan.plugins.helper import MAX_NODE_SCORE
 from kplan.plugins.podindex import (
     PREFERRED_AFFINITY,
     PREFERRED_ANTI_AFFINITY,

@@ -16,11 +16,11 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import gather
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import PreScorePlugin, ScorePlugin
+from kplan.framework.interfaces import MAX_NODE_SCORE, PreScorePlugin, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import is_scalar_resource
-from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase
+from kplan.plugins.helper import PluginBase
 from kplan.plugins.noderesources.fit import (
     DEFAULT_RESOURCES,
     ResourceSpec,

@@ -27,6 +27,7 @@ from kplan.framework.events import (
     ClusterEvent,
 )
 from kplan.framework.interfaces import (
+    MAX_NODE_SCORE,
     EnqueueExtensions,
     PreFilterPlugin,
     PreFilterResult,
@@ -39,7 +40,7 @@ from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import Node, Pod
 from kplan.model.parse import is_scalar_resource
-from kplan.plugins.helper import MAX_NODE_SCORE, PluginBase, go_round, trunc_div
+from kplan.plugins.helper import PluginBase, go_round, trunc_div
 
 NAME = "NodeResourcesFit"
 LEAST, MOST, RTCR = "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"

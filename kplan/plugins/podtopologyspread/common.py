@@ -53,7 +53,7 @@ class Constraints:
     def __init__(self, defaults: Sequence[SpreadConstraint]) -> None:
         self.defaults = tuple(defaults)
         self._selectors: dict[tuple[object, ...], LabelSelector] = {}
-        self._selecting_id: tuple[int, int] = (0, -1)
+        self._selecting: tuple[Sequence[SelectingObject] | None, int] = (None, -1)
 
     def of(self, pod: Pod, action: str, selecting: Sequence[SelectingObject]) -> tuple[SpreadConstraint, ...]:
         if pod.spread_constraints:
@@ -67,10 +67,11 @@ class Constraints:
         return tuple(replace(c, selector=sel) for c in wanted)
 
     def default_selector(self, pod: Pod, selecting: Sequence[SelectingObject]) -> LabelSelector:
-        ident = (id(selecting), len(selecting))
-        if ident != self._selecting_id:
+        # the list itself is kept, not its id(), which a later list could reuse
+        seen, seen_len = self._selecting
+        if seen is not selecting or seen_len != len(selecting):
             self._selectors.clear()
-            self._selecting_id = ident
+            self._selecting = (selecting, len(selecting))
         key = (pod.namespace, tuple(sorted(pod.labels.items())), pod.controller())
         sel = self._selectors.get(key)
         if sel is None:
@@ -110,6 +111,7 @@ class InclusionMasks:
         return hit[1]
 
     def taints(self, table: NodeTable, tolerations: tuple[Toleration, ...]) -> np.ndarray:
+        # the entry holds its table, so the table's id() cannot be reused while the entry lives
         key = (id(table), len(table.taint_sets), tolerations)
         hit = self._taints.get(key)
         if hit is None or hit[0] is not table:

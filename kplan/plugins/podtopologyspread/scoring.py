@@ -26,8 +26,9 @@ import math
 import numpy as np
 
 from kplan.cluster.node_table import LabelColumn, NodeTable
+from kplan.framework.interfaces import MAX_NODE_SCORE
 from kplan.model.objects import Pod, SpreadConstraint
-from kplan.plugins.helper import MAX_NODE_SCORE, go_round
+from kplan.plugins.helper import go_round
 from kplan.plugins.podindex import PodIndex
 from kplan.plugins.podtopologyspread.common import HOSTNAME, InclusionMasks
 from kplan.plugins.podtopologyspread.filtering import matching_query
