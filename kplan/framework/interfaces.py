@@ -183,6 +183,15 @@ class ReprieveFilter(FilterPlugin, Protocol):
 
 
 @runtime_checkable
+class BatchReprieveFilter(ReprieveFilter, Protocol):
+    """kplan's own addition: ``reprieve`` for many nodes at once (NodeResourcesFit), the preemption
+    dry run's vectorised shortcut; see framework/preemption.py _BatchReprieve."""
+
+    def reprieve_rows(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray, requests: np.ndarray,
+                      counts: np.ndarray, reserved: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@runtime_checkable
 class ScoreExplainer(Plugin, Protocol):
     """kplan's own addition, no upstream counterpart: why a score plugin scored each node.
 

@@ -337,11 +337,11 @@ class Evaluator:
             return None
         return self._resource_filter_alone(state)
 
-    def _resource_filter_alone(self, state: CycleState) -> Any:
+    def _resource_filter_alone(self, state: CycleState) -> ReprieveFilter | None:
         """The resource Filter plugin (one with ``reprieve``) if every other filter either reads
         only the node's fixed attributes (checked to pass on their own) or was skipped at
         PreFilter; None otherwise."""
-        found = None
+        found: ReprieveFilter | None = None
         # the leading node-attribute filters are those fixed_filters_pass checked; one of that
         # kind placed after another filter (a custom order) is treated as any other filter
         for pl in self.fw.filter_plugins[self.fw.fixed_filter_count:]:
@@ -378,11 +378,14 @@ class _BatchReprieve:
     pass with them added is the stricter of RunFilterPluginsWithNominatedPods' two. Nodes are
     taken in the dry run's order, ``chunk`` eligible ones at a time, as the walk reaches them."""
 
-    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plugin: Any, tried: np.ndarray,
+    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plugin: ReprieveFilter, tried: np.ndarray,
                  eligible: np.ndarray, chunk: int) -> None:
-        self.ev, self.state, self.pod, self.plugin = evaluator, state, pod, plugin
+        self.ev, self.state, self.pod = evaluator, state, pod
+        # the plugin's batch form, if it has one (recognised once, when the framework was built)
+        batch = evaluator.fw.batch_reprieves.get(plugin.name)
+        self.plugin = batch
         self.tried = tried
-        self.positions: list[int] = np.flatnonzero(eligible).tolist() if hasattr(plugin, "reprieve_rows") else []
+        self.positions: list[int] = np.flatnonzero(eligible).tolist() if batch is not None else []
         self.next = 0          # index into positions of the first position not computed yet
         self.chunk = max(chunk, 32)
         #: position → (victims, their Candidate.criteria) where the shortcut decided, else None
@@ -440,6 +443,7 @@ class _BatchReprieve:
                         col = table.res.get(name)
                         if col is not None and col < columns:
                             reserved[k, col] += amount
+        assert self.plugin is not None  # positions are empty without it
         fits_all, victim = self.plugin.reprieve_rows(self.state, pod, table, rows, stacked, counts, reserved)
         self.results.update(dict.fromkeys(positions))
         chosen = victim & fits_all[:, None]

@@ -18,6 +18,7 @@ from kplan.framework.config import ProfileSpec
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.interfaces import (
     MAX_NODE_SCORE,
+    BatchReprieveFilter,
     BindPlugin,
     EnqueueExtensions,
     FilterPlugin,
@@ -166,6 +167,9 @@ class Framework:
         #: Filter plugins whose verdict preemption can settle on scalars (ReprieveFilter), by name
         self.reprieves: dict[str, ReprieveFilter] = {
             p.name: p for p in self.filter_plugins if isinstance(p, ReprieveFilter)}
+        #: those of them that also decide many nodes at once (BatchReprieveFilter)
+        self.batch_reprieves: dict[str, BatchReprieveFilter] = {
+            n: p for n, p in self.reprieves.items() if isinstance(p, BatchReprieveFilter)}
         # NormalizeScore may change its input in place (an out-of-tree plugin might); kplan's own
         # plugins return new arrays, so their raw scores need no copy to stay as they were
         self._copy_before_normalize = {p.name for p in self.score_plugins
@@ -339,7 +343,7 @@ class Framework:
                     if (nominated := nominator.yielding_to(pod, table.names[int(rows[k])]))]
         if not yielding:
             return out
-        if any(pl.name not in state.skip_filter for pl in self.extensions):
+        if any(name not in state.skip_filter for name, _ in self.extensions):
             # AddPod changes the cycle state, and each node needs its own: one fork per node
             groups = [[entry] for entry in yielding]
         else:

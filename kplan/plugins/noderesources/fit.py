@@ -28,12 +28,12 @@ from kplan.framework.events import (
 )
 from kplan.framework.interfaces import (
     MAX_NODE_SCORE,
+    BatchReprieveFilter,
     EnqueueExtensions,
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
     QueueingHint,
-    ReprieveFilter,
     ScorePlugin,
 )
 from kplan.framework.registry import ArgsError
@@ -184,7 +184,7 @@ def broken_linear(shape: tuple[ShapePoint, ...], p: np.ndarray) -> np.ndarray:
     return out
 
 
-class NodeResourcesFit(PluginBase, PreFilterPlugin, ReprieveFilter, PreScorePlugin,
+class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScorePlugin,
                        ScorePlugin, EnqueueExtensions):
     name = NAME
 
