@@ -195,8 +195,9 @@ class Evaluator:
     def eligible(self, pod: Pod, nominated_status: Status | None) -> tuple[bool, str]:
         if pod.preemption_policy == PREEMPT_NEVER:
             return False, NOT_ELIGIBLE_NEVER
-        if pod.nominated_node and nominated_status is not None and nominated_status.code != Code.UNRESOLVABLE:
-            row = self.handle.snapshot.row_of(pod.nominated_node)
+        nominated = self.handle.nominated_node(pod)
+        if nominated and nominated_status is not None and nominated_status.code != Code.UNRESOLVABLE:
+            row = self.handle.snapshot.row_of(nominated)
             if row is not None:
                 for p in self.handle.snapshot.table.pods[row]:
                     if p.priority < pod.priority and p.terminating and self.handle.terminating_by_preemption(p):
@@ -206,7 +207,8 @@ class Evaluator:
     def preempt(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> PreemptionOutcome:
         snap = self.handle.snapshot
         table = snap.table
-        nominated_row = snap.row_of(pod.nominated_node) if pod.nominated_node else None
+        nominated = self.handle.nominated_node(pod)
+        nominated_row = snap.row_of(nominated) if nominated else None
         nominated_status = diagnosis.get(nominated_row) if nominated_row is not None else diagnosis.absent
         ok, msg = self.eligible(pod, nominated_status)
         if not ok:

@@ -13,7 +13,7 @@ controllers create, and replace the same workloads of the cluster.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -62,7 +62,7 @@ class Inputs:
     replaced: list[Replaced] = field(default_factory=list)
     #: pending pod uid → the pod that must run first (a StatefulSet's OrderedReady policy)
     created_after: dict[str, str] = field(default_factory=dict)
-    #: uids of pending pods whose priority is already final (what-if replacements of running pods)
+    #: uids of pods whose priority is already final (settled at load; what-if replacements)
     admitted: set[str] = field(default_factory=set)
     #: one line per invalid object of the validated cluster kinds (kplan.validation)
     invalid: list[str] = field(default_factory=list)
@@ -137,8 +137,62 @@ class Scenario:
     inputs: Inputs
 
 
+def _check_unique(inputs: Inputs) -> None:
+    seen: dict[str, str] = {}
+    for pod in inputs.running + inputs.pending:
+        if pod.key in seen:
+            raise InputError(f"{pod.source}: Pod {pod.key}: metadata.name: Duplicate value: the pod is also defined "
+                             f"in {seen[pod.key]}")
+        seen[pod.key] = pod.source or "the input"
+
+
+def _admitted_pending(inputs: Inputs, pod: Pod, classes: dict[str, PriorityClass]) -> Pod:
+    if pod.uid in inputs.admitted:
+        return pod
+    explicit_priority, explicit_policy = inputs.explicit.get(pod.uid, (False, False))
+    return admit_priority(pod, classes, explicit_priority, explicit_policy)
+
+
+def _admitted_running(inputs: Inputs, pod: Pod, i: int, classes: dict[str, PriorityClass],
+                      warnings: list[str] | None) -> Pod:
+    """A running pod as the scheduler sees it: its priority resolved, its start time known. One
+    whose PriorityClass is missing keeps priority 0 and is warned about (into ``warnings``)."""
+    if pod.uid not in inputs.admitted and not inputs.explicit.get(pod.uid, (False, False))[0]:
+        # a running pod went through admission when it was created: its spec.priority, when the
+        # input carries it, is the truth; otherwise resolve its class now
+        if pod.priority_class_name and pod.priority_class_name not in classes:
+            if warnings is not None:
+                warnings.append(f"{pod.source}: Pod {pod.key}: spec.priorityClassName: no PriorityClass with name "
+                                f"{pod.priority_class_name} was found; its priority is taken as 0")
+        else:
+            pod = admit_priority(pod, classes, False, False)
+    if pod.start_time is None:
+        pod = replace(pod, start_time=pod.creation_time if pod.creation_time is not None else RUNNING_EPOCH + i)
+    return pod
+
+
+def settle(inputs: Inputs) -> None:
+    """What loading decides once about the pods, written into the inputs as new Pod objects:
+    priority admission of the pending and running pods and the running pods' start times (by
+    their order once the manifests are applied). Every build, and every what-if's build, then
+    starts from the same pods; no build changes them."""
+    if inputs.invalid:
+        # invalid objects are reported before anything else, as build_scenario does
+        raise InputError("\n".join(inputs.invalid))
+    _check_unique(inputs)
+    classes = with_builtin_classes(inputs.priority_classes)
+    inputs.pending = [_admitted_pending(inputs, pod, classes) for pod in inputs.pending]
+    inputs.running = [_admitted_running(inputs, pod, i, classes, None) for i, pod in enumerate(inputs.running)]
+    # a running pod whose class is missing stays unadmitted: every build warns about it
+    inputs.admitted |= {p.uid for p in inputs.pending}
+    inputs.admitted |= {p.uid for p in inputs.running
+                        if not (p.priority_class_name and p.priority_class_name not in classes)}
+
+
 def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: int = 0) -> Scenario:
-    """Admission, the snapshot with the running pods on their nodes, start times, PDB budgets."""
+    """The snapshot with the running pods on their nodes, the pending pods, PDB budgets. The inputs
+    are only read: pods that ``settle`` has not seen (a what-if's new pods) are admitted into
+    this scenario's own copies."""
     if inputs.invalid:
         raise InputError("\n".join(inputs.invalid))
     warnings = list(inputs.warnings)
@@ -148,30 +202,13 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
         n = len(inputs.other[kind])
         warnings.append(f"skipped {n} object{'s' if n != 1 else ''} of kind {kind}: kplan does not use this kind")
     classes = with_builtin_classes(inputs.priority_classes)
-    seen: dict[str, str] = {}
-    for pod in inputs.running + inputs.pending:
-        if pod.key in seen:
-            raise InputError(f"{pod.source}: Pod {pod.key}: metadata.name: Duplicate value: the pod is also defined "
-                             f"in {seen[pod.key]}")
-        seen[pod.key] = pod.source or "the input"
-    for pod in inputs.pending:
-        if pod.uid in inputs.admitted:
-            continue
-        explicit_priority, explicit_policy = inputs.explicit.get(pod.uid, (False, False))
-        admit_priority(pod, classes, explicit_priority, explicit_policy)
-    for pod in inputs.running:
-        # a running pod went through admission when it was created: its spec.priority, when the
-        # input carries it, is the truth; otherwise resolve its class now
-        if not inputs.explicit.get(pod.uid, (False, False))[0]:
-            if pod.priority_class_name and pod.priority_class_name not in classes:
-                warnings.append(f"{pod.source}: Pod {pod.key}: spec.priorityClassName: no PriorityClass with name "
-                                f"{pod.priority_class_name} was found; its priority is taken as 0")
-            else:
-                admit_priority(pod, classes, False, False)
+    _check_unique(inputs)
+    pending = [_admitted_pending(inputs, pod, classes) for pod in inputs.pending]
+    running = [_admitted_running(inputs, pod, i, classes, warnings) for i, pod in enumerate(inputs.running)]
     storage = storage_state(inputs)
     snapshot = Snapshot.build(inputs.nodes, namespaces=dict(inputs.namespaces), pdbs=list(inputs.pdbs),
                               priority_classes=classes, selecting=list(inputs.selecting), storage=storage,
-                              dra=dra_state(inputs, seed))
+                              dra=dra_state(inputs, seed, running, pending))
     snapshot.table.listeners.append(storage)
     names = {n.name for n in inputs.nodes}
     if not inputs.nodes:
@@ -180,9 +217,7 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
         dup = next(n.name for n in inputs.nodes if sum(1 for m in inputs.nodes if m.name == n.name) > 1)
         raise InputError(f"Node {dup}: metadata.name: Duplicate value: the node is defined twice")
     placed = []
-    for i, pod in enumerate(inputs.running):
-        if pod.start_time is None:
-            pod.start_time = pod.creation_time if pod.creation_time is not None else RUNNING_EPOCH + i
+    for pod in running:
         if pod.node_name not in names:
             warnings.append(f"{pod.source}: Pod {pod.key} runs on node {pod.node_name}, which is not in the "
                             "cluster; it is ignored")
@@ -193,18 +228,18 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
         assert row is not None
         snapshot.add_pod(pod, row)
     allowed = {pdb_key(pdb): disruptions_allowed(pdb, placed) for pdb in snapshot.pdbs}
-    return Scenario(snapshot, inputs.pending, allowed, warnings, inputs)
+    return Scenario(snapshot, pending, allowed, warnings, inputs)
 
 
-def dra_state(inputs: Inputs, seed: int) -> DraState:
+def dra_state(inputs: Inputs, seed: int, running: list[Pod], pending: list[Pod]) -> DraState:
     """The DRA objects, with the claims the resourceclaim controller creates from templates for
     each pending pod before the pod exists (scheduler-reference.md 13.1)."""
     dra = DraState(*(([x for x in inputs.dra if type(x).__name__ == kind]) for kind in
                      ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")))
-    for pod in inputs.running + inputs.pending:
+    for pod in running + pending:
         dra.set_pod_statuses(pod, pod.claim_statuses)
     names = NameGenerator(seed, "ResourceClaim")
-    for pod in inputs.pending:
+    for pod in pending:
         if pod.resource_claims:
             dra.create_template_claims(pod, names.generate)
     dra.drain_events()

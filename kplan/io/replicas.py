@@ -143,7 +143,7 @@ def replica_factory(inputs: Any, obj: RawObject, *, seed: int) -> tuple[Pod, Cal
         raise UnsupportedError(f"{obj.source}: Pod {template.key}: spec.resourceClaims: capacity does not count "
                                "replicas with resource claims yet")
     explicit = inputs.explicit.get(template.uid, (False, False))
-    admit_priority(template, with_builtin_classes(inputs.priority_classes), *explicit)
+    template = admit_priority(template, with_builtin_classes(inputs.priority_classes), *explicit)
 
     def replica(k: int) -> Pod:
         if ordinal is not None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from kplan.io.apply import Applier, with_namespace
 from kplan.io.collector import collector_paused
-from kplan.io.inputs import Inputs, Scenario, build_scenario, classify
+from kplan.io.inputs import Inputs, Scenario, build_scenario, classify, settle
 from kplan.io.manifests import RawObject
 from kplan.io.scheduler_config import read_scheduler_config
 from kplan.scheduler.simulate import SimulationResult
@@ -46,6 +46,7 @@ def load_workspace(cluster_objects: Iterable[RawObject], manifest_objects: Itera
         inputs = classify(cluster_objects)
         applied = list(with_namespace(manifest_objects, namespace or "default"))
         Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)
+        settle(inputs)
     workloads: dict[tuple[str, str, str], RawObject] = {}
     for obj in [o for kind in WORKLOAD_KINDS for o in inputs.other.get(kind, [])] + applied:
         kind = str(obj.doc.get("kind"))

@@ -5,6 +5,8 @@ plugin/pkg/admission/priority/admission.go (reference 8).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kplan.errors import InputError
 from kplan.model.objects import PREEMPT_LOWER_PRIORITY, Pod, PriorityClass
 
@@ -26,8 +28,9 @@ def default_class(classes: dict[str, PriorityClass]) -> PriorityClass | None:
 
 
 def admit_priority(pod: Pod, classes: dict[str, PriorityClass], explicit_priority: bool,
-                   explicit_policy: bool) -> None:
-    """Set ``pod.priority`` and ``pod.preemption_policy`` as priority admission would.
+                   explicit_policy: bool) -> Pod:
+    """The pod as priority admission leaves it: its priority, preemption policy and (for the
+    global default) class name set; the pod itself when admission changes nothing.
 
     ``explicit_*`` say whether the input object carried spec.priority / spec.preemptionPolicy,
     which admission rejects when they differ from what the class gives.
@@ -45,9 +48,7 @@ def admit_priority(pod: Pod, classes: dict[str, PriorityClass], explicit_priorit
         raise InputError(f"{where}Pod {pod.key}: spec.priority: the integer value of priority ({pod.priority}) must "
                          f"not be provided in pod spec; priority admission controller computed {value} from the "
                          "given PriorityClass name")
-    pod.priority = value
-    if pc is not None and pc.name != pod.priority_class_name:
-        pod.priority_class_name = pc.name
+    class_name = pc.name if pc is not None else pod.priority_class_name
     # without any class, admission still computes PreemptLowerPriority (getDefaultPriority), so an
     # explicit "Never" is rejected there too
     policy = (pc.preemption_policy if pc is not None else "") or PREEMPT_LOWER_PRIORITY
@@ -55,4 +56,6 @@ def admit_priority(pod: Pod, classes: dict[str, PriorityClass], explicit_priorit
         raise InputError(f"{where}Pod {pod.key}: spec.preemptionPolicy: the string value of PreemptionPolicy "
                          f"({pod.preemption_policy}) must not be provided in pod spec; priority admission "
                          f"controller computed {policy} from the given PriorityClass name")
-    pod.preemption_policy = policy
+    if (pod.priority, pod.priority_class_name, pod.preemption_policy) == (value, class_name, policy):
+        return pod
+    return replace(pod, priority=value, priority_class_name=class_name, preemption_policy=policy)

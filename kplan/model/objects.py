@@ -156,9 +156,11 @@ class Volume:
     monitors: tuple[str, ...] = ()
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(frozen=True, eq=False, slots=True)
 class Pod:
-    """A pod as the scheduler sees it. Mutable only in ``node_name``/``nominated_node`` bookkeeping."""
+    """A pod as the scheduler sees it, immutable: admission and binding make new Pods
+    (dataclasses.replace), and what a run decides (nominations, placements) lives in the run's
+    own state. Equality and hashing are by identity, as for any one object of the input."""
 
     namespace: str
     name: str
@@ -236,7 +238,7 @@ class ImageState:
     size: int
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(frozen=True, eq=False, slots=True)
 class Node:
     name: str
     labels: Mapping[str, str] = field(default_factory=_empty)

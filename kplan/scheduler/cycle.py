@@ -95,12 +95,13 @@ class Scheduler:
                 diagnosis.unschedulable_plugins.add(status.plugin)
             return self._fail(fw, pod, state, res)
 
-        if pod.nominated_node:
-            row = snap.row_of(pod.nominated_node)
+        nominated = self.handle.nominated_node(pod)
+        if nominated:
+            row = snap.row_of(nominated)
             if row is not None:
                 out = fw.run_filters_with_nominated(state, pod, table, np.array([row]), nominator)
                 if out.codes[0] == 0:
-                    res.node = pod.nominated_node
+                    res.node = nominated
                     res.nominated_fast_path = True
                     res.feasible_rows = out.rows
                     return res

@@ -136,7 +136,7 @@ class PodExplainer:
         table = sim.snapshot.table
         inspection = inspect_filters(fw, pod)
         att = Attempt(q.attempts, r, inspection, list(table.names), table.name_rank.copy(), list(fw.filter_names),
-                      dict(fw.weights), nominated_node=pod.nominated_node, shortfall=shortfall(pod, table))
+                      dict(fw.weights), nominated_node=sim.handle.nominated_node(pod), shortfall=shortfall(pod, table))
         att.rejection_notes = rejection_notes(fw, pod, table, inspection)
         if r.node is not None and r.scores is None and r.feasible_rows is not None and len(r.feasible_rows) \
                 and r.state is not None and fw.has_score_plugins:

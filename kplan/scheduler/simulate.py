@@ -9,7 +9,7 @@ move their events trigger — happens before the next pod is popped. The clock i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -80,12 +80,18 @@ class SchedulerHandle:
         self.rng = np.random.default_rng(seed)
         self.lowest_name = lowest_name
         self.nominator = Nominator()
+        #: pod uid → its status.nominatedNodeName as this run set it ("" cleared); absent: as input.
+        #: Binding does not clear it (1.34), so it is kept apart from the nominator.
+        self.nominations: dict[str, str] = {}
         self.frameworks: dict[str, Framework] = {}
         self._pdb_allowed = pdb_allowed
         self._preempting: set[str] = set()
 
     def framework_for(self, pod: Pod) -> Framework:
         return self.frameworks[pod.scheduler_name]
+
+    def nominated_node(self, pod: Pod) -> str:
+        return self.nominations.get(pod.uid, pod.nominated_node)
 
     def disruptions_allowed(self, pdb: PodDisruptionBudget) -> int:
         return self._pdb_allowed.get(pdb_key(pdb), pdb.disruptions_allowed or 0)
@@ -188,7 +194,7 @@ class Simulation:
         self.offer(self.pool_le(pod.priority), ClusterEvent(ASSIGNED_POD_DELETE, pod, "", old))
 
     def set_nomination(self, pod: Pod, node: str) -> None:
-        pod.nominated_node = node
+        self.handle.nominations[pod.uid] = node
         if node:
             self.handle.nominator.add(pod, node)
         else:
@@ -236,8 +242,9 @@ class Simulation:
         if fw is None:
             q.where = "ignored"
             return
-        if pod.nominated_node:
-            self.handle.nominator.add(pod, pod.nominated_node)
+        nominated = self.handle.nominated_node(pod)
+        if nominated:
+            self.handle.nominator.add(pod, nominated)
         gate = fw.run_pre_enqueue(pod)
         if not gate.ok:
             q.gate = gate.plugin
@@ -306,10 +313,12 @@ class Simulation:
             if binder.bind(state, pod, node).ok:
                 break
         self.binds += 1
-        pod.node_name = node
-        pod.start_time = BIND_EPOCH + self.binds
+        nominated = self.handle.nominated_node(pod)
+        # the pending pod stays as the input gave it: the cluster gets a copy, bound, with its start
+        # time (reference 12.1)
+        placed = replace(pod, node_name=node, start_time=BIND_EPOCH + self.binds, nominated_node=nominated)
         self.handle.nominator.remove(pod)
-        self.snapshot.add_pod(pod, row)
+        self.snapshot.add_pod(placed, row)
         self.bound[pod.uid] = node
         q.where = "done"
         q.message = None
@@ -323,11 +332,11 @@ class Simulation:
                 self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=obj))
         # PreBind's claim writes (allocation and reservation) come before the bind too
         self.offer_claim_events()
-        self.offer(list(self.queue.pool.values()), ClusterEvent(ASSIGNED_POD_ADD, pod, node))
-        if pod.nominated_node:
+        self.offer(list(self.queue.pool.values()), ClusterEvent(ASSIGNED_POD_ADD, placed, node))
+        if nominated:
             # binding does not clear status.nominatedNodeName in 1.34: the pod leaves the queue
             # as a pod with a nominated node (deletePodFromSchedulingQueue)
-            self.offer(self.pool_le(pod.priority), ClusterEvent(ASSIGNED_POD_DELETE, pod, "", pod.nominated_node))
+            self.offer(self.pool_le(pod.priority), ClusterEvent(ASSIGNED_POD_DELETE, pod, "", nominated))
         for nxt in self.waiting.pop(pod.uid, []):
             nxt.timestamp = self.queue.now
             self.enqueue(nxt)
@@ -335,7 +344,7 @@ class Simulation:
     def fail(self, q: QueuedPod, r: CycleResult) -> None:
         queue = self.queue
         pod = q.pod
-        old = pod.nominated_node
+        old = self.handle.nominated_node(pod)
         q.timestamp = queue.now
         q.last_failure = queue.now
         q.message = r.message
@@ -356,7 +365,7 @@ class Simulation:
             self.set_nomination(pod, r.nominated_node)
         elif (r.fit_error and r.nomination_override and r.nominated_node == "") or not r.fit_error:
             self.set_nomination(pod, "")
-        if old and pod.nominated_node != old:
+        if old and self.handle.nominated_node(pod) != old:
             if preempted:
                 q.held = True
             self.nomination_left(pod, old)
@@ -403,7 +412,7 @@ class Simulation:
             if q.where == "done":
                 status, node, msg = SCHEDULED, self.bound[pod.uid], None
             elif q.where == "preempted":
-                ev = next(e for e in self.evictions if e.pod is pod)
+                ev = next(e for e in self.evictions if e.pod.uid == pod.uid)
                 status, node, msg = PREEMPTED, ev.node, f"preempted by {ev.preemptor.key}"
             elif q.where == "waiting":
                 first = next(r.pod for r in self.records.values() if r.pod.uid == self.created_after[pod.uid])
@@ -420,7 +429,7 @@ class Simulation:
                 status, node, msg = UNSCHEDULABLE, None, None
             else:
                 status, node, msg = UNSCHEDULABLE, None, q.message
-            outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, pod.nominated_node or None))
+            outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, self.handle.nominated_node(pod) or None))
         return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles)
 
 

@@ -213,9 +213,9 @@ def replacement(pod: Pod, classes: dict[str, PriorityClass]) -> tuple[Pod, str]:
                               start_time=None, deletion_time=None, phase="Pending")
     note = ""
     try:
-        admit_priority(new, with_builtin_classes(classes), False, False)
+        new = admit_priority(new, with_builtin_classes(classes), False, False)
     except KplanError:
-        new.priority = pod.priority
+        new = dataclasses.replace(new, priority=pod.priority)
         note = f"; PriorityClass {pod.priority_class_name} not found, priority {pod.priority} kept"
     return new, note
 

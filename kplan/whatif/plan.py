@@ -1,17 +1,14 @@
-"""Running simulations of the parsed inputs, changed or not: the planner behind ``kplan whatif``,
-``kplan capacity`` and the node-count search of ``kplan explain``.
+"""Running simulations of the parsed inputs, changed or not: the planner behind every command
+(``kplan simulate``, ``whatif``, ``capacity`` and the node-count search of ``kplan explain``).
 
-The planner keeps the parsed inputs untouched. Every run gets fresh copies of the pending pods
-(a simulation writes its placements into the pods it schedules) and its own snapshot, built by
-the ``build`` function the caller hands in (``kplan.io.inputs.build_scenario``). The first
-build happens at once: it settles what building decides about the running pods (their start
-times, which order preemption's victims), so every later run, with or without changes, sees
-the same running pods.
+The inputs and their pods are immutable (kplan.io.inputs.settle decided the pods' priorities and
+start times once, at load). Every run builds its own snapshot from them with the ``build``
+function the caller hands in (``kplan.io.inputs.build_scenario``), and a simulation keeps what it
+decides (nominations, placements) in its own state, so runs cannot leak into each other.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -85,13 +82,6 @@ class UntilFit:
     lower_bound: int | None = None
 
 
-def fresh(inputs: Any) -> Any:
-    """A copy of the inputs whose pending pods are new objects with their input state."""
-    out = copy.copy(inputs)
-    out.pending = [dataclasses.replace(p) for p in inputs.pending]
-    return out
-
-
 def all_fit(result: SimulationResult) -> bool:
     """Every pending pod that the scheduler tries is scheduled (gated pods are never tried)."""
     return all(o.status == SCHEDULED for o in result.pods if o.status != GATED)
@@ -106,10 +96,11 @@ class Planner:
         self.registry = registry
         self.seed = seed
         self.lowest_name = lowest_name
-        base = build(fresh(inputs))
+        # built now for its warnings; the first unchanged run reuses it (a snapshot serves one
+        # run: the simulation binds pods into it), unless the planner only runs changed inputs
+        # (kplan sweep) and would hold a whole snapshot it never reads
+        base = build(inputs)
         self.warnings = list(base.warnings)
-        # the first unchanged run reuses it; a planner that only runs changed inputs (kplan sweep)
-        # lets it go rather than hold a whole snapshot it never reads
         self._base: Built | None = base if keep_base else None
         #: told (what the run is, pods tried, pods created) as each run goes: the CLI's progress
         #: bar; the planner prints nothing
@@ -123,7 +114,7 @@ class Planner:
             if self._base is not None:
                 built, self._base = self._base, None
                 return inputs, built
-        return inputs, self.build(fresh(inputs))
+        return inputs, self.build(inputs)
 
     def simulation(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
                    observer: Observer | None = None, keep_cycles: bool = False,

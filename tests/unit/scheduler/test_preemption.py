@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 from typing import Any
 
@@ -186,9 +187,7 @@ def test_the_preemptor_is_nominated_and_lower_priority_pods_leave_its_room_alone
 # ------------------------------------------------------------------------ pieces
 
 def _pod(name: str, prio: int, app: str = "web") -> Any:
-    p = make_pod(name).labels(app=app).build()
-    p.priority = prio
-    return p
+    return dataclasses.replace(make_pod(name).labels(app=app).build(), priority=prio)
 
 
 PDB_CASES = [
@@ -238,8 +237,7 @@ def _candidate(node: str, prios: list[int], starts: list[float] | None = None, v
     pods = []
     for i, p in enumerate(prios):
         pod = _pod(f"{node}-{i}", p)
-        pod.start_time = starts[i] if starts else float(i)
-        pods.append(pod)
+        pods.append(dataclasses.replace(pod, start_time=starts[i] if starts else float(i)))
     return Candidate(node, 0, pods, violations)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from kplan.scheduler.queue import SECOND, QueuedPod, SchedulingQueue
@@ -9,8 +11,7 @@ from tests.builders import make_node, make_pod, simulate
 
 
 def queued(name: str, prio: int, seq: int, fails: int = 0, errs: int = 0, last_failure: int = 0) -> QueuedPod:
-    pod = make_pod(name).build()
-    pod.priority = prio
+    pod = dataclasses.replace(make_pod(name).build(), priority=prio)
     q = QueuedPod(pod, seq, seq)
     q.fails, q.errs, q.last_failure = fails, errs, last_failure
     return q

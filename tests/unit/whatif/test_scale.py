@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from planning_builders import FakeInputs, pod
 
@@ -32,8 +34,7 @@ def test_bad_scale_options_are_one_line_errors(value, message):
 
 
 def started(p, t):
-    p.start_time = t
-    return p
+    return dataclasses.replace(p, start_time=t)
 
 
 ORDER_CASES = [
