@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -78,8 +80,8 @@ def test_removing_one_of_two_pods_on_the_same_port_frees_the_port() -> None:
     # HostPortInfo is a set: the port is recorded once for both pods, and RemovePod deletes it
     # (kube-scheduler v1.34.1, framework/types.go); preemption's dry run relies on it
     snap = make_snapshot([make_node("n")])
-    first, second = running((80, None, None)).build(), running((80, None, None)).build()
-    first.uid, second.uid = "first", "second"
+    first = dataclasses.replace(running((80, None, None)).build(), uid="first")
+    second = dataclasses.replace(running((80, None, None)).build(), uid="second")
     snap.add_pod(first, 0)
     snap.add_pod(second, 0)
     plugin = make_plugin("NodePorts", snap)
@@ -109,8 +111,7 @@ def test_verdicts_match_the_pods_on_each_node(ops: list[tuple[bool, int, int]], 
     recorded: list[set[HostPort]] = [set() for _ in names]
     for i, (add, shape, row) in enumerate(ops):
         if add or not placed:
-            pod = running(PORT_SHAPES[shape]).node_name(names[row]).build()
-            pod.uid = f"p{i}"
+            pod = dataclasses.replace(running(PORT_SHAPES[shape]).node_name(names[row]).build(), uid=f"p{i}")
             snap.add_pod(pod, row)
             placed.append((pod, row))
             recorded[row].update(pod.host_ports)

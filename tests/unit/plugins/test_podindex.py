@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -55,7 +57,7 @@ def test_counts_match_a_recount(operations: list[tuple[bool, object, int]]) -> N
     for i, (add, shape, node) in enumerate(operations):
         if add or not placed:
             pod = shape.build()  # type: ignore[attr-defined]
-            pod.uid = f"{pod.uid}-{i}"
+            pod = dataclasses.replace(pod, uid=f"{pod.uid}-{i}")
             snap.add_pod(pod, node)
             placed.append(pod)
         else:
@@ -119,7 +121,7 @@ def test_an_index_built_over_running_pods_matches_a_recount(placements: list[tup
     placed: list[Pod] = []
     for i, (shape, node) in enumerate(placements):
         pod = shape.build()  # type: ignore[attr-defined]
-        pod.uid = f"{pod.uid}-{i}"
+        pod = dataclasses.replace(pod, uid=f"{pod.uid}-{i}")
         snap.add_pod(pod, node)
         placed.append(pod)
     index = PodIndex.of(snap)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import MappingProxyType
 from typing import Any
 
@@ -50,8 +51,7 @@ def cluster(nodes: list[Node], placed: list[tuple[Pod, str]] = ()) -> Snapshot: 
     for p, node_name in placed:
         row = snap.row_of(node_name)
         assert row is not None
-        p.node_name = node_name
-        snap.add_pod(p, row)
+        snap.add_pod(dataclasses.replace(p, node_name=node_name), row)
     return snap
 
 
