@@ -13,7 +13,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import MAX_NODE_SCORE, ScorePlugin
+from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, ScorePlugin
 from kplan.model.objects import Pod
 from kplan.plugins.helper import PluginBase
 
@@ -60,8 +60,8 @@ class ImageIndex:
 class ImageLocality(PluginBase, ScorePlugin):
     name = NAME
 
-    def __init__(self, args: object, handle: object) -> None:
-        super().__init__(args, handle)  # type: ignore[arg-type]
+    def __init__(self, args: object, handle: Handle) -> None:
+        super().__init__(args, handle)
         # the table is held by a weak reference: its id() could be reused by a later table
         self._index: tuple[weakref.ref[NodeTable], ImageIndex] | None = None
 

@@ -44,6 +44,7 @@ from kplan.framework.events import ASSIGNED_POD_DELETE, CSI_NODE_ADD, PVC_ADD, C
 from kplan.framework.interfaces import (
     EnqueueExtensions,
     FilterPlugin,
+    Handle,
     PreFilterPlugin,
     PreFilterResult,
     QueueingHint,
@@ -241,8 +242,8 @@ def _countable(pod: Pod) -> int:
 class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: object, handle: object) -> None:
-        super().__init__(args, handle)  # type: ignore[arg-type]
+    def __init__(self, args: object, handle: Handle) -> None:
+        super().__init__(args, handle)
         self._facts_of: weakref.WeakKeyDictionary[NodeTable, _NodeFacts] = weakref.WeakKeyDictionary()
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:

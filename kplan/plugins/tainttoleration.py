@@ -21,6 +21,7 @@ from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLER
 from kplan.framework.interfaces import (
     EnqueueExtensions,
     FixedInputFilter,
+    Handle,
     PreScorePlugin,
     QueueingHint,
     ScoreExtensions,
@@ -52,8 +53,8 @@ class TaintToleration(PluginBase, FixedInputFilter, PreScorePlugin, ScorePlugin,
                       ScoreExtensions, EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: object, handle: object) -> None:
-        super().__init__(args, handle)  # type: ignore[arg-type]
+    def __init__(self, args: object, handle: Handle) -> None:
+        super().__init__(args, handle)
         self._filter_cache: dict[tuple[int, int, tuple[Toleration, ...]], np.ndarray] = {}
         self._score_cache: dict[tuple[int, int, tuple[Toleration, ...]], np.ndarray] = {}
 

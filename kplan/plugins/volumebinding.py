@@ -57,6 +57,7 @@ from kplan.framework.events import (
 from kplan.framework.interfaces import (
     EnqueueExtensions,
     FilterPlugin,
+    Handle,
     PreBindPlugin,
     PreFilterPlugin,
     PreFilterResult,
@@ -113,7 +114,7 @@ def validate_args(args: VolumeBindingArgs) -> list[str]:
     return []
 
 
-def storage_of(handle: Any) -> StorageState:
+def storage_of(handle: Handle) -> StorageState:
     """The snapshot's storage objects (an empty state when the input has none)."""
     storage = handle.snapshot.storage
     if storage is None:

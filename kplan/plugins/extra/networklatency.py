@@ -40,7 +40,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import MAX_NODE_SCORE, PreScorePlugin, ScoreExplainer, ScorePlugin
+from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, PreScorePlugin, ScoreExplainer, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import Where
@@ -173,7 +173,7 @@ class _PreScoreState:
 class NetworkLatency(PluginBase, PreScorePlugin, ScorePlugin, ScoreExplainer):
     name = NAME
 
-    def __init__(self, args: Any, handle: Any) -> None:
+    def __init__(self, args: Any, handle: Handle) -> None:
         super().__init__(args, handle)
         # the table is held by a weak reference: its id() could be reused by a later table
         self._index: tuple[weakref.ref[NodeTable], PeerIndex] | None = None

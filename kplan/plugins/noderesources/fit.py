@@ -30,6 +30,7 @@ from kplan.framework.interfaces import (
     MAX_NODE_SCORE,
     BatchReprieveFilter,
     EnqueueExtensions,
+    Handle,
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
@@ -188,7 +189,7 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
                        ScorePlugin, EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: FitArgs, handle: Any) -> None:
+    def __init__(self, args: FitArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         self.ignored = set(args.ignored_resources)
         self.ignored_groups = set(args.ignored_resource_groups)

@@ -39,6 +39,7 @@ from kplan.framework.events import (
 from kplan.framework.interfaces import (
     EnqueueExtensions,
     FilterPlugin,
+    Handle,
     PreFilterExtensions,
     PreFilterPlugin,
     PreFilterResult,
@@ -127,7 +128,7 @@ class PodTopologySpread(PluginBase, PreFilterPlugin, PreFilterExtensions, Filter
                         PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
 
-    def __init__(self, args: PodTopologySpreadArgs, handle: Any) -> None:
+    def __init__(self, args: PodTopologySpreadArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         self.system_defaulted = args.defaulting_type == SYSTEM
         self.constraints = Constraints(args.effective_defaults())
