@@ -30,7 +30,7 @@ from kplan.cli.workspace import (
 from kplan.errors import InputError
 
 if TYPE_CHECKING:
-    from kplan.cli.workspace import Loaded
+    from kplan.io.workspace import Workspace
     from kplan.whatif.sweep import Axis, Step, SweepPlan
 
 HELP = help_text("""Simulate a grid of changes at once, each point with several seeds, and find the cheapest
@@ -107,7 +107,7 @@ def parse_plan(add_node: Sequence[str], scale: Sequence[str], cordon: Sequence[s
         parse_scale(f"{target}={values[-1]}")  # kind, name and count are checked before any loading
         steps.append(AxisStep(len(axes)))
         axes.append(ScaleAxis(target, values))
-    tail = build_changes([], list(remove_node), list(cordon), list(drain), [])
+    _, tail = build_changes([], list(remove_node), list(cordon), list(drain))
     steps += [Fixed(c) for c in tail]
     if prices:
         raise InputError(f"--price like={next(iter(prices))}=…: no --add-node axis adds nodes like "
@@ -140,7 +140,7 @@ def parse_confidence(value: float) -> Fraction:
 
 def load_per_seed(cluster: Sequence[str], manifests: Sequence[str], seeds: Sequence[int], *,
                   kubeconfig: str | None, context: str | None, namespace: str | None, keep_existing: bool,
-                  progress: bool) -> tuple[list[Loaded], dict[int, int]]:
+                  progress: bool) -> tuple[list[Workspace], dict[int, int]]:
     """The inputs as ``kplan whatif --seed S`` loads them, for every seed S (the seed names the pods
     the controllers generate); loads that come out identical are kept once."""
     import hashlib
@@ -148,7 +148,7 @@ def load_per_seed(cluster: Sequence[str], manifests: Sequence[str], seeds: Seque
 
     from kplan.cli.workspace import load_inputs
 
-    loads: list[Loaded] = []
+    loads: list[Workspace] = []
     digests: dict[bytes, int] = {}
     index: dict[int, int] = {}
     for s in seeds:
@@ -163,7 +163,7 @@ def load_per_seed(cluster: Sequence[str], manifests: Sequence[str], seeds: Seque
     return loads, index
 
 
-def resolve_labels(plan: SweepPlan, loaded: Loaded, planner: Any, seed: int) -> SweepPlan:
+def resolve_labels(plan: SweepPlan, loaded: Workspace, planner: Any, seed: int) -> SweepPlan:
     """Checks every change of the grid against the inputs, once, before any worker starts (an unknown
     node or workload is a one-line error here, not a failed task), and names the scaled workloads."""
     import dataclasses

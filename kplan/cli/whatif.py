@@ -175,7 +175,6 @@ def whatif(
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break)
-    # after the planner: its first build settles the running pods' start times, which rank deletions
     scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
     changes = added + scaled + node_changes
     after_config = read_scheduler_config(scheduler_config, planner.registry) if scheduler_config else None

@@ -4,8 +4,8 @@ A ``SweepInputs`` is pickled once to each worker (Dask's scatter); each task nam
 and a seed and returns a ``RunSummary`` of a few integers. The worker turns the point into
 changes exactly as ``kplan whatif`` does (``--scale`` resolved with the run's seed by
 kplan.io.scale, nodes cloned by kplan.whatif.changes) and simulates them with a Planner it keeps
-for every later task: the planner's first build settles the running pods (their start times),
-as whatif's does before it resolves a scale.
+for every later task. The inputs arrive settled (kplan.io.workspace settles them at load: the
+running pods' start times, which rank a scale-down's deletions, are already theirs).
 """
 
 from __future__ import annotations
@@ -58,7 +58,6 @@ class SweepInputs:
             return self._planner
 
     def changes(self, values: Sequence[int], seed: int) -> list[Change]:
-        self.planner()  # settles the running pods' start times, which rank a scale-down's deletions
         return self.plan.changes(values, lambda spec: resolve_scale(self.inputs, self.workloads, spec, seed=seed))
 
 
