@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kplan.cluster.node_table import NodeTable
 from kplan.model.objects import (
@@ -17,6 +17,10 @@ from kplan.model.objects import (
     PriorityClass,
     SelectingObject,
 )
+
+if TYPE_CHECKING:
+    from kplan.cluster.dra import DraState
+    from kplan.cluster.storage import StorageState
 
 ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
 REGION_LABELS = ("failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region")
@@ -61,9 +65,9 @@ class Snapshot:
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     selecting: list[SelectingObject] = field(default_factory=list)
     #: storage objects (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver)
-    storage: Any = None
+    storage: StorageState | None = None
     #: the resource.k8s.io objects and claim state (cluster/dra.py DraState)
-    dra: Any = None
+    dra: DraState | None = None
     #: uid → (pod, row) for every pod bound or assumed on a node
     placed: dict[str, tuple[Pod, int]] = field(default_factory=dict)
 

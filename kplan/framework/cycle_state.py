@@ -1,12 +1,24 @@
 """Per-cycle plugin state (framework.CycleState): written at PreFilter/PreScore, read later.
 
 Preemption and nominated-pod filtering work on a clone, as upstream does, so plugins whose
-state changes in AddPod/RemovePod must store objects with a ``clone()`` method.
+state changes in AddPod/RemovePod must store :class:`StateData` (objects with ``clone()``);
+anything else is shared between the clones and must not change after it is written.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
+
+
+class StateData:
+    """framework.StateData: cycle state that AddPod/RemovePod change, copied for each clone.
+    A base class rather than a protocol: clone() runs for every preemption fork, and a nominal
+    isinstance is a pointer check where a protocol's is an attribute lookup."""
+
+    __slots__ = ()
+
+    def clone(self) -> Self:
+        raise NotImplementedError(f"{type(self).__name__} must define clone()")
 
 
 class CycleState:
@@ -27,7 +39,7 @@ class CycleState:
 
     def clone(self) -> CycleState:
         out = CycleState()
-        out.data = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in self.data.items()}
+        out.data = {k: (v.clone() if isinstance(v, StateData) else v) for k, v in self.data.items()}
         out.skip_filter = set(self.skip_filter)
         out.skip_score = set(self.skip_score)
         return out

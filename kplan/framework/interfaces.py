@@ -8,7 +8,8 @@ protocols (``class MyScore(PluginBase, PreScorePlugin, ScorePlugin)``): mypy the
 method signatures against them and reports, for instance,
 ``Argument 4 of "score" is incompatible with supertype "ScorePlugin"``. The optional interfaces
 (PreFilterExtensions, ScoreExtensions, EnqueueExtensions and kplan's own FixedInputFilter,
-ScoreExplainer, ReprieveFilter) are recognised once, when the framework is built.
+ScoreExplainer, RejectionExplainer, ReprieveFilter) are recognised once, when the framework is
+built.
 """
 
 from __future__ import annotations
@@ -193,6 +194,16 @@ class BatchReprieveFilter(ReprieveFilter, Protocol):
 
     def reprieve_rows(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray, requests: np.ndarray,
                       counts: np.ndarray, reserved: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@runtime_checkable
+class RejectionExplainer(Plugin, Protocol):
+    """kplan's own addition, no upstream counterpart: a filter plugin's account of why it rejected
+    one node, beyond its reason text (NodeVolumeLimits: the attach counts against the limit).
+    ``kplan explain`` asks it for each node the plugin rejected, while the cycle's cluster is
+    still as the filter saw it; "" adds nothing."""
+
+    def explain_rejection(self, pod: Pod, table: NodeTable, row: int) -> str: ...
 
 
 @runtime_checkable

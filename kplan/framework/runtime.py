@@ -35,6 +35,7 @@ from kplan.framework.interfaces import (
     PreFilterResult,
     PreScorePlugin,
     QueueSortPlugin,
+    RejectionExplainer,
     ReprieveFilter,
     ReservePlugin,
     ScoreExplainer,
@@ -161,6 +162,9 @@ class Framework:
         #: kplan's ScoreExplainer plugins, by name
         self.explainers: dict[str, ScoreExplainer] = {
             p.name: p for p in self.score_plugins if isinstance(p, ScoreExplainer)}
+        #: kplan's RejectionExplainer filter plugins, by name
+        self.rejection_explainers: dict[str, RejectionExplainer] = {
+            p.name: p for p in self.filter_plugins if isinstance(p, RejectionExplainer)}
         #: plugins with EnqueueExtensions, by name (the others are registered for every event)
         self.enqueue_extensions: dict[str, EnqueueExtensions] = {
             n: p for n, p in self.plugins.items() if isinstance(p, EnqueueExtensions)}

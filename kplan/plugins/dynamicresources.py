@@ -23,6 +23,7 @@ from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_ALLOCATABLE, NODE_UPDATE_LABEL, ClusterEvent
 from kplan.framework.interfaces import (
     FilterPlugin,
+    Handle,
     PostFilterPlugin,
     PreBindPlugin,
     PreEnqueuePlugin,
@@ -59,11 +60,12 @@ class DraCycle:
     unavailable: set[int] = field(default_factory=set)
 
 
-def dra_state(handle: Any) -> DraState:
-    dra = getattr(handle.snapshot, "dra", None)
-    if dra is None:
-        dra = handle.snapshot.dra = DraState()
-    return dra
+def dra_state(handle: Handle) -> DraState:
+    """The run's DRA state; a snapshot built without one (no resource.k8s.io objects) gets an empty one."""
+    snapshot = handle.snapshot
+    if snapshot.dra is None:
+        snapshot.dra = DraState()
+    return snapshot.dra
 
 
 class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,

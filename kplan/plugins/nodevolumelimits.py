@@ -48,6 +48,7 @@ from kplan.framework.interfaces import (
     PreFilterPlugin,
     PreFilterResult,
     QueueingHint,
+    RejectionExplainer,
 )
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
 from kplan.model.objects import Pod, Volume
@@ -239,7 +240,7 @@ def _countable(pod: Pod) -> int:
     return sum(1 for v in pod.volumes if _counted(v))
 
 
-class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions, RejectionExplainer):
     name = NAME
 
     def __init__(self, args: object, handle: Handle) -> None:

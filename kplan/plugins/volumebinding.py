@@ -42,7 +42,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.storage import StorageState, check_access_modes, is_volume_bound_to_claim
-from kplan.framework.cycle_state import CycleState
+from kplan.framework.cycle_state import CycleState, StateData
 from kplan.framework.events import (
     CSI_NODE_ADD,
     NODE_ADD,
@@ -200,7 +200,7 @@ class _PassedNodes:
 
 
 @dataclass
-class _State:
+class _State(StateData):
     bound: list[PersistentVolumeClaim]
     delayed: list[PersistentVolumeClaim]
     #: claim key → the volumes of its class listed at PreFilter (GetPodVolumeClaims) that

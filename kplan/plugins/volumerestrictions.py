@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable, PodTally
-from kplan.framework.cycle_state import CycleState
+from kplan.framework.cycle_state import CycleState, StateData
 from kplan.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, PVC_ADD, ClusterEvent
 from kplan.framework.interfaces import (
     EnqueueExtensions,
@@ -48,7 +48,7 @@ _CHECKED_DISKS = ("gce", "aws", "rbd", "iscsi")
 
 
 @dataclass
-class _State:
+class _State(StateData):
     rwop_claims: frozenset[str]
     conflicts: int
 

@@ -176,8 +176,8 @@ def rejection_notes(fw: Any, pod: Pod, table: Any, inspection: FilterInspection)
     counts), their note on each node they reject, read now: the cluster changes after the cycle."""
     out: dict[str, dict[int, str]] = {}
     for v in inspection.plugins:
-        pl = fw.plugins.get(v.plugin)
-        if v.skipped or pl is None or not hasattr(pl, "explain_rejection"):
+        pl = fw.rejection_explainers.get(v.plugin)
+        if v.skipped or pl is None:
             continue
         notes = {row: pl.explain_rejection(pod, table, row) for row in map(int, np.flatnonzero(v.codes))}
         out[v.plugin] = {row: note for row, note in notes.items() if note}

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from kplan.cluster.node_table import LabelColumn, NodeTable
+from kplan.framework.cycle_state import StateData
 from kplan.framework.status import Code, Verdicts, reason_id
 from kplan.model.objects import Pod
 from kplan.plugins.podindex import (
@@ -118,7 +119,7 @@ class PairCounts:
         return out
 
 
-class PreFilterState:
+class PreFilterState(StateData):
     """What Filter and AddPod/RemovePod read (preFilterState of filtering.go)."""
 
     __slots__ = ("affinity_keys", "anti_scopes", "affinity_query", "self_match", "ns_labels",

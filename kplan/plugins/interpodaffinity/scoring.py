@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from kplan.cluster.node_table import LabelColumn, NodeTable
+from kplan.framework.cycle_state import StateData
 from kplan.framework.interfaces import MAX_NODE_SCORE
 from kplan.model.objects import Pod
 from kplan.plugins.podindex import (
@@ -32,7 +33,7 @@ from kplan.plugins.podindex import (
 PRE_SCORE_KEY = "PreScoreInterPodAffinity"
 
 
-class PreScoreState:
+class PreScoreState(StateData):
     """topologyScore as one int64 array per key over the value codes of the snapshot's label
     column (trailing slot 0 for nodes without the key)."""
 

@@ -24,6 +24,7 @@ from collections import Counter
 import numpy as np
 
 from kplan.cluster.node_table import LabelColumn, NodeTable
+from kplan.framework.cycle_state import StateData
 from kplan.framework.status import Code, Verdicts, reason_id
 from kplan.model.objects import Node, Pod, SpreadConstraint
 from kplan.model.selectors import selector_matches
@@ -74,7 +75,7 @@ class Domains:
         return self._sorted
 
 
-class PreFilterState:
+class PreFilterState(StateData):
     __slots__ = ("constraints", "domains", "self_match", "delta")
 
     def __init__(self, constraints: tuple[SpreadConstraint, ...], domains: list[Domains],

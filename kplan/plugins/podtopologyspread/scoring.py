@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from kplan.cluster.node_table import LabelColumn, NodeTable
+from kplan.framework.cycle_state import StateData
 from kplan.framework.interfaces import MAX_NODE_SCORE
 from kplan.model.objects import Pod, SpreadConstraint
 from kplan.plugins.helper import go_round
@@ -48,7 +49,7 @@ class ConstraintScore:
         self.node_counts = node_counts
 
 
-class PreScoreState:
+class PreScoreState(StateData):
     __slots__ = ("scores", "ignored", "table")
 
     def __init__(self, scores: list[ConstraintScore], ignored: np.ndarray, table: NodeTable) -> None:
