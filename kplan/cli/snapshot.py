@@ -12,7 +12,8 @@ from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, disable_color
 HELP = (
     "Capture a live cluster into a snapshot file, read-only: list calls (HTTP GET) only.\n\n"
     "Reads nodes, pods (not finished ones), namespaces, services, workloads, PodDisruptionBudgets, "
-    "PriorityClasses, storage objects and LimitRanges, and writes one kind: List document "
+    "PriorityClasses, storage objects, DRA objects (DeviceClasses, ResourceSlices, ResourceClaims and their "
+    "templates) and LimitRanges, and writes one kind: List document "
     "on stdout (-o json or yaml), or into --output-file FILE: YAML for *.yaml / *.yml, gzip-compressed for *.gz "
     "(snapshot.json.gz). Use it with 'kplan simulate --cluster FILE'. --print-rbac prints the read-only "
     "ClusterRole it needs.\n\n"

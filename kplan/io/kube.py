@@ -19,6 +19,7 @@ kind is a warning naming the missing permission, on nodes or pods a ClusterAcces
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import json
 import os
@@ -63,6 +64,8 @@ class Kind:
     lacks: str
     required: bool = False
     field_selector: str = ""
+    #: older versions of the group to list when ``version`` is not served (newest first)
+    fallback_versions: tuple[str, ...] = ()
 
     @property
     def api_version(self) -> str:
@@ -82,6 +85,8 @@ class Kind:
 
 _VOLUMES = "volume binding, volume zones and per-node volume limits for pods with persistent volume claims"
 _SPREAD = "default topology spreading, which groups pods by the services and controllers that select them"
+#: resource.k8s.io is GA (v1) in 1.34; clusters of 1.32 and 1.33 serve only the betas, which kplan reads too
+_DRA_BETAS = ("v1beta2", "v1beta1")
 
 #: What ``kplan snapshot`` lists, in the order it lists and writes them.
 KINDS: tuple[Kind, ...] = (
@@ -113,6 +118,18 @@ KINDS: tuple[Kind, ...] = (
          "the storage capacity check of volume binding, so claims of drivers that track capacity fit no node"),
     Kind("volumeattachments", "storage.k8s.io", "v1", "VolumeAttachment", False,
          "the volumes attached to nodes that no pod there uses, so per-node volume limits count only pods' volumes"),
+    Kind("deviceclasses", "resource.k8s.io", "v1", "DeviceClass", False,
+         "DeviceClasses, so pods whose resource claims name a class fail as if the class did not exist",
+         fallback_versions=_DRA_BETAS),
+    Kind("resourceslices", "resource.k8s.io", "v1", "ResourceSlice", False,
+         "the devices the nodes publish in ResourceSlices, so no resource claim can be allocated",
+         fallback_versions=_DRA_BETAS),
+    Kind("resourceclaims", "resource.k8s.io", "v1", "ResourceClaim", True,
+         "ResourceClaims, so pods using claims wait for them and devices allocated to claims look free",
+         fallback_versions=_DRA_BETAS),
+    Kind("resourceclaimtemplates", "resource.k8s.io", "v1", "ResourceClaimTemplate", True,
+         "ResourceClaimTemplates, so the claims of pending pods made from templates are never created",
+         fallback_versions=_DRA_BETAS),
     Kind("limitranges", "", "v1", "LimitRange", True, "LimitRange defaults for pending pods' requests and limits"),
 )
 
@@ -684,6 +701,12 @@ def capture(lister: Lister, context: str, *, namespace: str | None = None,
 
         with collector_paused():
             got = lister.list_kind(kind, namespace, on_page)
+            # a group not served at its newest version may be served at an older one (RBAC is the
+            # same for every version, so only a 404 is worth another try)
+            for older in kind.fallback_versions:
+                if not (isinstance(got, Reply) and got.status == 404):
+                    break
+                got = lister.list_kind(dataclasses.replace(kind, version=older), namespace, on_page)
         if isinstance(got, Reply):
             if progress is not None:
                 progress.end(kind, 0)
@@ -700,7 +723,11 @@ def capture(lister: Lister, context: str, *, namespace: str | None = None,
                 if kind.required:
                     raise ClusterAccessError(f"the cluster does not serve {kind.qualified} "
                                              f"({kind.api_version}): HTTP {got.status}: {server_says}")
-                warns.append(f"the cluster does not serve {kind.qualified}/{kind.version} (HTTP {got.status}); "
+                served = f"{kind.qualified}/{kind.version}"
+                if kind.fallback_versions:
+                    served = (f"{kind.qualified} at {', '.join((kind.version, *kind.fallback_versions[:-1]))} "
+                              f"or {kind.fallback_versions[-1]}")
+                warns.append(f"the cluster does not serve {served} (HTTP {got.status}); "
                              f"the simulation will lack {kind.lacks}")
             missing.append(kind.qualified)
             continue

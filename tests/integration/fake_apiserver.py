@@ -49,8 +49,13 @@ RESOURCES: dict[str, tuple[str, str, str, bool]] = {
     "CSIDriver": ("storage.k8s.io", "v1", "csidrivers", False),
     "CSIStorageCapacity": ("storage.k8s.io", "v1", "csistoragecapacities", True),
     "VolumeAttachment": ("storage.k8s.io", "v1", "volumeattachments", False),
+    "DeviceClass": ("resource.k8s.io", "v1", "deviceclasses", False),
+    "ResourceSlice": ("resource.k8s.io", "v1", "resourceslices", False),
+    "ResourceClaim": ("resource.k8s.io", "v1", "resourceclaims", True),
+    "ResourceClaimTemplate": ("resource.k8s.io", "v1", "resourceclaimtemplates", True),
 }
 _BY_ROUTE = {(g, v, r): (k, ns) for k, (g, v, r, ns) in RESOURCES.items()}
+_BY_GROUP = {(g, r): (k, v, ns) for k, (g, v, r, ns) in RESOURCES.items()}
 
 EXPIRED_MESSAGE = ("The provided continue parameter is too old to display a consistent list result. You can start "
                    "a new list without the continue parameter, or use the continue token in this response to "
@@ -113,6 +118,9 @@ class FakeApiServer:
         self.forbidden: set[str] = set()
         #: resources answered with 404, as by a server that does not serve their group/version
         self.unserved: set[str] = set()
+        #: resource → the one version it is served at, when not the version of RESOURCES (a 1.32
+        #: cluster serves resource.k8s.io at v1beta1 only)
+        self.versions: dict[str, str] = {}
         self.requests: list[Request] = []
         self.resource_version = 1000
         self._lock = threading.Lock()
@@ -234,6 +242,7 @@ class FakeApiServer:
             if not selector:
                 meta["remainingItemCount"] = len(rows) - end
         group, version, _, _ = RESOURCES[kind]
+        version = self.versions.get(resource, version)
         head = json.dumps({"kind": f"{kind}List", "apiVersion": f"{group}/{version}" if group else version,
                            "metadata": meta}, separators=(",", ":")).encode()
         return 200, head[:-1] + b',"items":[' + b",".join(store.body[i] for i in rows[start:end]) + b"]}"
@@ -365,7 +374,11 @@ class _Handler(BaseHTTPRequestHandler):
         namespace = ""
         if len(rest) == 3 and rest[0] == "namespaces":
             namespace, rest = rest[1], rest[2:]
-        route = _BY_ROUTE.get((group, version, rest[0])) if len(rest) == 1 else None
+        route = None
+        if len(rest) == 1 and (group, rest[0]) in _BY_GROUP:
+            kind, default_version, namespaced = _BY_GROUP[(group, rest[0])]
+            if version == api.versions.get(rest[0], default_version):
+                route = (kind, namespaced)
         if route is None or (namespace and not route[1]):
             return 404, status_body(404, "NotFound", "the server could not find the requested resource")
         resource = rest[0]

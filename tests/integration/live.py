@@ -62,7 +62,36 @@ def small_cluster() -> list[dict[str, Any]]:
          "metadata": {"name": "cap-zone-a", "namespace": "kube-system"}, "storageClassName": "standard",
          "nodeTopology": {"matchLabels": {"topology.kubernetes.io/zone": "zone-a"}}, "capacity": "100Gi"},
     ]
+    objs += dra_objects()
     return objs
+
+
+def dra_objects(version: str = "v1") -> list[dict[str, Any]]:
+    """A GPU class, node-0's slice of two GPUs, a claim template and an allocated claim, in the
+    shape of resource.k8s.io/``version`` (v1beta1 nests a device's fields under ``basic`` and
+    puts a request's fields on the request)."""
+    api = f"resource.k8s.io/{version}"
+    devices = [{"name": f"gpu-{i}", "attributes": {"model": {"string": "h100"}},
+                "capacity": {"memory": {"value": "80Gi"}}} for i in range(2)]
+    if version == "v1beta1":
+        devices = [{"name": d["name"], "basic": {k: v for k, v in d.items() if k != "name"}} for d in devices]
+    request: dict[str, Any] = {"deviceClassName": "gpu.example.com"}
+    request = request if version == "v1beta1" else {"exactly": request}
+    return [
+        {"apiVersion": api, "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+         "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}},
+        {"apiVersion": api, "kind": "ResourceSlice", "metadata": {"name": "node-0-gpu.example.com-x7k2p"},
+         "spec": {"driver": "gpu.example.com", "nodeName": "node-0",
+                  "pool": {"name": "node-0", "generation": 1, "resourceSliceCount": 1}, "devices": devices}},
+        {"apiVersion": api, "kind": "ResourceClaimTemplate", "metadata": {"name": "one-gpu", "namespace": "team-a"},
+         "spec": {"spec": {"devices": {"requests": [{"name": "gpu", **request}]}}}},
+        {"apiVersion": api, "kind": "ResourceClaim", "metadata": {"name": "shared-gpu", "namespace": "default"},
+         "spec": {"devices": {"requests": [{"name": "gpu", **request}]}},
+         "status": {"allocation": {"devices": {"results": [
+             {"request": "gpu", "driver": "gpu.example.com", "pool": "node-0", "device": "gpu-0"}]},
+             "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                 {"key": "metadata.name", "operator": "In", "values": ["node-0"]}]}]}}}},
+    ]
 
 
 def _b64(path: str) -> str:

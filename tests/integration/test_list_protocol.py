@@ -14,7 +14,7 @@ from kplan.io import kube
 from tests.integration.certs import Certs
 from tests.integration.conftest import TOKEN
 from tests.integration.fake_apiserver import FakeApiServer, Fault
-from tests.integration.live import kubeconfig, small_cluster
+from tests.integration.live import dra_objects, kubeconfig, small_cluster
 
 PODS = "/api/v1/pods"
 
@@ -52,6 +52,8 @@ def test_a_bearer_token_over_http_reads_every_kind_with_gets_only(server: FakeAp
     assert cap.counts["priorityclasses"] == 1 and cap.counts["limitranges"] == 0
     assert names(cap.encoded, "VolumeAttachment") == ["csi-pv-1-node-0"]
     assert names(cap.encoded, "CSIStorageCapacity") == ["cap-zone-a"]
+    assert [names(cap.encoded, k) for k in ("DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim")] \
+        == [["gpu.example.com"], ["node-0-gpu.example.com-x7k2p"], ["one-gpu"], ["shared-gpu"]]
     listed = {r.path for r in server.requests} - {"/version"}
     assert listed == {k.path(None) for k in kube.KINDS}
     assert all(r.authorization == f"Bearer {TOKEN}" for r in server.requests)
@@ -196,6 +198,58 @@ def test_a_kind_the_server_does_not_serve_is_a_warning(server: FakeApiServer, tm
     cap = capture(server, tmp_path)
     assert cap.missing == ["csidrivers.storage.k8s.io"]
     assert cap.warnings[0].startswith("the cluster does not serve csidrivers.storage.k8s.io/v1 (HTTP 404)")
+
+
+DRA_RESOURCES = ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates")
+
+
+@pytest.mark.parametrize("version", ["v1beta2", "v1beta1"])
+def test_resource_kinds_fall_back_to_the_beta_version_the_cluster_serves(tmp_path: Path, version: str) -> None:
+    from kplan.io.inputs import classify
+    from kplan.model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+
+    objs = [o for o in small_cluster() if not o["apiVersion"].startswith("resource.k8s.io/")]
+    with FakeApiServer(objs + dra_objects(version), token=TOKEN) as srv:
+        srv.versions.update(dict.fromkeys(DRA_RESOURCES, version))
+        cap = capture(srv, tmp_path)
+    assert cap.missing == [] and cap.warnings == []
+    slices = [o for o in cap.objects() if o["kind"] == "ResourceSlice"]
+    assert [s["apiVersion"] for s in slices] == [f"resource.k8s.io/{version}"]
+    tried = [r.path for r in srv.requests if r.path.endswith("/resourceslices")]
+    assert tried == ["/apis/resource.k8s.io/v1/resourceslices", "/apis/resource.k8s.io/v1beta2/resourceslices",
+                     "/apis/resource.k8s.io/v1beta1/resourceslices"][:2 if version == "v1beta2" else 3]
+    # the beta objects are read as the v1 ones are
+    dra = classify(cap.raw_objects()).dra
+    assert sorted(type(x).__name__ for x in dra) == ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate",
+                                                     "ResourceSlice"]
+    got = {type(x): x for x in dra}
+    assert [d.name for d in got[ResourceSlice].devices] == ["gpu-0", "gpu-1"]
+    assert got[ResourceSlice].devices[0].attributes["model"] == ("string", "h100")
+    assert got[ResourceClaimTemplate].spec.requests[0].exactly is not None
+    assert got[ResourceClaim].allocation is not None and got[DeviceClass].selectors
+
+
+def test_resource_kinds_served_at_no_version_are_a_warning_each(server: FakeApiServer, tmp_path: Path) -> None:
+    server.unserved.update(DRA_RESOURCES)
+    cap = capture(server, tmp_path)
+    assert cap.missing == [f"{r}.resource.k8s.io" for r in DRA_RESOURCES]
+    assert cap.warnings[1] == ("the cluster does not serve resourceslices.resource.k8s.io at v1, v1beta2 or v1beta1 "
+                               "(HTTP 404); the simulation will lack the devices the nodes publish in "
+                               "ResourceSlices, so no resource claim can be allocated")
+    assert len(server.paths("/apis/resource.k8s.io/v1beta1/resourceclaims")) == 1
+    assert len(names(cap.encoded, "Pod")) == 10
+
+
+def test_forbidden_resource_kinds_are_a_warning_and_no_other_version_is_tried(
+        server: FakeApiServer, tmp_path: Path) -> None:
+    server.forbid("resourceclaims")
+    cap = capture(server, tmp_path)
+    assert cap.missing == ["resourceclaims.resource.k8s.io"]
+    assert cap.warnings == ['no permission to list resourceclaims.resource.k8s.io (verb "list", resource '
+                            '"resourceclaims", API group resource.k8s.io); the simulation will lack ResourceClaims, '
+                            "so pods using claims wait for them and devices allocated to claims look free"]
+    assert [r.path for r in server.requests if r.path.endswith("/resourceclaims")] == \
+        ["/apis/resource.k8s.io/v1/resourceclaims"]
 
 
 @pytest.mark.parametrize("resource, words", [

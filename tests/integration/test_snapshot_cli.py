@@ -63,7 +63,7 @@ def test_the_snapshot_file_reads_back_as_the_captured_objects(
     assert err.endswith(f"from context test (server v1.34.1) into {target}\n")
     objects = load_objects([str(target)])
     assert [o.doc["kind"] for o in objects][:4] == ["Node", "Node", "Node", "Pod"]
-    assert len(objects) == 3 + 10 + 2 + 7
+    assert len(objects) == 3 + 10 + 2 + 7 + 4
     raw = gzip.open(target).read() if name.endswith(".gz") else target.read_bytes()
     assert raw.lstrip().startswith(b"{" if ".json" in name else b"apiVersion: v1")
     assert [p for p in os.listdir(tmp_path) if p.endswith(".part")] == []
@@ -74,7 +74,7 @@ def test_without_output_the_json_goes_to_stdout(monkeypatch: pytest.MonkeyPatch,
     code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config)
     assert (code, err) == (0, "")
     doc = json.loads(out)
-    assert doc["kind"] == "List" and len(doc["items"]) == 22
+    assert doc["kind"] == "List" and len(doc["items"]) == 26
     assert doc["metadata"]["annotations"]["kplan.dev/context"] == "test"
 
 
@@ -200,5 +200,5 @@ def test_live_cluster_objects_can_be_read_more_than_once(config: str) -> None:
 
     objects, warnings = cluster_objects([], config)
     first, second = [o.doc for o in objects], [o.doc for o in objects]
-    assert first == second and len(first) == 22 and warnings == []
+    assert first == second and len(first) == 26 and warnings == []
     assert {o.source for o in objects} == {"context test"}
