@@ -123,14 +123,16 @@ def pod(
         pending = len(loaded.inputs.pending)
         if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated" and \
                 (node_search or (node_search is None and pending <= AUTO_NODE_SEARCH_PODS)):
-            more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit)
+            more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit,
+                              storage_only=storage_only(ex))
     if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated" and more is None \
             and node_search is None:
         more = {"template": None, "count": None,
                 "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
                 "(--node-search runs it)"}
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more,
-                           allocatable={n.name: n.allocatable for n in planner.inputs.nodes})
+                           allocatable={n.name: n.allocatable for n in planner.inputs.nodes},
+                           storage=run.result.snapshot.storage)
     emit(render(doc, output, render_options(full=show_all)))
     if ex.outcome.status != SCHEDULED:
         raise typer.Exit(1)
@@ -163,7 +165,13 @@ def template_candidates(ex: Any, nodes: list[Any], most: int = 3) -> list[str]:
     return out
 
 
-def more_nodes(planner: Any, key: str, templates: list[str], limit: int) -> dict[str, Any]:
+def storage_only(ex: Any) -> bool:
+    """VolumeBinding is what rejects every node: the pod's volume claims, not the nodes, are the problem."""
+    failing = [f for n in ex.nodes for f in n.failing]
+    return bool(failing) and all(f.plugin == "VolumeBinding" for f in failing)
+
+
+def more_nodes(planner: Any, key: str, templates: list[str], limit: int, *, storage_only: bool = False) -> dict[str, Any]:
     """How many nodes like one of the template candidates make the pod fit, by whole simulations.
 
     The first candidate on which the pod passes every filter when it is new and empty is the
@@ -181,6 +189,9 @@ def more_nodes(planner: Any, key: str, templates: list[str], limit: int) -> dict
             return {"template": template, "count": None,
                     "reason": f"still unschedulable with up to {limit} more nodes like {template} (whole simulations)"}
         return {"template": template, "count": found.count, "reason": ""}
+    if storage_only and not tried:
+        return {"template": None, "count": None,
+                "reason": "no number of them helps: the pod's volume claims stop it on every node (see Storage above)"}
     reason = ("the pod does not fit on a new empty node like " + "; ".join(tried) if tried else
               "no node of the cluster could hold the pod even if it were new and empty: every rejection is "
               "UnschedulableAndUnresolvable (labels, taints, or requests above the node's allocatable)")

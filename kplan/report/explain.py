@@ -11,9 +11,11 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from kplan.cluster.storage import StorageState, default_class
 from kplan.framework.preemption import PreemptionOutcome
 from kplan.model.objects import Pod
-from kplan.model.quantity import format_resource
+from kplan.model.quantity import format_bytes, format_resource
+from kplan.model.storage import IMMEDIATE, NO_PROVISIONER, PersistentVolumeClaim, StorageClass
 from kplan.report.document import API_VERSION
 from kplan.scheduler.explain import Explanation, NodeExplanation
 
@@ -89,7 +91,8 @@ def preemption_doc(p: PreemptionOutcome | None, *, all_nodes: bool = False, top:
 
 def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEFAULT_TOP, tie_break: str = "random",
                      more_nodes: dict[str, Any] | None = None,
-                     allocatable: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
+                     allocatable: Mapping[str, Mapping[str, int]] | None = None,
+                     storage: StorageState | None = None) -> dict[str, Any]:
     pod, o = ex.pod, ex.outcome
     att = ex.attempt
     shown = ex.nodes if all_nodes else ex.nodes[:top]
@@ -129,6 +132,7 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         "nearestNodes": [],
         "moreNodes": more_nodes,
         "resources": resource_fact(ex, allocatable) if allocatable is not None else None,
+        "storage": storage_facts(ex, storage),
     }
     if ex.earlier_preemption is not None:
         number, outcome = ex.earlier_preemption
@@ -169,3 +173,111 @@ def resource_fact(ex: Explanation, allocatable: Mapping[str, Mapping[str, int]])
             "largestNode": best.name, "scope": scope, "nodes": len(pool),
             "allocatable": {r: format_resource(r, have.get(r, 0)) for r in short},
             "bigEnough": all(have.get(r, 0) >= want[r] for r in short)}
+
+
+#: VolumeBinding's reasons (plugins/volumebinding.py), matched here by text: the report reads the
+#: explanation's recorded reasons, not the plugin
+_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
+_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
+_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
+_DEFAULT_ANNOTATION = 'storageclass.kubernetes.io/is-default-class: "true"'
+
+
+def storage_facts(ex: Explanation, storage: StorageState | None) -> list[dict[str, Any]]:
+    """The plain facts behind VolumeBinding's rejections, one per claim of the pod that is the
+    cause: the claim, its StorageClass (or that it names none and none is default), what stops
+    it and the fix. Empty when the pod is scheduled or VolumeBinding rejected no node."""
+    if storage is None or ex.outcome.status == "Scheduled":
+        return []
+    reasons = {r for n in ex.nodes for f in n.failing if f.plugin == "VolumeBinding" for r in f.reasons}
+    message = ex.outcome.message or ""
+    if _UNBOUND_IMMEDIATE in message:
+        reasons.add(_UNBOUND_IMMEDIATE)
+    if not reasons and "persistentvolumeclaim" not in message:
+        return []
+    pod = ex.pod
+    classes = sorted(storage.classes)
+    default = default_class(storage.classes.values())
+    out: list[dict[str, Any]] = []
+    for v in pod.volumes:
+        if not v.claim_name:
+            continue
+        key = f"{pod.namespace}/{v.claim_name}"
+        claim = storage.pvc(pod.namespace, v.claim_name)
+        if claim is None:
+            out.append({"claim": key, "storageClass": None,
+                        "problem": "the PersistentVolumeClaim does not exist",
+                        "fix": "create it (a StatefulSet creates its volumeClaimTemplates' claims itself; a bare "
+                               "pod's claims must exist before it is scheduled)"})
+            continue
+        if claim.volume_name:
+            fact = _bound_claim_fact(key, claim, storage, reasons)
+            if fact is not None:
+                out.append(fact)
+            continue
+        out.append(_unbound_claim_fact(key, claim, storage, classes, default, reasons))
+    return out
+
+
+def _bound_claim_fact(key: str, claim: PersistentVolumeClaim, storage: StorageState,
+                      reasons: set[str]) -> dict[str, Any] | None:
+    pv = storage.pv(claim.volume_name)
+    if pv is None:
+        return {"claim": key, "storageClass": claim.class_name or None,
+                "problem": f"it is bound to PersistentVolume {claim.volume_name}, which does not exist",
+                "fix": "restore that volume, or delete the claim so that a new one is made and bound"}
+    if _NODE_CONFLICT in reasons and pv.node_affinity is not None:
+        terms = "; or ".join(", ".join(f"{r.key} {r.operator} {','.join(r.values)}".rstrip() for r in t.match_expressions)
+                             for t in pv.node_affinity.terms) or "no node"
+        return {"claim": key, "storageClass": pv.class_name or None,
+                "problem": f"it is bound to PersistentVolume {pv.name}, whose node affinity admits only nodes "
+                           f"with {terms}",
+                "fix": "make room on a node the volume admits (or add one there): the pod can run nowhere else"}
+    return None
+
+
+def _unbound_claim_fact(key: str, claim: PersistentVolumeClaim, storage: StorageState, classes: list[str],
+                        default: StorageClass | None, reasons: set[str]) -> dict[str, Any]:
+    name = claim.class_name
+    size = f" of {format_bytes(claim.request)}" if claim.request else ""
+    some = ", ".join(classes)
+    if not name:
+        if claim.storage_class_name == "":
+            problem = ('it asks for no StorageClass (storageClassName: ""), so only an existing PersistentVolume '
+                       f"without a class can bind it, and none matches its request{size}")
+        elif not classes:
+            problem = ("it names no StorageClass and the cluster has none, so only an existing PersistentVolume "
+                       f"without a class can bind it, and none matches its request{size}")
+        else:
+            problem = (f"it names no StorageClass and none of the cluster's ({some}) is the default "
+                       f"(annotated {_DEFAULT_ANNOTATION}), so only an existing PersistentVolume without a class "
+                       f"can bind it, and none matches its request{size}")
+        fix = (f"set storageClassName (in a StatefulSet: in its volumeClaimTemplates) to one of {some}, or mark one "
+               "of them default" if classes else
+               "create a StorageClass with a provisioner and mark it default, or create a matching PersistentVolume")
+        return {"claim": key, "storageClass": None, "problem": problem, "fix": fix}
+    sc = storage.storage_class(name)
+    if sc is None:
+        return {"claim": key, "storageClass": name,
+                "problem": f"its StorageClass {name} does not exist",
+                "fix": f"create StorageClass {name}" + (f", or name one of {some}" if classes else "")}
+    can_provision = bool(sc.provisioner) and sc.provisioner != NO_PROVISIONER
+    why = (f"{name} cannot provision volumes (provisioner {sc.provisioner or 'none'})" if not can_provision else
+           f"{name} provisions with {sc.provisioner}")
+    if sc.binding_mode == IMMEDIATE:
+        problem = f"StorageClass {name} binds Immediately; no PersistentVolume{size} matches the claim and {why}"
+        fix = (f"create a matching PersistentVolume of class {name}, or use a class that provisions" if not can_provision
+               else f"check that {sc.provisioner} can create the volume")
+    elif _NOT_ENOUGH_SPACE in reasons and can_provision:
+        problem = (f"{sc.provisioner} reports (CSIStorageCapacity) less free capacity than the claim's"
+                   f"{size or ' request'} in the topology of the nodes that pass the other filters")
+        fix = "add storage capacity there, or nodes in a topology that has it"
+    elif _BIND_CONFLICT in reasons:
+        problem = f"no PersistentVolume of class {name}{size} that the nodes can reach matches the claim, and {why}"
+        fix = (f"create matching PersistentVolumes of class {name} on the nodes (a local volume serves one node), or "
+               "use a class that provisions" if not can_provision else "check the class's allowedTopologies")
+    else:
+        return {"claim": key, "storageClass": name, "problem": f"it is not bound yet ({name}, {sc.binding_mode})",
+                "fix": ""}
+    return {"claim": key, "storageClass": name, "problem": problem, "fix": fix}

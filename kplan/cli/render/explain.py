@@ -171,6 +171,9 @@ def explanation_table(doc: Mapping[str, Any], opts: RenderOptions | None = None)
     fact = _resource_fact(doc.get("resources"))
     if fact:
         out.append(wrap(f"  Fact:      {fact}", width, hanging=" " * 13))
+    for s in doc.get("storage") or []:
+        text = f"claim {s['claim']}: {s['problem']}" + (f". Fix: {s['fix']}." if s["fix"] else ".")
+        out.append(wrap(f"  Storage:   {text}", width, hanging=" " * 13))
     if doc["message"]:
         out.append(wrap(f"  Message:   {doc['message']}" + ("¹" if _postscript(doc["message"]) else ""), width,
                         hanging=" " * 13))
