@@ -118,6 +118,10 @@ class Applier:
         #: pods by (namespace, name), rebuilt when the pod lists change size behind its back
         self._by_name: dict[tuple[str, str], Pod] = {}
         self._by_name_size = -1
+        #: running pods by the workloads that may control them (_owner_keys), and the running
+        #: list it was built from (rebuilt when that list is replaced or grows)
+        self._owned: dict[tuple[str, str, str], list[Pod]] = {}
+        self._owned_of: tuple[list[Pod] | None, int] = (None, -1)
         #: _identity of every storage object in inputs.storage, read up to _storage_seen
         self._storage_ids: set[tuple[str, str]] = set()
         self._storage_seen: tuple[list[Any] | None, int] = (None, 0)   # (the list, items read)
@@ -149,6 +153,45 @@ class Applier:
             h = pod.labels.get("pod-template-hash")
             return h is not None and ref.name == f"{name}-{h}"
         return re.fullmatch(re.escape(name) + r"-[0-9]+", ref.name) is not None
+
+    def _owner_keys(self, pod: Pod) -> set[tuple[str, str, str]]:
+        """(namespace, kind, name) of every workload that ``controls`` could find controlling the pod:
+        its controller, and the Deployment or CronJob above a ReplicaSet or Job controller."""
+        ref = pod.controller()
+        if ref is None:
+            return set()
+        ns = pod.namespace
+        keys = {(ns, ref.kind, ref.name)}
+        middle_of = {"ReplicaSet": "Deployment", "Job": "CronJob"}.get(ref.kind)
+        if middle_of is None:
+            return keys
+        obj = self.cluster.get((ref.kind, ns, ref.name))
+        if obj is not None:
+            above = _controller(obj)
+            if above is not None:
+                keys.add((ns, above[0], above[1]))
+        elif middle_of == "Deployment":
+            h = pod.labels.get("pod-template-hash")
+            if h is not None and ref.name.endswith(f"-{h}"):
+                keys.add((ns, middle_of, ref.name[:-len(h) - 1]))
+        else:
+            keys.add((ns, middle_of, ref.name.rsplit("-", 1)[0]))
+        return keys
+
+    def controlled(self, kind: str, ns: str, name: str) -> list[Pod]:
+        """The pods (running, then pending) that the workload ``kind ns/name`` controls. The running
+        pods come from an index by owner, so applying many workloads onto a large cluster stays
+        linear; the index only narrows the search, ``controls`` decides."""
+        running: list[Pod] = self.inputs.running
+        built_from, built_len = self._owned_of
+        if built_from is not running or built_len != len(running):
+            owned: dict[tuple[str, str, str], list[Pod]] = {}
+            for p in running:
+                for key in self._owner_keys(p):
+                    owned.setdefault(key, []).append(p)
+            self._owned, self._owned_of = owned, (running, len(running))
+        pool = self._owned.get((ns, kind, name), []) + self.inputs.pending
+        return [p for p in pool if self.controls(kind, ns, name, p)]
 
     def replace(self, kind: str, ns: str, name: str, match: Any, candidates: list[Pod] | None = None) -> None:
         """Remove (or keep, with --keep-existing) the cluster's pods that ``match``.
@@ -235,7 +278,7 @@ class Applier:
         exp = expand(d, obj.source, seed=self.seed, nodes=inputs.nodes, existing=existing,
                      existing_replicasets=replica_sets)
         inputs.warnings.extend(exp.warnings)
-        self.replace(kind, ns, name, lambda p: self.controls(kind, ns, name, p))
+        self.replace(kind, ns, name, lambda p: self.controls(kind, ns, name, p), self.controlled(kind, ns, name))
         if kind in ("ReplicaSet", "StatefulSet", "ReplicationController"):
             self._select(parse_selecting_object(d, obj.source))
         for created in exp.created:
