@@ -1,9 +1,11 @@
 """The core/v1 rules kplan's inputs meet: pkg/apis/core/validation/validation.go (v1.34) for
 ObjectMeta, PodSpec (containers, resources, ports, tolerations, affinity, topology spread,
-scheduling gates, volumes' names), Node, Namespace and LimitRange.
+scheduling gates, volumes: one source each, and the fields kplan reads of claims, generic
+ephemeral volumes and in-tree disks), Node, Namespace, LimitRange and the claim spec.
 
-Deviations, knowingly: security contexts, probes, environment variables, volume sources'
-own fields, DNS config and most status fields are not validated (kplan does not read them);
+Deviations, knowingly: security contexts, probes, environment variables, the fields of volume
+sources kplan does not model (secret, configMap, nfs, …), DNS config and most status fields
+are not validated (kplan does not read them);
 the API server's defaults are not applied here (the parsers apply the ones that matter).
 """
 
@@ -467,8 +469,9 @@ def validate_spread(v: Any, path: str) -> Errors:
 _RESTART_POLICIES = ("Always", "OnFailure", "Never")
 
 
-def validate_pod_spec(v: Any, path: str = "spec") -> Errors:
-    """ValidatePodSpec, for the fields kplan reads (see the module docstring)."""
+def validate_pod_spec(v: Any, path: str = "spec", *, pod_name: str = "") -> Errors:
+    """ValidatePodSpec, for the fields kplan reads (see the module docstring). ``pod_name``: the
+    pod's own name (a template has none), which names its generic ephemeral volumes' claims."""
     errs: Errors = []
     spec = as_map(v, path, errs)
     if v is None:
@@ -512,7 +515,8 @@ def validate_pod_spec(v: Any, path: str = "spec") -> Errors:
     vols: set[str] = set()
     for i, vol in enumerate(as_list(spec.get("volumes"), f"{path}.volumes", errs)):
         vp = f"{path}.volumes[{i}]"
-        name = as_str(as_map(vol, vp, errs).get("name"), f"{vp}.name", errs)
+        vol_map = as_map(vol, vp, errs)
+        name = as_str(vol_map.get("name"), f"{vp}.name", errs)
         if not name:
             errs.append(required(f"{vp}.name"))
         else:
@@ -520,6 +524,123 @@ def validate_pod_spec(v: Any, path: str = "spec") -> Errors:
             if name in vols:
                 errs.append(duplicate(f"{vp}.name", name))
             vols.add(name)
+        if isinstance(vol, Mapping):
+            errs += validate_volume_source(vol_map, vp, pod_name, name)
+    return errs
+
+
+ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
+
+
+def claim_spec(v: Any, path: str) -> Errors:
+    """ValidatePersistentVolumeClaimSpec, for the fields kplan reads."""
+    errs: Errors = []
+    spec = as_map(v, path, errs)
+    modes = as_list(spec.get("accessModes"), f"{path}.accessModes", errs)
+    if not modes:
+        errs.append(required(f"{path}.accessModes", ""))
+    for m in modes:
+        if m not in ACCESS_MODES:
+            errs.append(not_supported(f"{path}.accessModes", m, ACCESS_MODES))
+    res = as_map(spec.get("resources"), f"{path}.resources", errs)
+    storage = as_map(res.get("requests"), f"{path}.resources.requests", errs).get("storage")
+    if storage is None:
+        errs.append(required(f"{path}.resources[storage]"))
+    else:
+        nanos = quantity(storage, f"{path}.resources[storage]", errs)
+        if nanos is not None and nanos <= 0:
+            errs.append(invalid(f"{path}.resources[storage]", storage, "must be greater than zero"))
+    if spec.get("selector") is not None:
+        errs += validate_label_selector(spec.get("selector"), f"{path}.selector")
+    mode = spec.get("volumeMode")
+    if mode is not None and mode not in ("Block", "Filesystem"):
+        errs.append(not_supported(f"{path}.volumeMode", mode, ("Block", "Filesystem")))
+    return errs
+
+
+# ------------------------------------------------------------------------------ volumes
+
+#: the volume sources in the order ValidateVolumeSource checks them: a second one is "Forbidden"
+#: at its own path (with upstream's spellings of three of them)
+VOLUME_SOURCES = (("emptyDir", "emptyDir"), ("hostPath", "hostPath"), ("gitRepo", "gitRepo"),
+                  ("gcePersistentDisk", "gcePersistentDisk"), ("awsElasticBlockStore", "awsElasticBlockStore"),
+                  ("secret", "secret"), ("nfs", "nfs"), ("iscsi", "iscsi"), ("glusterfs", "glusterfs"),
+                  ("flocker", "flocker"), ("persistentVolumeClaim", "persistentVolumeClaim"), ("rbd", "rbd"),
+                  ("cinder", "cinder"), ("cephfs", "cephFS"), ("quobyte", "quobyte"), ("downwardAPI", "downwarAPI"),
+                  ("fc", "fc"), ("flexVolume", "flexVolume"), ("configMap", "configMap"),
+                  ("azureFile", "azureFile"), ("vsphereVolume", "vsphereVolume"),
+                  ("photonPersistentDisk", "photonPersistentDisk"), ("portworxVolume", "portworxVolume"),
+                  ("azureDisk", "azureDisk"), ("storageos", "storageos"), ("projected", "projected"),
+                  ("scaleIO", "scaleIO"), ("csi", "csi"), ("ephemeral", "ephemeral"), ("image", "image"))
+_PARTITION = "must be between 1 and 255, inclusive"
+
+
+def _required_strings(src: Mapping[str, Any], path: str, keys: tuple[str, ...], errs: Errors) -> None:
+    for k in keys:
+        if not as_str(src.get(k), f"{path}.{k}", errs):
+            errs.append(required(f"{path}.{k}"))
+
+
+def _in_range(src: Mapping[str, Any], key: str, path: str, low: int, high: int, detail: str, errs: Errors) -> None:
+    v = src.get(key)
+    if v is None:
+        return
+    n, bad = integer(v, f"{path}.{key}")
+    errs += bad
+    if n is not None and not low <= n <= high:
+        errs.append(invalid(f"{path}.{key}", n, detail))
+
+
+def validate_volume_source(vol: Mapping[str, Any], vp: str, pod_name: str, vol_name: str) -> Errors:
+    """ValidateVolumeSource: exactly one source, and the fields kplan reads of the sources it
+    models (claims, generic ephemeral volumes, the in-tree disks that volume limits and
+    restrictions count). Other sources' own fields are not checked (kplan does not read them)."""
+    errs: Errors = []
+    seen = 0
+    for key, shown_as in VOLUME_SOURCES:
+        if vol.get(key) is None:
+            continue
+        if seen:
+            errs.append(forbidden(f"{vp}.{shown_as}", "may not specify more than 1 volume type"))
+            continue
+        seen += 1
+        src = as_map(vol.get(key), f"{vp}.{key}", errs)
+        if key == "persistentVolumeClaim":
+            _required_strings(src, f"{vp}.{key}", ("claimName",), errs)
+        elif key == "gcePersistentDisk":
+            # upstream names the path "persistentDisk" here
+            _required_strings(src, f"{vp}.persistentDisk", ("pdName",), errs)
+            _in_range(src, "partition", f"{vp}.persistentDisk", 0, 255, _PARTITION, errs)
+        elif key == "awsElasticBlockStore":
+            _required_strings(src, f"{vp}.{key}", ("volumeID",), errs)
+            _in_range(src, "partition", f"{vp}.{key}", 0, 255, _PARTITION, errs)
+        elif key == "rbd":
+            if not as_list(src.get("monitors"), f"{vp}.rbd.monitors", errs):
+                errs.append(required(f"{vp}.rbd.monitors"))
+            _required_strings(src, f"{vp}.rbd", ("image",), errs)
+        elif key == "iscsi":
+            _required_strings(src, f"{vp}.iscsi", ("targetPortal",), errs)
+            iqn = as_str(src.get("iqn"), f"{vp}.iscsi.iqn", errs)
+            if not iqn:
+                errs.append(required(f"{vp}.iscsi.iqn"))
+            elif not iqn.startswith(("iqn", "eui", "naa")):
+                errs.append(invalid(f"{vp}.iscsi.iqn", iqn, "must be valid format starting with iqn, eui, or naa"))
+            _in_range(src, "lun", f"{vp}.iscsi", 0, 255, "must be between 0 and 255, inclusive", errs)
+        elif key == "azureDisk":
+            _required_strings(src, f"{vp}.azureDisk", ("diskName", "diskURI"), errs)
+        elif key == "ephemeral":
+            template = src.get("volumeClaimTemplate")
+            if template is None:
+                errs.append(required(f"{vp}.ephemeral.volumeClaimTemplate"))
+            else:
+                tp = f"{vp}.ephemeral.volumeClaimTemplate"
+                errs += claim_spec(as_map(template, tp, errs).get("spec"), f"{tp}.spec")
+            if pod_name and vol_name:
+                # the claim is named <pod>-<volume>: that name must be valid too
+                for msg in dns1123_subdomain(f"{pod_name}-{vol_name}"):
+                    errs.append(invalid(f"{vp}.name", vol_name, f'PVC name "{pod_name}-{vol_name}": {msg}'))
+    if not seen:
+        errs.append(required(vp, "must specify a volume type"))
     return errs
 
 
@@ -542,7 +663,10 @@ def validate_pod_template(v: Any, path: str, *, restart: tuple[str, ...] = ()) -
 
 
 def validate_pod(d: Mapping[str, Any]) -> Errors:
-    return validate_meta(d.get("metadata"), namespaced=True) + validate_pod_spec(d.get("spec"))
+    md = d.get("metadata")
+    name = md.get("name") if isinstance(md, Mapping) else None
+    return validate_meta(md, namespaced=True) + validate_pod_spec(
+        d.get("spec"), pod_name=name if isinstance(name, str) else "")
 
 
 def validate_node(d: Mapping[str, Any]) -> Errors:

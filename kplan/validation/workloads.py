@@ -13,9 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from kplan.validation.core import (
+    ACCESS_MODES,
     Errors,
     as_list,
     as_map,
+    claim_spec,
     is_int_or_percent,
     quantity,
     validate_label_selector,
@@ -120,7 +122,7 @@ def validate_stateful_set(d: Mapping[str, Any]) -> Errors:
         name = as_map(claim.get("metadata"), f"{tp}.metadata", errs).get("name")
         if not name:
             errs.append(required(f"{tp}.metadata.name"))
-        errs += _claim_spec(claim.get("spec"), f"{tp}.spec")
+        errs += claim_spec(claim.get("spec"), f"{tp}.spec")
     return errs
 
 
@@ -232,36 +234,8 @@ def validate_service(d: Mapping[str, Any]) -> Errors:
     return errs
 
 
-_ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
-
-
-def _claim_spec(v: Any, path: str) -> Errors:
-    errs: Errors = []
-    spec = as_map(v, path, errs)
-    modes = as_list(spec.get("accessModes"), f"{path}.accessModes", errs)
-    if not modes:
-        errs.append(required(f"{path}.accessModes", ""))
-    for m in modes:
-        if m not in _ACCESS_MODES:
-            errs.append(not_supported(f"{path}.accessModes", m, _ACCESS_MODES))
-    res = as_map(spec.get("resources"), f"{path}.resources", errs)
-    storage = as_map(res.get("requests"), f"{path}.resources.requests", errs).get("storage")
-    if storage is None:
-        errs.append(required(f"{path}.resources[storage]"))
-    else:
-        nanos = quantity(storage, f"{path}.resources[storage]", errs)
-        if nanos is not None and nanos <= 0:
-            errs.append(invalid(f"{path}.resources[storage]", storage, "must be greater than zero"))
-    if spec.get("selector") is not None:
-        errs += validate_label_selector(spec.get("selector"), f"{path}.selector")
-    mode = spec.get("volumeMode")
-    if mode is not None and mode not in ("Block", "Filesystem"):
-        errs.append(not_supported(f"{path}.volumeMode", mode, ("Block", "Filesystem")))
-    return errs
-
-
 def validate_claim(d: Mapping[str, Any]) -> Errors:
-    return validate_meta(d.get("metadata"), namespaced=True) + _claim_spec(d.get("spec"), "spec")
+    return validate_meta(d.get("metadata"), namespaced=True) + claim_spec(d.get("spec"), "spec")
 
 
 def validate_volume(d: Mapping[str, Any]) -> Errors:
@@ -273,8 +247,8 @@ def validate_volume(d: Mapping[str, Any]) -> Errors:
     else:
         quantity(cap.get("storage"), "spec.capacity[storage]", errs)
     for m in as_list(spec.get("accessModes"), "spec.accessModes", errs):
-        if m not in _ACCESS_MODES:
-            errs.append(not_supported("spec.accessModes", m, _ACCESS_MODES))
+        if m not in ACCESS_MODES:
+            errs.append(not_supported("spec.accessModes", m, ACCESS_MODES))
     return errs
 
 

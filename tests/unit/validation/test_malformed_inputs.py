@@ -219,6 +219,49 @@ ROWS: dict[str, Row] = {
                                    "spec.priority: Invalid value: 99999999999: must be an int32"),
     "two scheduling gates of one name": Row(pod("containers: [{name: c, image: a}], schedulingGates: [{name: g}, "
                                                 "{name: g}]"), 'schedulingGates[1].name: Duplicate value: "g"'),
+    # --- volume sources (ValidateVolumeSource)
+    "a volume with no source": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v}]"),
+                                   "spec.volumes[0]: Required value: must specify a volume type"),
+    "a volume with two sources": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v, emptyDir: {}, "
+                                         "persistentVolumeClaim: {claimName: data}}]"),
+                                     "spec.volumes[0].persistentVolumeClaim: Forbidden: may not specify more than 1 "
+                                     "volume type"),
+    "a claim volume without claimName": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v, "
+                                                "persistentVolumeClaim: {readOnly: true}}]"),
+                                            "spec.volumes[0].persistentVolumeClaim.claimName: Required value"),
+    "an ephemeral volume without a claim template": Row(
+        pod("containers: [{name: c, image: a}], volumes: [{name: v, ephemeral: {}}]"),
+        "spec.volumes[0].ephemeral.volumeClaimTemplate: Required value"),
+    "an ephemeral claim template without access modes": Row(
+        pod("containers: [{name: c, image: a}], volumes: [{name: v, ephemeral: {volumeClaimTemplate: {spec: "
+            "{resources: {requests: {storage: 1Gi}}}}}}]"),
+        "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.accessModes: Required value"),
+    "an ephemeral volume whose claim name is too long": Row(
+        pod("containers: [{name: c, image: a}], volumes: [{name: " + "v" * 63 + ", ephemeral: {volumeClaimTemplate: "
+            "{spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}}}]", name="w" * 200),
+        'PVC name "' + "w" * 200 + "-" + "v" * 63 + '": must be no more than 253 characters'),
+    "a GCE disk without pdName": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v, "
+                                         "gcePersistentDisk: {fsType: ext4}}]"),
+                                     "spec.volumes[0].persistentDisk.pdName: Required value"),
+    "an EBS volume with partition 300": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v, "
+                                                "awsElasticBlockStore: {volumeID: vol-1, partition: 300}}]"),
+                                            "spec.volumes[0].awsElasticBlockStore.partition: Invalid value: 300: "
+                                            "must be between 1 and 255, inclusive"),
+    "an RBD volume without monitors": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v, "
+                                              "rbd: {image: img}}]"),
+                                          "spec.volumes[0].rbd.monitors: Required value"),
+    "an iSCSI volume with a bad iqn": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v, "
+                                              "iscsi: {targetPortal: '10.0.0.1:3260', iqn: disk-1, lun: 0}}]"),
+                                          'spec.volumes[0].iscsi.iqn: Invalid value: "disk-1": must be valid format '
+                                          "starting with iqn, eui, or naa"),
+    "an Azure disk without diskURI": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v, "
+                                             "azureDisk: {diskName: d}}]"),
+                                         "spec.volumes[0].azureDisk.diskURI: Required value"),
+    "a Deployment template volume with no source": Row(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n"
+        "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+        "    spec: {containers: [{name: c, image: app}], volumes: [{name: v}]}\n",
+        "spec.template.spec.volumes[0]: Required value: must specify a volume type"),
     "two volumes of one name": Row(pod("containers: [{name: c, image: a}], volumes: [{name: v, emptyDir: {}}, "
                                        "{name: v, emptyDir: {}}]"), 'spec.volumes[1].name: Duplicate value: "v"'),
     "a Deployment of -3 replicas": Row(
