@@ -13,7 +13,7 @@ controllers create, and replace the same workloads of the cluster.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,7 +25,15 @@ from kplan.errors import InputError
 from kplan.io.apply import HANDLED_KINDS, STORAGE_PARSERS, Replaced
 from kplan.io.manifests import RawObject
 from kplan.model.admission import admit_priority, with_builtin_classes
-from kplan.model.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, SelectingObject
+from kplan.model.objects import (
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    SelectingObject,
+    evolve_pod,
+)
 from kplan.model.parse import (
     parse_namespace,
     parse_node,
@@ -167,7 +175,7 @@ def _admitted_running(inputs: Inputs, pod: Pod, i: int, classes: dict[str, Prior
         else:
             pod = admit_priority(pod, classes, False, False)
     if pod.start_time is None:
-        pod = replace(pod, start_time=pod.creation_time if pod.creation_time is not None else RUNNING_EPOCH + i)
+        pod = evolve_pod(pod, start_time=pod.creation_time if pod.creation_time is not None else RUNNING_EPOCH + i)
     return pod
 
 

@@ -5,10 +5,8 @@ plugin/pkg/admission/priority/admission.go (reference 8).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from kplan.errors import InputError
-from kplan.model.objects import PREEMPT_LOWER_PRIORITY, Pod, PriorityClass
+from kplan.model.objects import PREEMPT_LOWER_PRIORITY, Pod, PriorityClass, evolve_pod
 
 SYSTEM_CLUSTER_CRITICAL = PriorityClass("system-cluster-critical", 2_000_000_000)
 SYSTEM_NODE_CRITICAL = PriorityClass("system-node-critical", 2_000_001_000)
@@ -58,4 +56,4 @@ def admit_priority(pod: Pod, classes: dict[str, PriorityClass], explicit_priorit
                          f"controller computed {policy} from the given PriorityClass name")
     if (pod.priority, pod.priority_class_name, pod.preemption_policy) == (value, class_name, policy):
         return pod
-    return replace(pod, priority=value, priority_class_name=class_name, preemption_policy=policy)
+    return evolve_pod(pod, priority=value, priority_class_name=class_name, preemption_policy=policy)

@@ -9,7 +9,7 @@ move their events trigger — happens before the next pod is popped. The clock i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,7 +21,7 @@ from kplan.framework.config import SchedulerConfig
 from kplan.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, ClusterEvent
 from kplan.framework.registry import Registry
 from kplan.framework.runtime import Framework, Nominator
-from kplan.model.objects import Pod, PodDisruptionBudget
+from kplan.model.objects import Pod, PodDisruptionBudget, evolve_pod
 from kplan.scheduler.cycle import CycleResult, Scheduler
 from kplan.scheduler.queue import US, QueuedPod, SchedulingQueue
 
@@ -316,7 +316,7 @@ class Simulation:
         nominated = self.handle.nominated_node(pod)
         # the pending pod stays as the input gave it: the cluster gets a copy, bound, with its start
         # time (reference 12.1)
-        placed = replace(pod, node_name=node, start_time=BIND_EPOCH + self.binds, nominated_node=nominated)
+        placed = evolve_pod(pod, node_name=node, start_time=BIND_EPOCH + self.binds, nominated_node=nominated)
         self.handle.nominator.remove(pod)
         self.snapshot.add_pod(placed, row)
         self.bound[pod.uid] = node
