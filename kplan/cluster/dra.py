@@ -5,6 +5,9 @@
   (plugins/dynamicresources/dra_manager.go);
 * ``allocated``: the devices of every allocated claim, admin-access results excluded
   (allocateddevices.go), kept up to date with each claim write;
+* ``in_use``: those devices and the in-flight allocations' (what PreFilter snapshots), with a log
+  of every device that became used or free (``in_use_log``): the allocator's per-node summaries
+  follow it incrementally, and ``InUseView`` is a snapshot that costs nothing until the set changes;
 * ``pod_claims``: each pod's ``status.resourceClaimStatuses`` (pod claim name → claim name or None).
 
 The resourceclaim controller is emulated "instantly", like the API writes of reference section
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from kplan.model.dra import (
@@ -63,7 +66,14 @@ class DraState:
         self.templates: dict[str, ResourceClaimTemplate] = {t.key: t for t in templates}
         self.claims: dict[str, ResourceClaim] = {}
         self.allocated: Counter[DeviceId] = Counter()
+        #: claim uid → the claim with the allocation Reserve made; change it through
+        #: set_in_flight / pop_in_flight so that ``in_use`` follows
         self.in_flight: dict[str, ResourceClaim] = {}
+        self.in_use: Counter[DeviceId] = Counter()
+        #: (device, +1 now in use | -1 now free), one entry per change of the in-use set
+        self.in_use_log: list[tuple[DeviceId, int]] = []
+        #: (driver, pool) → length of ``in_use_log`` after the last change of one of its devices
+        self.pool_versions: dict[tuple[str, str], int] = {}
         self.pod_claims: dict[str, dict[str, str | None]] = {}
         self.events: list[tuple[str, ResourceClaim | None, ResourceClaim]] = []
         #: the allocator's per-run caches (selector results, pools per node), kept here because
@@ -91,6 +101,38 @@ class DraState:
                 self.allocated[r.device_id] += delta
                 if self.allocated[r.device_id] <= 0:
                     del self.allocated[r.device_id]
+                self._use(r.device_id, delta)
+
+    def _use(self, device: DeviceId, delta: int) -> None:
+        before = self.in_use.get(device, 0)
+        after = before + delta
+        if after > 0:
+            self.in_use[device] = after
+        else:
+            self.in_use.pop(device, None)
+        if (before > 0) != (after > 0):
+            self.in_use_log.append((device, 1 if after > 0 else -1))
+            self.pool_versions[device[:2]] = len(self.in_use_log)
+
+    def _count_in_flight(self, claim: ResourceClaim, delta: int) -> None:
+        if claim.allocation is not None:
+            for r in claim.allocation.results:
+                if not r.admin_access:
+                    self._use(r.device_id, delta)
+
+    def set_in_flight(self, claim: ResourceClaim) -> None:
+        """Reserve's allocation of ``claim`` (it carries the allocation), until PreBind writes it."""
+        old = self.in_flight.get(claim.uid)
+        self.in_flight[claim.uid] = claim
+        self._count_in_flight(claim, 1)
+        if old is not None:
+            self._count_in_flight(old, -1)
+
+    def pop_in_flight(self, uid: str) -> ResourceClaim | None:
+        old = self.in_flight.pop(uid, None)
+        if old is not None:
+            self._count_in_flight(old, -1)
+        return old
 
     def write(self, claim: ResourceClaim) -> None:
         """A status or object write by the scheduler or a controller."""
@@ -107,10 +149,16 @@ class DraState:
 
     def allocated_devices(self) -> set[DeviceId]:
         """What PreFilter snapshots: allocated claims' devices and in-flight allocations'."""
-        out = set(self.allocated)
-        for c in self.in_flight.values():
-            if c.allocation is not None:
-                out.update(r.device_id for r in c.allocation.results if not r.admin_access)
+        return set(self.in_use)
+
+    def in_use_at(self, mark: int) -> set[DeviceId]:
+        """The in-use set as it was when ``in_use_log`` had ``mark`` entries (the log undone)."""
+        out = set(self.in_use)
+        for device, delta in reversed(self.in_use_log[mark:]):
+            if delta > 0:
+                out.discard(device)
+            else:
+                out.add(device)
         return out
 
     # ------------------------------------------------------------------ the pod's claims
@@ -188,6 +236,30 @@ class DraState:
                 self._put(current)
             if current.owner_uid == pod.uid:
                 self.delete(current)
+
+
+class InUseView:
+    """The in-use devices as they were when the view was taken (PreFilter's snapshot), without
+    copying them: the live set while nothing has changed, the set rebuilt from the log after."""
+
+    __slots__ = ("_dra", "mark", "_then")
+
+    def __init__(self, dra: DraState) -> None:
+        self._dra = dra
+        self.mark = len(dra.in_use_log)
+        self._then: set[DeviceId] | None = None
+
+    @property
+    def unchanged(self) -> bool:
+        return len(self._dra.in_use_log) == self.mark
+
+    def devices(self) -> Collection[DeviceId]:
+        if self._then is not None:
+            return self._then
+        if self.unchanged:
+            return self._dra.in_use.keys()
+        self._then = self._dra.in_use_at(self.mark)
+        return self._then
 
 
 def pod_claim_entries(pod: Pod) -> Sequence[PodClaim]:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kplan.cluster.dra import CLAIM_ADD, CLAIM_UPDATE, ClaimLookupError, DraState, consumer
+from kplan.cluster.dra import CLAIM_ADD, CLAIM_UPDATE, ClaimLookupError, DraState, InUseView, consumer
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_ALLOCATABLE, NODE_UPDATE_LABEL, ClusterEvent
 from kplan.framework.interfaces import (
@@ -34,7 +34,8 @@ from kplan.framework.interfaces import (
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
 from kplan.model.dra import DELETE_PROTECTION, Allocation, ResourceClaim
 from kplan.model.objects import Pod
-from kplan.plugins.dra.structured import Allocator, AllocatorError, SelectorCache
+from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory
+from kplan.plugins.dra.summary import NodeSummaries
 from kplan.plugins.helper import PluginBase
 
 NAME = "DynamicResources"
@@ -58,6 +59,9 @@ class DraCycle:
     results: dict[str, list[Allocation]] = field(default_factory=dict)
     #: indices of claims not available on some node where allocation succeeded (PostFilter)
     unavailable: set[int] = field(default_factory=set)
+    #: per node id of the run's summaries, whether the allocator could succeed there (None: anywhere)
+    may_pass: np.ndarray | None = None
+    spec_id: int = -1
 
 
 def dra_state(handle: Handle) -> DraState:
@@ -126,34 +130,48 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         st.claims = claims
         st.to_allocate = to_allocate
         if to_allocate:
-            cache = dra.caches.setdefault("selectors", SelectorCache())
-            pools = dra.caches.setdefault("pools", {})
-            matching = dra.caches.setdefault("matching", {})
-            st.allocator = Allocator(dra.slices, dra.classes, dra.allocated_devices(), cache, pools, matching)
+            summaries = self._summaries()
+            summaries.node_ids(self.handle.snapshot.table)
+            st.allocator = Allocator(dra.slices, dra.classes, InUseView(dra), summaries.inventory)
+            st.may_pass = summaries.may_pass(st.allocator, to_allocate)
+            st.spec_id = summaries.spec_id(to_allocate)
         return None, OK
+
+    def _summaries(self) -> NodeSummaries:
+        """The run's inventory and node summaries (slices and classes do not change during a run)."""
+        dra = self.dra
+        found = dra.caches.get("summaries")
+        if not isinstance(found, NodeSummaries):
+            found = dra.caches["summaries"] = NodeSummaries(Inventory(dra.slices, dra.classes), dra)
+        return found
 
     def filter(self, state: CycleState, pod: Pod, table: Any, rows: np.ndarray) -> Verdicts:
         st: DraCycle | None = state.read(_STATE)
         n = len(rows)
         if st is None or not st.claims:
             return Verdicts.passing(n)
+        rows = np.asarray(rows)
         codes = np.zeros(n, dtype=np.int8)
         reasons = np.zeros(n, dtype=np.int32)
-        for k, row in enumerate(np.asarray(rows).tolist()):
-            node = table.nodes[row]
-            unavailable = [i for i, sel in st.selectors.items() if not sel.matches(node.name, node.labels)]
-            if st.allocator is not None:
-                try:
-                    found = st.allocator.allocate(node.name, node.labels, st.to_allocate)
-                except AllocatorError as e:
-                    raise PluginError(NAME, str(e)) from None
-                if found is None:
-                    codes[k], reasons[k] = Code.UNRESOLVABLE, _CANNOT_ALLOCATE_ID
-                    continue
-                st.results[node.name] = found
-            if unavailable:
-                st.unavailable.update(unavailable)
-                codes[k], reasons[k] = Code.UNRESOLVABLE, _NOT_AVAILABLE_ID
+        passing: Any = range(n)
+        if st.allocator is not None:
+            try:
+                ok, found = self._summaries().allocate_rows(st.allocator, table, rows, st.to_allocate, st.spec_id,
+                                                            st.may_pass)
+            except AllocatorError as e:
+                raise PluginError(NAME, str(e)) from None
+            st.results.update(found)
+            codes[~ok], reasons[~ok] = Code.UNRESOLVABLE, _CANNOT_ALLOCATE_ID
+            passing = ok.nonzero()[0].tolist()
+        if st.selectors:
+            # claims allocated already: the node must be one their allocation can be used on
+            # (recorded for PostFilter only where allocation succeeded, as upstream)
+            for k in passing:
+                node = table.nodes[int(rows[k])]
+                unavailable = [i for i, sel in st.selectors.items() if not sel.matches(node.name, node.labels)]
+                if unavailable:
+                    st.unavailable.update(unavailable)
+                    codes[k], reasons[k] = Code.UNRESOLVABLE, _NOT_AVAILABLE_ID
         return Verdicts(codes, reasons, bool(codes.any()))
 
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[None, Status]:
@@ -178,12 +196,15 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         if st is None or not st.to_allocate:
             return OK
         results = st.results.get(node)
+        if results is None and st.allocator is not None:
+            # a node Filter passed on the allocator's earlier decision for the same claim specs
+            results = self._summaries().decided(st.allocator, node, st.spec_id)
         if results is None:
             return Status(Code.ERROR, ("claim allocation not found for node",), NAME)
         for claim, alloc in zip(st.to_allocate, results, strict=True):
             finalizers = claim.finalizers if DELETE_PROTECTION in claim.finalizers else \
                 claim.finalizers + (DELETE_PROTECTION,)
-            self.dra.in_flight[claim.uid] = dataclasses.replace(claim, allocation=alloc, finalizers=finalizers)
+            self.dra.set_in_flight(dataclasses.replace(claim, allocation=alloc, finalizers=finalizers))
         return OK
 
     def unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
@@ -191,7 +212,7 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         if st is None:
             return
         for claim in st.claims:
-            self.dra.in_flight.pop(claim.uid, None)
+            self.dra.pop_in_flight(claim.uid)
             current = self.dra.claims.get(claim.key)
             if current is not None and current.allocation is not None and \
                     any(r.uid == pod.uid for r in current.reserved_for):
@@ -207,11 +228,13 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             current = dra.claims.get(claim.key, claim)
             if any(r.uid == pod.uid for r in current.reserved_for):
                 continue
-            allocated = dra.in_flight.pop(claim.uid, None)
+            allocated = dra.in_flight.get(claim.uid)
             if allocated is not None:
                 current = dataclasses.replace(current, allocation=allocated.allocation,
                                               finalizers=allocated.finalizers)
             dra.write(dataclasses.replace(current, reserved_for=current.reserved_for + (consumer(pod),)))
+            # written before the in-flight entry goes, so that the devices never look free between
+            dra.pop_in_flight(claim.uid)
         return OK
 
     def events_to_register(self) -> list[tuple[str, Any]]:

@@ -13,10 +13,11 @@ The Filter deadline (10 s) is not modelled: kplan never reads a clock in the eng
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kplan.cluster.dra import InUseView
 from kplan.model.dra import (
     ALL,
     MAX_DEVICES_PER_CLAIM,
@@ -195,26 +196,128 @@ class _Slot:
         return f"{self.request}/{self.sub}" if self.sub else self.request
 
 
-class Allocator:
-    """One cycle's allocator: the devices allocated when PreFilter ran, the slices and classes."""
+class Inventory:
+    """What stays fixed for a run (slices and classes) and what is derived from it once: the slices
+    that reach each node, each node's pools, the devices of a node matching a request shape, and the
+    selector results per identical device."""
 
     def __init__(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass],
-                 allocated: Iterable[DeviceId], cache: SelectorCache | None = None,
-                 pools: dict[str, list[Pool]] | None = None, matching: dict[Any, Matching] | None = None) -> None:
+                 cache: SelectorCache | None = None) -> None:
         self.slices = slices
         self.classes = classes
-        self.allocated = frozenset(allocated)
         self.cache = cache or SelectorCache()
-        self._pools = pools if pools is not None else {}
-        self._matching: dict[tuple[str, str, tuple[str, ...]], Matching] = matching if matching is not None else {}
-        self._plans: dict[str, _Plan] = {}
+        #: slice positions by nodeName, and those of slices with a node selector or allNodes
+        self._by_node: dict[str, list[int]] = {}
+        self._shared: list[int] = []
+        for i, s in enumerate(slices):
+            if s.node_name:
+                self._by_node.setdefault(s.node_name, []).append(i)
+            elif s.all_nodes or s.node_selector is not None:
+                self._shared.append(i)
+        self._pools: dict[str, list[Pool]] = {}
+        self._local: dict[str, bool] = {}
+        self._pool_keys: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._matching: dict[tuple[str, str, tuple[str, ...]], Matching] = {}
 
     def pools(self, node_name: str, labels: Mapping[str, str]) -> list[Pool]:
+        """GatherPools for the node (cached: a node's name and labels do not change in a run)."""
         p = self._pools.get(node_name)
         if p is None:
-            p = gather_pools(self.slices, node_name, labels)
+            reach = self._by_node.get(node_name, [])
+            if self._shared:
+                reach = sorted(reach + self._shared)
+            p = gather_pools([self.slices[i] for i in reach], node_name, labels)
             self._pools[node_name] = p
+            self._local[node_name] = all(s.node_name for pool in p for s, _ in pool.devices)
+            self._pool_keys[node_name] = tuple((pool.driver, pool.name) for pool in p)
         return p
+
+    def node_local(self, node_name: str, labels: Mapping[str, str]) -> bool:
+        """Whether every device the node sees is published for this node alone (nodeName slices)."""
+        self.pools(node_name, labels)
+        return self._local[node_name]
+
+    def pool_keys(self, node_name: str, labels: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+        """(driver, pool) of each pool the node sees, in search order."""
+        keys = self._pool_keys.get(node_name)
+        if keys is None:
+            self.pools(node_name, labels)
+            keys = self._pool_keys[node_name]
+        return keys
+
+    def candidates(self, node_name: str, pools: list[Pool], spec: SubRequest) -> Matching:
+        """The devices of the node that match the (sub)request, in search order, up to the first
+        error the search would meet (an invalid pool, a selector error on a device): cached per
+        node and request shape for the whole run, since slices and classes do not change."""
+        key = (node_name, spec.class_name, spec.selectors)
+        hit = self._matching.get(key)
+        if hit is not None:
+            return hit
+        found: list[tuple[ResourceSlice, Device]] = []
+        stop: tuple[DeviceId | None, Any] | None = None
+        for pool in pools:
+            if pool.invalid:
+                stop = (None, AllocatorError(f"pool {pool.name} is invalid: {pool.invalid}"))
+                break
+            for s, d in pool.devices:
+                try:
+                    ok = self.matches_raw(spec, s.driver, d)
+                except SelectorError as e:
+                    stop = ((s.driver, s.pool, d.name), e)
+                    break
+                if ok:
+                    found.append((s, d))
+            if stop is not None:
+                break
+        self._matching[key] = (found, stop)
+        return found, stop
+
+    def matches_raw(self, spec: SubRequest, driver: str, device: Device) -> bool:
+        """Class selectors, then the request's: SelectorError args gain ("class"|"request", index)."""
+        cls = self.classes.get(spec.class_name)
+        if cls is None:
+            raise SelectorError("class", 0, "missing", "")
+        for i, expr in enumerate(cls.selectors):
+            try:
+                if not self.cache.matches(expr, driver, device):
+                    return False
+            except SelectorError as e:
+                raise SelectorError("class", i, *e.args) from None
+        for i, expr in enumerate(spec.selectors):
+            try:
+                if not self.cache.matches(expr, driver, device):
+                    return False
+            except SelectorError as e:
+                raise SelectorError("request", i, *e.args) from None
+        return True
+
+
+class Allocator:
+    """One cycle's allocator: the devices in use when PreFilter ran (a set, or a view of the run's
+    in-use set that is rebuilt only if the set changed since), over the run's inventory."""
+
+    def __init__(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass],
+                 allocated: Iterable[DeviceId] | InUseView, inventory: Inventory | None = None) -> None:
+        self.inventory = inventory if inventory is not None else Inventory(slices, classes)
+        self.slices = self.inventory.slices
+        self.classes = self.inventory.classes
+        self.cache = self.inventory.cache
+        self._view = allocated if isinstance(allocated, InUseView) else None
+        self._allocated: Collection[DeviceId] = frozenset() if isinstance(allocated, InUseView) \
+            else frozenset(allocated)
+        self._plans: dict[str, _Plan] = {}
+
+    @property
+    def allocated(self) -> Collection[DeviceId]:
+        return self._view.devices() if self._view is not None else self._allocated
+
+    @property
+    def current(self) -> bool:
+        """Whether the devices in use are still those of PreFilter (nothing changed since)."""
+        return self._view is None or self._view.unchanged
+
+    def pools(self, node_name: str, labels: Mapping[str, str]) -> list[Pool]:
+        return self.inventory.pools(node_name, labels)
 
     # ---------------------------------------------------------------- matching (2.3)
 
@@ -236,52 +339,6 @@ class Allocator:
                     return False
             except SelectorError as e:
                 raise _selector_error(f"claim {claim.key}", i, e) from None
-        return True
-
-    def _candidates(self, node_name: str, pools: list[Pool], slot: _Slot) -> Matching:
-        """The devices of the node that match the (sub)request, in search order, up to the first
-        error the search would meet (an invalid pool, a selector error on a device): cached per
-        node and request shape for the whole run, since slices and classes do not change."""
-        key = (node_name, slot.spec.class_name, slot.spec.selectors)
-        hit = self._matching.get(key)
-        if hit is not None:
-            return hit
-        found: list[tuple[ResourceSlice, Device]] = []
-        stop: tuple[DeviceId | None, Any] | None = None
-        for pool in pools:
-            if pool.invalid:
-                stop = (None, AllocatorError(f"pool {pool.name} is invalid: {pool.invalid}"))
-                break
-            for s, d in pool.devices:
-                try:
-                    ok = self._matches_raw(slot, s.driver, d)
-                except SelectorError as e:
-                    stop = ((s.driver, s.pool, d.name), e)
-                    break
-                if ok:
-                    found.append((s, d))
-            if stop is not None:
-                break
-        self._matching[key] = (found, stop)
-        return found, stop
-
-    def _matches_raw(self, slot: _Slot, driver: str, device: Device) -> bool:
-        """Class selectors, then the request's: SelectorError args gain ("class"|"request", index)."""
-        cls = self.classes.get(slot.spec.class_name)
-        if cls is None:
-            raise SelectorError("class", 0, "missing", "")
-        for i, expr in enumerate(cls.selectors):
-            try:
-                if not self.cache.matches(expr, driver, device):
-                    return False
-            except SelectorError as e:
-                raise SelectorError("class", i, *e.args) from None
-        for i, expr in enumerate(slot.spec.selectors):
-            try:
-                if not self.cache.matches(expr, driver, device):
-                    return False
-            except SelectorError as e:
-                raise SelectorError("request", i, *e.args) from None
         return True
 
     def _matching_error(self, claim: ResourceClaim, slot: _Slot, e: SelectorError) -> AllocatorError:
@@ -349,10 +406,12 @@ class Allocator:
                 a.remove()
             return False
 
+        allocated = self.allocated
+
         def in_use(ci: int, slot: _Slot, dev_id: DeviceId) -> bool:
             if slot.spec.admin_access:
                 return any(r.device_id == dev_id for r, _ in picked[ci])
-            return dev_id in self.allocated or dev_id in in_call
+            return dev_id in allocated or dev_id in in_call
 
         def device_step(ci: int, ri: int, slot: _Slot, k: int) -> bool:
             if slot.spec.mode == ALL:
@@ -367,7 +426,7 @@ class Allocator:
                 return try_device(ci, ri, slot, k, s, d, True)
             if k == slot.spec.count:
                 return request_step(ci, ri + 1)
-            found, stop = self._candidates(node_name, pools, slot)
+            found, stop = self.inventory.candidates(node_name, pools, slot.spec)
             for s, d in found:
                 if in_use(ci, slot, (s.driver, s.pool, d.name)):
                     continue
@@ -406,6 +465,11 @@ class Allocator:
                 for i, p in enumerate(picked)]
 
     # ---------------------------------------------------------------- validation (2.2, 2.4)
+
+    def validate(self, claim: ResourceClaim) -> None:
+        """The checks of _validate that do not depend on the node (all of them unless a request
+        asks for All devices); raises AllocatorError."""
+        self._validate(claim, [])
 
     def _plan(self, claim: ResourceClaim, pools: list[Pool]) -> _Plan:
         """_validate, kept per claim for the cycle when it does not depend on the node (no All)."""
