@@ -59,8 +59,8 @@ class DraCycle:
     results: dict[str, list[Allocation]] = field(default_factory=dict)
     #: indices of claims not available on some node where allocation succeeded (PostFilter)
     unavailable: set[int] = field(default_factory=set)
-    #: per node id of the run's summaries, whether the allocator could succeed there (None: anywhere)
-    may_pass: np.ndarray | None = None
+    #: per node id of the run's summaries: the allocator's verdict, if known at PreFilter
+    plan: np.ndarray | None = None
     spec_id: int = -1
 
 
@@ -133,8 +133,8 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             summaries = self._summaries()
             summaries.node_ids(self.handle.snapshot.table)
             st.allocator = Allocator(dra.slices, dra.classes, InUseView(dra), summaries.inventory)
-            st.may_pass = summaries.may_pass(st.allocator, to_allocate)
             st.spec_id = summaries.spec_id(to_allocate)
+            st.plan = summaries.plan(st.allocator, to_allocate, st.spec_id)
         return None, OK
 
     def _summaries(self) -> NodeSummaries:
@@ -154,10 +154,10 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         codes = np.zeros(n, dtype=np.int8)
         reasons = np.zeros(n, dtype=np.int32)
         passing: Any = range(n)
-        if st.allocator is not None:
+        if st.allocator is not None and st.plan is not None:
             try:
                 ok, found = self._summaries().allocate_rows(st.allocator, table, rows, st.to_allocate, st.spec_id,
-                                                            st.may_pass)
+                                                            st.plan)
             except AllocatorError as e:
                 raise PluginError(NAME, str(e)) from None
             st.results.update(found)

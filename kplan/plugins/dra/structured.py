@@ -88,53 +88,61 @@ def gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mappin
 
 class SelectorCache:
     """Selector results per (expression, identical device): devices of one model on many nodes are
-    evaluated once. Lives as long as the slices do (one simulation)."""
+    evaluated once. A device is identified by its driver, attributes and capacity (its fingerprint,
+    numbered in order of appearance). Lives as long as the slices do (one simulation)."""
 
     def __init__(self) -> None:
-        self._keys: dict[int, tuple[object, ...]] = {}
-        self._activations: dict[tuple[object, ...], dict[str, Any] | SelectorError] = {}
-        self._results: dict[tuple[str, tuple[object, ...]], bool | SelectorError] = {}
+        self._ids: dict[tuple[int, str], int] = {}
+        self._fingerprints: dict[tuple[object, ...], int] = {}
+        self._activations: dict[int, dict[str, Any] | SelectorError] = {}
+        self._results: dict[tuple[str, int], bool | tuple[str, str]] = {}
         self._keep: list[Device] = []
 
-    def _key(self, driver: str, device: Device) -> tuple[object, ...]:
-        k = self._keys.get(id(device))
+    def fingerprint(self, driver: str, device: Device) -> int:
+        """The number of the device's (driver, attributes, capacity)."""
+        k = self._ids.get((id(device), driver))
         if k is None:
-            k = (driver, tuple(sorted(device.attributes.items())), tuple(sorted(device.capacity.items())))
-            self._keys[id(device)] = k
+            fp = (driver, tuple(sorted(device.attributes.items())), tuple(sorted(device.capacity.items())))
+            k = self._fingerprints.setdefault(fp, len(self._fingerprints))
+            self._ids[(id(device), driver)] = k
             self._keep.append(device)  # keeps id() stable for the cache's lifetime
         return k
 
     def matches(self, expression: str, driver: str, device: Device) -> bool:
-        """Raises SelectorError. cel-python is imported on first use: building its parser takes
-        about two seconds, which runs without resource claims should not pay."""
-        from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
-
-        key = self._key(driver, device)
+        """Raises SelectorError (args: kind, detail)."""
+        key = self.fingerprint(driver, device)
         r = self._results.get((expression, key))
         if r is None:
-            try:
-                program = compile_selector(expression)
-            except CelError as e:
-                r = SelectorError("compile", str(e))
-            else:
-                act = self._activations.get(key)
-                if act is None:
-                    try:
-                        act = device_activation(driver, device)
-                    except CelError as e:
-                        act = SelectorError("runtime", str(e))
-                    self._activations[key] = act
-                if isinstance(act, SelectorError):
-                    r = act
-                else:
-                    try:
-                        r = evaluate(program, act)
-                    except CelError as e:
-                        r = SelectorError("runtime", str(e))
-            self._results[(expression, key)] = r
-        if isinstance(r, SelectorError):
-            raise r
+            r = self._results[(expression, key)] = _evaluate(expression, driver, device, key, self._activations)
+        if isinstance(r, tuple):
+            raise SelectorError(*r)
         return r
+
+
+def _evaluate(expression: str, driver: str, device: Device, key: int,
+              activations: dict[int, dict[str, Any] | SelectorError]) -> bool | tuple[str, str]:
+    """One selector on one device: its result, or (kind, detail) of its error. cel-python is
+    imported on first use: building its parser takes over a second, which runs without resource
+    claims should not pay."""
+    from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
+
+    try:
+        program = compile_selector(expression)
+    except CelError as e:
+        return ("compile", str(e))
+    act = activations.get(key)
+    if act is None:
+        try:
+            act = device_activation(driver, device)
+        except CelError as e:
+            act = SelectorError("runtime", str(e))
+        activations[key] = act
+    if isinstance(act, SelectorError):
+        return (act.args[0], act.args[1])
+    try:
+        return evaluate(program, act)
+    except CelError as e:
+        return ("runtime", str(e))
 
 
 class SelectorError(Exception):
@@ -218,6 +226,8 @@ class Inventory:
         self._local: dict[str, bool] = {}
         self._pool_keys: dict[str, tuple[tuple[str, str], ...]] = {}
         self._matching: dict[tuple[str, str, tuple[str, ...]], Matching] = {}
+        #: (class, request selectors, device fingerprint) → matches, or the SelectorError's args
+        self._shape_results: dict[tuple[str, tuple[str, ...], int], bool | tuple[Any, ...]] = {}
 
     def pools(self, node_name: str, labels: Mapping[str, str]) -> list[Pool]:
         """GatherPools for the node (cached: a node's name and labels do not change in a run)."""
@@ -273,7 +283,21 @@ class Inventory:
         return found, stop
 
     def matches_raw(self, spec: SubRequest, driver: str, device: Device) -> bool:
-        """Class selectors, then the request's: SelectorError args gain ("class"|"request", index)."""
+        """Class selectors, then the request's: SelectorError args gain ("class"|"request", index).
+        Cached per request shape and identical device."""
+        key = (spec.class_name, spec.selectors, self.cache.fingerprint(driver, device))
+        r = self._shape_results.get(key)
+        if r is None:
+            try:
+                r = self._matches_raw(spec, driver, device)
+            except SelectorError as e:
+                r = e.args
+            self._shape_results[key] = r
+        if isinstance(r, tuple):
+            raise SelectorError(*r)
+        return r
+
+    def _matches_raw(self, spec: SubRequest, driver: str, device: Device) -> bool:
         cls = self.classes.get(spec.class_name)
         if cls is None:
             raise SelectorError("class", 0, "missing", "")

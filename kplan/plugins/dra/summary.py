@@ -37,6 +37,8 @@ from kplan.model.dra import ALL, Allocation, ClaimSpec, ResourceClaim, SubReques
 from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory
 
 ShapeKey = tuple[str, tuple[str, ...]]
+#: a node's verdict in ``NodeSummaries.plan``
+NO, YES, SEARCH = 0, 1, 2
 
 
 @dataclass(slots=True)
@@ -60,6 +62,24 @@ class _Decisions:
     results: dict[int, list[Allocation]]
 
 
+def _requests(allocator: Allocator, claims: Sequence[ResourceClaim]) -> list[tuple[SubRequest, ...]] | None:
+    """The alternatives of every request of ``claims``; None when the mask cannot be used: a claim
+    the allocator's validation rejects (it must report that on the first node it tries) or a request
+    for All devices (decided by the whole pool, in use or not)."""
+    specs: list[tuple[SubRequest, ...]] = []
+    for claim in claims:
+        try:
+            allocator.validate(claim)
+        except AllocatorError:
+            return None
+        for req in claim.spec.requests:
+            alternatives = (req.exactly,) if req.exactly is not None else req.first_available
+            if not alternatives or any(a.mode == ALL for a in alternatives):
+                return None
+            specs.append(alternatives)
+    return specs
+
+
 class NodeSummaries:
     """Per-run summaries over the nodes seen so far; see the module docstring."""
 
@@ -73,6 +93,8 @@ class NodeSummaries:
         self._mark = len(dra.in_use_log)
         self._rows: weakref.WeakKeyDictionary[NodeTable, np.ndarray] = weakref.WeakKeyDictionary()
         self._specs: dict[tuple[ClaimSpec, ...], int] = {}
+        #: spec id → the alternatives of each request, or None (see _requests)
+        self._requests: dict[int, list[tuple[SubRequest, ...]] | None] = {}
         #: per node id: the in-use log position of the last change of a device the node sees
         self.node_version = np.zeros(0, dtype=np.int64)
         self._pool_nodes: dict[tuple[str, str], list[int]] = {}
@@ -175,20 +197,15 @@ class NodeSummaries:
 
     # ------------------------------------------------------------------ the mask
 
-    def may_pass(self, allocator: Allocator, claims: Sequence[ResourceClaim]) -> np.ndarray | None:
+    def may_pass(self, allocator: Allocator, claims: Sequence[ResourceClaim], spec_id: int) -> np.ndarray | None:
         """Per node id, whether the exact allocator could find devices for ``claims`` there (False:
-        it certainly returns no solution, without error). None when no node can be ruled out this way."""
-        specs: list[tuple[SubRequest, ...]] = []
-        for claim in claims:
-            try:
-                allocator.validate(claim)
-            except AllocatorError:
-                return None
-            for req in claim.spec.requests:
-                alternatives = (req.exactly,) if req.exactly is not None else req.first_available
-                if not alternatives or any(a.mode == ALL for a in alternatives):
-                    return None
-                specs.append(alternatives)
+        it certainly returns no solution, without error). None when no node can be ruled out this
+        way. ``spec_id`` is ``spec_id(claims)``."""
+        if spec_id not in self._requests:
+            self._requests[spec_id] = _requests(allocator, claims)
+        specs = self._requests[spec_id]
+        if specs is None:
+            return None
         self.sync()
         n = len(self.names)
         ok = np.ones(n, dtype=bool)
@@ -224,39 +241,50 @@ class NodeSummaries:
             dec = self._decided[spec_id] = _Decisions(np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool), {})
         return dec
 
+    def plan(self, allocator: Allocator, claims: Sequence[ResourceClaim], spec_id: int) -> np.ndarray:
+        """PreFilter's verdict per node id: NO where the allocator certainly finds nothing (the
+        mask), YES or NO where it decided for the same claim specs with the node's devices as they
+        are now, SEARCH elsewhere. Valid for the in-use set of this moment, the allocator's snapshot."""
+        self.sync()
+        mask = self.may_pass(allocator, claims, spec_id)
+        dec = self._decisions(spec_id)
+        out = np.full(len(self.names), SEARCH, dtype=np.int8)
+        fresh = dec.version == self.node_version
+        out[fresh] = dec.ok[fresh]
+        if mask is not None:
+            out[~mask] = NO
+        return out
+
     def allocate_rows(self, allocator: Allocator, table: NodeTable, rows: np.ndarray,
-                      claims: Sequence[ResourceClaim], spec_id: int, may_pass: np.ndarray | None
+                      claims: Sequence[ResourceClaim], spec_id: int, plan: np.ndarray
                       ) -> tuple[np.ndarray, dict[str, list[Allocation]]]:
         """Whether the allocator finds devices for ``claims`` on each of ``rows`` (a bool per
-        position), and the results it found on the nodes it searched now. The nodes the mask rules
-        out fail; the nodes whose pools did not change since the allocator last decided for the same
-        claim specs get that decision; the allocator searches the rest, in row order, raising
-        AllocatorError as ``allocate`` does."""
-        n = len(rows)
+        position), and the results it found on the nodes it searched now: ``plan`` (from ``plan``)
+        decides the nodes it can; the allocator searches the rest, in row order, raising
+        AllocatorError as ``allocate`` does. What it finds is written into ``plan`` and, while the
+        in-use set is still the allocator's, kept for later pods."""
         ids = self.node_ids(table).take(rows)
-        ok = np.zeros(n, dtype=bool)
-        if may_pass is not None:
-            candidate = np.ones(n, dtype=bool)
-            known = ids < len(may_pass)
-            candidate[known] = may_pass.take(ids[known])
-            todo = candidate.nonzero()[0]
+        if len(ids) and int(ids.max()) >= len(plan):
+            # nodes first seen after PreFilter: searched
+            verdicts = np.full(len(ids), SEARCH, dtype=np.int8)
+            known = ids < len(plan)
+            verdicts[known] = plan.take(ids[known])
         else:
-            todo = np.arange(n)
-        store: _Decisions | None = None
-        if allocator.current and len(todo):
-            self.sync()
-            store = self._decisions(spec_id)
-            at = ids.take(todo)
-            fresh = store.version.take(at) == self.node_version.take(at)
-            ok[todo[fresh]] = store.ok.take(at[fresh])
-            todo = todo[~fresh]
+            verdicts = plan.take(ids)
+        ok = verdicts == YES
+        todo = (verdicts == SEARCH).nonzero()[0]
         found_now: dict[str, list[Allocation]] = {}
+        if not len(todo):
+            return ok, found_now
+        store = self._decisions(spec_id) if allocator.current else None
         nodes = table.nodes
         for k in todo.tolist():
             node = nodes[int(rows[k])]
             found = allocator.allocate(node.name, node.labels, claims)
+            nid = int(ids[k])
+            if nid < len(plan):
+                plan[nid] = NO if found is None else YES
             if store is not None:
-                nid = int(ids[k])
                 store.version[nid] = self.node_version[nid]
                 store.ok[nid] = found is not None
                 if found is not None:

@@ -37,7 +37,7 @@ from kplan.model.dra import (
 )
 from kplan.model.selectors import IN, NodeSelector, NodeSelectorTerm, Requirement
 from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory
-from kplan.plugins.dra.summary import NodeSummaries
+from kplan.plugins.dra.summary import SEARCH, YES, NodeSummaries
 from tests.builders import make_node
 
 GPU, NIC = "gpu.example.com", "nic.example.com"
@@ -132,21 +132,25 @@ def test_summaries_agree_with_the_exact_allocator(seed: int) -> None:
         _set_in_use(dra, devices, {i for i in range(len(devices)) if rng.random() < 0.3})
         claims = _claims(rng)
         allocator = Allocator(dra.slices, dra.classes, InUseView(dra), summaries.inventory)
-        may_pass = summaries.may_pass(allocator, claims)
         spec_id = summaries.spec_id(claims)
+        may_pass = summaries.may_pass(allocator, claims, spec_id)
+        plan = summaries.plan(allocator, claims, spec_id)
         in_use = set(dra.in_use)
         want = [_exact(slices, in_use, n.name, n.labels, claims) for n in table.nodes]
         for k, node in enumerate(table.nodes):
-            if may_pass is not None and not may_pass[summaries.ids[node.name]]:
+            nid = summaries.ids[node.name]
+            if may_pass is not None and not may_pass[nid]:
                 assert want[k] is None, f"{node.name} ruled out, but the allocator says {want[k]}"
+            if plan[nid] != SEARCH:
+                assert (plan[nid] == YES) == (want[k] is not None), f"{node.name}: plan {plan[nid]}, {want[k]}"
         rows = np.array(rng.sample(range(len(names)), len(names)))
         errors = [want[r] for r in rows if isinstance(want[r], str)]
         if errors:
             with pytest.raises(AllocatorError) as e:
-                summaries.allocate_rows(allocator, table, rows, claims, spec_id, may_pass)
+                summaries.allocate_rows(allocator, table, rows, claims, spec_id, plan)
             assert f"error: {e.value}" == errors[0]
             continue
-        ok, found = summaries.allocate_rows(allocator, table, rows, claims, spec_id, may_pass)
+        ok, found = summaries.allocate_rows(allocator, table, rows, claims, spec_id, plan)
         for k, row in enumerate(rows):
             name = table.names[row]
             assert bool(ok[k]) == (want[row] is not None), name
@@ -165,6 +169,10 @@ def _one_claim(count: int) -> list[ResourceClaim]:
     return [ResourceClaim("default", "c", "uid-c", spec)]
 
 
+def _mask(summaries: NodeSummaries, allocator: Allocator, claims: list[ResourceClaim]) -> Any:
+    return summaries.may_pass(allocator, claims, summaries.spec_id(claims))
+
+
 def test_a_node_with_too_few_free_matching_devices_is_ruled_out_and_followed_as_devices_change() -> None:
     slices = [_gpu_slice("n1", 2), _gpu_slice("n2", 4)]
     table = NodeTable([make_node("n1").build(), make_node("n2").build()])
@@ -172,13 +180,13 @@ def test_a_node_with_too_few_free_matching_devices_is_ruled_out_and_followed_as_
     summaries = NodeSummaries(Inventory(dra.slices, dra.classes), dra)
     summaries.node_ids(table)
     allocator = Allocator(slices, CLASSES, InUseView(dra), summaries.inventory)
-    assert summaries.may_pass(allocator, _one_claim(3)).tolist() == [False, True]
+    assert _mask(summaries, allocator, _one_claim(3)).tolist() == [False, True]
     devices = [(GPU, "n2", "g0"), (GPU, "n2", "g1")]
     _set_in_use(dra, devices, {0, 1})
-    assert summaries.may_pass(allocator, _one_claim(3)).tolist() == [False, False]
-    assert summaries.may_pass(allocator, _one_claim(2)).tolist() == [True, True]
+    assert _mask(summaries, allocator, _one_claim(3)).tolist() == [False, False]
+    assert _mask(summaries, allocator, _one_claim(2)).tolist() == [True, True]
     _set_in_use(dra, devices, {1})
-    assert summaries.may_pass(allocator, _one_claim(3)).tolist() == [False, True]
+    assert _mask(summaries, allocator, _one_claim(3)).tolist() == [False, True]
 
 
 def test_a_decision_is_reused_until_a_device_of_the_node_changes() -> None:
@@ -186,6 +194,7 @@ def test_a_decision_is_reused_until_a_device_of_the_node_changes() -> None:
     table = NodeTable([make_node("n1").build(), make_node("n2").build()])
     dra = DraState(CLASSES.values(), slices)
     summaries = NodeSummaries(Inventory(dra.slices, dra.classes), dra)
+    summaries.node_ids(table)
     calls: list[str] = []
 
     class Counting(Allocator):
@@ -196,8 +205,9 @@ def test_a_decision_is_reused_until_a_device_of_the_node_changes() -> None:
     def run() -> list[bool]:
         allocator = Counting(slices, CLASSES, InUseView(dra), summaries.inventory)
         claims = _one_claim(1)
-        ok, _ = summaries.allocate_rows(allocator, table, np.arange(2), claims, summaries.spec_id(claims),
-                                        summaries.may_pass(allocator, claims))
+        sid = summaries.spec_id(claims)
+        ok, _ = summaries.allocate_rows(allocator, table, np.arange(2), claims, sid,
+                                        summaries.plan(allocator, claims, sid))
         return [bool(x) for x in ok]
 
     assert run() == [True, True] and calls == ["n1", "n2"]
@@ -223,8 +233,8 @@ def test_a_device_two_nodes_see_is_freed_for_both(shared: str) -> None:
     allocator = Allocator(slices, CLASSES, InUseView(dra), summaries.inventory)
     device = [(GPU, "pool", "g0")]
     _set_in_use(dra, device, {0})
-    mask = summaries.may_pass(allocator, _one_claim(1))
+    mask = _mask(summaries, allocator, _one_claim(1))
     assert mask is not None
     _set_in_use(dra, device, set())
-    mask = summaries.may_pass(allocator, _one_claim(1))
+    mask = _mask(summaries, allocator, _one_claim(1))
     assert mask is not None and mask.tolist() == [True, True]
