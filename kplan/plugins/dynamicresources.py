@@ -34,7 +34,7 @@ from kplan.framework.interfaces import (
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
 from kplan.model.dra import DELETE_PROTECTION, Allocation, ResourceClaim
 from kplan.model.objects import Pod
-from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory
+from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory, SelectorCache
 from kplan.plugins.dra.summary import NodeSummaries
 from kplan.plugins.helper import PluginBase
 
@@ -142,7 +142,8 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         dra = self.dra
         found = dra.caches.get("summaries")
         if not isinstance(found, NodeSummaries):
-            found = dra.caches["summaries"] = NodeSummaries(Inventory(dra.slices, dra.classes), dra)
+            cache = dra.caches.setdefault("selectors", SelectorCache())
+            found = dra.caches["summaries"] = NodeSummaries(Inventory(dra.slices, dra.classes, cache), dra)
         return found
 
     def filter(self, state: CycleState, pod: Pod, table: Any, rows: np.ndarray) -> Verdicts:

@@ -321,8 +321,10 @@ class Allocator:
     in-use set that is rebuilt only if the set changed since), over the run's inventory."""
 
     def __init__(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass],
-                 allocated: Iterable[DeviceId] | InUseView, inventory: Inventory | None = None) -> None:
-        self.inventory = inventory if inventory is not None else Inventory(slices, classes)
+                 allocated: Iterable[DeviceId] | InUseView, inventory: Inventory | SelectorCache | None = None) -> None:
+        """``inventory``: the run's (it must hold these slices and classes), or a selector cache to
+        build a fresh one with, or None."""
+        self.inventory = inventory if isinstance(inventory, Inventory) else Inventory(slices, classes, inventory)
         self.slices = self.inventory.slices
         self.classes = self.inventory.classes
         self.cache = self.inventory.cache
