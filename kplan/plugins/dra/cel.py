@@ -16,15 +16,17 @@ capacities Quantity objects.
 
 from __future__ import annotations
 
+import math
+import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import total_ordering
 from typing import Any
 
 import celpy
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
+from celpy import InterpretedRunner, celtypes
+from celpy.evaluation import CELEvalError, Evaluator
 
 from kplan.model.dra import Device
 from kplan.model.quantity import QuantityError, parse_quantity
@@ -191,6 +193,204 @@ def _as_integer(a: Any) -> celtypes.IntType:
     return celtypes.IntType(int(v))
 
 
+# ------------------------------------------------------------------------------- equality
+
+_NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
+
+
+def _kind(v: Any) -> type | None:
+    """The CEL type family of a value for equality (ints, uints and doubles are one: numbers)."""
+    for t in (celtypes.BoolType, celtypes.StringType, celtypes.BytesType, celtypes.NullType,
+              celtypes.ListType, celtypes.MapType, celtypes.TimestampType, celtypes.DurationType):
+        if isinstance(v, t):
+            return t
+    if isinstance(v, _NUMBERS):
+        return celtypes.DoubleType
+    return None
+
+
+def cel_equal(a: Any, b: Any) -> Any:
+    """``a == b`` as cel-go evaluates it (heterogeneous equality): values of different types are
+    not equal, numbers compare by value across int, uint and double, lists and maps element by
+    element. The Kubernetes types on the left accept only their own type (their Equal returns
+    "no such overload" otherwise); on the right they are simply unequal to a built-in value."""
+    if isinstance(a, CELEvalError):
+        return a
+    if isinstance(b, CELEvalError):
+        return b
+    if isinstance(a, (Quantity, Semver)):
+        if type(a) is not type(b):
+            raise TypeError("no such overload")
+        return celtypes.BoolType(a == b)
+    if isinstance(b, (Quantity, Semver)):
+        return celtypes.BoolType(False)
+    ka, kb = _kind(a), _kind(b)
+    if ka is None or kb is None:
+        return celtypes.BoolType(type(a) is type(b) and bool(a == b))
+    if ka is not kb:
+        return celtypes.BoolType(False)
+    if ka is celtypes.ListType:
+        if len(a) != len(b):
+            return celtypes.BoolType(False)
+        return _all_equal(zip(a, b, strict=True))
+    if ka is celtypes.MapType:
+        if len(a) != len(b):
+            return celtypes.BoolType(False)
+        pairs = []
+        for key, value in a.items():
+            other = _map_lookup(b, key)
+            if other is _MISSING:
+                return celtypes.BoolType(False)
+            pairs.append((value, other))
+        return _all_equal(pairs)
+    if ka is celtypes.DoubleType:
+        return celtypes.BoolType(float(a) == float(b) if isinstance(a, float) or isinstance(b, float)
+                                 else int(a) == int(b))
+    if ka is celtypes.NullType:
+        return celtypes.BoolType(True)
+    return celtypes.BoolType(bool(a == b))
+
+
+_MISSING = object()
+
+
+def _true(r: Any) -> bool:
+    return isinstance(r, celtypes.BoolType) and bool(r)
+
+
+def _map_lookup(m: Any, key: Any) -> Any:
+    for k, v in m.items():
+        if _kind(k) is _kind(key) and _true(cel_equal(k, key)):
+            return v
+    return _MISSING
+
+
+def _all_equal(pairs: Any) -> Any:
+    """True if every pair is equal; False as soon as one is not; an error when none is unequal
+    but one comparison failed."""
+    error: Any = None
+    for x, y in pairs:
+        try:
+            r = cel_equal(x, y)
+        except TypeError:
+            r = CELEvalError("no such overload", TypeError, ())
+        if isinstance(r, CELEvalError):
+            error = error or r
+        elif not r:
+            return celtypes.BoolType(False)
+    return error if error is not None else celtypes.BoolType(True)
+
+
+def cel_not_equal(a: Any, b: Any) -> Any:
+    r = cel_equal(a, b)
+    return r if isinstance(r, CELEvalError) else celtypes.BoolType(not r)
+
+
+def _ordering(name: str, op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
+    """``<``, ``<=``, ``>``, ``>=``: numbers compare by value across int, uint and double (the
+    Kubernetes environment enables cross-type numeric comparisons); everything else as celpy does."""
+    fallback = celpy.evaluation.base_functions[name]
+
+    def compare(a: Any, b: Any) -> Any:
+        if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, celtypes.BoolType) \
+                and not isinstance(b, celtypes.BoolType) and type(a) is not type(b):
+            if isinstance(a, float) or isinstance(b, float):
+                return celtypes.BoolType(op(float(a), float(b)))
+            return celtypes.BoolType(op(int(a), int(b)))
+        return fallback(a, b)
+    return compare
+
+
+def cel_in(item: Any, container: Any) -> Any:
+    """``item in container``: a list holds an element equal to the item (comparisons that fail
+    count as unequal, as cel-go's Contains), a map has the key."""
+    if isinstance(item, CELEvalError):
+        return item
+    if isinstance(container, CELEvalError):
+        return container
+    if isinstance(container, celtypes.MapType):
+        return celtypes.BoolType(_map_lookup(container, item) is not _MISSING)
+    if isinstance(container, celtypes.ListType):
+        for element in container:
+            try:
+                if _true(cel_equal(item, element)):
+                    return celtypes.BoolType(True)
+            except TypeError:
+                continue
+        return celtypes.BoolType(False)
+    raise TypeError("no such overload")
+
+
+# ------------------------------------------------------------------------------- runtime cost
+
+#: resource.k8s.io CELSelectorExpressionMaxCost: the runtime cost limit of one selector evaluation
+MAX_COST = 1_000_000
+COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+#: cel-go's cost factors (common/cost.go)
+_STRING_TRAVERSAL, _REGEX_LENGTH, _LIST_CREATE, _MAP_CREATE = 0.1, 0.25, 10, 30
+
+
+class _CostExceeded(BaseException):
+    """Aborts an evaluation past the limit. Not an Exception, so that no handler inside celpy
+    turns it into an error value that ``&&``/``||`` could absorb: cel-go cancels the evaluation."""
+
+
+class _Tracker:
+    """The running cost of the evaluation in progress (evaluations do not nest or overlap)."""
+
+    __slots__ = ("cost", "limit")
+
+    def __init__(self) -> None:
+        self.cost = 0
+        self.limit = MAX_COST
+
+    def charge(self, n: int) -> None:
+        self.cost += n
+        if self.cost > self.limit:
+            raise _CostExceeded
+
+
+_TRACKER = _Tracker()
+
+
+def _size(v: Any) -> int:
+    """cel-go's actualSize: the size of strings, bytes, lists and maps, 1 for anything else."""
+    return len(v) if isinstance(v, (str, bytes, list, dict)) else 1
+
+
+def _traversal(n: float) -> int:
+    return math.ceil(n * _STRING_TRAVERSAL)
+
+
+def _call_cost(name: str, args: Sequence[Any]) -> int:
+    """The cost of one call as cel-go's CostTracker.costCall counts it without an estimator hit."""
+    if name in ("startsWith", "endsWith") and args:
+        return _traversal(_size(args[0]))
+    if name == "matches" and len(args) == 2:
+        return math.ceil((1 + _size(args[0])) * _STRING_TRAVERSAL) * math.ceil(_size(args[1]) * _REGEX_LENGTH)
+    if name == "contains" and len(args) == 2 and isinstance(args[0], str):
+        return _traversal(_size(args[0])) * _traversal(_size(args[1]))
+    return 1
+
+
+def _charged(function: Callable[..., Any], rule: str) -> Callable[..., Any]:
+    """An operator that adds its cost: "compare" (equality and ordering: by the smaller operand),
+    "in" (by the list's size), "concat" (strings by both sizes), "one"."""
+
+    def call(*args: Any) -> Any:
+        if rule == "compare":
+            n = _traversal(min(_size(args[0]), _size(args[1])))
+        elif rule == "in":
+            n = len(args[1]) if isinstance(args[1], list) else 1
+        elif rule == "concat" and isinstance(args[0], str) and isinstance(args[1], str):
+            n = _traversal(len(args[0]) + len(args[1]))
+        else:
+            n = 1
+        _TRACKER.charge(n)
+        return function(*args)
+    return call
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "quantity": _quantity,
     "isQuantity": _is_quantity,
@@ -208,6 +408,15 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "major": _semver_part("major"),
     "minor": _semver_part("minor"),
     "patch": _semver_part("patch"),
+    "_==_": _charged(cel_equal, "compare"),
+    "_!=_": _charged(cel_not_equal, "compare"),
+    "_in_": _charged(cel_in, "in"),
+    "_<_": _charged(_ordering("_<_", operator.lt), "compare"),
+    "_<=_": _charged(_ordering("_<=_", operator.le), "compare"),
+    "_>_": _charged(_ordering("_>_", operator.gt), "compare"),
+    "_>=_": _charged(_ordering("_>=_", operator.ge), "compare"),
+    "_+_": _charged(celpy.evaluation.base_functions["_+_"], "concat"),
+    **{op: _charged(celpy.evaluation.base_functions[op], "one") for op in ("_-_", "_*_", "_/_", "_%_", "!_", "-_")},
 }
 
 
@@ -261,7 +470,143 @@ def device_activation(driver: str, device: Device) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------- compilation
 
-_ENV = celpy.Environment()
+class _CostEvaluator(Evaluator):
+    """celpy's evaluator with cel-go's runtime cost (interpreter/runtimecost.go) counted as it
+    goes: 1 per identifier, field selection and index, per function or method call (more for the
+    string functions cel-go sizes), the operators' costs in ``_charged``, 10 per list literal and
+    30 per map literal, 0 per constant; ``&&``, ``||`` and ``?:`` cost nothing themselves and, as in
+    cel-go, do not evaluate the side that cannot change the result; comprehensions pay their
+    accumulator and loop condition per iteration as cel-go's expansion of the macro does, and
+    ``all``/``exists`` stop at the first decisive element. Past the limit the evaluation stops."""
+
+    def sub_evaluator(self, ast: Any) -> Evaluator:
+        return _CostEvaluator(ast, activation=self.activation)
+
+    def _visit_tree(self, tree: Any) -> Any:
+        kind = tree.data
+        if kind in ("member_dot", "member_index"):
+            _TRACKER.charge(1)
+        elif kind == "primary":
+            child = tree.children[0]
+            if child.data == "ident":
+                _TRACKER.charge(1)
+            elif child.data == "list_lit":
+                _TRACKER.charge(_LIST_CREATE)
+            elif child.data == "map_lit":
+                _TRACKER.charge(_MAP_CREATE)
+            elif child.data == "ident_arg" and child.children[0].value == "has":
+                _TRACKER.charge(1)
+        return super()._visit_tree(tree)
+
+    def function_eval(self, name_token: Any, exprlist: Any = None) -> Any:
+        args = list(exprlist) if exprlist is not None else []
+        _TRACKER.charge(_call_cost(str(name_token), args))
+        return super().function_eval(name_token, args)
+
+    def method_eval(self, obj: Any, method_ident: Any, exprlist: Any = None) -> Any:
+        args = list(exprlist) if exprlist is not None else []
+        _TRACKER.charge(_call_cost(str(method_ident), [obj, *args]))
+        return super().method_eval(obj, method_ident, args)
+
+    def _logical(self, tree: Any, name: str, decisive: bool) -> Any:
+        if len(tree.children) == 1:
+            return self.visit(tree.children[0])
+        left = self.visit(tree.children[0])
+        if isinstance(left, celtypes.BoolType) and bool(left) is decisive:
+            return left
+        right = self.visit(tree.children[1])
+        try:
+            return self.activation.resolve_function(name)(left, right)
+        except TypeError as ex:
+            return CELEvalError(f"found no matching overload for {name}", ex.__class__, ex.args, tree=tree)
+
+    def conditionalor(self, tree: Any) -> Any:
+        return self._logical(tree, "_||_", True)
+
+    def conditionaland(self, tree: Any) -> Any:
+        return self._logical(tree, "_&&_", False)
+
+    def member_dot_arg(self, tree: Any) -> Any:
+        macro = tree.children[1].value
+        if macro not in ("all", "exists", "exists_one", "map", "filter"):
+            return super().member_dot_arg(tree)
+        items = self.visit(tree.children[0])
+        if isinstance(items, CELEvalError):
+            return items
+        if macro in ("all", "exists"):
+            decisive = macro == "exists"
+            body = self.build_ss_macro_eval(tree)
+            result: Any = celtypes.BoolType(not decisive)
+            for item in items:
+                # loop condition @not_strictly_false(__result__) (exists: of !__result__)
+                _TRACKER.charge(2 if macro == "all" else 3)
+                if isinstance(result, celtypes.BoolType) and bool(result) is decisive:
+                    break
+                _TRACKER.charge(1)  # __result__ in the step
+                value = body(item)
+                if isinstance(value, celtypes.BoolType) and bool(value) is decisive:
+                    result = value
+                elif not isinstance(result, CELEvalError) and not isinstance(value, celtypes.BoolType):
+                    result = value if isinstance(value, CELEvalError) else \
+                        CELEvalError("no such overload", TypeError, ())
+            _TRACKER.charge(1)  # the result
+            return result
+        if macro in ("map", "filter"):
+            _TRACKER.charge(_LIST_CREATE)  # the accumulator []
+        counted = _CountingBody(self.build_macro_eval(tree), macro)
+        out = _run_macro(macro, items, counted)
+        _TRACKER.charge(2 if macro == "exists_one" else 1)  # the result (exists_one: __result__ == 1)
+        return out
+
+
+class _CountingBody:
+    """A map/filter/exists_one body with cel-go's step costs around it."""
+
+    def __init__(self, body: Callable[[Any], Any], macro: str) -> None:
+        self.body, self.macro = body, macro
+
+    def __call__(self, item: Any) -> Any:
+        value = self.body(item)
+        if self.macro == "map":
+            _TRACKER.charge(1 + _LIST_CREATE + 1)  # __result__ + [value]
+        elif bool(value) if isinstance(value, celtypes.BoolType) else False:
+            _TRACKER.charge(1 + _LIST_CREATE + 2 if self.macro == "filter" else 2)
+        else:
+            _TRACKER.charge(1)
+        return value
+
+
+def _run_macro(macro: str, items: Any, body: _CountingBody) -> Any:
+    if macro == "map":
+        values = [body(item) for item in items]
+        for v in values:
+            if isinstance(v, CELEvalError):
+                return v
+        return celtypes.ListType(values)
+    if macro == "filter":
+        kept = []
+        for item in items:
+            v = body(item)
+            if isinstance(v, CELEvalError):
+                return v
+            if v:
+                kept.append(item)
+        return celtypes.ListType(kept)
+    count = 0
+    for item in items:
+        v = body(item)
+        if isinstance(v, CELEvalError):
+            return v
+        count += bool(v)
+    return celtypes.BoolType(count == 1)
+
+
+class _Runner(InterpretedRunner):
+    def evaluate(self, context: Any) -> Any:
+        return _CostEvaluator(ast=self.ast, activation=self.new_activation()).evaluate(context)
+
+
+_ENV = celpy.Environment(runner_class=_Runner)
 _PROGRAMS: dict[str, Any] = {}
 
 
@@ -294,10 +639,19 @@ def _runtime_detail(e: BaseException) -> str:
     return text
 
 
-def evaluate(program: Any, activation: dict[str, Any]) -> bool:
-    """Run a compiled selector on one device's activation; raises CelError for runtime errors."""
+def evaluate(program: Any, activation: dict[str, Any], limit: int | None = None) -> bool:
+    """Run a compiled selector on one device's activation; raises CelError for runtime errors,
+    among them the cost limit's."""
+    return evaluate_with_cost(program, activation, limit)[0]
+
+
+def evaluate_with_cost(program: Any, activation: dict[str, Any], limit: int | None = None) -> tuple[bool, int]:
+    """``evaluate`` and the runtime cost it counted (``limit``: MAX_COST unless given)."""
+    _TRACKER.cost, _TRACKER.limit = 0, MAX_COST if limit is None else limit
     try:
         result = program.evaluate(activation)
+    except _CostExceeded:
+        raise CelError(COST_EXCEEDED) from None
     except CelError:
         raise
     except CELEvalError as e:
@@ -308,4 +662,4 @@ def evaluate(program: Any, activation: dict[str, Any]) -> bool:
         raise CelError(_runtime_detail(result))
     if not isinstance(result, celtypes.BoolType):
         raise CelError(f"CEL result of type {type(result).__name__} could not be converted to bool")
-    return bool(result)
+    return bool(result), _TRACKER.cost
