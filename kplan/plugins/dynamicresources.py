@@ -43,6 +43,8 @@ _STATE = "DynamicResources/claims"
 CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 _CANNOT_ALLOCATE_ID = reason_id(CANNOT_ALLOCATE)
+#: slots of one group of a Go swiss-table map (abi.SwissMapGroupSlots)
+_GO_MAP_GROUP_SLOTS = 8
 _NOT_AVAILABLE_ID = reason_id(NOT_AVAILABLE)
 
 
@@ -57,8 +59,9 @@ class DraCycle:
     allocator: Allocator | None = None
     #: node name → allocation results for ``to_allocate`` (Filter's successes)
     results: dict[str, list[Allocation]] = field(default_factory=dict)
-    #: indices of claims not available on some node where allocation succeeded (PostFilter)
-    unavailable: set[int] = field(default_factory=set)
+    #: indices of claims not available on some node where allocation succeeded (PostFilter), in
+    #: the order Filter first met them (the insertion order of upstream's set)
+    unavailable: dict[int, None] = field(default_factory=dict)
     #: per node id of the run's summaries: the allocator's verdict, if known at PreFilter
     plan: np.ndarray | None = None
     spec_id: int = -1
@@ -171,7 +174,8 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
                 node = table.nodes[int(rows[k])]
                 unavailable = [i for i, sel in st.selectors.items() if not sel.matches(node.name, node.labels)]
                 if unavailable:
-                    st.unavailable.update(unavailable)
+                    for i in unavailable:
+                        st.unavailable.setdefault(i)
                     codes[k], reasons[k] = Code.UNRESOLVABLE, _NOT_AVAILABLE_ID
         return Verdicts(codes, reasons, bool(codes.any()))
 
@@ -182,8 +186,7 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             return None, Status(Code.ERROR, ("not found",), NAME)
         if not st.claims:
             return None, Status(Code.UNSCHEDULABLE, ("no new claims to deallocate",), NAME)
-        # upstream iterates a set (random order); kplan takes the claims in spec order
-        for i in sorted(st.unavailable):
+        for i in self._deallocation_order(list(st.unavailable)):
             claim = self.dra.claims.get(st.claims[i].key)
             if claim is None or claim.allocation is None:
                 continue
@@ -191,6 +194,21 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
                 self.dra.write(dataclasses.replace(claim, reserved_for=(), allocation=None))
                 return None, Status(Code.UNSCHEDULABLE, ("deallocation of ResourceClaim completed",), NAME)
         return None, Status(Code.UNSCHEDULABLE, ("still not schedulable",), NAME)
+
+    def _deallocation_order(self, indices: list[int]) -> list[int]:
+        """The order PostFilter tries the unavailable claims in. Upstream ranges over a Go map
+        (sets.Set[int]) on purpose, to pick one at random. With Go 1.24's maps (kube-scheduler
+        1.34 is built with it), a set of at most 8 entries sits in one group of 8 slots in insertion
+        order, and iteration starts at a random slot and wraps around: a start past the last entry
+        begins with the first. The run's seeded generator draws that slot; a bigger set starts at a
+        random entry. One claim needs no draw."""
+        n = len(indices)
+        if n <= 1:
+            return indices
+        start = int(self.handle.rng.integers(_GO_MAP_GROUP_SLOTS if n <= _GO_MAP_GROUP_SLOTS else n))
+        if start >= n:
+            start = 0
+        return indices[start:] + indices[:start]
 
     def reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
         st: DraCycle | None = state.read(_STATE)

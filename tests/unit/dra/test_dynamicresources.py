@@ -3,10 +3,13 @@ the messages upstream writes (scheduler-reference-dra.md section 1, scheduler-re
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
+import numpy as np
 import pytest
 
+from kplan.plugins.dynamicresources import DynamicResources
 from tests.builders import make_node, make_pod, simulate
 
 GPU = "gpu.example.com"
@@ -114,3 +117,19 @@ def test_a_preempted_pod_frees_its_devices_for_a_later_pod() -> None:
     assert [e.pod.name for e in result.preempted] == ["low"]
     assert outcome(result, "high")[:2] == ("Scheduled", "n1")
     assert outcome(result, "later")[:2] == ("Scheduled", "n1")
+
+
+class _Handle:
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+
+def test_postfilter_tries_the_unavailable_claims_as_a_small_go_map_iterates() -> None:
+    # one group of 8 slots in insertion order, a random start slot, wrapping around: with 3
+    # entries the first comes first 6 times in 8, each other one time in 8
+    plugin = DynamicResources(None, _Handle(7))  # type: ignore[arg-type]
+    firsts = Counter(plugin._deallocation_order([4, 1, 2])[0] for _ in range(8000))
+    assert set(firsts) == {4, 1, 2}
+    assert abs(firsts[4] / 8000 - 6 / 8) < 0.02 and abs(firsts[1] / 8000 - 1 / 8) < 0.02
+    assert plugin._deallocation_order([5, 0, 3]) in ([5, 0, 3], [0, 3, 5], [3, 5, 0])
+    assert plugin._deallocation_order([9]) == [9]
