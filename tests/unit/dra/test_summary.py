@@ -37,7 +37,7 @@ from kplan.model.dra import (
 )
 from kplan.model.selectors import IN, NodeSelector, NodeSelectorTerm, Requirement
 from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory
-from kplan.plugins.dra.summary import SEARCH, YES, NodeSummaries
+from kplan.plugins.dra.summary import NO, SEARCH, YES, NodeSummaries
 from tests.builders import make_node
 
 GPU, NIC = "gpu.example.com", "nic.example.com"
@@ -238,3 +238,29 @@ def test_a_device_two_nodes_see_is_freed_for_both(shared: str) -> None:
     _set_in_use(dra, device, set())
     mask = _mask(summaries, allocator, _one_claim(1))
     assert mask is not None and mask.tolist() == [True, True]
+
+
+def test_a_view_keeps_prefilters_devices_after_they_change() -> None:
+    # PostFilter can deallocate a claim before preemption's dry run calls Filter again: the
+    # cycle's allocator and plan must still see the devices in use as PreFilter saw them
+    slices = [_gpu_slice("n1", 1), _gpu_slice("n2", 1)]
+    table = NodeTable([make_node("n1").build(), make_node("n2").build()])
+    dra = DraState(CLASSES.values(), slices)
+    devices = [(GPU, "n1", "g0"), (GPU, "n2", "g0")]
+    _set_in_use(dra, devices, {0})
+    summaries = NodeSummaries(Inventory(dra.slices, dra.classes), dra)
+    summaries.node_ids(table)
+    view = InUseView(dra)
+    allocator = Allocator(slices, CLASSES, view, summaries.inventory)
+    claims = _one_claim(1)
+    sid = summaries.spec_id(claims)
+    plan = summaries.plan(allocator, claims, sid)
+    _set_in_use(dra, devices, {1})
+    assert not view.unchanged and set(view.devices()) == {devices[0]}
+    ok, found = summaries.allocate_rows(allocator, table, np.arange(2), claims, sid, plan)
+    assert ok.tolist() == [False, True] and set(found) <= {"n2"}
+    # decided on a past state, so not kept for later pods: n1 is searched again, n2 ruled out
+    fresh = Allocator(slices, CLASSES, InUseView(dra), summaries.inventory)
+    plan = summaries.plan(fresh, claims, sid)
+    assert plan.tolist() == [SEARCH, NO]
+    assert summaries.allocate_rows(fresh, table, np.arange(2), claims, sid, plan)[0].tolist() == [True, False]
