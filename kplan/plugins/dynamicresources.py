@@ -144,7 +144,7 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         """The run's inventory and node summaries (slices and classes do not change during a run)."""
         dra = self.dra
         found = dra.caches.get("summaries")
-        if not isinstance(found, NodeSummaries):
+        if not isinstance(found, NodeSummaries) or not found.inventory.describes(dra.slices, dra.classes):
             cache = dra.caches.setdefault("selectors", SelectorCache())
             found = dra.caches["summaries"] = NodeSummaries(Inventory(dra.slices, dra.classes, cache), dra)
         return found

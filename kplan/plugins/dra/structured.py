@@ -222,12 +222,18 @@ class Inventory:
                 self._by_node.setdefault(s.node_name, []).append(i)
             elif s.all_nodes or s.node_selector is not None:
                 self._shared.append(i)
+        self._sizes = (len(slices), len(classes))
         self._pools: dict[str, list[Pool]] = {}
         self._local: dict[str, bool] = {}
         self._pool_keys: dict[str, tuple[tuple[str, str], ...]] = {}
         self._matching: dict[tuple[str, str, tuple[str, ...]], Matching] = {}
         #: (class, request selectors, device fingerprint) → matches, or the SelectorError's args
         self._shape_results: dict[tuple[str, tuple[str, ...], int], bool | tuple[Any, ...]] = {}
+
+    def describes(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass]) -> bool:
+        """Whether this inventory was built from these very slices and classes, unchanged in number
+        (a run does not change them; a caller that did gets a new inventory)."""
+        return slices is self.slices and classes is self.classes and self._sizes == (len(slices), len(classes))
 
     def pools(self, node_name: str, labels: Mapping[str, str]) -> list[Pool]:
         """GatherPools for the node (cached: a node's name and labels do not change in a run)."""
