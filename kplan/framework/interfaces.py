@@ -14,7 +14,7 @@ built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -190,10 +190,18 @@ class ReprieveFilter(FilterPlugin, Protocol):
 @runtime_checkable
 class BatchReprieveFilter(ReprieveFilter, Protocol):
     """kplan's own addition: ``reprieve`` for many nodes at once (NodeResourcesFit), the preemption
-    dry run's vectorised shortcut; see framework/preemption.py _BatchReprieve."""
+    dry run's vectorised shortcut (framework/preemption.py _BatchReprieve), and Filter with other
+    pods' load added, which settles nominated pods without forking (Framework.run_filters_with_nominated)."""
 
     def reprieve_rows(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray, requests: np.ndarray,
                       counts: np.ndarray, reserved: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def filter_with_load(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                         pods: np.ndarray | None, requests: Mapping[str, np.ndarray] | None) -> Verdicts:
+        """Filter's verdicts as if ``pods[k]`` more pods, requesting ``requests[name][k]`` of each
+        resource in all, were on the node of ``rows[k]`` (negative: fewer): what Filter says on
+        a fork with such pods added (nominated pods) or removed (victims)."""
+        ...
 
 
 @runtime_checkable

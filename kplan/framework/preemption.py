@@ -8,6 +8,7 @@ pickOneNodeForPreemption's ordered criteria.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
-from kplan.framework.interfaces import Handle, ReprieveFilter
+from kplan.framework.interfaces import BatchReprieveFilter, Handle, ReprieveFilter
 from kplan.framework.status import OK, Code, Status
 from kplan.model.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
 from kplan.model.selectors import selector_matches
@@ -61,13 +62,22 @@ class PreemptionOutcome:
     status: Status
     nominated_node: str | None = None
     victims: list[Pod] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
+    #: builds the candidates the dry run found, when they are first read
+    candidate_source: Callable[[], list[Candidate]] | None = None
     #: the rows of the nodes whose filter status allowed preemption, in the dry run's order
     potential_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     #: dry-run statuses of the nodes that were tried and failed (absent: not tried)
     dry_run: Diagnosis | None = None
     #: the node names of the table the dry run's rows index
     row_names: list[str] = field(default_factory=list)
+    _candidates: list[Candidate] | None = field(default=None, repr=False)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        """The dry run's candidates, those without PDB violations first, each in the order found."""
+        if self._candidates is None:
+            self._candidates = self.candidate_source() if self.candidate_source is not None else []
+        return self._candidates
 
     @property
     def node_statuses(self) -> dict[str, Status]:
@@ -227,56 +237,18 @@ class Evaluator:
             outcome.nominated_node = ""
             return outcome
 
-        pdbs = snap.pdbs
-        allowed = {i: self.handle.disruptions_allowed(pdb) for i, pdb in enumerate(pdbs)}
         offset = 0 if self.handle.lowest_name else int(self.handle.rng.integers(len(potential)))
         want = self.num_candidates(len(potential))
-        tried = np.roll(potential, -offset)
-        # a node without a pod of lower priority has no victims: settled for all such nodes at once
-        has_victims = table.min_priority(tried) < pod.priority
-        # the filters that read only node attributes, for every node at once (select_victims'
-        # shortcut needs them passed)
-        fixed_passed = self.fw.fixed_filters_pass(state, pod, table, tried)
-        clean: list[Candidate] = []
-        violating: list[Candidate] = []
-        statuses: dict[int, Status] = {}
-        examined = len(tried)
-        resource_filter = self._resource_filter_alone(state)
-        batch = (_BatchReprieve(self, state, pod, resource_filter, tried, has_victims & fixed_passed, want)
-                 if resource_filter is not None else None)
-        for i in np.flatnonzero(has_victims).tolist():
-            row = int(tried[i])
-            found = batch.victims_at(i) if batch is not None else None
-            rank = None
-            if found is not None:
-                (victims, rank), n_violations, status = found, 0, OK
-            else:
-                victims, n_violations, status = self.select_victims(state, pod, row, pdbs, allowed,
-                                                                    fixed_passed=bool(fixed_passed[i]))
-            if status.ok and victims:
-                c = Candidate(table.names[row], row, victims, n_violations, rank)
-                (clean if n_violations == 0 else violating).append(c)
-                if clean and len(clean) + len(violating) >= want:
-                    examined = i + 1
-                    break
-                continue
-            if status.ok:
-                status = Status(Code.ERROR, (f'expected at least one victim pod on node "{table.names[row]}"',))
-            statuses[row] = status
-        nested = Diagnosis(len(table), statuses=statuses, absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
-        no_victims = tried[:examined][~has_victims[:examined]]
-        nested.record(no_victims, Status(Code.UNRESOLVABLE, (NO_VICTIMS,)))
-        candidates = clean + violating
-        outcome.candidates = candidates
-        outcome.dry_run = nested
-        if not candidates:
-            outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
+        dry = _DryRun(self, state, pod, np.roll(potential, -offset), want)
+        dry.run()
+        outcome.dry_run = dry.diagnosis()
+        order = dry.candidate_positions()
+        outcome.candidate_source = lambda: [dry.candidate(i) for i in order.tolist()]
+        if not len(order):
+            outcome.status = Status(Code.UNSCHEDULABLE, (outcome.dry_run.fit_error(),))
             outcome.nominated_node = ""
             return outcome
-        best = self.pick(candidates)
-        if best is None:
-            outcome.status = Status(Code.UNSCHEDULABLE, (NO_CANDIDATE,))
-            return outcome
+        best = dry.candidate(dry.pick(order))
         outcome.nominated_node = best.node
         outcome.victims = best.victims
         return outcome
@@ -333,28 +305,16 @@ class Evaluator:
 
     def _resources_alone(self, state: CycleState, pod: Pod, node: str) -> ReprieveFilter | None:
         """The resource Filter plugin (one with ``reprieve``) if it alone can change its verdict
-        as victims are added back on ``node`` (see _resource_filter_alone) and no nominated pod
-        must be added there first. None otherwise: the reprieve then runs every filter."""
+        as victims are added back on ``node`` (Framework.resource_filter_alone) and no nominated
+        pod must be added there first. None otherwise: the reprieve then runs every filter."""
         if self.handle.nominator.yielding_to(pod, node):
             return None
-        return self._resource_filter_alone(state)
+        return self.fw.resource_filter_alone(state)
 
-    def _resource_filter_alone(self, state: CycleState) -> ReprieveFilter | None:
-        """The resource Filter plugin (one with ``reprieve``) if every other filter either reads
-        only the node's fixed attributes (checked to pass on their own) or was skipped at
-        PreFilter; None otherwise."""
-        found: ReprieveFilter | None = None
-        # the leading node-attribute filters are those fixed_filters_pass checked; one of that
-        # kind placed after another filter (a custom order) is treated as any other filter
-        for pl in self.fw.filter_plugins[self.fw.fixed_filter_count:]:
-            if pl.name in state.skip_filter:
-                continue
-            if found is not None:
-                return None
-            found = self.fw.reprieves.get(pl.name)
-            if found is None:
-                return None
-        return found
+    def batch_filter(self, state: CycleState) -> BatchReprieveFilter | None:
+        """The resource filter's batch form where it alone decides the reprieve (and nominated
+        pods are load to it): the dry run then settles many nodes at once (_BatchReprieve)."""
+        return self.fw.load_filter(state)
 
     def pick(self, candidates: list[Candidate]) -> Candidate | None:
         """pickOneNodeForPreemption (reference 7.6)."""
@@ -371,48 +331,228 @@ class Evaluator:
         return remaining[int(self.handle.rng.integers(len(remaining)))]
 
 
+class _DryRun:
+    """DryRunPreemption with parallelism 1 over ``tried`` (the candidate nodes from the random
+    offset on), in columns: position ``i`` of every array is the node ``tried[i]``. Nodes are
+    examined in order until some candidate without PDB violations is known and ``want``
+    candidates in all; whatever was settled for nodes past that point is dropped.
+
+    Per node, in the order of the cheapest that applies: no pod of lower priority (no victims);
+    a leading node-attribute filter rejects it (its verdict, which no eviction changes); the
+    batch walk (_BatchReprieve) for many nodes at once; else SelectVictimsOnNode node by node
+    (Evaluator.select_victims). Candidates stay columns (their pick criteria and where their
+    victims are) and become Candidate objects only when read."""
+
+    def __init__(self, ev: Evaluator, state: CycleState, pod: Pod, tried: np.ndarray, want: int) -> None:
+        self.ev, self.state, self.pod, self.tried, self.want = ev, state, pod, tried, want
+        snap = ev.handle.snapshot
+        self.table = snap.table
+        self.names = self.table.names
+        self.pdbs = snap.pdbs
+        self.allowed = {i: ev.handle.disruptions_allowed(pdb) for i, pdb in enumerate(self.pdbs)}
+        n = len(tried)
+        self.has_victims = self.table.min_priority(tried) < pod.priority
+        self.fixed = ev.fw.fixed_filters_outcome(state, pod, self.table, tried)
+        self.is_candidate = np.zeros(n, dtype=bool)
+        self.is_clean = np.zeros(n, dtype=bool)
+        #: Candidate.criteria per position, one array per criterion
+        self.criteria = [np.zeros(n, dtype=np.int64) for _ in range(4)] + [np.zeros(n)]
+        #: failed positions settled in bulk, with their verdicts (plugins index filter_plugins)
+        self.failed = np.zeros(n, dtype=bool)
+        self.codes = np.zeros(n, dtype=np.int8)
+        self.reasons = np.zeros(n, dtype=np.int32)
+        self.plugins = np.full(n, -1, dtype=np.int16)
+        #: the node-by-node path's results
+        self.singles: dict[int, Candidate] = {}
+        self.statuses: dict[int, Status] = {}
+        self.batches: list[_Batch] = []
+        self.batch_of = np.full(n, -1, dtype=np.int64)
+        self.examined = n
+        plugin = ev.batch_filter(state)
+        self.batch = _BatchReprieve(ev, state, pod, plugin, tried) if plugin is not None else None
+        self.n_candidates = 0
+        self.n_clean = 0
+
+    def run(self) -> None:
+        n = len(self.tried)
+        lo = 0
+        chunk = self.want + self.want // 4 + 32
+        while lo < n:
+            hi = min(n, lo + chunk)
+            todo = self.has_victims[lo:hi].copy()
+            rejected = todo & (self.fixed.codes[lo:hi] != 0)
+            if rejected.any():
+                at = lo + np.flatnonzero(rejected)
+                self._fail(at, self.fixed.codes[at], self.fixed.reasons[at], self.fixed.plugins[at])
+                todo &= ~rejected
+            if self.batch is not None and todo.any():
+                found = self.batch.compute(lo + np.flatnonzero(todo))
+                if found is not None:
+                    todo[found.at - lo] = False
+                    self._take(found)
+            stop = self._scan(lo, hi, lo + np.flatnonzero(todo))
+            if stop >= 0:
+                self.examined = stop + 1
+                return
+            # the next chunk from the share of candidates seen so far
+            lo = hi
+            chunk = max(64, int((self.want - self.n_candidates) * lo / max(self.n_candidates, 1) * 1.25))
+
+    def _fail(self, at: np.ndarray, codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray | int) -> None:
+        self.failed[at] = True
+        self.codes[at] = codes
+        self.reasons[at] = reasons
+        self.plugins[at] = plugins
+
+    def _take(self, found: _Batch) -> None:
+        at = found.at
+        self.batch_of[at] = len(self.batches)
+        self.batches.append(found)
+        ok = found.fits & (found.n_victims > 0)
+        self.is_candidate[at[ok]] = True
+        self.is_clean[at[ok]] = found.violations[ok] == 0
+        for column, values in zip(self.criteria, found.criteria(), strict=True):
+            column[at] = values
+        bad = ~found.fits
+        if bad.any():
+            self._fail(at[bad], found.fail_codes, found.fail_reasons, found.plugin)
+        empty = found.fits & (found.n_victims == 0)
+        if empty.any():
+            for i in at[empty].tolist():
+                self.statuses[int(self.tried[i])] = self._no_victim_error(int(self.tried[i]))
+
+    def _no_victim_error(self, row: int) -> Status:
+        return Status(Code.ERROR, (f'expected at least one victim pod on node "{self.names[row]}"',))
+
+    def _scan(self, lo: int, hi: int, singles: np.ndarray) -> int:
+        """Walk positions ``lo:hi`` in order, running the node-by-node path at ``singles``; the
+        position where the dry run stops, or -1."""
+        p = lo
+        for g in singles.tolist() + [hi]:
+            if g > p and self.is_candidate[p:g].any():
+                found = self.n_candidates + np.cumsum(self.is_candidate[p:g])
+                clean = self.n_clean + np.cumsum(self.is_clean[p:g])
+                hit = np.flatnonzero((clean >= 1) & (found >= self.want))
+                if len(hit):
+                    return p + int(hit[0])
+                self.n_candidates, self.n_clean = int(found[-1]), int(clean[-1])
+            if g == hi:
+                return -1
+            row = int(self.tried[g])
+            victims, n_violations, status = self.ev.select_victims(self.state, self.pod, row, self.pdbs, self.allowed,
+                                                                   fixed_passed=True)
+            if status.ok and victims:
+                c = Candidate(self.names[row], row, victims, n_violations)
+                self.singles[g] = c
+                for column, value in zip(self.criteria, c.criteria(), strict=True):
+                    column[g] = value
+                self.is_candidate[g] = True
+                self.is_clean[g] = n_violations == 0
+                self.n_candidates += 1
+                self.n_clean += int(n_violations == 0)
+                if self.n_clean and self.n_candidates >= self.want:
+                    return int(g)
+            else:
+                self.statuses[row] = status if not status.ok else self._no_victim_error(row)
+            p = g + 1
+        return -1
+
+    def diagnosis(self) -> Diagnosis:
+        """The dry run's NodeToStatus: the nodes examined that are no candidate."""
+        nested = Diagnosis(len(self.table), statuses=self.statuses, absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
+        ex = self.examined
+        failed = np.flatnonzero(self.failed[:ex])
+        if len(failed):
+            nested.record_outcome(self.tried[failed], self.codes[failed], self.reasons[failed], self.plugins[failed],
+                                  self.ev.fw.filter_names)
+        nested.record(self.tried[:ex][~self.has_victims[:ex]], Status(Code.UNRESOLVABLE, (NO_VICTIMS,)))
+        return nested
+
+    def candidate_positions(self) -> np.ndarray:
+        """The candidates' positions, those without PDB violations first, each in the order found."""
+        ex = self.examined
+        found = self.is_candidate[:ex]
+        clean = self.is_clean[:ex]
+        return np.concatenate([np.flatnonzero(found & clean), np.flatnonzero(found & ~clean)])
+
+    def pick(self, order: np.ndarray) -> int:
+        """pickOneNodeForPreemption (reference 7.6) over the candidates at ``order``: the
+        criteria applied one after another, each keeping the best, is a lexicographic maximum;
+        a full tie goes to the smallest name or a random one."""
+        if len(order) == 1:
+            return int(order[0])
+        keep = np.ones(len(order), dtype=bool)
+        for column in self.criteria:
+            values = column.take(order)
+            keep &= values == values[keep].max()
+        remaining = order[keep]
+        if len(remaining) == 1:
+            return int(remaining[0])
+        if self.ev.handle.lowest_name:
+            return int(remaining[int(np.argmin(self.table.name_rank.take(self.tried.take(remaining))))])
+        return int(remaining[int(self.ev.handle.rng.integers(len(remaining)))])
+
+    def candidate(self, i: int) -> Candidate:
+        """The candidate at position ``i``, as an object."""
+        single = self.singles.get(i)
+        if single is not None:
+            return single
+        found = self.batches[int(self.batch_of[i])]
+        k = int(np.searchsorted(found.at, i))
+        row = int(self.tried[i])
+        c = self.criteria
+        rank = (int(c[0][i]), int(c[1][i]), int(c[2][i]), int(c[3][i]), float(c[4][i]))
+        return Candidate(self.names[row], row, found.victims(k), int(found.violations[k]), rank)
+
+
+@dataclass
+class _Batch:
+    """What one batch walk settled, for the positions ``at`` (ascending) of the dry run."""
+
+    at: np.ndarray
+    fits: np.ndarray          # the pod fits with every lower-priority pod gone
+    chosen: np.ndarray        # victims: [k, j] for the j-th lower-priority pod of position k
+    base: np.ndarray          # where the lower-priority pods start in pods[k]
+    pods: list[list[Pod]]     # each node's pods in MoreImportantPod order (VictimOrder's lists)
+    violations: np.ndarray
+    top: np.ndarray
+    total: np.ndarray
+    n_victims: np.ndarray
+    earliest: np.ndarray
+    #: the verdicts where the pod does not fit, in the order of np.flatnonzero(~fits)
+    fail_codes: np.ndarray
+    fail_reasons: np.ndarray
+    plugin: int
+
+    def criteria(self) -> tuple[np.ndarray, ...]:
+        """Candidate.criteria, one array per criterion."""
+        return -self.violations, -self.top, -self.total, -self.n_victims, self.earliest
+
+    def victims(self, k: int) -> list[Pod]:
+        pods, base = self.pods[k], int(self.base[k])
+        return [pods[base + j] for j in np.flatnonzero(self.chosen[k]).tolist()]
+
+
 class _BatchReprieve:
     """The dry run's shortcut for many nodes at once: where the resource filter alone decides
-    (Evaluator._resource_filter_alone), the node-attribute filters pass and no lower-priority pod
-    is guarded by a PodDisruptionBudget, the victims of every such node come from one vectorised
-    greedy walk (the resource plugin's ``reprieve_rows``). Nominated pods of at least the pod's
-    priority only add load there: with every other filter skipped or blind to pods, the filters'
-    pass with them added is the stricter of RunFilterPluginsWithNominatedPods' two. Nodes are
-    taken in the dry run's order, ``chunk`` eligible ones at a time, as the walk reaches them."""
+    and nominated pods are load to it (Framework.load_filter), the node-attribute filters pass
+    and no lower-priority pod is guarded by a PodDisruptionBudget, the victims of every such
+    node come from one vectorised greedy walk (the resource plugin's ``reprieve_rows``), with
+    the nominated pods of at least the pod's priority as load: the filters' pass with them added
+    is the stricter of RunFilterPluginsWithNominatedPods' two. Where the pod does not fit even
+    with every lower-priority pod gone, the plugin's verdict with that load is the node's status."""
 
-    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plugin: ReprieveFilter, tried: np.ndarray,
-                 eligible: np.ndarray, chunk: int) -> None:
-        self.ev, self.state, self.pod = evaluator, state, pod
-        # the plugin's batch form, if it has one (recognised once, when the framework was built)
-        batch = evaluator.fw.batch_reprieves.get(plugin.name)
-        self.plugin = batch
+    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plugin: BatchReprieveFilter,
+                 tried: np.ndarray) -> None:
+        self.ev, self.state, self.pod, self.plugin = evaluator, state, pod, plugin
+        self.plugin_index = evaluator.fw.filter_names.index(plugin.name)
         self.tried = tried
-        self.positions: list[int] = np.flatnonzero(eligible).tolist() if batch is not None else []
-        self.next = 0          # index into positions of the first position not computed yet
-        self.chunk = max(chunk, 32)
-        #: position → (victims, their Candidate.criteria) where the shortcut decided, else None
-        self.results: dict[int, tuple[list[Pod], tuple[int, int, int, int, float]] | None] = {}
         self.order = VictimOrder.of(evaluator.handle.snapshot.table)
-        # node → nominated pods this pod must leave room for, looked up once for all nodes
-        nominator = evaluator.handle.nominator
-        self.yielding = {node: found for node in nominator if (found := nominator.yielding_to(pod, node))}
 
-    def victims_at(self, i: int) -> tuple[list[Pod], tuple[int, int, int, int, float]] | None:
-        """The victims on the node at position ``i`` of ``tried`` and their pick criteria; None
-        where the shortcut does not apply or the pod does not fit even with all lower-priority
-        pods gone (the caller's general path then decides, with the filters' own status)."""
-        if i not in self.results:
-            if self.next >= len(self.positions) or self.positions[self.next] > i:
-                return None
-            self._compute(self.positions[self.next:self.next + self.chunk])
-            self.next += self.chunk
-        return self.results.get(i)
-
-    def _compute(self, positions: list[int]) -> None:
+    def compute(self, at: np.ndarray) -> _Batch | None:
         table = self.ev.handle.snapshot.table
         pdbs = self.ev.handle.snapshot.pdbs
         pod = self.pod
-        at = np.array(positions, dtype=np.int64)
         rows = self.tried[at]
         order = self.order
         order.refresh(table, rows)
@@ -424,44 +564,42 @@ class _BatchReprieve:
             plain = np.array([not any(counts_against(p, pdb) for p in order.pods[r][s:] for pdb in pdbs)
                               for r, s in zip(rows.tolist(), start.tolist(), strict=True)], dtype=bool)
             at, rows, start, counts = at[plain], rows[plain], start[plain], counts[plain]
-        if not len(rows):
-            return
+        k_rows = len(rows)
+        if not k_rows:
+            return None
         width = int(counts.max())
         step = np.arange(width)
         present = step < counts[:, None]
         picked = np.where(present, start[:, None] + step, 0)
         stacked = order.requests[rows[:, None], picked] * present[:, :, None]
         columns = stacked.shape[2]
-        reserved = np.zeros((len(rows), columns + 1), dtype=np.int64)   # the last column counts pods
-        if self.yielding:
-            where = {r: k for k, r in enumerate(rows.tolist())}
-            for node, nominated in self.yielding.items():
-                k = where.get(table.row_of.get(node, -1), -1)
-                if k < 0:
-                    continue
-                for other in nominated:
-                    reserved[k, columns] += 1
-                    for name, amount in other.requests.items():
-                        col = table.res.get(name)
-                        if col is not None and col < columns:
-                            reserved[k, col] += amount
-        assert self.plugin is not None  # positions are empty without it
-        fits_all, victim = self.plugin.reprieve_rows(self.state, pod, table, rows, stacked, counts, reserved)
-        self.results.update(dict.fromkeys(positions))
-        chosen = victim & fits_all[:, None]
+        reserved = np.zeros((k_rows, columns + 1), dtype=np.int64)   # the last column counts pods
+        load = self.ev.handle.nominator.load(pod, table, rows)
+        if len(load):
+            reserved[load.positions, columns] = load.pods
+            for name, amount in load.requests.items():
+                col = table.res.get(name)
+                if col is not None and col < columns:
+                    reserved[load.positions, col] = amount
+        fits, victim = self.plugin.reprieve_rows(self.state, pod, table, rows, stacked, counts, reserved)
+        chosen = victim & fits[:, None]
         # Candidate.criteria for every row at once; victims keep MoreImportantPod order
         priority = -order.neg_priority[rows[:, None], picked]
         top = np.where(chosen, priority, np.iinfo(np.int64).min).max(axis=1)
         total = np.where(chosen, priority + INT32_OFFSET, 0).sum(axis=1)
         earliest = np.where(chosen & (priority == top[:, None]), order.start[rows[:, None], picked], np.inf).min(axis=1)
         n_victims = chosen.sum(axis=1)
-        ranks = zip((-top).tolist(), (-total).tolist(), (-n_victims).tolist(), earliest.tolist(), strict=True)
-        at_list, row_list, base = at.tolist(), rows.tolist(), start.tolist()
-        lists: dict[int, list[Pod]] = {}
-        for k, (fits, (t, su, nv, e)) in enumerate(zip(fits_all.tolist(), ranks, strict=True)):
-            if fits:
-                lists[k] = []
-                self.results[at_list[k]] = (lists[k], (0, t, su, nv, e))
-        ks, js = np.nonzero(chosen)
-        for k, j in zip(ks.tolist(), js.tolist(), strict=True):
-            lists[k].append(order.pods[row_list[k]][base[k] + j])
+        fail_codes = np.zeros(0, dtype=np.int8)
+        fail_reasons = np.zeros(0, dtype=np.int32)
+        bad = np.flatnonzero(~fits)
+        if len(bad):
+            # the filter's verdict on the node without its lower-priority pods, with the load
+            gone = stacked[bad].sum(axis=1)
+            held = reserved[bad]
+            requests = {name: held[:, col] - gone[:, col] for name, col in
+                        ((name, table.res.get(name)) for name in table.res.names) if col is not None and col < columns}
+            v = self.plugin.filter_with_load(self.state, pod, table, rows[bad], held[:, columns] - counts[bad], requests)
+            fail_codes, fail_reasons = v.codes, v.reasons
+        pods = [order.pods[r] for r in rows.tolist()]
+        return _Batch(at, fits, chosen, start, pods, np.zeros(k_rows, dtype=np.int64), top, total, n_victims,
+                      earliest, fail_codes, fail_reasons, self.plugin_index)

@@ -57,12 +57,15 @@ class Nominator(dict[str, list["Pod"]]):
     def __init__(self) -> None:
         super().__init__()
         self.node_of: dict[str, str] = {}
+        #: per node table asked about, the nominated pods' load per row, kept current
+        self._loads: weakref.WeakKeyDictionary[NodeTable, _RowLoads] = weakref.WeakKeyDictionary()
 
     def add(self, pod: Pod, node: str) -> None:
         self.remove(pod)
         if node:
             self.setdefault(node, []).append(pod)
             self.node_of[pod.uid] = node
+            self._changed(node)
 
     def remove(self, pod: Pod) -> None:
         node = self.node_of.pop(pod.uid, None)
@@ -71,10 +74,104 @@ class Nominator(dict[str, list["Pod"]]):
             lst[:] = [p for p in lst if p.uid != pod.uid]
             if not lst:
                 del self[node]
+            self._changed(node)
+
+    def _changed(self, node: str) -> None:
+        for loads in self._loads.values():
+            loads.refresh(node, self.get(node, ()))
 
     def yielding_to(self, pod: Pod, node: str) -> list[Pod]:
         """Nominated pods the pod must leave room for on a node: priority >= its own, not itself."""
         return [p for p in self.get(node, ()) if p.priority >= pod.priority and p.uid != pod.uid]
+
+    def load(self, pod: Pod, table: NodeTable, rows: np.ndarray) -> NominatedLoad:
+        """The pods ``pod`` must leave room for (yielding_to) on the nodes of ``rows``, as load:
+        the positions in ``rows`` of the nodes that have some, their count and summed requests."""
+        if len(rows) <= 8 or len(rows) * 4 <= len(self):
+            # a few rows (a preemption fork): look each up
+            names = table.names
+            found = [(k, nominated) for k, r in enumerate(np.asarray(rows).tolist())
+                     if names[r] in self and (nominated := self.yielding_to(pod, names[r]))]
+            return NominatedLoad.of_lists([k for k, _ in found], [pods for _, pods in found])
+        loads = self._loads.get(table)
+        if loads is None:
+            loads = self._loads[table] = _RowLoads(table, self)
+        return loads.for_pod(pod, np.asarray(rows), self)
+
+
+@dataclass
+class NominatedLoad:
+    """Nominated pods as load on some nodes: ``positions`` index the rows asked about; per
+    position the number of pods and, per resource name, their summed requests."""
+
+    positions: np.ndarray
+    pods: np.ndarray
+    requests: dict[str, np.ndarray]
+
+    @classmethod
+    def of_lists(cls, positions: list[int], nominated: list[list[Pod]]) -> NominatedLoad:
+        requests: dict[str, np.ndarray] = {}
+        for k, pods in enumerate(nominated):
+            for p in pods:
+                for name, amount in p.requests.items():
+                    if name not in requests:
+                        requests[name] = np.zeros(len(positions), dtype=np.int64)
+                    requests[name][k] += amount
+        return cls(np.array(positions, dtype=np.int64), np.array([len(p) for p in nominated], dtype=np.int64),
+                   requests)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+
+class _RowLoads:
+    """Per row of one node table: how many pods are nominated there, their summed requests per
+    resource name and their lowest priority, updated as nominations change."""
+
+    def __init__(self, table: NodeTable, nominator: Nominator) -> None:
+        n = len(table)
+        self.row_of = table.row_of
+        self.names = table.names
+        self.count = np.zeros(n, dtype=np.int64)
+        self.lowest = np.zeros(n, dtype=np.int64)
+        self.requests: dict[str, np.ndarray] = {}
+        for node, pods in nominator.items():
+            self.refresh(node, pods)
+
+    def refresh(self, node: str, pods: Sequence[Pod]) -> None:
+        row = self.row_of.get(node)
+        if row is None:
+            return
+        self.count[row] = len(pods)
+        self.lowest[row] = min((p.priority for p in pods), default=0)
+        for column in self.requests.values():
+            column[row] = 0
+        for p in pods:
+            for name, amount in p.requests.items():
+                if name not in self.requests:
+                    self.requests[name] = np.zeros(len(self.count), dtype=np.int64)
+                self.requests[name][row] += amount
+
+    def for_pod(self, pod: Pod, rows: np.ndarray, nominator: Nominator) -> NominatedLoad:
+        positions = np.flatnonzero(self.count.take(rows))
+        at = rows.take(positions)
+        # where some nominated pod does not yield to this one (lower priority, or the pod itself),
+        # the node's load is summed from its list instead
+        own = self.row_of.get(nominator.node_of.get(pod.uid, ""), -1)
+        exact = np.flatnonzero((self.lowest.take(at) < pod.priority) | (at == own))
+        pods = self.count.take(at)
+        requests = {name: column.take(at) for name, column in self.requests.items()}
+        if len(exact):
+            for k in exact.tolist():
+                nominated = nominator.yielding_to(pod, self.names[int(at[k])])
+                pods[k] = len(nominated)
+                for name, column in requests.items():
+                    column[k] = sum(p.requests.get(name, 0) for p in nominated)
+            keep = pods > 0
+            if not keep.all():
+                positions, pods = positions[keep], pods[keep]
+                requests = {name: column[keep] for name, column in requests.items()}
+        return NominatedLoad(positions, pods, requests)
 
 
 @dataclass
@@ -286,6 +383,14 @@ class Framework:
         codes = fixed.codes.take(rows) if fixed is not None else self._run_fixed(state, pod, table, rows).codes
         return np.asarray(codes == 0)
 
+    def fixed_filters_outcome(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> FilterOutcome:
+        """The leading node-attribute filters' verdicts on ``rows`` (plugins index filter_plugins)."""
+        rows = np.asarray(rows)
+        fixed = self._fixed_verdicts(state, pod, table) if self._fixed_count else None
+        if fixed is None:
+            return self._run_fixed(state, pod, table, rows)
+        return FilterOutcome(rows, fixed.codes.take(rows), fixed.reasons.take(rows), fixed.plugins.take(rows))
+
     def _run_fixed(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> FilterOutcome:
         """The leading node-attribute filters on ``rows``."""
         n = len(rows)
@@ -336,6 +441,14 @@ class Framework:
         out = self.run_filters(state, pod, table, rows)
         if not nominator:
             return out
+        load_filter = self.load_filter(state)
+        if load_filter is not None:
+            # only that filter reads the nodes' pods, and no PreFilter state changes with them:
+            # it takes the nominated pods as load instead of a fork holding them
+            load = nominator.load(pod, table, rows)
+            if len(load):
+                self._filter_with_load(state, pod, table, rows, out, load, load_filter)
+            return out
         if len(rows) <= len(nominator):
             # a few rows (a preemption fork): look each up rather than every nomination
             names = table.names
@@ -365,6 +478,56 @@ class Framework:
                 k = group[at][0]
                 out.codes[k], out.reasons[k], out.plugins[k] = first.codes[at], first.reasons[at], first.plugins[at]
         return out
+
+    def _filter_with_load(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray, out: FilterOutcome,
+                          load: NominatedLoad, load_filter: BatchReprieveFilter) -> None:
+        """RunFilterPluginsWithNominatedPods' first pass where ``load_filter`` alone reads the
+        nodes' pods: a node a leading node-attribute filter rejects keeps that verdict with the
+        pods added too; on the others the load filter decides with the load, and where it
+        rejects, that verdict replaces the one without the nominated pods."""
+        at = load.positions
+        plugin = out.plugins.take(at)
+        settled = (plugin >= 0) & (plugin < self._fixed_count)
+        pods, requests = load.pods, load.requests
+        if settled.any():
+            keep = ~settled
+            at, pods = at[keep], pods[keep]
+            requests = {name: column[keep] for name, column in requests.items()}
+        if not len(at):
+            return
+        v = load_filter.filter_with_load(state, pod, table, rows.take(at), pods, requests)
+        if not v.any_rejected:
+            return
+        bad = v.codes != 0
+        hit = at[bad]
+        out.codes[hit] = v.codes[bad]
+        out.reasons[hit] = v.reasons[bad]
+        out.plugins[hit] = self.filter_names.index(load_filter.name)
+
+    def resource_filter_alone(self, state: CycleState) -> ReprieveFilter | None:
+        """The resource Filter plugin (a ReprieveFilter) if every other filter either reads only
+        the node's fixed attributes (the leading ones fixed_filters_pass checks) or was skipped
+        at PreFilter in this cycle; None otherwise."""
+        found: ReprieveFilter | None = None
+        # a node-attribute filter placed after another filter (a custom order) counts as any other
+        for pl in self.filter_plugins[self._fixed_count:]:
+            if pl.name in state.skip_filter:
+                continue
+            if found is not None:
+                return None
+            found = self.reprieves.get(pl.name)
+            if found is None:
+                return None
+        return found
+
+    def load_filter(self, state: CycleState) -> BatchReprieveFilter | None:
+        """resource_filter_alone if it takes other pods as load (BatchReprieveFilter) and no
+        PreFilter state changes as pods are added or removed (every PreFilterExtensions plugin
+        skipped): pods added to or removed from a node then matter to that filter only."""
+        found = self.resource_filter_alone(state)
+        if found is None or any(name not in state.skip_filter for name, _ in self.extensions):
+            return None
+        return self.batch_reprieves.get(found.name)
 
     # ------------------------------------------------------------------ scoring
 

@@ -215,8 +215,18 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         return out
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
+        return self.filter_with_load(state, pod, table, rows, None, None)
+
+    def filter_with_load(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                         pods: np.ndarray | None, requests: Mapping[str, np.ndarray] | None) -> Verdicts:
+        """Filter as if ``pods[k]`` more pods requesting ``requests[name][k]`` in all were on the
+        node of ``rows[k]`` (negative: fewer): the verdicts Filter gives on a fork of those nodes
+        with such pods added or removed."""
         n = len(rows)
-        too_many = table.pod_count.take(rows) >= table.allowed_pods.take(rows)
+        count = table.pod_count.take(rows)
+        if pods is not None:
+            count = count + pods
+        too_many = count >= table.allowed_pods.take(rows)
         checked = state.read(_PRE_FILTER_KEY)
         if checked is None:
             checked = self.checked_resources(pod)
@@ -227,7 +237,13 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         cols = [table.column(name) for name, _ in checked]
         wanted = np.array([q for _, q in checked], dtype=np.int64)[:, None]
         alloc = gather(table.alloc_t, cols, rows)                  # resources × nodes
-        short = wanted > alloc - gather(table.requested_t, cols, rows)
+        requested = gather(table.requested_t, cols, rows)
+        if requests:
+            for k, (name, _) in enumerate(checked):
+                more = requests.get(name)
+                if more is not None:
+                    requested[k] += more
+        short = wanted > alloc - requested
         if not short.any() and not too_many.any():
             return Verdicts.passing(n)  # the usual outcome: every node fits
         # bit 0: too many pods; bit k+1: the k-th checked resource is short. One reason set per

@@ -12,7 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kplan.cluster.disruption import disruptions_allowed
-from kplan.framework.preemption import Candidate, Evaluator, split_by_pdb
+from kplan.framework.diagnosis import Diagnosis
+from kplan.framework.preemption import NOT_HELPFUL, Candidate, Evaluator, PreemptionOutcome, split_by_pdb
+from kplan.framework.status import OK, Code, Status
 from kplan.model.parse import parse_pdb
 from tests.builders import make_node, make_pod, simulate
 
@@ -277,19 +279,66 @@ pending_shapes = st.tuples(st.sampled_from(["mid", "high"]), st.sampled_from(["5
                            st.sampled_from(["128Mi", "2Gi"]), st.booleans())
 
 
+def reference_preempt(self: Evaluator, state: Any, pod: Any, diagnosis: Any) -> PreemptionOutcome:
+    """DryRunPreemption and pickOneNodeForPreemption written out as upstream has them: node
+    after node from the offset, each through SelectVictimsOnNode on a fork, until a candidate
+    without PDB violations is known and enough candidates in all; then the criteria in turn."""
+    table = self.handle.snapshot.table
+    nominated = self.handle.nominated_node(pod)
+    row = self.handle.snapshot.row_of(nominated) if nominated else None
+    ok, msg = self.eligible(pod, diagnosis.get(row) if row is not None else diagnosis.absent)
+    if not ok:
+        return PreemptionOutcome(Status(Code.UNSCHEDULABLE, (msg,)))
+    potential = np.asarray(diagnosis.rows_with_code(Code.UNSCHEDULABLE), dtype=np.int64)
+    potential = (potential[np.argsort(table.name_rank[potential], kind="stable")] if self.handle.lowest_name
+                 else np.sort(potential))
+    outcome = PreemptionOutcome(OK, potential_rows=potential, row_names=table.names)
+    nested = Diagnosis(len(table), absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
+    clean: list[Candidate] = []
+    violating: list[Candidate] = []
+    if len(potential):
+        pdbs = self.handle.snapshot.pdbs
+        allowed = {i: self.handle.disruptions_allowed(b) for i, b in enumerate(pdbs)}
+        offset = 0 if self.handle.lowest_name else int(self.handle.rng.integers(len(potential)))
+        want = self.num_candidates(len(potential))
+        for r in np.roll(potential, -offset).tolist():
+            found, n_violations, status = self.select_victims(state, pod, r, pdbs, allowed)
+            if status.ok and found:
+                (clean if n_violations == 0 else violating).append(Candidate(table.names[r], r, found, n_violations))
+                if clean and len(clean) + len(violating) >= want:
+                    break
+            else:
+                nested.record(r, status if not status.ok else Status(
+                    Code.ERROR, (f'expected at least one victim pod on node "{table.names[r]}"',)))
+    outcome.dry_run = nested
+    candidates = clean + violating
+    outcome.candidate_source = lambda: candidates
+    best = self.pick(candidates) if candidates else None
+    if best is None:
+        outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
+        outcome.nominated_node = ""
+        return outcome
+    outcome.nominated_node, outcome.victims = best.node, best.victims
+    return outcome
+
+
 def every_reprieve_path_agrees(run: Any) -> None:
     """``run()`` (a whole simulation's outcomes) is the same whichever path decides the reprieve:
     NodeResourcesFit for many nodes at once (_BatchReprieve, nominated pods as load), node by node
-    on scalars (Evaluator._resources_alone), or every step running the filters on a fork."""
+    on scalars (Evaluator._resources_alone), every step running the filters on a fork (which
+    also turns off filtering with nominated pods as load, Framework.load_filter), and the dry
+    run written out node after node (reference_preempt) on forks."""
     from unittest.mock import patch
 
-    from kplan.framework.preemption import _BatchReprieve
+    from kplan.framework.runtime import Framework
 
     batched = run()
-    with patch.object(_BatchReprieve, "victims_at", lambda self, i: None):
+    with patch.object(Evaluator, "batch_filter", lambda self, state: None):
         assert run() == batched, "node by node on scalars"
-    with patch.object(Evaluator, "_resource_filter_alone", lambda self, state: None):
+    with patch.object(Framework, "resource_filter_alone", lambda self, state: None):
         assert run() == batched, "every step on a fork"
+        with patch.object(Evaluator, "preempt", reference_preempt):
+            assert run() == batched, "the dry run node after node, on forks"
 
 
 def every_outcome(result: Any) -> list[tuple[Any, ...]]:
@@ -348,3 +397,50 @@ def test_the_batched_reprieve_matches_the_filters_on_full_nodes_with_nominations
     wanted = [make_pod(f"p{k}").req(cpu=cpu, memory="1Gi").priority_class(prio) for k, (cpu, prio) in enumerate(pending)]
 
     every_reprieve_path_agrees(lambda: every_outcome(simulate(nodes, wanted, pods, CLASSES)))
+
+
+def _sampled_run(seed: int, absolute: int, lowest_name: bool, budget: int | None) -> list[tuple[Any, ...]]:
+    """A seeded cluster of 90 full nodes (several batch chunks) and preemptors of two priorities,
+    with DefaultPreemption sampling only ``absolute`` candidates, so that the dry run stops
+    part-way through its node list, at a random offset unless ``lowest_name``."""
+    import random
+
+    from kplan.framework.config import load_config
+    from kplan.plugins import in_tree_registry
+    from kplan.scheduler.simulate import run_simulation
+    from tests.builders import scenario
+
+    rng = random.Random(seed)
+    nodes = [make_node(f"n{i:02d}").alloc(cpu="4", memory="8Gi", pods=rng.choice([3, 4, 110])) for i in range(90)]
+    running = []
+    for i in range(90):
+        # nearly full nodes: pods of 1 or 2 cpu up to 3 or 4 of the 4
+        used = 0
+        while used < 3:
+            cpu = rng.choice([1, 1, 2]) if used < 3 else 1
+            running.append(make_pod(f"r{i:02d}-{used}").labels(app=rng.choice(["web", "db"]))
+                           .req(cpu=str(cpu), memory="1Gi").priority_class(rng.choice(["low", "low", "mid"]))
+                           .node_name(f"n{i:02d}"))
+            used += cpu
+    pending = [make_pod(f"p{k}").req(cpu=rng.choice(["1500m", "2", "3"]), memory="1Gi")
+               .priority_class(rng.choice(["mid", "high", "high"])) for k in range(12)]
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{
+                  "name": "DefaultPreemption",
+                  "args": {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": absolute}}]}]}
+    objects = CLASSES + ([pdb("web", "web", budget)] if budget is not None else [])
+    sc = scenario(nodes, pending, running, objects)
+    registry = in_tree_registry()
+    result = run_simulation(sc.snapshot, load_config(config, registry), registry, sc.pending, seed=seed,
+                            lowest_name=lowest_name, pdb_allowed=sc.pdb_allowed)
+    return every_outcome(result)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.integers(0, 10**6), st.sampled_from([1, 2, 5, 40]), st.booleans(), st.sampled_from([None, 0, 1]))
+def test_the_dry_run_stops_at_the_same_node_on_every_path(seed: int, absolute: int, lowest_name: bool,
+                                                          budget: int | None) -> None:
+    # the batch settles nodes in chunks and keeps its candidates as columns; where it stops,
+    # which candidates it found, the random offset and the random pick among ties must be
+    # those of the node-by-node dry run
+    every_reprieve_path_agrees(lambda: _sampled_run(seed, absolute, lowest_name, budget))
