@@ -2,10 +2,12 @@
 
     python benchmarks/bench_simulate.py                 # 5,000 nodes, 50,000 running, 10,000 pending
     python benchmarks/bench_simulate.py --scale 0.1     # a tenth of that, for a quick look
+    python benchmarks/bench_simulate.py --unschedulable 0.12   # 12 % of the pending pods fit nowhere
 
 A seeded generator writes a cluster (3 zones; general, memory, spot and tainted GPU pools) and
 pending pods (plain requests, nodeSelectors, required and preferred node affinity, tolerations,
-GPU requests, a few that fit nowhere) as JSON under benchmarks/out/. The command then runs
+GPU requests, and 0.5 % (``--unschedulable``) that fit nowhere: each of those runs the
+preemption dry run over every node and fails) as JSON under benchmarks/out/. The command then runs
 in-process (typer's CliRunner, ``-o json``) ``--repeat`` times with the default
 percentageOfNodesToScore, and once more as a subprocess to measure its peak RSS.
 
@@ -23,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +66,12 @@ def _pod(name: str, ns: str, rng: random.Random, node: str | None = None, **spec
             "spec": body}
 
 
-def generate(nodes: int, running: int, pending: int, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+#: the share of pending pods that fit nowhere unless --unschedulable says otherwise
+UNSCHEDULABLE = 0.005
+
+
+def generate(nodes: int, running: int, pending: int, seed: int, unschedulable: float = UNSCHEDULABLE
+             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     rng = random.Random(seed)
     cluster: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in ("default", "apps", "ml")]
@@ -92,8 +100,11 @@ def generate(nodes: int, running: int, pending: int, seed: int) -> tuple[list[di
             cluster.append(_pod(f"svc{i % 500}-{i}", "apps", rng, rng.choice(cpu_nodes)))
 
     pods: list[dict[str, Any]] = []
+    # the other kinds keep their proportions among the pods that fit somewhere (the default
+    # share gives the same pods as before the option existed)
+    share = (1 - unschedulable) / (1 - UNSCHEDULABLE)
     for i in range(pending):
-        r = rng.random()
+        r = rng.random() / share
         if r < 0.55:
             pods.append(_pod(f"web{i % 200}-{i}", "apps", rng))
         elif r < 0.70:
@@ -154,8 +165,10 @@ def peak_rss_of_subprocess(args: list[str]) -> int:
     return peak
 
 
-def parse_arguments(doc: str | None, pending_flag: str, pending: int, pending_help: str) -> argparse.Namespace:
-    """The options of the simulate benchmarks: cluster size, the pending count, seed, runs."""
+def parse_arguments(doc: str | None, pending_flag: str, pending: int, pending_help: str,
+                    shares: Sequence[tuple[str, float, str]] = ()) -> argparse.Namespace:
+    """The options of the simulate benchmarks: cluster size, the pending count, seed, runs, and
+    any ``shares`` (flag, default, help) of the benchmark's own."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--running", type=int, default=50000)
@@ -165,21 +178,24 @@ def parse_arguments(doc: str | None, pending_flag: str, pending: int, pending_he
     ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
     ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
+    for flag, default, text in shares:
+        ap.add_argument(flag, type=float, default=default, help=text)
     return ap.parse_args()
 
 
 def main() -> None:
-    a = parse_arguments(__doc__, "--pending", 10000, "pending pods")
+    a = parse_arguments(__doc__, "--pending", 10000, "pending pods",
+                        [("--unschedulable", UNSCHEDULABLE, "share of the pending pods that fit nowhere")])
 
     nodes, running, pending = (max(1, int(x * a.scale)) for x in (a.nodes, a.running, a.pending))
     a.out.mkdir(parents=True, exist_ok=True)
     cluster_path, pods_path = a.out / "cluster.json", a.out / "pods.json"
     t0 = time.perf_counter()
-    cluster, pods = generate(nodes, running, pending, a.seed)
+    cluster, pods = generate(nodes, running, pending, a.seed, a.unschedulable)
     write_list(cluster_path, cluster)
     write_list(pods_path, pods)
     print(f"generated {nodes} nodes, {running} running pods, {pending} pending pods "
-          f"(seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
+          f"({a.unschedulable:.1%} fitting nowhere, seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
 
     args = ["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
     report(args, pending, a.repeat, a.no_rss)
