@@ -205,6 +205,18 @@ class BatchReprieveFilter(ReprieveFilter, Protocol):
 
 
 @runtime_checkable
+class SelectiveStateFilter(FilterPlugin, PreFilterExtensions, Protocol):
+    """kplan's own addition: a Filter whose verdicts come only from its PreFilter state and the
+    nodes' labels, and which tells whether AddPod/RemovePod of another pod would change that
+    state (PodTopologySpread, InterPodAffinity). Where no pod leaving or joining a node does, its
+    verdict on the node is the same with or without them, so preemption's dry run need not fork
+    the node for it (framework/preemption.py). ``affected_by`` may say True when unsure, never
+    False when AddPod or RemovePod would change the state."""
+
+    def affected_by(self, state: CycleState, pod: Pod, other: Pod) -> bool: ...
+
+
+@runtime_checkable
 class RejectionExplainer(Plugin, Protocol):
     """kplan's own addition, no upstream counterpart: a filter plugin's account of why it rejected
     one node, beyond its reason text (NodeVolumeLimits: the attach counts against the limit).

@@ -16,14 +16,14 @@ import numpy as np
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
-from kplan.framework.interfaces import BatchReprieveFilter, Handle, ReprieveFilter
+from kplan.framework.interfaces import Handle, ReprieveFilter
 from kplan.framework.status import OK, Code, Status
 from kplan.model.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
 from kplan.model.selectors import selector_matches
 
 if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
-    from kplan.framework.runtime import Framework
+    from kplan.framework.runtime import Framework, ReprievePlan
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -135,6 +135,11 @@ class VictimOrder:
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.stale = np.ones(n, dtype=bool)
         self.count = np.zeros(n, dtype=np.int64)
+        #: pods alike to the filters that read other pods and to PDBs (namespace and labels;
+        #: a pod with required anti-affinity is alone in its class) share a class: its id is
+        #: the index of its first pod here
+        self.class_of: dict[tuple[str, tuple[tuple[str, str], ...], str], int] = {}
+        self.examples: list[Pod] = []
         self._allocate(n, 4, len(table.res))
 
     def _allocate(self, n: int, width: int, columns: int) -> None:
@@ -142,6 +147,7 @@ class VictimOrder:
         self.neg_priority = np.full((n, width), _PAST_EVERY_PRIORITY, dtype=np.int64)
         self.start = np.full((n, width), np.inf)
         self.requests = np.zeros((n, width, columns), dtype=np.int64)
+        self.classes = np.zeros((n, width), dtype=np.int64)
 
     @staticmethod
     def of(table: NodeTable) -> VictimOrder:
@@ -166,11 +172,12 @@ class VictimOrder:
         width = max(len(table.pods[r]) for r in stale.tolist())
         n, have, columns = self.requests.shape
         if width > have or len(table.res) > columns:
-            old_neg, old_start, old_req = self.neg_priority, self.start, self.requests
+            old_neg, old_start, old_req, old_classes = self.neg_priority, self.start, self.requests, self.classes
             self._allocate(n, max(width, 2 * have if width > have else have), len(table.res))
             self.neg_priority[:, :have] = old_neg
             self.start[:, :have] = old_start
             self.requests[:, :have, :columns] = old_req
+            self.classes[:, :have] = old_classes
         for row in stale.tolist():
             pods = sorted(table.pods[row], key=importance_key)
             self.pods[row] = pods
@@ -181,11 +188,21 @@ class VictimOrder:
             for i, p in enumerate(pods):
                 self.neg_priority[row, i] = -p.priority
                 self.start[row, i] = start_key(p)
+                self.classes[row, i] = self.class_id(p)
                 for name, amount in p.requests.items():
                     col = table.res.get(name)
                     if col is not None:
                         self.requests[row, i, col] = amount
         self.stale[stale] = False
+
+
+    def class_id(self, pod: Pod) -> int:
+        key = (pod.namespace, tuple(sorted(pod.labels.items())), pod.uid if pod.anti_affinity_required else "")
+        found = self.class_of.get(key)
+        if found is None:
+            found = self.class_of[key] = len(self.examples)
+            self.examples.append(pod)
+        return found
 
 
 _PAST_EVERY_PRIORITY = 2**40
@@ -311,10 +328,11 @@ class Evaluator:
             return None
         return self.fw.resource_filter_alone(state)
 
-    def batch_filter(self, state: CycleState) -> BatchReprieveFilter | None:
-        """The resource filter's batch form where it alone decides the reprieve (and nominated
-        pods are load to it): the dry run then settles many nodes at once (_BatchReprieve)."""
-        return self.fw.load_filter(state)
+    def batch_plan(self, state: CycleState) -> ReprievePlan | None:
+        """Framework.reprieve_plan where the resource filter has a batch form: the dry run then
+        settles many nodes at once (_BatchReprieve)."""
+        plan = self.fw.reprieve_plan(state)
+        return plan if plan is not None and plan.batch is not None else None
 
     def pick(self, candidates: list[Candidate]) -> Candidate | None:
         """pickOneNodeForPreemption (reference 7.6)."""
@@ -368,8 +386,8 @@ class _DryRun:
         self.batches: list[_Batch] = []
         self.batch_of = np.full(n, -1, dtype=np.int64)
         self.examined = n
-        plugin = ev.batch_filter(state)
-        self.batch = _BatchReprieve(ev, state, pod, plugin, tried) if plugin is not None else None
+        plan = ev.batch_plan(state)
+        self.batch = _BatchReprieve(ev, state, pod, plan, tried) if plan is not None else None
         self.n_candidates = 0
         self.n_clean = 0
 
@@ -415,7 +433,7 @@ class _DryRun:
             column[at] = values
         bad = ~found.fits
         if bad.any():
-            self._fail(at[bad], found.fail_codes, found.fail_reasons, found.plugin)
+            self._fail(at[bad], found.fail_codes, found.fail_reasons, found.fail_plugins)
         empty = found.fits & (found.n_victims == 0)
         if empty.any():
             for i in at[empty].tolist():
@@ -510,8 +528,9 @@ class _Batch:
     """What one batch walk settled, for the positions ``at`` (ascending) of the dry run."""
 
     at: np.ndarray
-    fits: np.ndarray          # the pod fits with every lower-priority pod gone
-    chosen: np.ndarray        # victims: [k, j] for the j-th lower-priority pod of position k
+    fits: np.ndarray          # the pod fits with every lower-priority pod gone, all filters passing
+    chosen: np.ndarray        # victims: [k, j] for the j-th pod of position k in the walk's order
+    offsets: np.ndarray       # [k, j]: that pod's index in pods[k], from base[k]
     base: np.ndarray          # where the lower-priority pods start in pods[k]
     pods: list[list[Pod]]     # each node's pods in MoreImportantPod order (VictimOrder's lists)
     violations: np.ndarray
@@ -522,84 +541,171 @@ class _Batch:
     #: the verdicts where the pod does not fit, in the order of np.flatnonzero(~fits)
     fail_codes: np.ndarray
     fail_reasons: np.ndarray
-    plugin: int
+    fail_plugins: np.ndarray
 
     def criteria(self) -> tuple[np.ndarray, ...]:
         """Candidate.criteria, one array per criterion."""
         return -self.violations, -self.top, -self.total, -self.n_victims, self.earliest
 
     def victims(self, k: int) -> list[Pod]:
+        """In MoreImportantPod order, as SelectVictimsOnNode sorts them."""
         pods, base = self.pods[k], int(self.base[k])
-        return [pods[base + j] for j in np.flatnonzero(self.chosen[k]).tolist()]
+        return [pods[base + j] for j in np.sort(self.offsets[k][self.chosen[k]]).tolist()]
 
 
 class _BatchReprieve:
-    """The dry run's shortcut for many nodes at once: where the resource filter alone decides
-    and nominated pods are load to it (Framework.load_filter), the node-attribute filters pass
-    and no lower-priority pod is guarded by a PodDisruptionBudget, the victims of every such
-    node come from one vectorised greedy walk (the resource plugin's ``reprieve_rows``), with
-    the nominated pods of at least the pod's priority as load: the filters' pass with them added
-    is the stricter of RunFilterPluginsWithNominatedPods' two. Where the pod does not fit even
-    with every lower-priority pod gone, the plugin's verdict with that load is the node's status."""
+    """The dry run's shortcut for many nodes at once (Framework.reprieve_plan): the resource
+    filter decides the reprieve, and the selective-state filters (PodTopologySpread,
+    InterPodAffinity) give the same verdict on a node with or without its lower-priority pods
+    and nominated pods when none of those is a pod their PreFilter state counts (affected_by).
+    On such nodes, where the node-attribute filters pass, the selective filters are run once on
+    the node as it is, and the victims come from one vectorised greedy walk (the resource
+    plugin's ``reprieve_rows``) over every such node, with the nominated pods of at least the
+    pod's priority as load (the filters' pass with them added is the stricter of
+    RunFilterPluginsWithNominatedPods' two). PodDisruptionBudgets order the walk as
+    filterPodsWithPDBViolation does: per node, the pods past each budget's allowed disruptions
+    first. Where the pod does not fit even with every lower-priority pod gone, the node's status
+    is the first rejection in filter order. Nodes where some such pod does touch a selective
+    filter's state take the node-by-node path."""
 
-    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plugin: BatchReprieveFilter,
+    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plan: ReprievePlan,
                  tried: np.ndarray) -> None:
-        self.ev, self.state, self.pod, self.plugin = evaluator, state, pod, plugin
-        self.plugin_index = evaluator.fw.filter_names.index(plugin.name)
+        assert plan.batch is not None
+        self.ev, self.state, self.pod, self.plan, self.plugin = evaluator, state, pod, plan, plan.batch
         self.tried = tried
         self.order = VictimOrder.of(evaluator.handle.snapshot.table)
+        pdbs = evaluator.handle.snapshot.pdbs
+        # budgets per PDB index; a budget that lists disrupted pods is read pod by pod (general path)
+        self.pdbs = pdbs
+        self.allowed = np.array([evaluator.handle.disruptions_allowed(b) for b in pdbs], dtype=np.int64)
+        self.pdbs_by_class = not any(b.disrupted_pods for b in pdbs) and len(pdbs) <= 62
+        #: per pod class: whether some selective filter's state counts it; PDB membership bits
+        self.affects: dict[int, bool] = {}
+        self.members: dict[int, int] = {}
+        self.affects_pod: dict[str, bool] = {}
+
+    def _touches(self, other: Pod) -> bool:
+        found = self.affects_pod.get(other.uid)
+        if found is None:
+            found = self.affects_pod[other.uid] = any(
+                f.affected_by(self.state, self.pod, other) for _, f in self.plan.selective)
+        return found
+
+    def _class_table(self, classes: np.ndarray, cache: dict[int, Any], of: Any, dtype: Any) -> np.ndarray:
+        """A lookup array over class ids with ``of(example pod)`` for the ``classes`` present."""
+        for c in np.unique(classes).tolist():
+            if c not in cache:
+                cache[c] = of(self.order.examples[c])
+        table = np.zeros(len(self.order.examples), dtype=dtype)
+        keys = np.fromiter(cache.keys(), dtype=np.int64, count=len(cache))
+        table[keys] = np.fromiter(cache.values(), dtype=dtype, count=len(cache))
+        return table
 
     def compute(self, at: np.ndarray) -> _Batch | None:
-        table = self.ev.handle.snapshot.table
-        pdbs = self.ev.handle.snapshot.pdbs
-        pod = self.pod
+        ev, state, pod, order = self.ev, self.state, self.pod, self.order
+        table = ev.handle.snapshot.table
         rows = self.tried[at]
-        order = self.order
         order.refresh(table, rows)
         # the lower-priority pods of a row are the tail of its list, after those of priority >= the pod's
         start = (order.neg_priority[rows] <= -pod.priority).sum(axis=1)
         counts = order.count[rows] - start
-        if pdbs:
-            # a row with a pod a PDB guards takes the general path (split_by_pdb's order)
-            plain = np.array([not any(counts_against(p, pdb) for p in order.pods[r][s:] for pdb in pdbs)
-                              for r, s in zip(rows.tolist(), start.tolist(), strict=True)], dtype=bool)
-            at, rows, start, counts = at[plain], rows[plain], start[plain], counts[plain]
-        k_rows = len(rows)
-        if not k_rows:
-            return None
-        width = int(counts.max())
+        width = int(counts.max()) if len(counts) else 0
         step = np.arange(width)
         present = step < counts[:, None]
         picked = np.where(present, start[:, None] + step, 0)
+        classes = np.where(present, order.classes[rows[:, None], picked], 0)
+        load = ev.handle.nominator.load(pod, table, rows)
+        general = np.zeros(len(rows), dtype=bool)
+        if self.plan.selective:
+            # a node whose pods leaving, or nominated pods joining, would change a selective
+            # filter's state takes the node-by-node path
+            affects = self._class_table(classes[present], self.affects, lambda p: any(
+                f.affected_by(state, pod, p) for _, f in self.plan.selective), bool)
+            general |= (affects[classes] & present).any(axis=1)
+            names = table.names
+            for k in load.positions.tolist():
+                if not general[k] and any(self._touches(p) for p in ev.handle.nominator.yielding_to(
+                        pod, names[int(rows[k])])):
+                    general[k] = True
+        members = None
+        if self.pdbs:
+            if self.pdbs_by_class:
+                members = self._class_table(classes[present], self.members, lambda p: sum(
+                    1 << i for i, b in enumerate(self.pdbs) if counts_against(p, b)), np.int64)[classes]
+                members = np.where(present, members, 0)
+            else:
+                # a row with a pod a PDB guards takes the general path (split_by_pdb's order)
+                general |= np.array([any(counts_against(p, b) for p in order.pods[r][s:] for b in self.pdbs)
+                                     for r, s in zip(rows.tolist(), start.tolist(), strict=True)], dtype=bool)
+        if general.any():
+            keep = ~general
+            kept = np.flatnonzero(keep)
+            at, rows, start, counts = at[keep], rows[keep], start[keep], counts[keep]
+            present, picked = present[keep], picked[keep]
+            if members is not None:
+                members = members[keep]
+            if len(load):
+                where = np.full(len(keep), -1, dtype=np.int64)
+                where[kept] = np.arange(len(kept))
+                moved = where[load.positions]
+                ok = moved >= 0
+                load = type(load)(moved[ok], load.pods[ok], {n: a[ok] for n, a in load.requests.items()})
+        k_rows = len(rows)
+        if not k_rows:
+            return None
+        violating = np.zeros(present.shape, dtype=bool)
+        if members is not None and members.any():
+            # filterPodsWithPDBViolation per node: a pod past any of its budgets' allowed
+            # disruptions (counted in MoreImportantPod order) violates; those are tried first
+            for i in range(len(self.pdbs)):
+                member = (members >> i) & 1 == 1
+                violating |= member & (np.cumsum(member, axis=1) > self.allowed[i])
+            walk = np.argsort(~violating, axis=1, kind="stable")
+            picked = np.take_along_axis(picked, walk, axis=1)
+            violating = np.take_along_axis(violating, walk, axis=1)
         stacked = order.requests[rows[:, None], picked] * present[:, :, None]
         columns = stacked.shape[2]
         reserved = np.zeros((k_rows, columns + 1), dtype=np.int64)   # the last column counts pods
-        load = self.ev.handle.nominator.load(pod, table, rows)
         if len(load):
             reserved[load.positions, columns] = load.pods
             for name, amount in load.requests.items():
                 col = table.res.get(name)
                 if col is not None and col < columns:
                     reserved[load.positions, col] = amount
-        fits, victim = self.plugin.reprieve_rows(self.state, pod, table, rows, stacked, counts, reserved)
-        chosen = victim & fits[:, None]
-        # Candidate.criteria for every row at once; victims keep MoreImportantPod order
+        fits, victim = self.plugin.reprieve_rows(state, pod, table, rows, stacked, counts, reserved)
+        n = len(rows)
+        selective = np.full(n, -1, dtype=np.int16)
+        s_codes = np.zeros(n, dtype=np.int8)
+        s_reasons = np.zeros(n, dtype=np.int32)
+        if self.plan.selective:
+            # their verdicts on the nodes as they are: the same with the victims gone or back
+            out = ev.fw.run_filter_subset(state, pod, table, rows, [k for k, _ in self.plan.selective])
+            selective, s_codes, s_reasons = out.plugins, out.codes, out.reasons
+        passed = fits & (s_codes == 0)
+        chosen = victim & passed[:, None]
+        # Candidate.criteria for every row at once
         priority = -order.neg_priority[rows[:, None], picked]
         top = np.where(chosen, priority, np.iinfo(np.int64).min).max(axis=1)
         total = np.where(chosen, priority + INT32_OFFSET, 0).sum(axis=1)
         earliest = np.where(chosen & (priority == top[:, None]), order.start[rows[:, None], picked], np.inf).min(axis=1)
         n_victims = chosen.sum(axis=1)
-        fail_codes = np.zeros(0, dtype=np.int8)
-        fail_reasons = np.zeros(0, dtype=np.int32)
-        bad = np.flatnonzero(~fits)
-        if len(bad):
-            # the filter's verdict on the node without its lower-priority pods, with the load
-            gone = stacked[bad].sum(axis=1)
-            held = reserved[bad]
+        violations = (chosen & violating).sum(axis=1)
+        bad = np.flatnonzero(~passed)
+        fail_codes = s_codes[bad]
+        fail_reasons = s_reasons[bad]
+        fail_plugins = selective[bad]
+        resource_first = ~fits[bad] & ((fail_plugins < 0) | (fail_plugins > self.plan.at))
+        if resource_first.any():
+            # the resource filter's verdict on the node without its lower-priority pods, with the load
+            r = bad[resource_first]
+            gone = stacked[r].sum(axis=1)
+            held = reserved[r]
             requests = {name: held[:, col] - gone[:, col] for name, col in
                         ((name, table.res.get(name)) for name in table.res.names) if col is not None and col < columns}
-            v = self.plugin.filter_with_load(self.state, pod, table, rows[bad], held[:, columns] - counts[bad], requests)
-            fail_codes, fail_reasons = v.codes, v.reasons
+            v = self.plugin.filter_with_load(state, pod, table, rows[r], held[:, columns] - counts[r], requests)
+            fail_codes[resource_first] = v.codes
+            fail_reasons[resource_first] = v.reasons
+            fail_plugins[resource_first] = self.plan.at
         pods = [order.pods[r] for r in rows.tolist()]
-        return _Batch(at, fits, chosen, start, pods, np.zeros(k_rows, dtype=np.int64), top, total, n_victims,
-                      earliest, fail_codes, fail_reasons, self.plugin_index)
+        return _Batch(at, passed, chosen, picked - start[:, None], start, pods, violations, top, total, n_victims,
+                      earliest, fail_codes, fail_reasons, fail_plugins)

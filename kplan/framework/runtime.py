@@ -41,6 +41,7 @@ from kplan.framework.interfaces import (
     ScoreExplainer,
     ScoreExtensions,
     ScorePlugin,
+    SelectiveStateFilter,
 )
 from kplan.framework.registry import Registry
 from kplan.framework.status import OK, REASONS, Code, Status
@@ -198,6 +199,19 @@ class FilterOutcome:
                              np.concatenate([self.plugins, other.plugins]))
 
 
+@dataclass(frozen=True)
+class ReprievePlan:
+    """Which filters decide preemption's reprieve on a node in one cycle (Framework.reprieve_plan):
+    the resource filter (at index ``at`` of filter_plugins; ``batch`` its batch form, if any)
+    and the selective-state filters, with their indexes. The leading node-attribute filters are
+    checked apart; every other filter was skipped at PreFilter."""
+
+    resource: ReprieveFilter
+    at: int
+    selective: tuple[tuple[int, SelectiveStateFilter], ...]
+    batch: BatchReprieveFilter | None
+
+
 @dataclass
 class _FixedVerdicts:
     """The leading fixed-input filters' verdicts for every row of one node table."""
@@ -271,6 +285,9 @@ class Framework:
         #: those of them that also decide many nodes at once (BatchReprieveFilter)
         self.batch_reprieves: dict[str, BatchReprieveFilter] = {
             n: p for n, p in self.reprieves.items() if isinstance(p, BatchReprieveFilter)}
+        #: Filter plugins that tell which pods change their PreFilter state (SelectiveStateFilter)
+        self.selective: dict[str, SelectiveStateFilter] = {
+            p.name: p for p in self.filter_plugins if isinstance(p, SelectiveStateFilter)}
         # NormalizeScore may change its input in place (an out-of-tree plugin might); kplan's own
         # plugins return new arrays, so their raw scores need no copy to stay as they were
         self._copy_before_normalize = {p.name for p in self.score_plugins
@@ -504,30 +521,67 @@ class Framework:
         out.reasons[hit] = v.reasons[bad]
         out.plugins[hit] = self.filter_names.index(load_filter.name)
 
-    def resource_filter_alone(self, state: CycleState) -> ReprieveFilter | None:
-        """The resource Filter plugin (a ReprieveFilter) if every other filter either reads only
-        the node's fixed attributes (the leading ones fixed_filters_pass checks) or was skipped
-        at PreFilter in this cycle; None otherwise."""
-        found: ReprieveFilter | None = None
+    def reprieve_plan(self, state: CycleState) -> ReprievePlan | None:
+        """How preemption may settle a node in this cycle without forking it: when, among the
+        filters after the leading node-attribute ones (fixed_filters_pass) and not skipped at
+        PreFilter, one is the resource filter (a ReprieveFilter) and every other is a
+        SelectiveStateFilter, and no other PreFilter extension is active. None otherwise."""
+        resource: ReprieveFilter | None = None
+        at = -1
+        selective: list[tuple[int, SelectiveStateFilter]] = []
         # a node-attribute filter placed after another filter (a custom order) counts as any other
-        for pl in self.filter_plugins[self._fixed_count:]:
-            if pl.name in state.skip_filter:
+        for k in range(self._fixed_count, len(self.filter_plugins)):
+            name = self.filter_plugins[k].name
+            if name in state.skip_filter:
                 continue
-            if found is not None:
+            found = self.reprieves.get(name)
+            if found is not None and resource is None:
+                resource, at = found, k
+                continue
+            other = self.selective.get(name)
+            if other is None:
                 return None
-            found = self.reprieves.get(pl.name)
-            if found is None:
-                return None
-        return found
+            selective.append((k, other))
+        if resource is None:
+            return None
+        chosen = {p.name for _, p in selective}
+        if any(name not in state.skip_filter and name not in chosen for name, _ in self.extensions):
+            return None
+        return ReprievePlan(resource, at, tuple(selective), self.batch_reprieves.get(resource.name))
+
+    def resource_filter_alone(self, state: CycleState) -> ReprieveFilter | None:
+        """The resource Filter plugin if every other filter either reads only the node's fixed
+        attributes or was skipped at PreFilter in this cycle (reprieve_plan without selective
+        filters); None otherwise."""
+        plan = self.reprieve_plan(state)
+        return plan.resource if plan is not None and not plan.selective else None
 
     def load_filter(self, state: CycleState) -> BatchReprieveFilter | None:
-        """resource_filter_alone if it takes other pods as load (BatchReprieveFilter) and no
+        """resource_filter_alone if it takes other pods as load (BatchReprieveFilter): no
         PreFilter state changes as pods are added or removed (every PreFilterExtensions plugin
-        skipped): pods added to or removed from a node then matter to that filter only."""
-        found = self.resource_filter_alone(state)
-        if found is None or any(name not in state.skip_filter for name, _ in self.extensions):
-            return None
-        return self.batch_reprieves.get(found.name)
+        is skipped), so pods added to or removed from a node matter to that filter only."""
+        plan = self.reprieve_plan(state)
+        return plan.batch if plan is not None and not plan.selective else None
+
+    def run_filter_subset(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                          indices: Sequence[int]) -> FilterOutcome:
+        """The filter plugins at ``indices`` (ascending, none skipped) on ``rows``: each row's
+        first rejection among them (plugins index filter_plugins)."""
+        n = len(rows)
+        out = FilterOutcome(rows, np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32),
+                            np.full(n, -1, dtype=np.int16))
+        pending = np.arange(n)
+        for k in indices:
+            if not len(pending):
+                break
+            v = self.filter_plugins[k].filter(state, pod, table, rows.take(pending))
+            if not v.any_rejected:
+                continue
+            bad = v.codes != 0
+            pos = pending[bad]
+            out.codes[pos], out.reasons[pos], out.plugins[pos] = v.codes[bad], v.reasons[bad], k
+            pending = pending[~bad]
+        return out
 
     # ------------------------------------------------------------------ scoring
 

@@ -36,14 +36,13 @@ from kplan.framework.events import (
 )
 from kplan.framework.interfaces import (
     EnqueueExtensions,
-    FilterPlugin,
-    PreFilterExtensions,
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
     QueueingHint,
     ScoreExtensions,
     ScorePlugin,
+    SelectiveStateFilter,
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Status, Verdicts, skip
@@ -80,7 +79,7 @@ def validate_args(args: InterPodAffinityArgs) -> list[str]:
     return []
 
 
-class InterPodAffinity(PluginBase, PreFilterPlugin, PreFilterExtensions, FilterPlugin,
+class InterPodAffinity(PluginBase, PreFilterPlugin, SelectiveStateFilter,
                        PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
 
@@ -99,6 +98,20 @@ class InterPodAffinity(PluginBase, PreFilterPlugin, PreFilterExtensions, FilterP
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         return filtering.filter_rows(state.read(filtering.PRE_FILTER_KEY), table, rows)
+
+    def affected_by(self, state: CycleState, pod: Pod, other: Pod) -> bool:
+        """Whether update_with_pod may count ``other``: it has required anti-affinity terms, or
+        the pod's required affinity or anti-affinity terms select it."""
+        s = state.read(filtering.PRE_FILTER_KEY)
+        if s is None:
+            return False
+        if other.anti_affinity_required:
+            return True
+        ns_labels = self.handle.snapshot.namespace_labels(other.namespace)
+        if s.affinity_query is not None and all(
+                p.matches(other.namespace, other.labels, ns_labels) for p in s.affinity_query.parts):
+            return True
+        return any(scope.matches(other.namespace, other.labels, ns_labels) for scope, _ in s.anti_scopes)
 
     def add_pod(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
         self._update(state, pod, other, table, row, 1)

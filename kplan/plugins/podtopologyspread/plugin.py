@@ -38,15 +38,14 @@ from kplan.framework.events import (
 )
 from kplan.framework.interfaces import (
     EnqueueExtensions,
-    FilterPlugin,
     Handle,
-    PreFilterExtensions,
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
     QueueingHint,
     ScoreExtensions,
     ScorePlugin,
+    SelectiveStateFilter,
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Status, Verdicts, skip
@@ -124,7 +123,7 @@ def validate_args(args: PodTopologySpreadArgs) -> list[str]:
     return errs
 
 
-class PodTopologySpread(PluginBase, PreFilterPlugin, PreFilterExtensions, FilterPlugin,
+class PodTopologySpread(PluginBase, PreFilterPlugin, SelectiveStateFilter,
                         PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
 
@@ -151,6 +150,14 @@ class PodTopologySpread(PluginBase, PreFilterPlugin, PreFilterExtensions, Filter
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         return filtering.filter_rows(state.read(filtering.PRE_FILTER_KEY), table, rows)
+
+    def affected_by(self, state: CycleState, pod: Pod, other: Pod) -> bool:
+        """Whether update_with_pod may count ``other``: a pod of the namespace that some
+        constraint's selector matches."""
+        s = state.read(filtering.PRE_FILTER_KEY)
+        if s is None or other.namespace != pod.namespace:
+            return False
+        return any(selector_matches(c.selector, other.labels) for c in s.constraints)
 
     def add_pod(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
         s = state.read(filtering.PRE_FILTER_KEY)

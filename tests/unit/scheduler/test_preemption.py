@@ -326,16 +326,17 @@ def every_reprieve_path_agrees(run: Any) -> None:
     """``run()`` (a whole simulation's outcomes) is the same whichever path decides the reprieve:
     NodeResourcesFit for many nodes at once (_BatchReprieve, nominated pods as load), node by node
     on scalars (Evaluator._resources_alone), every step running the filters on a fork (which
-    also turns off filtering with nominated pods as load, Framework.load_filter), and the dry
-    run written out node after node (reference_preempt) on forks."""
+    also turns off filtering with nominated pods as load, Framework.load_filter, and the batch's
+    handling of selective-state filters and PDBs), and the dry run written out node after node
+    (reference_preempt) on forks."""
     from unittest.mock import patch
 
     from kplan.framework.runtime import Framework
 
     batched = run()
-    with patch.object(Evaluator, "batch_filter", lambda self, state: None):
+    with patch.object(Evaluator, "batch_plan", lambda self, state: None):
         assert run() == batched, "node by node on scalars"
-    with patch.object(Framework, "resource_filter_alone", lambda self, state: None):
+    with patch.object(Framework, "reprieve_plan", lambda self, state: None):
         assert run() == batched, "every step on a fork"
         with patch.object(Evaluator, "preempt", reference_preempt):
             assert run() == batched, "the dry run node after node, on forks"
@@ -444,3 +445,65 @@ def test_the_dry_run_stops_at_the_same_node_on_every_path(seed: int, absolute: i
     # which candidates it found, the random offset and the random pick among ties must be
     # those of the node-by-node dry run
     every_reprieve_path_agrees(lambda: _sampled_run(seed, absolute, lowest_name, budget))
+
+
+def _constrained_run(seed: int, absolute: int, lowest_name: bool, budget: int | None, anti: bool
+                     ) -> list[tuple[Any, ...]]:
+    """The filters that read other pods in the dry run: full nodes in three zones, preemptors
+    with a required zone spread (and, with ``anti``, required hostname anti-affinity) over
+    ``app=serving``; some running pods are ``serving`` too, some carry required anti-affinity
+    against it, and a PDB may guard the ``web`` ones. Sampling as in _sampled_run."""
+    import random
+
+    from kplan.framework.config import load_config
+    from kplan.plugins import in_tree_registry
+    from kplan.scheduler.simulate import run_simulation
+    from tests.builders import scenario
+
+    rng = random.Random(seed)
+    names = [f"n{i:02d}" for i in range(60)]
+    nodes = [make_node(n).labels(**{"kubernetes.io/hostname": n, "topology.kubernetes.io/zone": "abc"[i % 3]})
+             .alloc(cpu="4", memory="8Gi", pods=rng.choice([4, 110])) for i, n in enumerate(names)]
+    serving = {"matchLabels": {"app": "serving"}}
+    running = []
+    for i, n in enumerate(names):
+        used = 0
+        while used < 3:
+            cpu = rng.choice([1, 1, 2])
+            p = (make_pod(f"r{i:02d}-{used}").labels(app=rng.choice(["web", "web", "db", "serving"]))
+                 .req(cpu=str(cpu), memory="1Gi").priority_class(rng.choice(["low", "low", "mid"])).node_name(n))
+            if rng.random() < 0.05:
+                p = p.spec(affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"topologyKey": "kubernetes.io/hostname", "labelSelector": serving}]}})
+            running.append(p)
+            used += cpu
+    pending = []
+    for k in range(10):
+        spec: dict[str, Any] = {"topologySpreadConstraints": [{
+            "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": serving}]}
+        if anti:
+            spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"topologyKey": "kubernetes.io/hostname", "labelSelector": serving}]}}
+        pending.append(make_pod(f"p{k}").labels(app="serving").req(cpu=rng.choice(["1500m", "2", "3"]), memory="1Gi")
+                       .priority_class(rng.choice(["mid", "high", "high"])).spec(**spec))
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{
+                  "name": "DefaultPreemption",
+                  "args": {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": absolute}}]}]}
+    objects = CLASSES + ([pdb("web", "web", budget)] if budget is not None else [])
+    sc = scenario(nodes, pending, running, objects)
+    registry = in_tree_registry()
+    result = run_simulation(sc.snapshot, load_config(config, registry), registry, sc.pending, seed=seed,
+                            lowest_name=lowest_name, pdb_allowed=sc.pdb_allowed)
+    return every_outcome(result)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.integers(0, 10**6), st.sampled_from([1, 3, 100]), st.booleans(), st.sampled_from([None, 0, 1, 2]),
+       st.booleans())
+def test_spread_anti_affinity_and_pdbs_decide_the_dry_run_alike_on_every_path(
+        seed: int, absolute: int, lowest_name: bool, budget: int | None, anti: bool) -> None:
+    # the batch settles PodTopologySpread and InterPodAffinity once per node where no victim or
+    # nominated pod is one their state counts, and orders PDB-guarded pods first in the walk
+    every_reprieve_path_agrees(lambda: _constrained_run(seed, absolute, lowest_name, budget, anti))
