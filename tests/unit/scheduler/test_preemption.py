@@ -437,7 +437,7 @@ def _sampled_run(seed: int, absolute: int, lowest_name: bool, budget: int | None
     return every_outcome(result)
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+@settings(max_examples=15, deadline=None, derandomize=True)
 @given(st.integers(0, 10**6), st.sampled_from([1, 2, 5, 40]), st.booleans(), st.sampled_from([None, 0, 1]))
 def test_the_dry_run_stops_at_the_same_node_on_every_path(seed: int, absolute: int, lowest_name: bool,
                                                           budget: int | None) -> None:
@@ -499,7 +499,7 @@ def _constrained_run(seed: int, absolute: int, lowest_name: bool, budget: int | 
     return every_outcome(result)
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+@settings(max_examples=15, deadline=None, derandomize=True)
 @given(st.integers(0, 10**6), st.sampled_from([1, 3, 100]), st.booleans(), st.sampled_from([None, 0, 1, 2]),
        st.booleans())
 def test_spread_anti_affinity_and_pdbs_decide_the_dry_run_alike_on_every_path(
