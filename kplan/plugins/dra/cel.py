@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import operator
 import re
+import threading
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import total_ordering
@@ -335,10 +336,9 @@ class _CostExceeded(BaseException):
     turns it into an error value that ``&&``/``||`` could absorb: cel-go cancels the evaluation."""
 
 
-class _Tracker:
-    """The running cost of the evaluation in progress (evaluations do not nest or overlap)."""
-
-    __slots__ = ("cost", "limit")
+class _Tracker(threading.local):
+    """The running cost of the evaluation in progress, one per thread (evaluations do not nest;
+    a sweep worker may run simulations in several threads)."""
 
     def __init__(self) -> None:
         self.cost = 0
