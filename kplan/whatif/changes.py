@@ -9,7 +9,14 @@ What each change means:
 * add nodes (from a Node manifest or as clones of a node): clones are named ``<node>-whatif-<i>``,
   get ``kubernetes.io/hostname`` (and any other label whose value was the template's name) set to
   the new name, are not cordoned, carry the template's taints except the node-lifecycle ones
-  (``node.kubernetes.io/*``), and start empty: no pods and no cached images.
+  (``node.kubernetes.io/*``), and start empty: no pods and no cached images. A clone's DRA drivers
+  publish what they publish on the template: each ResourceSlice local to the template (its
+  ``spec.nodeName``, or a ``spec.nodeSelector`` that selects the template and not the clone,
+  such as one on the hostname label) is copied for the clone, with the template's name replaced
+  by the clone's in the slice name, the pool name (drivers name a node's pool after the node)
+  and the node name or selector values. Slices for ``allNodes`` or selecting nodes by labels
+  the clone shares (a zone, a rack) are not copied: they already reach the clone, and their
+  devices are shared with the nodes they already reach. Devices start free: no claim holds them.
 * cordon: ``spec.unschedulable: true``; the node's pods stay.
 * drain, as ``kubectl drain --ignore-daemonsets --delete-emptydir-data --force`` would through
   the eviction API: the node is cordoned; DaemonSet pods and mirror pods stay; a pod matched by
@@ -37,8 +44,9 @@ from typing import Any, Protocol, TypeVar
 from kplan.cluster.disruption import disruptions_allowed, pdb_key
 from kplan.errors import InputError, KplanError
 from kplan.model.admission import admit_priority, with_builtin_classes
+from kplan.model.dra import ResourceSlice
 from kplan.model.objects import Node, Pod, PodDisruptionBudget, PriorityClass
-from kplan.model.selectors import selector_matches
+from kplan.model.selectors import NodeSelector, NodeSelectorTerm, Requirement, selector_matches
 
 HOSTNAME = "kubernetes.io/hostname"
 CLONE_INFIX = "-whatif-"
@@ -187,6 +195,41 @@ def clone_node(template: Node, name: str) -> Node:
                                images=(), source=f"{template.name} (cloned)", raw=None)
 
 
+def _renamed(text: str, template: str, clone: str) -> str:
+    """``text`` with the template's name replaced by the clone's, or the clone's name prepended
+    when the template's does not occur in it (the result must not collide with the template's)."""
+    return text.replace(template, clone) if template in text else f"{clone}-{text}"
+
+
+def _selector_for(sel: NodeSelector, template: str, clone: str) -> NodeSelector:
+    """A node selector with every value naming the template renamed to the clone."""
+    def req(r: Requirement) -> Requirement:
+        return dataclasses.replace(r, values=tuple(clone if v == template else v for v in r.values))
+
+    return NodeSelector(tuple(NodeSelectorTerm(tuple(map(req, t.match_expressions)), tuple(map(req, t.match_fields)),
+                                               t.valid) for t in sel.terms))
+
+
+def clone_slices(slices: Iterable[Any], template: Node, clone: Node) -> list[ResourceSlice]:
+    """The ResourceSlices the template's DRA drivers would publish for ``clone`` (module docstring)."""
+    out = []
+    for s in slices:
+        if not isinstance(s, ResourceSlice):
+            continue
+        if s.node_name == template.name:
+            out.append(dataclasses.replace(s, name=_renamed(s.name, template.name, clone.name),
+                                           pool=_renamed(s.pool, template.name, clone.name), node_name=clone.name,
+                                           source=f"{s.source or s.name} (cloned for {clone.name})"))
+        elif (s.node_selector is not None and s.node_selector.matches(template.name, template.labels)
+              and not s.node_selector.matches(clone.name, clone.labels)):
+            sel = _selector_for(s.node_selector, template.name, clone.name)
+            if sel.matches(clone.name, clone.labels):
+                out.append(dataclasses.replace(s, name=_renamed(s.name, template.name, clone.name),
+                                               pool=_renamed(s.pool, template.name, clone.name), node_selector=sel,
+                                               source=f"{s.source or s.name} (cloned for {clone.name})"))
+    return out
+
+
 def is_daemon_pod(pod: Pod) -> bool:
     c = pod.controller()
     return c is not None and c.kind == "DaemonSet"
@@ -237,6 +280,9 @@ class _Work:
         self.spent: dict[tuple[str, str], int] = {}
         self.applied = Applied()
         self.claims: list[Any] = []
+        #: the resource.k8s.io objects, when the inputs have them; clones add ResourceSlices
+        self.dra: list[Any] = list(getattr(inputs, "dra", []) or [])
+        self.dra_changed = False
         self.explicit: dict[str, tuple[bool, bool]] = dict(getattr(inputs, "explicit", {}) or {})
         self.created_after: dict[str, str] = dict(getattr(inputs, "created_after", {}) or {})
 
@@ -294,6 +340,14 @@ class _Work:
             taken.add(name)
             new.append(clone_node(template, name))
         self.add_nodes(new)
+        if self.dra and new:
+            local = [s for s in self.dra if isinstance(s, ResourceSlice)
+                     and (s.node_name == template.name or s.node_selector is not None)]
+            for node in new:
+                copies = clone_slices(local, template, node)
+                if copies:
+                    self.dra += copies
+                    self.dra_changed = True
 
     def cordon(self, name: str, option: str) -> None:
         node = self.node(name, option)
@@ -385,4 +439,6 @@ def apply_changes(inputs: InputsT, changes: Sequence[Change]) -> tuple[InputsT, 
         out.explicit = w.explicit
     if w.claims:
         out.storage = list(getattr(inputs, "storage", [])) + w.claims
+    if w.dra_changed:
+        out.dra = w.dra
     return out, w.applied
