@@ -6,7 +6,9 @@ ReplicationController, StatefulSet or Job through its controller's expansion, so
 carry the controller's labels and owner (a ReplicaSet's selector switches on default topology
 spreading, as it does for the real pods). The existing pods of the same workload stay. Replica k
 is named ``<name>-capacity-<k>``; a StatefulSet's replicas take the next ordinals instead, with
-their pod-name and pod-index labels.
+their pod-name and pod-index labels. Replicas of a pod with resource claims from templates get
+claims of their own when they are created (Simulation.add_pending, as the resourceclaim
+controller makes them); claims named by ``resourceClaimName`` are shared by every replica.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kplan.errors import InputError, UnsupportedError
+from kplan.errors import InputError
 from kplan.io.apply import Applier
 from kplan.io.manifests import RawObject
 from kplan.model.admission import admit_priority, with_builtin_classes
@@ -138,10 +140,6 @@ def replica_factory(inputs: Any, obj: RawObject, *, seed: int) -> tuple[Pod, Cal
             ordinal = max(taken, default=-1) + 1
     else:
         raise InputError(f"{obj.source}: expected a Pod or one of {', '.join(REPLICATED_KINDS)}, found kind {kind!r}")
-    if template.resource_claims:
-        # the replicas' claims would have to be created from templates as each replica is added
-        raise UnsupportedError(f"{obj.source}: Pod {template.key}: spec.resourceClaims: capacity does not count "
-                               "replicas with resource claims yet")
     explicit = inputs.explicit.get(template.uid, (False, False))
     template = admit_priority(template, with_builtin_classes(inputs.priority_classes), *explicit)
 

@@ -24,6 +24,7 @@ from kplan.framework.runtime import Framework, Nominator
 from kplan.model.objects import Pod, PodDisruptionBudget, evolve_pod
 from kplan.scheduler.cycle import CycleResult, Scheduler
 from kplan.scheduler.queue import US, QueuedPod, SchedulingQueue
+from kplan.workloads.names import NameGenerator
 
 SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED = "Scheduled", "Unschedulable", "Gated", "Preempted"
 #: a pod its controller had not created yet (a StatefulSet's OrderedReady policy waits for the previous pod)
@@ -139,6 +140,8 @@ class Simulation:
         #: controller creates the next pod once the previous one runs; kplan counts a bind as that)
         self.created_after = dict(created_after or {})
         self.waiting: dict[str, list[QueuedPod]] = {}
+        self._seed = seed
+        self._claim_names: NameGenerator | None = None
 
     # ------------------------------------------------------------------ events
 
@@ -225,8 +228,16 @@ class Simulation:
         """Create one more pending pod now, after everything so far (capacity's replicas).
 
         The clock advances 1 µs for the creation, as for the input's pods; nothing else reacts to
-        the creation of an unscheduled pod.
+        the creation of an unscheduled pod. The resourceclaim controller first makes the pod's
+        claims from its templates, as for the input's pods (scheduler-reference.md 13.1); their
+        names draw on a generator of their own, seeded by the run's seed.
         """
+        dra = self.snapshot.dra
+        if dra is not None and pod.resource_claims:
+            if self._claim_names is None:
+                self._claim_names = NameGenerator(self._seed, "ResourceClaim/added")
+            dra.create_template_claims(pod, self._claim_names.generate)
+            self.offer_claim_events()
         self.pending.append(pod)
         self.queue.now += US
         q = QueuedPod(pod, len(self.pending), self.queue.now)

@@ -114,3 +114,37 @@ def test_every_clone_of_a_count_gets_its_own_pool():
     out, applied = apply_changes(inputs, [CloneNode("gpu-1", 3)])
     pools = sorted(s.pool for s in out.dra if isinstance(s, ResourceSlice) and "whatif" in s.pool)
     assert pools == ["gpu-1-whatif-1", "gpu-1-whatif-2", "gpu-1-whatif-3"] == applied.added_nodes
+
+
+def test_capacity_gives_each_replica_its_own_claim_from_the_template(tmp_path: Path) -> None:
+    import yaml
+
+    from kplan.io.manifests import load_objects
+    from kplan.io.replicas import replica_factory
+
+    docs = list(yaml.safe_load_all(Path(SERVE).read_text()))
+    deployment = docs[1]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "serve", "namespace": "ml"},
+           "spec": deployment["spec"]["template"]["spec"]}
+    manifest = tmp_path / "serve-pod.yaml"
+    manifest.write_text(yaml.safe_dump_all([docs[0], pod]))
+    loaded = load_inputs(CLUSTER, [str(manifest)], progress=False)
+    target = [o for o in load_objects([str(manifest)]) if o.doc["kind"] == "Pod"][0]
+    loaded.inputs.pending = [p for p in loaded.inputs.pending if p.name != "serve"]  # count replicas only
+    _, replica, _ = replica_factory(loaded.inputs, target, seed=0)
+    assert replica is not None
+    out = open_planner(loaded, None, seed=0, tie_break=TieBreak.lowest_name).capacity(replica, 100)
+    # two H100s on one PCIe root: gpu-1 has one such pair left, gpu-2 two
+    assert (out.replicas, out.placements) == (3, {"gpu-1": 1, "gpu-2": 2})
+    assert out.failed is not None and out.failed.message.startswith("0/5 nodes are available: 5 cannot allocate all "
+                                                                    "claims.")
+    assert out.result is not None
+    dra = out.result.snapshot.dra
+    assert dra is not None
+    claims = {c.owner_uid: c for c in dra.claims.values() if c.owner_uid.endswith(tuple(f"-capacity-{k}"
+                                                                                         for k in range(1, 5)))}
+    assert len(claims) == 4, "one claim per replica, the one that did not fit included"
+    assert all(c.name.startswith("serve-capacity-") and "-gpus-" in c.name for c in claims.values())
+    allocated = [c for c in claims.values() if c.allocation is not None]
+    devices = [r.device_id for c in allocated for r in c.allocation.results]
+    assert len(allocated) == 3 and len(devices) == 6 == len(set(devices))
