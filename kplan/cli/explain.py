@@ -124,7 +124,7 @@ def pod(
         if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated" and \
                 (node_search or (node_search is None and pending <= AUTO_NODE_SEARCH_PODS)):
             more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit,
-                              storage_only=storage_only(ex))
+                              storage_only=storage_only(ex), claims=bool(target.resource_claims))
     if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated" and more is None \
             and node_search is None:
         more = {"template": None, "count": None,
@@ -146,9 +146,14 @@ def template_candidates(ex: Any, nodes: list[Any], most: int = 3) -> list[str]:
     by_name = {n.name: n for n in nodes}
     seen: set[Any] = set()
     out: list[str] = []
+    devices = ex.attempt.devices if ex.attempt is not None else None
+    fresh = set(devices.fresh_nodes) if devices is not None else set()
     for ne in ex.nodes:
-        # a copy is never cordoned, so NodeUnschedulable does not rule a node out
-        failing = [f for f in ne.failing if f.plugin != "NodeUnschedulable"]
+        # a copy is never cordoned, so NodeUnschedulable does not rule a node out; a copy has its
+        # own copies of the node's ResourceSlices, all devices free, so DynamicResources does not
+        # either when those devices would do
+        failing = [f for f in ne.failing if f.plugin != "NodeUnschedulable"
+                   and not (f.plugin == "DynamicResources" and ne.name in fresh)]
         if ne.feasible or not ne.failing or any(f.code != Code.UNSCHEDULABLE for f in failing):
             continue
         node = by_name.get(ne.name)
@@ -171,7 +176,8 @@ def storage_only(ex: Any) -> bool:
     return bool(failing) and all(f.plugin == "VolumeBinding" for f in failing)
 
 
-def more_nodes(planner: Any, key: str, templates: list[str], limit: int, *, storage_only: bool = False) -> dict[str, Any]:
+def more_nodes(planner: Any, key: str, templates: list[str], limit: int, *, storage_only: bool = False,
+               claims: bool = False) -> dict[str, Any]:
     """How many nodes like one of the template candidates make the pod fit, by whole simulations.
 
     The first candidate on which the pod passes every filter when it is new and empty is the
@@ -192,7 +198,10 @@ def more_nodes(planner: Any, key: str, templates: list[str], limit: int, *, stor
     if storage_only and not tried:
         return {"template": None, "count": None,
                 "reason": "no number of them helps: the pod's volume claims stop it on every node (see Storage above)"}
+    why = "labels, taints, or requests above the node's allocatable"
+    if claims:
+        why = "labels, taints, requests above the node's allocatable, or resource claims no node's devices satisfy"
     reason = ("the pod does not fit on a new empty node like " + "; ".join(tried) if tried else
               "no node of the cluster could hold the pod even if it were new and empty: every rejection is "
-              "UnschedulableAndUnresolvable (labels, taints, or requests above the node's allocatable)")
+              f"UnschedulableAndUnresolvable ({why})")
     return {"template": None, "count": None, "reason": reason}

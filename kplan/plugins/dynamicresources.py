@@ -29,6 +29,7 @@ from kplan.framework.interfaces import (
     PreEnqueuePlugin,
     PreFilterPlugin,
     PreFilterResult,
+    RejectionExplainer,
     ReservePlugin,
 )
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
@@ -76,7 +77,7 @@ def dra_state(handle: Handle) -> DraState:
 
 
 class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,
-                       PostFilterPlugin, ReservePlugin, PreBindPlugin):
+                       PostFilterPlugin, ReservePlugin, PreBindPlugin, RejectionExplainer):
     name = NAME
 
     @property
@@ -255,6 +256,13 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             # written before the in-flight entry goes, so that the devices never look free between
             dra.pop_in_flight(claim.uid)
         return OK
+
+    def explain_rejection(self, pod: Pod, table: Any, row: int) -> str:
+        """kplan's own account (plugins/dra/diagnose.py): which claim and request fail on the node, and why."""
+        from kplan.plugins.dra.diagnose import diagnose
+
+        node = table.nodes[row]
+        return "; ".join(str(p) for p in diagnose(self.dra, pod, node.name, node.labels))
 
     def events_to_register(self) -> list[tuple[str, Any]]:
         return [

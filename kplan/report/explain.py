@@ -16,6 +16,7 @@ from kplan.framework.preemption import PreemptionOutcome
 from kplan.model.objects import Pod
 from kplan.model.quantity import format_bytes, format_resource
 from kplan.model.storage import IMMEDIATE, NO_PROVISIONER, PersistentVolumeClaim, StorageClass
+from kplan.plugins.dra.diagnose import ClaimProblem
 from kplan.report.document import API_VERSION
 from kplan.scheduler.explain import Explanation, NodeExplanation
 
@@ -26,7 +27,7 @@ def pod_ref(p: Pod) -> dict[str, Any]:
     return {"namespace": p.namespace, "name": p.name, "priority": p.priority}
 
 
-def node_doc(ne: NodeExplanation) -> dict[str, Any]:
+def node_doc(ne: NodeExplanation, claim_problems: Mapping[str, list[ClaimProblem]] | None = None) -> dict[str, Any]:
     filters = []
     for f in ne.filters:
         d: dict[str, Any] = {"plugin": f.plugin, "code": f.code.upstream, "reasons": list(f.reasons)}
@@ -39,6 +40,11 @@ def node_doc(ne: NodeExplanation) -> dict[str, Any]:
                            "scores": None, "total": ne.total}
     if ne.not_examined:
         out["notExamined"] = ne.not_examined
+    problems = (claim_problems or {}).get(ne.name)
+    if problems:
+        # kplan's own account of the DynamicResources rejection: which claim and request, and why
+        out["claimProblems"] = [{"claim": p.claim, "resourceClaim": p.claim_key, "request": p.request or None,
+                                 "kind": p.kind, "message": p.text} for p in problems]
     if ne.scores is not None:
         out["scores"] = {p: {"raw": s.raw, "normalized": s.normalized, "weighted": s.weighted}
                          | ({"explanation": s.note} if s.note else {})
@@ -120,7 +126,8 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         },
         "nodesTotal": len(ex.nodes),
         "nodesShown": len(shown),
-        "nodes": [node_doc(n) for n in shown],
+        "nodes": [node_doc(n, att.devices.problems if att is not None and att.devices is not None else None)
+                  for n in shown],
         "reasons": reason_counts(ex.nodes, att.filter_names if att is not None else []),
         "preemption": preemption_doc(ex.preemption, all_nodes=all_nodes, top=top),
         "earlierPreemption": None,
@@ -133,6 +140,7 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         "moreNodes": more_nodes,
         "resources": resource_fact(ex, allocatable) if allocatable is not None else None,
         "storage": storage_facts(ex, storage),
+        "resourceClaims": claims_doc(ex),
     }
     if ex.earlier_preemption is not None:
         number, outcome = ex.earlier_preemption
@@ -172,7 +180,9 @@ def resource_fact(ex: Explanation, allocatable: Mapping[str, Mapping[str, int]])
     return {"requests": {r: format_resource(r, q) for r, q in want.items()},
             "largestNode": best.name, "scope": scope, "nodes": len(pool),
             "allocatable": {r: format_resource(r, have.get(r, 0)) for r in short},
-            "bigEnough": all(have.get(r, 0) >= want[r] for r in short)}
+            "bigEnough": all(have.get(r, 0) >= want[r] for r in short),
+            # it lacks free room, not only allocatable; otherwise other filters are what reject it
+            "shortOfRoom": any(f.plugin == "NodeResourcesFit" for f in best.failing)}
 
 
 #: VolumeBinding's reasons (plugins/volumebinding.py), matched here by text: the report reads the
@@ -281,3 +291,32 @@ def _unbound_claim_fact(key: str, claim: PersistentVolumeClaim, storage: Storage
         return {"claim": key, "storageClass": name, "problem": f"it is not bound yet ({name}, {sc.binding_mode})",
                 "fix": ""}
     return {"claim": key, "storageClass": name, "problem": problem, "fix": fix}
+
+
+def claims_doc(ex: Explanation) -> dict[str, Any] | None:
+    """The pod's resource claims and what would give them devices (kplan's own account): the
+    nodes an empty copy of which would have devices for every claim, the remedy in words. The
+    per-node reasons are the DynamicResources filters' ``detail``."""
+    att = ex.attempt
+    facts = att.devices if att is not None else None
+    if facts is None or ex.outcome.status == "Scheduled":
+        return None
+    claims = [{"name": c.name, "claim": c.claim_key, "template": c.template or None, "allocated": c.allocated,
+               "requests": list(c.requests), "constraints": list(c.constraints)} for c in facts.claims]
+
+    rejected = [n for n in ex.nodes for f in n.failing if f.plugin == "DynamicResources"]
+    if facts.fresh_nodes:
+        more = ", ".join(facts.fresh_nodes[1:4]) + (", …" if len(facts.fresh_nodes) > 4 else "")
+        remedy = (f"add a node like {facts.fresh_nodes[0]}: its ResourceSlices, copied with every device free, "
+                  "have devices for every claim" + (f" (so do {more})" if more else ""))
+    elif not rejected:
+        remedy = ""
+    elif any(c.pinned for c in facts.claims):
+        pinned = ", ".join(c.name for c in facts.claims if c.pinned)
+        remedy = (f"no new node helps: claim {pinned} is allocated to devices that only the nodes its allocation "
+                  "selects can reach")
+    else:
+        remedy = ("no node like any of the cluster's would do: none publishes ResourceSlices with devices for every "
+                  "claim, even with all of them free; the pod needs nodes whose DRA drivers publish matching "
+                  "devices, or claims that ask for less")
+    return {"claims": claims, "nodesWithDevices": list(facts.fresh_nodes), "remedy": remedy or None}

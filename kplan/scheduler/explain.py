@@ -21,6 +21,8 @@ from kplan.framework.preemption import PreemptionOutcome
 from kplan.framework.runtime import Framework
 from kplan.framework.status import REASONS, Code, Status
 from kplan.model.objects import Pod
+from kplan.plugins.dra.diagnose import ClaimProblem, PodClaimInfo, describe_claims, diagnose, fresh_nodes
+from kplan.plugins.dynamicresources import NAME as DYNAMIC_RESOURCES
 from kplan.scheduler.cycle import CycleResult
 from kplan.scheduler.inspect import FilterInspection, inspect_filters
 from kplan.scheduler.remedy import Remedy, remedies
@@ -95,6 +97,19 @@ class Attempt:
     score_notes: dict[str, dict[int, str]] = field(default_factory=dict)
     #: plugin → row → the filter plugin's account of its rejection (``explain_rejection``)
     rejection_notes: dict[str, dict[int, str]] = field(default_factory=dict)
+    #: the pod's resource claims, for a pod that has some and did not fit
+    devices: DeviceFacts | None = None
+
+
+@dataclass
+class DeviceFacts:
+    """kplan's own account of a pod's resource claims (plugins/dra/diagnose.py)."""
+
+    claims: list[PodClaimInfo]
+    #: nodes an empty copy of which would have devices for every claim, in node-name order
+    fresh_nodes: list[str]
+    #: node name → what stands in the way of the claims there, for the nodes DynamicResources rejects
+    problems: dict[str, list[ClaimProblem]] = field(default_factory=dict)
 
 
 @dataclass
@@ -157,6 +172,16 @@ class PodExplainer:
                 return diag.get(row).plugin if diag is not None and diag.recorded[row] else ""
 
             att.remedy = remedies(fw, pod, sim.handle.nominator, inspection, upstream_plugin, self.nearest)
+        dra = sim.snapshot.dra
+        if r.node is None and pod.resource_claims and dra is not None:
+            order = sorted(range(len(table)), key=lambda row: int(table.name_rank[row]))
+            att.devices = DeviceFacts(describe_claims(dra, pod), fresh_nodes(
+                dra, pod, [(table.names[row], table.nodes[row].labels) for row in order]))
+            for v in inspection.plugins:
+                if v.plugin == DYNAMIC_RESOURCES and not v.skipped:
+                    for row in map(int, np.flatnonzero(v.codes)):
+                        node = table.nodes[row]
+                        att.devices.problems[node.name] = diagnose(dra, pod, node.name, node.labels)
         self.attempts.append(att)
 
 

@@ -204,6 +204,10 @@ def explanation_table(doc: Mapping[str, Any], opts: RenderOptions | None = None)
         out.append(f"Reasons over all {_plural(total, 'node')}:")
         out.append(table([[r["plugin"], r["reason"], r["nodes"], r["firstFailureNodes"]] for r in doc["reasons"]],
                          ["PLUGIN", "REASON", "NODES", "AS FIRST FAILURE"], width, wrap_columns=[1]))
+    claims = _claims(doc.get("resourceClaims"), width)
+    if claims:
+        out.append("")
+        out.extend(claims)
     earlier = doc["earlierPreemption"]
     earlier_block = _preemption(earlier, f"Preemption at attempt {earlier['attempt']}, which nominated "
                                 f"{earlier['nominatedNode']}:", width) if earlier else []
@@ -218,6 +222,26 @@ def explanation_table(doc: Mapping[str, Any], opts: RenderOptions | None = None)
     return "\n".join(out) + "\n"
 
 
+def _claims(c: Mapping[str, Any] | None, width: int | None) -> list[str]:
+    """The pod's resource claims and the devices remedy (kplan's own account)."""
+    if not c:
+        return []
+    out = [wrap("Resource claims (the DynamicResources rejections above say, per node, which claim and request "
+                "fail and why):", width, hanging="  ")]
+    for claim in c["claims"]:
+        origin = f"from template {claim['template']}" if claim["template"] else "shared"
+        state = "allocated" if claim["allocated"] else "not allocated"
+        out.append(wrap(f"  {claim['name']}: ResourceClaim {claim['claim']}, {origin}, {state}", width,
+                        hanging="      "))
+        for r in claim["requests"]:
+            out.append(wrap(f"    request {r}", width, hanging="      "))
+        for k in claim["constraints"]:
+            out.append(wrap(f"    constraint {k}", width, hanging="      "))
+    if c["remedy"]:
+        out.append(wrap(f"  Remedy: {c['remedy']}.", width, hanging="    "))
+    return out
+
+
 def _resource_fact(r: Mapping[str, Any] | None) -> str:
     """"It asks for 32 cpu and 128Gi memory; the largest node its other filters allow, gpu-a-1,
     has 15.9 cpu and 60Gi memory allocatable." """
@@ -228,8 +252,10 @@ def _resource_fact(r: Mapping[str, Any] | None) -> str:
     where = ("the largest node its other filters allow" if r["scope"] == "allowed" else
              "the largest node (every node also fails another filter)")
     text = f"it asks for {asks}; {where}, {r['largestNode']}, has {has} allocatable"
-    if r["bigEnough"]:
+    if r["bigEnough"] and r.get("shortOfRoom", True):
         text += ", but not that much free: the pods on it use the rest"
+    elif r["bigEnough"]:
+        text += ", enough, but other filters reject it"
     return text + "."
 
 
@@ -238,6 +264,9 @@ _POSTSCRIPTS = (
     (" no new claims to deallocate", "'no new claims to deallocate' is kube-scheduler's DynamicResources plugin "
      "answering, at PostFilter, that a pod without resource claims has none to free; every v1.34 FitError carries "
      "it. It says nothing about why this pod does not fit."),
+    (" still not schedulable", "'still not schedulable' is DynamicResources' PostFilter answering that none of "
+     "the pod's claims that are unavailable on some node could be deallocated to make room (a claim reserved for "
+     "other pods never is); it says nothing more about why the pod does not fit."),
     (". not found", "'not found' is the DynamicResources plugin's PostFilter failing because a PreFilter plugin "
      "before it stopped the cycle, so its state was never written; kube-scheduler v1.34 says this, and it also "
      "stops preemption. The reason is the sentence before it."),

@@ -1,0 +1,375 @@
+"""Why a pod's resource claims cannot be allocated on a node, for ``kplan explain`` (kplan's own
+account, no upstream counterpart: kube-scheduler only says ``cannot allocate all claims`` or
+``resourceclaim not available on the node``).
+
+For each claim of the pod, in spec order, and each of its requests, on one node:
+
+* ``not-selected``: the claim is allocated, and its allocation's node selector does not select
+  the node (the devices it holds are reachable from other nodes only);
+* ``no-device``: no device the node can reach matches the request's class and selectors;
+* ``not-enough``: fewer devices match than the request asks for;
+* ``in-use``: enough devices match, but too many of them are allocated to other claims;
+* ``constraint``: every request has free devices, but no choice of them satisfies a
+  ``matchAttribute`` constraint (the free devices' values of the attribute are listed);
+* ``together``: each request, and each claim, fits alone, but they compete for the same devices;
+* ``error``: the allocator stops with an error (an invalid selector, a pool being updated).
+
+The matching uses the allocator's own pieces (its pools, its selector cache, and the allocator
+itself for constraints and competition), so it agrees with the Filter. ``fresh_nodes`` answers
+the remedy question: on which nodes would an empty copy, with its own copies of the node's
+ResourceSlices and their devices all free (what ``kplan whatif --add-node like=NODE`` adds), have
+devices for every claim.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from kplan.cluster.dra import ClaimLookupError, DraState, pod_claim_entries
+from kplan.model.dra import ALL, Device, ResourceClaim, ResourceSlice, SubRequest
+from kplan.model.objects import Pod
+from kplan.plugins.dra.structured import Allocator, AllocatorError, SelectorCache, SelectorError, gather_pools
+
+NOT_SELECTED, NO_DEVICE, NOT_ENOUGH, IN_USE, CONSTRAINT, TOGETHER, ERROR = (
+    "not-selected", "no-device", "not-enough", "in-use", "constraint", "together", "error")
+HOSTNAME = "kubernetes.io/hostname"
+
+DeviceId = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class ClaimProblem:
+    #: the pod's name for the claim (``spec.resourceClaims[].name``)
+    claim: str
+    #: the ResourceClaim, ``namespace/name``
+    claim_key: str
+    #: ``<request>`` or ``<request>/<subrequest>``; "" for what concerns the whole claim
+    request: str
+    kind: str
+    text: str
+
+    def __str__(self) -> str:
+        where = f"claim {self.claim}" + (f", request {self.request}" if self.request else "")
+        return f"{where}: {self.text}"
+
+
+@dataclass(frozen=True)
+class PodClaimInfo:
+    """One claim of the pod as the explanation lists it."""
+
+    name: str
+    claim_key: str
+    template: str
+    allocated: bool
+    requests: tuple[str, ...]
+    constraints: tuple[str, ...]
+    #: allocated with a node selector: only the nodes it selects can run the pod
+    pinned: bool = False
+
+
+def pod_claims(dra: DraState, pod: Pod) -> list[tuple[str, ResourceClaim]]:
+    """The pod's claims with the pod's name for each, in spec order (the plugin's claim lookup);
+    [] when the lookup fails (PreFilter then says why)."""
+    try:
+        claims = dra.lookup(pod)
+    except ClaimLookupError:
+        return []
+    names = []
+    statuses = dra.pod_claims.get(pod.uid, {})
+    for entry in pod_claim_entries(pod):
+        if entry.template_name and statuses.get(entry.name) is None:
+            continue
+        names.append(entry.name)
+    return list(zip(names, claims, strict=False))
+
+
+def describe_claims(dra: DraState, pod: Pod) -> list[PodClaimInfo]:
+    out = []
+    by_entry = {e.name: e for e in pod_claim_entries(pod)}
+    for name, claim in pod_claims(dra, pod):
+        entry = by_entry.get(name)
+        requests = []
+        for req in claim.spec.requests:
+            alts = [req.exactly] if req.exactly is not None else list(req.first_available)
+            texts = [_request_text(s) for s in alts]
+            requests.append(f"{req.name}: " + (texts[0] if req.exactly is not None else
+                                               "first available of " + "; ".join(
+                                                   f"{s.name}: {t}" for s, t in zip(alts, texts, strict=True))))
+        constraints = tuple(f"matchAttribute {c.match_attribute}"
+                            + (f" over {', '.join(c.requests)}" if c.requests else "")
+                            for c in claim.spec.constraints)
+        out.append(PodClaimInfo(name, claim.key, entry.template_name if entry else "",
+                                claim.allocation is not None, tuple(requests), constraints,
+                                claim.allocation is not None and claim.allocation.node_selector is not None))
+    return out
+
+
+def _request_text(s: SubRequest) -> str:
+    count = "all devices" if s.mode == ALL else f"{s.count} device{'s' if s.count != 1 else ''}"
+    sel = f" matching {len(s.selectors)} selector{'s' if len(s.selectors) != 1 else ''}" if s.selectors else ""
+    admin = ", admin access" if s.admin_access else ""
+    return f"{count} of class {s.class_name}{sel}{admin}"
+
+
+# ------------------------------------------------------------------------------ one node
+
+class _Matcher:
+    def __init__(self, dra: DraState, cache: SelectorCache) -> None:
+        self.dra = dra
+        self.cache = cache
+
+    def matching(self, spec: SubRequest, devices: Iterable[tuple[ResourceSlice, Device]]
+                 ) -> list[tuple[ResourceSlice, Device]]:
+        """Raises SelectorError."""
+        cls = self.dra.classes.get(spec.class_name)
+        exprs = (cls.selectors if cls is not None else ()) + spec.selectors
+        return [(s, d) for s, d in devices if all(self.cache.matches(e, s.driver, d) for e in exprs)]
+
+
+def _ident(s: ResourceSlice, d: Device) -> DeviceId:
+    return (s.driver, s.pool, d.name)
+
+
+def _lookup(attrs: Mapping[str, tuple[str, object]], driver: str, name: str) -> tuple[str, object] | None:
+    v = attrs.get(name)
+    if v is None:
+        domain, _, ident = name.partition("/")
+        if domain == driver:
+            v = attrs.get(ident)
+    return v
+
+
+def _request_problem(spec: SubRequest, matching: Sequence[tuple[ResourceSlice, Device]],
+                     node_devices: Sequence[tuple[ResourceSlice, Device]], allocated: frozenset[DeviceId],
+                     class_devices: int) -> tuple[str, str] | None:
+    """(kind, text) for one request alternative, or None when enough devices are free."""
+    free = [m for m in matching if spec.admin_access or _ident(*m) not in allocated]
+    used = len(matching) - len(free)
+    if spec.mode == ALL:
+        if not matching:
+            pass
+        elif used:
+            return IN_USE, f"devices already in use — asks for all {len(matching)} matching devices, {used} in use"
+        else:
+            return None
+    elif len(free) >= spec.count:
+        return None
+    elif len(matching) >= spec.count:
+        return IN_USE, (f"devices already in use — asks for {spec.count}, {len(matching)} match, "
+                        f"{used} of them in use")
+    elif matching:
+        return NOT_ENOUGH, (f"not enough devices — asks for {spec.count}, {len(matching)} match"
+                            + (f", {used} of them in use" if used else ""))
+    if not node_devices:
+        return NO_DEVICE, "no matching device — no ResourceSlice publishes devices for this node"
+    if not class_devices:
+        return NO_DEVICE, (f"no matching device — none of the node's {len(node_devices)} devices is of class "
+                           f"{spec.class_name}")
+    return NO_DEVICE, (f"no matching device — {class_devices} device{'s' if class_devices != 1 else ''} of class "
+                       f"{spec.class_name}, none matching the request's selectors")
+
+
+def _alternatives(claim: ResourceClaim) -> list[tuple[str, list[tuple[str, SubRequest]]]]:
+    out = []
+    for req in claim.spec.requests:
+        if req.exactly is not None:
+            out.append((req.name, [(req.name, req.exactly)]))
+        else:
+            out.append((req.name, [(f"{req.name}/{s.name}", s) for s in req.first_available]))
+    return out
+
+
+def _constraint_text(claim: ResourceClaim, index: int, m: _Matcher, devices: Sequence[tuple[ResourceSlice, Device]],
+                     allocated: frozenset[DeviceId]) -> str:
+    c = claim.spec.constraints[index]
+    values: Counter[str] = Counter()
+    lacking = 0
+    seen: set[DeviceId] = set()
+    for req_name, alts in _alternatives(claim):
+        for label, spec in alts:
+            if c.requests and req_name not in c.requests and label not in c.requests:
+                continue
+            try:
+                found = m.matching(spec, devices)
+            except SelectorError:
+                continue
+            for s, d in found:
+                ident = _ident(s, d)
+                if ident in seen or (not spec.admin_access and ident in allocated):
+                    continue
+                seen.add(ident)
+                v = _lookup(d.attributes, s.driver, c.match_attribute)
+                if v is None:
+                    lacking += 1
+                else:
+                    values[str(v[1])] += 1
+    parts = [f"{v} ×{n}" for v, n in sorted(values.items())]
+    if lacking:
+        parts.append(f"{lacking} without it")
+    have = f"the free matching devices have {', '.join(parts)}" if parts else "no free device matches"
+    return f"constraint matchAttribute {c.match_attribute} cannot be satisfied — {have}"
+
+
+def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
+             allocated: Iterable[DeviceId] | None = None, cache: SelectorCache | None = None) -> list[ClaimProblem]:
+    """What stands in the way of the pod's claims on one node (module docstring); [] when nothing
+    does (or the pod's claims cannot be looked up)."""
+    claims = pod_claims(dra, pod)
+    if not claims:
+        return []
+    used = frozenset(dra.allocated_devices() if allocated is None else allocated)
+    cache = cache if cache is not None else dra.caches.setdefault("selectors", SelectorCache())
+    m = _Matcher(dra, cache)
+    devices = [sd for pool in gather_pools(dra.slices, node_name, labels) for sd in pool.devices]
+    out: list[ClaimProblem] = []
+    fitting: list[ResourceClaim] = []
+    for name, claim in claims:
+        if claim.allocation is not None:
+            sel = claim.allocation.node_selector
+            if sel is not None and not sel.matches(node_name, labels):
+                out.append(ClaimProblem(name, claim.key, "", NOT_SELECTED,
+                                        "allocated to devices this node cannot reach — its allocation's node "
+                                        "selector does not select this node"))
+            continue
+        found = _claim_problems(name, claim, m, devices, used)
+        if found:
+            out += found
+            continue
+        allocator = Allocator(dra.slices, dra.classes, used, cache)
+        try:
+            alone = allocator.allocate(node_name, labels, [claim])
+        except AllocatorError as e:
+            out.append(ClaimProblem(name, claim.key, "", ERROR, str(e)))
+            continue
+        if alone is not None:
+            fitting.append(claim)
+            continue
+        out.append(_why_claim_fails(name, claim, dra, used, cache, node_name, labels, m, devices))
+    if not out and len(fitting) > 1:
+        try:
+            together = Allocator(dra.slices, dra.classes, used, cache).allocate(node_name, labels, fitting)
+        except AllocatorError as e:
+            return [ClaimProblem(claims[0][0], claims[0][1].key, "", ERROR, str(e))]
+        if together is None:
+            names = [n for n, c in claims if c in fitting]
+            out.append(ClaimProblem(", ".join(names), ", ".join(c.key for c in fitting), "", TOGETHER,
+                                    "each claim fits alone, but together they need more free devices than "
+                                    "the node has"))
+    return out
+
+
+def _claim_problems(name: str, claim: ResourceClaim, m: _Matcher, devices: Sequence[tuple[ResourceSlice, Device]],
+                    used: frozenset[DeviceId]) -> list[ClaimProblem]:
+    out = []
+    for req_name, alts in _alternatives(claim):
+        problems = []
+        for label, spec in alts:
+            try:
+                matching = m.matching(spec, devices)
+            except SelectorError as e:
+                where, detail = e.args[0], e.args[-1]
+                problems.append((label, ERROR, f"selector error — {where}: {detail}"))
+                continue
+            class_devices = len(m.matching(SubRequest(spec.name, spec.class_name), devices)) if not matching else 0
+            p = _request_problem(spec, matching, devices, used, class_devices)
+            if p is None:
+                problems = []
+                break
+            problems.append((label, *p))
+        if not problems:
+            continue
+        if len(problems) == 1:
+            label, kind, text = problems[0]
+            out.append(ClaimProblem(name, claim.key, label, kind, text))
+        else:
+            text = "no alternative fits — " + "; ".join(f"{label}: {t}" for label, _, t in problems)
+            kinds = {k for _, k, _ in problems}
+            out.append(ClaimProblem(name, claim.key, req_name, kinds.pop() if len(kinds) == 1 else NO_DEVICE, text))
+    return out
+
+
+def _why_claim_fails(name: str, claim: ResourceClaim, dra: DraState, used: frozenset[DeviceId],
+                     cache: SelectorCache, node_name: str, labels: Mapping[str, str], m: _Matcher,
+                     devices: Sequence[tuple[ResourceSlice, Device]]) -> ClaimProblem:
+    """Every request has free devices, yet the claim does not fit: a constraint, or its requests
+    compete for the same devices."""
+    spec = claim.spec
+    for i in range(len(spec.constraints)):
+        # the claim with only this constraint: the first one that alone makes it fail is named
+        only = dataclasses.replace(claim, uid=f"{claim.uid}/constraint-{i}",
+                                   spec=dataclasses.replace(spec, constraints=(spec.constraints[i],)))
+        try:
+            fits = Allocator(dra.slices, dra.classes, used, cache).allocate(node_name, labels, [only])
+        except AllocatorError:
+            fits = None
+        if fits is None:
+            return ClaimProblem(name, claim.key, "", CONSTRAINT, _constraint_text(claim, i, m, devices, used))
+    return ClaimProblem(name, claim.key, "", TOGETHER,
+                        "its requests together need more free devices than the node has")
+
+
+# ------------------------------------------------------------------------------ the remedy
+
+def copy_name(node_name: str) -> str:
+    return f"{node_name}-copy"
+
+
+def copy_labels(node_name: str, labels: Mapping[str, str]) -> dict[str, str]:
+    """The labels a copy of the node gets (as ``kplan whatif`` clones it): every label whose value
+    is the node's name, and the hostname label, name the copy."""
+    new = copy_name(node_name)
+    out = {k: (new if (k == HOSTNAME or v == node_name) else v) for k, v in labels.items()}
+    out.setdefault(HOSTNAME, new)
+    return out
+
+
+def fresh_nodes(dra: DraState, pod: Pod, nodes: Sequence[tuple[str, Mapping[str, str]]],
+                cache: SelectorCache | None = None) -> list[str]:
+    """The nodes (of ``nodes``, in that order) an empty copy of which would have devices for every
+    claim of the pod: the node's own ResourceSlices copied with every device free, the slices it
+    shares with other nodes as they are (their devices in use stay in use). A claim already
+    allocated must select the copy too."""
+    claims = pod_claims(dra, pod)
+    if not claims:
+        return []
+    cache = cache if cache is not None else dra.caches.setdefault("selectors", SelectorCache())
+    allocated = dra.allocated_devices()
+    out = []
+    for name, labels in nodes:
+        new, new_labels = copy_name(name), copy_labels(name, labels)
+        pinned = [c for _, c in claims if c.allocation is not None and c.allocation.node_selector is not None
+                  and not c.allocation.node_selector.matches(new, new_labels)]
+        if pinned:
+            continue
+        slices, local = _copied_slices(dra.slices, name, labels, new, new_labels)
+        if not local:
+            continue  # nothing of its own to copy: a copy has no devices a node of the cluster lacks
+        todo = [c for _, c in claims if c.allocation is None]
+        try:
+            ok = Allocator(slices, dra.classes, allocated, cache).allocate(new, new_labels, todo) is not None
+        except AllocatorError:
+            ok = False
+        if ok:
+            out.append(name)
+    return out
+
+
+def _copied_slices(slices: Sequence[ResourceSlice], node: str, labels: Mapping[str, str], new: str,
+                   new_labels: Mapping[str, str]) -> tuple[list[ResourceSlice], bool]:
+    """The slices a copy sees: the node-local ones renamed to a pool no claim holds devices of."""
+    out: list[ResourceSlice] = []
+    local = False
+    for s in slices:
+        if s.node_name == node:
+            out.append(dataclasses.replace(s, pool=f"{s.pool}\x00copy", node_name=new))
+            local = True
+        elif s.node_selector is not None and s.node_selector.matches(node, labels) \
+                and not s.node_selector.matches(new, new_labels):
+            out.append(dataclasses.replace(s, pool=f"{s.pool}\x00copy", node_selector=None, all_nodes=True))
+            local = True
+        else:
+            out.append(s)
+    return out, local
