@@ -19,7 +19,8 @@ from kplan.cli.render.style import bar, paint, status_style
 
 #: how much of the FitError the narrow table shows: kube-scheduler's sentence without the
 #: preemption and DRA postscripts (``-o wide`` shows the whole message)
-_POSTSCRIPTS = (" no new claims to deallocate", " preemption:")
+_POSTSCRIPTS = (" no new claims to deallocate", " still not schedulable, preemption:",
+                " deallocation of ResourceClaim completed, preemption:", " preemption:")
 
 
 def short_reason(message: str | None) -> str:
