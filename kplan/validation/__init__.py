@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from kplan.errors import InputError
-from kplan.validation import core, workloads
+from kplan.validation import core, dra, workloads
 from kplan.validation.field import FieldError
 
 Validator = Callable[[Mapping[str, Any]], list[FieldError]]
@@ -41,12 +41,18 @@ KINDS: dict[str, tuple[str, Validator]] = {
     "CSINode": ("storage.k8s.io/v1", workloads.validate_meta_only),
     "CSIDriver": ("storage.k8s.io/v1", workloads.validate_meta_only),
     "CSIStorageCapacity": ("storage.k8s.io/v1", workloads.validate_meta_only_namespaced),
+    "DeviceClass": ("resource.k8s.io/v1", dra.validate_device_class),
+    "ResourceClaim": ("resource.k8s.io/v1", dra.validate_resource_claim),
+    "ResourceClaimTemplate": ("resource.k8s.io/v1", dra.validate_resource_claim_template),
+    "ResourceSlice": ("resource.k8s.io/v1", dra.validate_resource_slice),
 }
 
-#: versions the API server serves besides the one above; in v1.34 none of these kinds has another
+#: versions the API server serves besides the one above: in v1.34 only resource.k8s.io has others
 #: (extensions/v1beta1 and apps/v1beta* workloads went in 1.16, batch/v1beta1 CronJob and
 #: policy/v1beta1 PodDisruptionBudget in 1.25, storage.k8s.io/v1beta1 CSIStorageCapacity in 1.27)
-ALSO_SERVED: dict[str, tuple[str, ...]] = {}
+_RESOURCE_BETAS = ("resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
+ALSO_SERVED: dict[str, tuple[str, ...]] = {k: _RESOURCE_BETAS for k in
+                                           ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice")}
 
 
 class Located(Protocol):

@@ -40,6 +40,12 @@ class Row(NamedTuple):
     lines: int = 1
 
 
+def claim_template(request: str, extra: str = "") -> str:
+    """A ResourceClaimTemplate (resource.k8s.io/v1) with one request, in YAML flow style."""
+    return ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: gpu, namespace: default}\n"
+            f"spec: {{spec: {{devices: {{requests: [{request}]{extra}}}}}}}\n")
+
+
 ROWS: dict[str, Row] = {
     # --- documents that are not well-formed, or too large to expand
     "a JSON array nested 200,000 deep": Row("[" * 200_000 + "]" * 200_000, "not valid JSON: nested too deeply",
@@ -75,6 +81,57 @@ ROWS: dict[str, Row] = {
                                          "unable to parse numeric part of quantity"),
     "a quantity that is not one": Row(pod(container('resources: {requests: {cpu: "lots"}}')),
                                       "quantities must match the regular expression"),
+    # --- resource.k8s.io objects, validated as the API server validates them
+    "a device request whose name is not a DNS label": Row(
+        claim_template("{name: GPU, exactly: {deviceClassName: gpu}}"),
+        'ResourceClaimTemplate default/gpu: spec.spec.devices.requests[0].name: Invalid value: "GPU": a lowercase '
+        "RFC 1123 label must consist of"),
+    "a device request for zero devices": Row(
+        claim_template("{name: gpu, exactly: {deviceClassName: gpu, count: 0}}"),
+        "spec.spec.devices.requests[0].exactly.count: Invalid value: 0: must be greater than zero"),
+    "a device request with an unknown allocation mode": Row(
+        claim_template("{name: gpu, exactly: {deviceClassName: gpu, allocationMode: Some}}"),
+        'spec.spec.devices.requests[0].exactly.allocationMode: Unsupported value: "Some": supported values: "All", '
+        '"ExactCount"'),
+    "an exact device request without a device class": Row(
+        claim_template("{name: gpu, exactly: {count: 1}}"),
+        "spec.spec.devices.requests[0].exactly.deviceClassName: Required value"),
+    "a device request that is neither exactly nor firstAvailable": Row(
+        claim_template("{name: gpu}"),
+        "spec.spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required"),
+    "two device requests of one name": Row(
+        claim_template("{name: gpu, exactly: {deviceClassName: gpu}}, {name: gpu, exactly: {deviceClassName: gpu}}"),
+        'spec.spec.devices.requests[1]: Duplicate value: "gpu"'),
+    "a v1beta1 request without a device class, named as the API server names it": Row(
+        claim_template("{name: gpu, count: 2}").replace("resource.k8s.io/v1", "resource.k8s.io/v1beta1"),
+        "spec.spec.devices.requests[0].exactly.deviceClassName: Required value"),
+    "a constraint naming no request of the claim": Row(
+        claim_template("{name: gpu, exactly: {deviceClassName: gpu}}",
+                       ", constraints: [{requests: [nic], matchAttribute: gpu.example.com/numa}]"),
+        'spec.spec.devices.constraints[0].requests[0]: Invalid value: "nic": must be the name of a request in the '
+        "claim or the name of a request and a subrequest separated by '/'"),
+    "a matchAttribute without a domain": Row(
+        claim_template("{name: gpu, exactly: {deviceClassName: gpu}}", ", constraints: [{matchAttribute: numa}]"),
+        'spec.spec.devices.constraints[0].matchAttribute: Invalid value: "numa": must include a domain'),
+    "a CEL selector that does not compile": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+        "spec: {selectors: [{cel: {expression: 'device.driver =='}}]}\n",
+        'DeviceClass gpu: spec.selectors[0].cel.expression: Invalid value: "device.driver ==": compilation failed: '
+        "ERROR: <input>:"),
+    "a ResourceSlice for one node and for all nodes": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+        "spec: {driver: gpu.example.com, nodeName: n1, allNodes: true, pool: {name: p, resourceSliceCount: 1}}\n",
+        'ResourceSlice s: spec: Invalid value: "{`nodeName`, `allNodes`}": exactly one of `nodeName`, '
+        "`nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"),
+    "a device version attribute that is not semver": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+        "spec: {driver: gpu.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, "
+        "devices: [{name: gpu-0, attributes: {driverVersion: {version: '570.86'}}}]}\n",
+        'spec.devices[0].attributes[driverVersion].version: Invalid value: "570.86": must be a string compatible with '
+        "semver.org spec 2.0.0"),
+    "a resource.k8s.io kind in a version no longer served": Row(
+        "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {}\n",
+        'no matches for kind "DeviceClass" in version "resource.k8s.io/v1alpha3"'),
     # --- counts kplan would spend for ever on
     "a Deployment of two billion replicas": Row(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2000000000\n"
