@@ -116,6 +116,12 @@ def _request_text(s: SubRequest) -> str:
 
 # ------------------------------------------------------------------------------ one node
 
+def reaching(slices: Sequence[ResourceSlice], node_name: str, labels: Mapping[str, str]) -> list[ResourceSlice]:
+    """The slices GatherPools would consider for the node (the others cannot matter to it)."""
+    return [s for s in slices if s.node_name == node_name or s.all_nodes
+            or (not s.node_name and s.node_selector is not None and s.node_selector.matches(node_name, labels))]
+
+
 class _Matcher:
     def __init__(self, dra: DraState, cache: SelectorCache) -> None:
         self.dra = dra
@@ -223,7 +229,9 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
     used = frozenset(dra.allocated_devices() if allocated is None else allocated)
     cache = cache if cache is not None else dra.caches.setdefault("selectors", SelectorCache())
     m = _Matcher(dra, cache)
-    devices = [sd for pool in gather_pools(dra.slices, node_name, labels) for sd in pool.devices]
+    # only the slices that reach the node matter to it: the allocators below index just these
+    slices = reaching(dra.slices, node_name, labels)
+    devices = [sd for pool in gather_pools(slices, node_name, labels) for sd in pool.devices]
     out: list[ClaimProblem] = []
     fitting: list[ResourceClaim] = []
     for name, claim in claims:
@@ -238,7 +246,7 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
         if found:
             out += found
             continue
-        allocator = Allocator(dra.slices, dra.classes, used, cache)
+        allocator = Allocator(slices, dra.classes, used, cache)
         try:
             alone = allocator.allocate(node_name, labels, [claim])
         except AllocatorError as e:
@@ -247,10 +255,10 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
         if alone is not None:
             fitting.append(claim)
             continue
-        out.append(_why_claim_fails(name, claim, dra, used, cache, node_name, labels, m, devices))
+        out.append(_why_claim_fails(name, claim, slices, dra, used, cache, node_name, labels, m, devices))
     if not out and len(fitting) > 1:
         try:
-            together = Allocator(dra.slices, dra.classes, used, cache).allocate(node_name, labels, fitting)
+            together = Allocator(slices, dra.classes, used, cache).allocate(node_name, labels, fitting)
         except AllocatorError as e:
             return [ClaimProblem(claims[0][0], claims[0][1].key, "", ERROR, str(e))]
         if together is None:
@@ -291,7 +299,8 @@ def _claim_problems(name: str, claim: ResourceClaim, m: _Matcher, devices: Seque
     return out
 
 
-def _why_claim_fails(name: str, claim: ResourceClaim, dra: DraState, used: frozenset[DeviceId],
+def _why_claim_fails(name: str, claim: ResourceClaim, slices: Sequence[ResourceSlice], dra: DraState,
+                     used: frozenset[DeviceId],
                      cache: SelectorCache, node_name: str, labels: Mapping[str, str], m: _Matcher,
                      devices: Sequence[tuple[ResourceSlice, Device]]) -> ClaimProblem:
     """Every request has free devices, yet the claim does not fit: a constraint, or its requests
@@ -302,7 +311,7 @@ def _why_claim_fails(name: str, claim: ResourceClaim, dra: DraState, used: froze
         only = dataclasses.replace(claim, uid=f"{claim.uid}/constraint-{i}",
                                    spec=dataclasses.replace(spec, constraints=(spec.constraints[i],)))
         try:
-            fits = Allocator(dra.slices, dra.classes, used, cache).allocate(node_name, labels, [only])
+            fits = Allocator(slices, dra.classes, used, cache).allocate(node_name, labels, [only])
         except AllocatorError:
             fits = None
         if fits is None:
@@ -345,6 +354,7 @@ def fresh_nodes(dra: DraState, pod: Pod, nodes: Sequence[tuple[str, Mapping[str,
         if pinned:
             continue
         slices, local = _copied_slices(dra.slices, name, labels, new, new_labels)
+        slices = reaching(slices, new, new_labels)
         if not local:
             continue  # nothing of its own to copy: a copy has no devices a node of the cluster lacks
         todo = [c for _, c in claims if c.allocation is None]
