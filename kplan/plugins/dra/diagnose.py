@@ -345,7 +345,8 @@ def fresh_nodes(dra: DraState, pod: Pod, nodes: Sequence[tuple[str, Mapping[str,
     if not claims:
         return []
     cache = cache if cache is not None else dra.caches.setdefault("selectors", SelectorCache())
-    allocated = dra.allocated_devices()
+    allocated = frozenset(dra.allocated_devices())
+    m = _Matcher(dra, cache)
     out = []
     for name, labels in nodes:
         new, new_labels = copy_name(name), copy_labels(name, labels)
@@ -357,9 +358,15 @@ def fresh_nodes(dra: DraState, pod: Pod, nodes: Sequence[tuple[str, Mapping[str,
         slices = reaching(slices, new, new_labels)
         if not local:
             continue  # nothing of its own to copy: a copy has no devices a node of the cluster lacks
-        todo = [c for _, c in claims if c.allocation is None]
+        todo = [(n, c) for n, c in claims if c.allocation is None]
+        # a request with too few matching free devices rules the copy out without a search (the
+        # allocator's search is exhaustive: asking 9 of 8 devices tries every combination first)
+        devices = [sd for pool in gather_pools(slices, new, new_labels) for sd in pool.devices]
+        if any(_claim_problems(n, c, m, devices, allocated) for n, c in todo):
+            continue
         try:
-            ok = Allocator(slices, dra.classes, allocated, cache).allocate(new, new_labels, todo) is not None
+            ok = Allocator(slices, dra.classes, allocated, cache).allocate(
+                new, new_labels, [c for _, c in todo]) is not None
         except AllocatorError:
             ok = False
         if ok:
