@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kplan.validation.core import validate_meta
+from kplan.validation.core import as_list, as_map, validate_meta
 from kplan.validation.field import (
     FieldError,
     check,
@@ -38,24 +38,6 @@ MAX_REQUESTS, MAX_SELECTORS, MAX_SUBREQUESTS = 32, 32, 8
 REQUEST_REF = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
 
 
-def _map(v: Any, path: str, errs: Errors) -> Mapping[str, Any]:
-    if v is None:
-        return {}
-    if not isinstance(v, Mapping):
-        errs.append(wrong_type(path, v, "an object"))
-        return {}
-    return v
-
-
-def _list(v: Any, path: str, errs: Errors) -> list[Any]:
-    if v is None:
-        return []
-    if not isinstance(v, list):
-        errs.append(wrong_type(path, v, "a list"))
-        return []
-    return v
-
-
 def _version(d: Mapping[str, Any]) -> str:
     return str(d.get("apiVersion") or "").partition("/")[2]
 
@@ -68,14 +50,14 @@ def _too_many(path: str, n: int, most: int) -> FieldError:
 
 def _selectors(v: Any, path: str) -> Errors:
     errs: Errors = []
-    items = _list(v, path, errs)
+    items = as_list(v, path, errs)
     for i, s in enumerate(items):
         p = f"{path}[{i}]"
-        sel = _map(s, p, errs)
+        sel = as_map(s, p, errs)
         if sel.get("cel") is None:
             errs.append(required(f"{p}.cel"))
             continue
-        cel = _map(sel.get("cel"), f"{p}.cel", errs)
+        cel = as_map(sel.get("cel"), f"{p}.cel", errs)
         expr, e = string(cel.get("expression"), f"{p}.cel.expression")
         errs += e
         if expr is None:
@@ -149,7 +131,7 @@ def _request_name(v: Any, path: str) -> tuple[str, Errors]:
 def _request(r: Any, path: str, beta1: bool) -> tuple[str, set[str] | None, Errors]:
     """(name, subrequest names or None, errors) of one request."""
     errs: Errors = []
-    m = _map(r, path, errs)
+    m = as_map(r, path, errs)
     name, e = _request_name(m.get("name"), f"{path}.name")
     errs += e
     if beta1:
@@ -160,7 +142,7 @@ def _request(r: Any, path: str, beta1: bool) -> tuple[str, set[str] | None, Erro
         exactly: Any = exact_fields if exact_fields or not m.get("firstAvailable") else None
     else:
         exactly = m.get("exactly")
-    first = _list(m.get("firstAvailable"), f"{path}.firstAvailable", errs)
+    first = as_list(m.get("firstAvailable"), f"{path}.firstAvailable", errs)
     kinds = (exactly is not None) + bool(first)
     subs: set[str] | None = None
     if kinds == 0:
@@ -175,7 +157,7 @@ def _request(r: Any, path: str, beta1: bool) -> tuple[str, set[str] | None, Erro
             errs.append(_too_many(fp, len(first), MAX_SUBREQUESTS))
         for i, s in enumerate(first):
             sp = f"{fp}[{i}]"
-            sm = _map(s, sp, errs)
+            sm = as_map(s, sp, errs)
             sub, e = _request_name(sm.get("name"), f"{sp}.name")
             errs += e
             errs += _device_class(sm.get("deviceClassName"), f"{sp}.deviceClassName")
@@ -185,7 +167,7 @@ def _request(r: Any, path: str, beta1: bool) -> tuple[str, set[str] | None, Erro
                 errs.append(duplicate(sp, sub))
             subs.add(sub)
     else:
-        errs += _exactly(_map(exactly, f"{path}.exactly", errs), f"{path}.exactly")
+        errs += _exactly(as_map(exactly, f"{path}.exactly", errs), f"{path}.exactly")
     return name, subs, errs
 
 
@@ -206,10 +188,10 @@ def _request_ref(name: Any, path: str, names: Mapping[str, set[str] | None]) -> 
 
 def validate_claim_spec(spec: Any, path: str, beta1: bool) -> Errors:
     errs: Errors = []
-    s = _map(spec, path, errs)
-    devices = _map(s.get("devices"), f"{path}.devices", errs)
+    s = as_map(spec, path, errs)
+    devices = as_map(s.get("devices"), f"{path}.devices", errs)
     rp = f"{path}.devices.requests"
-    requests = _list(devices.get("requests"), rp, errs)
+    requests = as_list(devices.get("requests"), rp, errs)
     names: dict[str, set[str] | None] = {}
     for i, r in enumerate(requests):
         name, subs, e = _request(r, f"{rp}[{i}]", beta1)
@@ -221,11 +203,11 @@ def validate_claim_spec(spec: Any, path: str, beta1: bool) -> Errors:
     if len(requests) > MAX_REQUESTS:
         errs.append(_too_many(rp, len(requests), MAX_REQUESTS))
     cp = f"{path}.devices.constraints"
-    for i, c in enumerate(_list(devices.get("constraints"), cp, errs)):
+    for i, c in enumerate(as_list(devices.get("constraints"), cp, errs)):
         p = f"{cp}[{i}]"
-        cm = _map(c, p, errs)
+        cm = as_map(c, p, errs)
         seen: set[str] = set()
-        for j, ref in enumerate(_list(cm.get("requests"), f"{p}.requests", errs)):
+        for j, ref in enumerate(as_list(cm.get("requests"), f"{p}.requests", errs)):
             errs += _request_ref(ref, f"{p}.requests[{j}]", names)
             if ref in seen:
                 errs.append(duplicate(f"{p}.requests[{j}]", ref))
@@ -236,9 +218,9 @@ def validate_claim_spec(spec: Any, path: str, beta1: bool) -> Errors:
                 errs.append(required(f"{p}.matchAttribute"))
         else:
             errs += _fully_qualified(attr, f"{p}.matchAttribute")
-    for i, c in enumerate(_list(devices.get("config"), f"{path}.devices.config", errs)):
+    for i, c in enumerate(as_list(devices.get("config"), f"{path}.devices.config", errs)):
         p = f"{path}.devices.config[{i}]"
-        for j, ref in enumerate(_list(_map(c, p, errs).get("requests"), f"{p}.requests", errs)):
+        for j, ref in enumerate(as_list(as_map(c, p, errs).get("requests"), f"{p}.requests", errs)):
             errs += _request_ref(ref, f"{p}.requests[{j}]", names)
     return errs
 
@@ -287,7 +269,7 @@ def _c_identifier(ident: str, path: str) -> Errors:
 
 def validate_device_class(d: Mapping[str, Any]) -> Errors:
     errs = validate_meta(d.get("metadata"), namespaced=False)
-    spec = _map(d.get("spec"), "spec", errs)
+    spec = as_map(d.get("spec"), "spec", errs)
     errs += _selectors(spec.get("selectors"), "spec.selectors")
     return errs
 
@@ -299,20 +281,20 @@ def validate_resource_claim(d: Mapping[str, Any]) -> Errors:
 
 def validate_resource_claim_template(d: Mapping[str, Any]) -> Errors:
     errs = validate_meta(d.get("metadata"), namespaced=True)
-    spec = _map(d.get("spec"), "spec", errs)
+    spec = as_map(d.get("spec"), "spec", errs)
     return errs + validate_claim_spec(spec.get("spec"), "spec.spec", _version(d) == "v1beta1")
 
 
 def validate_resource_slice(d: Mapping[str, Any]) -> Errors:
     errs = validate_meta(d.get("metadata"), namespaced=False)
-    spec = _map(d.get("spec"), "spec", errs)
+    spec = as_map(d.get("spec"), "spec", errs)
     driver, e = string(spec.get("driver"), "spec.driver")
     errs += e
     if not driver and not e:
         errs.append(required("spec.driver"))
     elif driver:
         errs += check("spec.driver", driver, dns1123_subdomain)
-    pool = _map(spec.get("pool"), "spec.pool", errs)
+    pool = as_map(spec.get("pool"), "spec.pool", errs)
     pool_name, e = string(pool.get("name"), "spec.pool.name")
     errs += e
     if not pool_name and not e:
@@ -337,7 +319,7 @@ def validate_resource_slice(d: Mapping[str, Any]) -> Errors:
             errs.append(invalid("spec.nodeName", node_name, "must be either unset or set to a non-empty string"))
     if spec.get("nodeSelector") is not None:
         chosen.append("`nodeSelector`")
-        terms = _map(spec["nodeSelector"], "spec.nodeSelector", errs).get("nodeSelectorTerms")
+        terms = as_map(spec["nodeSelector"], "spec.nodeSelector", errs).get("nodeSelectorTerms")
         if not isinstance(terms, list) or len(terms) != 1:
             errs.append(invalid("spec.nodeSelector.nodeSelectorTerms", terms, "must have exactly one node selector "
                                                                               "term"))
@@ -353,9 +335,9 @@ def validate_resource_slice(d: Mapping[str, Any]) -> Errors:
         errs.append(invalid("spec", "{" + ", ".join(chosen) + "}", _ONE_OF_NODES + ", but multiple fields are set"))
     beta1 = _version(d) == "v1beta1"
     seen: set[str] = set()
-    for i, dev in enumerate(_list(spec.get("devices"), "spec.devices", errs)):
+    for i, dev in enumerate(as_list(spec.get("devices"), "spec.devices", errs)):
         p = f"spec.devices[{i}]"
-        dm = _map(dev, p, errs)
+        dm = as_map(dev, p, errs)
         name, e = string(dm.get("name"), f"{p}.name")
         errs += e
         if not e:
@@ -364,8 +346,8 @@ def validate_resource_slice(d: Mapping[str, Any]) -> Errors:
                 errs.append(duplicate(p, name))
             seen.add(name or "")
         # v1beta1 nests a device's fields under basic; the internal type, and its errors, do not
-        body = _map(dm.get("basic"), f"{p}.basic", errs) if beta1 else dm
-        for k, v in _map(body.get("attributes"), f"{p}.attributes", errs).items():
+        body = as_map(dm.get("basic"), f"{p}.basic", errs) if beta1 else dm
+        for k, v in as_map(body.get("attributes"), f"{p}.attributes", errs).items():
             errs += _attribute(v, f"{p}.attributes[{k}]")
     return errs
 
@@ -379,7 +361,7 @@ _SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
 
 def _attribute(v: Any, path: str) -> Errors:
     errs: Errors = []
-    m = _map(v, path, errs)
+    m = as_map(v, path, errs)
     set_ = [k for k in ("bool", "int", "string", "version") if m.get(k) is not None]
     if not set_:
         errs.append(invalid(path, "", "exactly one value must be specified"))
