@@ -172,8 +172,10 @@ def template_candidates(ex: Any, nodes: list[Any], most: int = 3) -> list[str]:
 
 def storage_only(ex: Any) -> bool:
     """VolumeBinding is what rejects every node: the pod's volume claims, not the nodes, are the problem."""
+    from kplan.plugins.volumebinding import NAME as VOLUME_BINDING
+
     failing = [f for n in ex.nodes for f in n.failing]
-    return bool(failing) and all(f.plugin == "VolumeBinding" for f in failing)
+    return bool(failing) and all(f.plugin == VOLUME_BINDING for f in failing)
 
 
 def more_nodes(planner: Any, key: str, templates: list[str], limit: int, *, storage_only: bool = False,

@@ -15,8 +15,21 @@ from kplan.cluster.storage import StorageState, default_class
 from kplan.framework.preemption import PreemptionOutcome
 from kplan.model.objects import Pod
 from kplan.model.quantity import format_bytes, format_resource
-from kplan.model.storage import IMMEDIATE, NO_PROVISIONER, PersistentVolumeClaim, StorageClass
+from kplan.model.storage import (
+    ANN_DEFAULT_CLASS,
+    IMMEDIATE,
+    NO_PROVISIONER,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 from kplan.plugins.dra.diagnose import ClaimProblem
+from kplan.plugins.volumebinding import (
+    ERR_BIND_CONFLICT,
+    ERR_NODE_CONFLICT,
+    ERR_NOT_ENOUGH_SPACE,
+    UNBOUND_IMMEDIATE,
+)
+from kplan.plugins.volumebinding import NAME as VOLUME_BINDING
 from kplan.report.document import API_VERSION
 from kplan.scheduler.explain import Explanation, NodeExplanation
 
@@ -185,13 +198,7 @@ def resource_fact(ex: Explanation, allocatable: Mapping[str, Mapping[str, int]])
             "shortOfRoom": any(f.plugin == "NodeResourcesFit" for f in best.failing)}
 
 
-#: VolumeBinding's reasons (plugins/volumebinding.py), matched here by text: the report reads the
-#: explanation's recorded reasons, not the plugin
-_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
-_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
-_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
-_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
-_DEFAULT_ANNOTATION = 'storageclass.kubernetes.io/is-default-class: "true"'
+_DEFAULT_ANNOTATION = f'{ANN_DEFAULT_CLASS}: "true"'
 
 
 def storage_facts(ex: Explanation, storage: StorageState | None) -> list[dict[str, Any]]:
@@ -200,10 +207,10 @@ def storage_facts(ex: Explanation, storage: StorageState | None) -> list[dict[st
     it and the fix. Empty when the pod is scheduled or VolumeBinding rejected no node."""
     if storage is None or ex.outcome.status == "Scheduled":
         return []
-    reasons = {r for n in ex.nodes for f in n.failing if f.plugin == "VolumeBinding" for r in f.reasons}
+    reasons = {r for n in ex.nodes for f in n.failing if f.plugin == VOLUME_BINDING for r in f.reasons}
     message = ex.outcome.message or ""
-    if _UNBOUND_IMMEDIATE in message:
-        reasons.add(_UNBOUND_IMMEDIATE)
+    if UNBOUND_IMMEDIATE in message:
+        reasons.add(UNBOUND_IMMEDIATE)
     if not reasons and "persistentvolumeclaim" not in message:
         return []
     pod = ex.pod
@@ -237,7 +244,7 @@ def _bound_claim_fact(key: str, claim: PersistentVolumeClaim, storage: StorageSt
         return {"claim": key, "storageClass": claim.class_name or None,
                 "problem": f"it is bound to PersistentVolume {claim.volume_name}, which does not exist",
                 "fix": "restore that volume, or delete the claim so that a new one is made and bound"}
-    if _NODE_CONFLICT in reasons and pv.node_affinity is not None:
+    if ERR_NODE_CONFLICT in reasons and pv.node_affinity is not None:
         terms = "; or ".join(", ".join(f"{r.key} {r.operator} {','.join(r.values)}".rstrip() for r in t.match_expressions)
                              for t in pv.node_affinity.terms) or "no node"
         return {"claim": key, "storageClass": pv.class_name or None,
@@ -279,11 +286,11 @@ def _unbound_claim_fact(key: str, claim: PersistentVolumeClaim, storage: Storage
         problem = f"StorageClass {name} binds Immediately; no PersistentVolume{size} matches the claim and {why}"
         fix = (f"create a matching PersistentVolume of class {name}, or use a class that provisions" if not can_provision
                else f"check that {sc.provisioner} can create the volume")
-    elif _NOT_ENOUGH_SPACE in reasons and can_provision:
+    elif ERR_NOT_ENOUGH_SPACE in reasons and can_provision:
         problem = (f"{sc.provisioner} reports (CSIStorageCapacity) less free capacity than the claim's"
                    f"{size or ' request'} in the topology of the nodes that pass the other filters")
         fix = "add storage capacity there, or nodes in a topology that has it"
-    elif _BIND_CONFLICT in reasons:
+    elif ERR_BIND_CONFLICT in reasons:
         problem = f"no PersistentVolume of class {name}{size} that the nodes can reach matches the claim, and {why}"
         fix = (f"create matching PersistentVolumes of class {name} on the nodes (a local volume serves one node), or "
                "use a class that provisions" if not can_provision else "check the class's allowedTopologies")
