@@ -115,7 +115,7 @@ def resolve_scale(inputs: Any, workloads: Mapping[tuple[str, str, str], RawObjec
     ns = str(md.get("namespace") or "default")
     label = f"{kind} {ns}/{name}"
     applier = Applier(_scratch(inputs), keep_existing=True, seed=seed)
-    current = [p for p in inputs.running + inputs.pending if applier.controls(kind, ns, name, p)]
+    current = applier.controlled(kind, ns, name)
     if kind == "Job":
         spec = obj.doc.get("spec") or {}
         completions = spec.get("completions")
