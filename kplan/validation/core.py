@@ -92,8 +92,10 @@ def validate_meta(md: Any, *, namespaced: bool, name_rule: Any = dns1123_subdoma
 
 # ------------------------------------------------------------------------------ quantities
 
-def quantity(v: Any, path: str, errs: Errors, *, nonneg: bool = True) -> int | None:
-    """A resource.Quantity (as nanos), refused as the decoder and ValidateNonnegativeQuantity refuse it."""
+def quantity(v: Any, path: str, errs: Errors, *, nonneg: bool = True, bounded: bool = True) -> int | None:
+    """A resource.Quantity (as nanos), refused as the decoder and ValidateNonnegativeQuantity refuse it;
+    ``bounded``: also beyond what the scheduler's int64 counters hold (not a device capacity, which
+    the allocator compares exactly)."""
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
         errs.append(wrong_type(path, v, "a quantity (a string such as \"250m\" or a number)"))
         return None
@@ -105,7 +107,7 @@ def quantity(v: Any, path: str, errs: Errors, *, nonneg: bool = True) -> int | N
     if nonneg and nanos < 0:
         errs.append(invalid(path, v, "must be greater than or equal to 0"))
         return None
-    if not fits_int64(nanos_to_value(nanos)) or not fits_int64(nanos_to_milli(nanos)):
+    if bounded and (not fits_int64(nanos_to_value(nanos)) or not fits_int64(nanos_to_milli(nanos))):
         errs.append(invalid(path, v, "must be less than 2^63 millicores or units (kube-scheduler counts in int64)"))
         return None
     return nanos

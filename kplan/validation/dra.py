@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kplan.validation.core import as_list, as_map, validate_meta
+from kplan.validation.core import as_list, as_map, quantity, validate_meta
 from kplan.validation.field import (
     FieldError,
     check,
@@ -35,6 +35,11 @@ EXACT_COUNT, ALL = "ExactCount", "All"
 CEL_MAX_LENGTH = 10 * 1024
 #: resource.DeviceRequestsMaxSize, DeviceSelectorsMaxSize, FirstAvailableDeviceRequestMaxSize
 MAX_REQUESTS, MAX_SELECTORS, MAX_SUBREQUESTS = 32, 32, 8
+#: resource.DriverNameMaxLength, DeviceMaxIDLength, DeviceAttributeMaxValueLength,
+#: ResourceSliceMaxAttributesAndCapacitiesPerDevice
+DRIVER_NAME_MAX, DEVICE_ID_MAX, ATTRIBUTE_VALUE_MAX, MAX_ATTRIBUTES_AND_CAPACITIES = 63, 32, 64, 32
+#: the longest valid attribute or capacity key: domain/id
+ATTRIBUTE_KEY_MAX = DRIVER_NAME_MAX + 1 + DEVICE_ID_MAX
 REQUEST_REF = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
 
 
@@ -226,13 +231,21 @@ def validate_claim_spec(spec: Any, path: str, beta1: bool) -> Errors:
 
 
 def _fully_qualified(v: Any, path: str) -> Errors:
-    """validateFullyQualifiedName: ``domain/id``, the domain a DNS subdomain (as a driver name),
-    the id a C identifier."""
+    """validateFullyQualifiedName: a qualified name that has its domain."""
     name, errs = string(v, path)
     if errs:
         return errs
     if not name:
         return [required(path, "name required")]
+    errs += _qualified(name, path)
+    if "/" not in name:
+        errs.append(invalid(path, name, "must include a domain"))
+    return errs
+
+
+def _qualified(name: str, path: str) -> Errors:
+    """validateQualifiedName: ``id`` or ``domain/id``, the domain a driver name, the id a C identifier."""
+    errs: Errors = []
     parts = name.split("/")
     if len(parts) == 1:
         errs += _c_identifier(parts[0], path)
@@ -240,14 +253,21 @@ def _fully_qualified(v: Any, path: str) -> Errors:
         if not parts[0]:
             errs.append(required(path, "the domain must not be empty"))
         else:
-            errs += check(path, parts[0], dns1123_subdomain)
+            errs += _driver_name(parts[0], path)
         if not parts[1]:
             errs.append(required(path, "the name must not be empty"))
         else:
             errs += _c_identifier(parts[1], path)
-    if "/" not in name:
-        errs.append(invalid(path, name, "must include a domain"))
     return errs
+
+
+def _driver_name(name: str, path: str) -> Errors:
+    """ValidateCSIDriverName, which DRA reuses for driver names and attribute domains."""
+    errs: Errors = []
+    if len(name) > DRIVER_NAME_MAX:
+        errs.append(FieldError(path, f"Too long: may not be more than {DRIVER_NAME_MAX} bytes"))
+    # upper case is allowed: the rule is checked on the lower-cased name, the name shown as given
+    return errs + [invalid(path, name, msg) for msg in dns1123_subdomain(name.lower())]
 
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -255,8 +275,8 @@ _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def _c_identifier(ident: str, path: str) -> Errors:
     errs: Errors = []
-    if len(ident) > 32:
-        errs.append(FieldError(path, "Too long: may not be more than 32 bytes"))
+    if len(ident) > DEVICE_ID_MAX:
+        errs.append(FieldError(path, f"Too long: may not be more than {DEVICE_ID_MAX} bytes"))
     if not _C_IDENTIFIER.fullmatch(ident):
         errs.append(invalid(path, ident, "a valid C identifier must start with alphabetic character or '_', followed "
                                          "by a string of alphanumeric characters or '_' (e.g. 'my_name',  or "
@@ -293,7 +313,7 @@ def validate_resource_slice(d: Mapping[str, Any]) -> Errors:
     if not driver and not e:
         errs.append(required("spec.driver"))
     elif driver:
-        errs += check("spec.driver", driver, dns1123_subdomain)
+        errs += _driver_name(driver, "spec.driver")
     pool = as_map(spec.get("pool"), "spec.pool", errs)
     pool_name, e = string(pool.get("name"), "spec.pool.name")
     errs += e
@@ -347,9 +367,28 @@ def validate_resource_slice(d: Mapping[str, Any]) -> Errors:
             seen.add(name or "")
         # v1beta1 nests a device's fields under basic; the internal type, and its errors, do not
         body = as_map(dm.get("basic"), f"{p}.basic", errs) if beta1 else dm
-        for k, v in as_map(body.get("attributes"), f"{p}.attributes", errs).items():
-            errs += _attribute(v, f"{p}.attributes[{k}]")
+        attributes = as_map(body.get("attributes"), f"{p}.attributes", errs)
+        capacity = as_map(body.get("capacity"), f"{p}.capacity", errs)
+        if len(attributes) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
+            errs.append(invalid(p, len(attributes) + len(capacity), "the total number of attributes and capacities "
+                                f"must not exceed {MAX_ATTRIBUTES_AND_CAPACITIES}"))
+        for k, v in attributes.items():
+            errs += _qualified(str(k), f"{p}.attributes")
+            errs += _attribute(v, f"{p}.attributes[{_truncated(str(k))}]")
+        for k, v in capacity.items():
+            errs += _qualified(str(k), f"{p}.capacity")
+            cp = f"{p}.capacity[{_truncated(str(k))}]"
+            quantity(as_map(v, cp, errs).get("value", "0"), f"{cp}.value", errs, nonneg=False, bounded=False)
     return errs
+
+
+def _truncated(key: str) -> str:
+    """A map key as validateMap names it in a path: cut in the middle beyond the longest valid key."""
+    most = ATTRIBUTE_KEY_MAX
+    if len(key) <= most:
+        return key
+    keep = most - 3
+    return key[:(keep + 1) // 2] + "..." + key[len(key) - keep // 2:]
 
 
 _ONE_OF_NODES = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
@@ -363,11 +402,17 @@ def _attribute(v: Any, path: str) -> Errors:
     errs: Errors = []
     m = as_map(v, path, errs)
     set_ = [k for k in ("bool", "int", "string", "version") if m.get(k) is not None]
+    text = m.get("string")
+    if isinstance(text, str) and len(text) > ATTRIBUTE_VALUE_MAX:
+        errs.append(FieldError(f"{path}.string", f"Too long: may not be more than {ATTRIBUTE_VALUE_MAX} bytes"))
+    version = m.get("version")
+    if isinstance(version, str):
+        if not _SEMVER.fullmatch(version):
+            errs.append(invalid(f"{path}.version", version, "must be a string compatible with semver.org spec 2.0.0"))
+        if len(version) > ATTRIBUTE_VALUE_MAX:
+            errs.append(FieldError(f"{path}.version", f"Too long: may not be more than {ATTRIBUTE_VALUE_MAX} bytes"))
     if not set_:
         errs.append(invalid(path, "", "exactly one value must be specified"))
     elif len(set_) > 1:
         errs.append(invalid(path, dict(m), "exactly one value must be specified"))
-    version = m.get("version")
-    if isinstance(version, str) and not _SEMVER.fullmatch(version):
-        errs.append(invalid(f"{path}.version", version, "must be a string compatible with semver.org spec 2.0.0"))
     return errs
