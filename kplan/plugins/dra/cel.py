@@ -31,6 +31,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 
 from kplan.model.dra import Device
 from kplan.model.quantity import QuantityError, parse_quantity
+from kplan.plugins.dra.celcheck import check_selector
 
 
 class CelError(Exception):
@@ -622,6 +623,10 @@ def compile_selector(expression: str) -> Any:
         line = getattr(e, "line", None) or 1
         col = getattr(e, "column", None) or 1
         raise CelError(f"compilation failed: ERROR: <input>:{line}:{col}: Syntax error: {detail}") from None
+    # cel-go type-checks on compile (the API server on create, the scheduler when it allocates)
+    findings = check_selector(ast, expression)
+    if findings:
+        raise CelError(findings[0])
     prg = _ENV.program(ast, functions=FUNCTIONS)
     _PROGRAMS[expression] = prg
     return prg

@@ -39,7 +39,9 @@ def test_selector(expr: str, want: bool) -> None:
 
 FAILS = [
     ("a missing attribute is a runtime error", 'device.attributes["gpu.example.com"].foo == 1', "no such key: foo"),
-    ("a non-bool result is an error", '"x"', "could not be converted to bool"),
+    ("a non-bool result at run time is an error", 'device.attributes["gpu.example.com"].model',
+     "could not be converted to bool"),
+    ("a statically non-bool result does not compile", '"x"', "must evaluate to bool or the unknown type, not string"),
     ("a syntax error names the input", "device.driver ==", "compilation failed: ERROR: <input>:"),
 ]
 

@@ -129,6 +129,54 @@ ROWS: dict[str, Row] = {
         "devices: [{name: gpu-0, attributes: {driverVersion: {version: '570.86'}}}]}\n",
         'spec.devices[0].attributes[driverVersion].version: Invalid value: "570.86": must be a string compatible with '
         "semver.org spec 2.0.0"),
+    "a CEL selector naming a field the device does not have": Row(
+        claim_template("{name: gpu, exactly: {deviceClassName: gpu, selectors: "
+                       "[{cel: {expression: 'device.atributes[\"gpu.example.com\"].model == \"a\"'}}]}}"),
+        "spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "
+        '"device.atributes[\\"gpu.example.com\\"].model == \\"a\\"": compilation failed: '
+        "ERROR: <input>:1:7: undefined field 'atributes'"),
+    "a CEL selector comparing the driver with a number": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+        "spec: {selectors: [{cel: {expression: 'device.driver == 1'}}]}\n",
+        "compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(string, int)'"),
+    "a CEL selector with an undeclared variable": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+        "spec: {selectors: [{cel: {expression: 'gpu.model == \"a\"'}}]}\n",
+        "ERROR: <input>:1:1: undeclared reference to 'gpu' (in container '')"),
+    "a CEL selector whose result is a string": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+        "spec: {selectors: [{cel: {expression: 'device.driver'}}]}\n",
+        'spec.selectors[0].cel.expression: Invalid value: "device.driver": must evaluate to bool or the unknown '
+        "type, not string"),
+    "a device attribute key that is not a C identifier": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+        "spec: {driver: gpu.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, "
+        "devices: [{name: gpu-0, attributes: {gpu-model: {string: a100}}}]}\n",
+        'spec.devices[0].attributes: Invalid value: "gpu-model": a valid C identifier must start with alphabetic '
+        "character or '_'"),
+    "a device attribute key with a bad domain": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+        "spec: {driver: gpu.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, "
+        "devices: [{name: gpu-0, attributes: {'gpu_example/model': {string: a100}}}]}\n",
+        'spec.devices[0].attributes: Invalid value: "gpu_example": a lowercase RFC 1123 subdomain'),
+    "a device capacity that is not a quantity": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+        "spec: {driver: gpu.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, "
+        "devices: [{name: gpu-0, capacity: {memory: {value: 80 gigs}}}]}\n",
+        'spec.devices[0].capacity[memory].value: Invalid value: "80 gigs": quantities must match the regular '
+        "expression"),
+    "a device string attribute over 64 bytes": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+        "spec: {driver: gpu.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, "
+        f"devices: [{{name: gpu-0, attributes: {{serial: {{string: {'x' * 65}}}}}}}]}}\n",
+        "spec.devices[0].attributes[serial].string: Too long: may not be more than 64 bytes"),
+    "a device with 33 attributes and capacities": Row(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+        "spec: {driver: gpu.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, "
+        "devices: [{name: gpu-0, attributes: {"
+        + ", ".join(f"a{i}: {{int: {i}}}" for i in range(30)) + "}, capacity: {c0: {value: 1}, c1: {value: 1}, "
+        "c2: {value: 1}}}]}\n",
+        "spec.devices[0]: Invalid value: 33: the total number of attributes and capacities must not exceed 32"),
     "a resource.k8s.io kind in a version no longer served": Row(
         "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {}\n",
         'no matches for kind "DeviceClass" in version "resource.k8s.io/v1alpha3"'),
