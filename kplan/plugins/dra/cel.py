@@ -31,7 +31,9 @@ from celpy.evaluation import CELEvalError, Evaluator
 
 from kplan.model.dra import Device
 from kplan.model.quantity import QuantityError, parse_quantity
+from kplan.plugins.dra import cellib
 from kplan.plugins.dra.celcheck import check_selector
+from kplan.plugins.dra.cellib import LibraryError
 
 
 class CelError(Exception):
@@ -421,6 +423,20 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+def _library(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A library function whose failure is a CEL error value (which ``&&``/``||`` may absorb)."""
+
+    def call(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except LibraryError as e:
+            return CELEvalError(str(e), LibraryError, ())
+    return call
+
+
+FUNCTIONS.update({name: _library(f) for name, f in cellib.FUNCTIONS.items()})
+
+
 # ------------------------------------------------------------------------------- the device
 
 class _Domains(celtypes.MapType):
@@ -527,8 +543,40 @@ class _CostEvaluator(Evaluator):
     def conditionaland(self, tree: Any) -> Any:
         return self._logical(tree, "_&&_", False)
 
+    def _namespace(self, tree: Any) -> str | None:
+        """The name a call is qualified by (``sets`` in ``sets.contains(...)``), when the receiver
+        is a bare identifier that is no variable."""
+        node = tree
+        while getattr(node, "data", None) in ("member", "primary") and len(node.children) == 1:
+            node = node.children[0]
+        if getattr(node, "data", None) != "ident":
+            return None
+        name = str(node.children[0])
+        try:
+            self.activation.resolve_variable(name)
+        except KeyError:
+            return name
+        return None
+
+    def _arguments(self, tree: Any) -> list[Any]:
+        return list(tree.children[2].children) if len(tree.children) > 2 and tree.children[2] is not None else []
+
+    def _variable(self, tree: Any) -> str:
+        return str(next(iter(tree.find_data("ident"))).children[0])
+
     def member_dot_arg(self, tree: Any) -> Any:
         macro = tree.children[1].value
+        args = self._arguments(tree)
+        namespace = self._namespace(tree.children[0])
+        if namespace is not None:
+            return self._qualified(namespace, tree.children[1], args)
+        if macro in ("all", "exists", "existsOne") and len(args) == 3:
+            return self._two_variables(tree, macro, args)
+        if macro in ("min", "reduce"):
+            # a library function here (celpy would take it for its own macros)
+            receiver = self.visit(tree.children[0])
+            values = [self.visit(a) for a in args]
+            return self.method_eval(receiver, tree.children[1], values)
         if macro not in ("all", "exists", "exists_one", "map", "filter"):
             return super().member_dot_arg(tree)
         items = self.visit(tree.children[0])
@@ -558,6 +606,59 @@ class _CostEvaluator(Evaluator):
         out = _run_macro(macro, items, counted)
         _TRACKER.charge(2 if macro == "exists_one" else 1)  # the result (exists_one: __result__ == 1)
         return out
+
+
+    def _qualified(self, namespace: str, name_token: Any, args: list[Any]) -> Any:
+        name = str(name_token)
+        if namespace == "cel" and name == "bind" and len(args) == 3:
+            # cel.bind(v, init, body): a comprehension over [] whose accumulator is v
+            _TRACKER.charge(_LIST_CREATE)
+            init = self.visit(args[1])
+            if isinstance(init, CELEvalError):
+                return init
+            return self.sub_evaluator(args[2]).evaluate({self._variable(args[0]): init})
+        function = cellib.QUALIFIED.get((namespace, name))
+        if function is None:
+            return CELEvalError(f"undeclared reference to '{namespace}.{name}'", LibraryError, ())
+        _TRACKER.charge(1)
+        values = [self.visit(a) for a in args]
+        for v in values:
+            if isinstance(v, CELEvalError):
+                return v
+        return _library(function)(*values)
+
+    def _two_variables(self, tree: Any, macro: str, args: list[Any]) -> Any:
+        """all/exists/existsOne(k, v, predicate): (index, value) over a list, (key, value) over a map."""
+        items = self.visit(tree.children[0])
+        if isinstance(items, CELEvalError):
+            return items
+        first, second = self._variable(args[0]), self._variable(args[1])
+        pairs = list(enumerate(items)) if isinstance(items, list) else list(items.items())
+        body = self.sub_evaluator(args[2])
+        decisive = macro == "exists"
+        count = 0
+        result: Any = celtypes.BoolType(not decisive)
+        for key, value in pairs:
+            _TRACKER.charge(2 if macro == "all" else 3)
+            if macro != "existsOne" and isinstance(result, celtypes.BoolType) and bool(result) is decisive:
+                break
+            _TRACKER.charge(1)
+            index: Any = celtypes.IntType(key) if isinstance(items, list) else key
+            outcome: Any
+            try:
+                outcome = body.evaluate({first: index, second: value})
+            except CELEvalError as e:
+                outcome = e
+            if macro == "existsOne":
+                if isinstance(outcome, CELEvalError):
+                    return outcome
+                count += bool(outcome)
+            elif isinstance(outcome, celtypes.BoolType) and bool(outcome) is decisive:
+                result = outcome
+            elif not isinstance(result, CELEvalError) and not isinstance(outcome, celtypes.BoolType):
+                result = outcome if isinstance(outcome, CELEvalError) else CELEvalError("no such overload", TypeError, ())
+        _TRACKER.charge(1)
+        return celtypes.BoolType(count == 1) if macro == "existsOne" else result
 
 
 class _CountingBody:
