@@ -5,6 +5,8 @@ may say nothing where it is unsure, never refuse what cel-go accepts."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kplan.plugins.dra.cel import CelError, compile_selector
 
@@ -106,3 +108,26 @@ def test_refused(expr: str, want: str) -> None:
 @pytest.mark.parametrize("expr", ACCEPTED)
 def test_accepted(expr: str) -> None:
     compile_selector(expr)
+
+
+ATOMS = ["device", "device.driver", "device.attributes", 'device.attributes["d"]', 'device.attributes["d"].m',
+         'device.capacity["d"].mem', "1", "2u", "1.5", '"s"', 'b"b"', "true", "null", "[1, 2]", '{"k": 1}', "x",
+         'quantity("1")', 'semver("1.0.0")', "int", "size(device.attributes)"]
+BINARY = ["==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "&&", "||", "in"]
+SUFFIX = ["", ".size()", ".compareTo(quantity(\"1\"))", ".all(e, e == 1)", ".exists(k, v, v)", "[0]", '["k"]',
+          ".isGreaterThan(1)", ".major()", ".startsWith(\"a\")", ".f"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(ATOMS), st.sampled_from(SUFFIX)), min_size=1, max_size=4),
+       st.lists(st.sampled_from(BINARY), min_size=3, max_size=3), st.booleans(), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_any_expression_gets_a_verdict_not_a_crash(operands: list[tuple[str, str]], ops: list[str], negate: bool,
+                                                   ternary: bool) -> None:
+    """Whatever parses, the check answers (accepts or refuses with a compile error), never raises."""
+    text = (" " + ops[0] + " ").join(f"{'!' if negate and i == 0 else ''}{a}{s}" for i, (a, s) in enumerate(operands))
+    if ternary:
+        text = f"({text}) ? {operands[0][0]} : {ops[1] and '1'}"
+    try:
+        compile_selector(text)
+    except CelError as e:
+        assert str(e).startswith(("compilation failed: ERROR: <input>:", "must evaluate to bool"))
