@@ -252,15 +252,20 @@ class Checker:
     def _conditionaland(self, node: Tree[Token]) -> CelType:
         return self._logical(node, "_&&_", "&&")
 
-    def _relation(self, node: Tree[Token]) -> CelType:
-        if len(node.children) == 1:
-            return self.check(node.children[0])
+    def _operands(self, node: Tree[Token]) -> tuple[str, Tree[Token] | Token, CelType, Tree[Token] | Token, CelType]:
+        """A binary operator's node (``relation_eq``, ``addition_add``, ...), its operands and their types:
+        the grammar nests the left operand under the operator."""
         op, right = node.children
         assert isinstance(op, Tree)
         left = op.children[0]
-        a, b = self.check(left), self.check(right)
+        return str(op.data), left, self.check(left), right, self.check(right)
+
+    def _relation(self, node: Tree[Token]) -> CelType:
+        if len(node.children) == 1:
+            return self.check(node.children[0])
+        kind, left, a, right, b = self._operands(node)
         symbol = {"relation_lt": "<", "relation_le": "<=", "relation_gt": ">", "relation_ge": ">=",
-                  "relation_eq": "==", "relation_ne": "!=", "relation_in": "in"}[op.data]
+                  "relation_eq": "==", "relation_ne": "!=", "relation_in": "in"}[kind]
         name = "@in" if symbol == "in" else f"_{symbol}_"
         at = self._find(symbol, self._end(left), self._start(right))
         if symbol in ("==", "!="):
@@ -281,11 +286,8 @@ class Checker:
     def _arith(self, node: Tree[Token], ops: dict[str, tuple[str, frozenset[CelType]]]) -> CelType:
         if len(node.children) == 1:
             return self.check(node.children[0])
-        op, right = node.children
-        assert isinstance(op, Tree)
-        left = op.children[0]
-        a, b = self.check(left), self.check(right)
-        symbol, allowed = ops[op.data]
+        kind, left, a, right, b = self._operands(node)
+        symbol, allowed = ops[kind]
         if a == DYN or b == DYN:
             concrete = b if a == DYN else a
             return concrete if concrete in allowed else DYN
