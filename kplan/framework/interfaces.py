@@ -14,7 +14,7 @@ built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -214,6 +214,22 @@ class SelectiveStateFilter(FilterPlugin, PreFilterExtensions, Protocol):
     False when AddPod or RemovePod would change the state."""
 
     def affected_by(self, state: CycleState, pod: Pod, other: Pod) -> bool: ...
+
+
+@runtime_checkable
+class CountingStateFilter(SelectiveStateFilter, Protocol):
+    """kplan's own addition: a SelectiveStateFilter that tells its verdicts with other pods
+    added to or removed from each node at once, without forking (PodTopologySpread)."""
+
+    def filter_with_pods(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                         examples: Sequence[Pod], counts: np.ndarray) -> Verdicts | None:
+        """Filter's verdicts on ``rows`` where, for each ``k`` on its own (as on a fork of that
+        node alone, the cycle state cloned), ``counts[k, j]`` more pods like ``examples[j]``
+        were added to the node of ``rows[k]`` through AddPod (negative: removed through
+        RemovePod). Pods alike to AddPod/RemovePod (namespace and labels, no required
+        anti-affinity) may share an example. None when it cannot tell for this state: the
+        caller then forks."""
+        ...
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ from kplan.model.selectors import selector_matches
 
 if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
-    from kplan.framework.runtime import Framework, ReprievePlan
+    from kplan.framework.runtime import FilterOutcome, Framework, ReprievePlan
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -582,14 +582,6 @@ class _BatchReprieve:
         #: per pod class: whether some selective filter's state counts it; PDB membership bits
         self.affects: dict[int, bool] = {}
         self.members: dict[int, int] = {}
-        self.affects_pod: dict[str, bool] = {}
-
-    def _touches(self, other: Pod) -> bool:
-        found = self.affects_pod.get(other.uid)
-        if found is None:
-            found = self.affects_pod[other.uid] = any(
-                f.affected_by(self.state, self.pod, other) for _, f in self.plan.selective)
-        return found
 
     def _class_table(self, classes: np.ndarray, cache: dict[int, Any], of: Any, dtype: Any) -> np.ndarray:
         """A lookup array over class ids with ``of(example pod)`` for the ``classes`` present."""
@@ -616,17 +608,26 @@ class _BatchReprieve:
         classes = np.where(present, order.classes[rows[:, None], picked], 0)
         load = ev.handle.nominator.load(pod, table, rows)
         general = np.zeros(len(rows), dtype=bool)
+        selective: FilterOutcome | None = None
         if self.plan.selective:
-            # a node whose pods leaving, or nominated pods joining, would change a selective
-            # filter's state takes the node-by-node path
+            # a node whose pods leaving would change a selective filter's state takes the
+            # node-by-node path
             affects = self._class_table(classes[present], self.affects, lambda p: any(
                 f.affected_by(state, pod, p) for _, f in self.plan.selective), bool)
             general |= (affects[classes] & present).any(axis=1)
-            names = table.names
-            for k in load.positions.tolist():
-                if not general[k] and any(self._touches(p) for p in ev.handle.nominator.yielding_to(
-                        pod, names[int(rows[k])])):
-                    general[k] = True
+            # their verdicts with the nominated pods counted (RunFilterPluginsWithNominatedPods'
+            # first pass): the same with the victims gone or back; where a filter cannot count
+            # them, or passes with them but not without (the second pass would decide), the
+            # node takes the node-by-node path too
+            nominated = ev.handle.nominator.classes(pod, table, rows)
+            selective, fork = ev.fw.selective_with_counts(state, pod, table, rows, self.plan, nominated.examples,
+                                                          nominated.spread(len(rows)))
+            general |= fork
+            if len(nominated):
+                at_nominated = nominated.positions
+                plain = ev.fw.run_filter_subset(state, pod, table, rows.take(at_nominated),
+                                                [k for k, _ in self.plan.selective])
+                general[at_nominated[(selective.codes.take(at_nominated) == 0) & (plain.codes != 0)]] = True
         members = None
         if self.pdbs:
             if self.pdbs_by_class:
@@ -642,6 +643,8 @@ class _BatchReprieve:
             kept = np.flatnonzero(keep)
             at, rows, start, counts = at[keep], rows[keep], start[keep], counts[keep]
             present, picked = present[keep], picked[keep]
+            if selective is not None:
+                selective = selective.take(keep)
             if members is not None:
                 members = members[keep]
             if len(load):
@@ -674,13 +677,11 @@ class _BatchReprieve:
                     reserved[load.positions, col] = amount
         fits, victim = self.plugin.reprieve_rows(state, pod, table, rows, stacked, counts, reserved)
         n = len(rows)
-        selective = np.full(n, -1, dtype=np.int16)
+        s_plugins = np.full(n, -1, dtype=np.int16)
         s_codes = np.zeros(n, dtype=np.int8)
         s_reasons = np.zeros(n, dtype=np.int32)
-        if self.plan.selective:
-            # their verdicts on the nodes as they are: the same with the victims gone or back
-            out = ev.fw.run_filter_subset(state, pod, table, rows, [k for k, _ in self.plan.selective])
-            selective, s_codes, s_reasons = out.plugins, out.codes, out.reasons
+        if selective is not None:
+            s_plugins, s_codes, s_reasons = selective.plugins, selective.codes, selective.reasons
         passed = fits & (s_codes == 0)
         chosen = victim & passed[:, None]
         # Candidate.criteria for every row at once
@@ -693,7 +694,7 @@ class _BatchReprieve:
         bad = np.flatnonzero(~passed)
         fail_codes = s_codes[bad]
         fail_reasons = s_reasons[bad]
-        fail_plugins = selective[bad]
+        fail_plugins = s_plugins[bad]
         resource_first = ~fits[bad] & ((fail_plugins < 0) | (fail_plugins > self.plan.at))
         if resource_first.any():
             # the resource filter's verdict on the node without its lower-priority pods, with the load

@@ -20,6 +20,7 @@ from kplan.framework.interfaces import (
     MAX_NODE_SCORE,
     BatchReprieveFilter,
     BindPlugin,
+    CountingStateFilter,
     EnqueueExtensions,
     FilterPlugin,
     FixedInputFilter,
@@ -44,7 +45,7 @@ from kplan.framework.interfaces import (
     SelectiveStateFilter,
 )
 from kplan.framework.registry import Registry
-from kplan.framework.status import OK, REASONS, Code, Status
+from kplan.framework.status import OK, REASONS, Code, Status, Verdicts
 
 if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
@@ -60,6 +61,18 @@ class Nominator(dict[str, list["Pod"]]):
         self.node_of: dict[str, str] = {}
         #: per node table asked about, the nominated pods' load per row, kept current
         self._loads: weakref.WeakKeyDictionary[NodeTable, _RowLoads] = weakref.WeakKeyDictionary()
+        #: pods alike to AddPod/RemovePod (namespace and labels; a pod with required
+        #: anti-affinity is alone in its class) share a class: its id indexes ``examples``
+        self.class_of: dict[tuple[str, tuple[tuple[str, str], ...], str], int] = {}
+        self.examples: list[Pod] = []
+
+    def class_id(self, pod: Pod) -> int:
+        key = (pod.namespace, tuple(sorted(pod.labels.items())), pod.uid if pod.anti_affinity_required else "")
+        found = self.class_of.get(key)
+        if found is None:
+            found = self.class_of[key] = len(self.examples)
+            self.examples.append(pod)
+        return found
 
     def add(self, pod: Pod, node: str) -> None:
         self.remove(pod)
@@ -94,10 +107,52 @@ class Nominator(dict[str, list["Pod"]]):
             found = [(k, nominated) for k, r in enumerate(np.asarray(rows).tolist())
                      if names[r] in self and (nominated := self.yielding_to(pod, names[r]))]
             return NominatedLoad.of_lists([k for k, _ in found], [pods for _, pods in found])
+        return self._row_loads(table).for_pod(pod, np.asarray(rows), self)
+
+    def _row_loads(self, table: NodeTable) -> _RowLoads:
         loads = self._loads.get(table)
         if loads is None:
             loads = self._loads[table] = _RowLoads(table, self)
-        return loads.for_pod(pod, np.asarray(rows), self)
+        return loads
+
+    def classes(self, pod: Pod, table: NodeTable, rows: np.ndarray) -> NominatedClasses:
+        """The pods ``pod`` must leave room for (yielding_to) on the nodes of ``rows``, by class:
+        the positions in ``rows`` of the nodes that have some and, per position and class
+        (``examples``), how many."""
+        rows = np.asarray(rows)
+        if len(rows) <= 8 or len(rows) * 4 <= len(self):
+            names = table.names
+            found = [(k, nominated) for k, r in enumerate(rows.tolist())
+                     if names[r] in self and (nominated := self.yielding_to(pod, names[r]))]
+            ids = sorted({self.class_id(p) for _, pods in found for p in pods})
+            local = {c: j for j, c in enumerate(ids)}
+            counts = np.zeros((len(found), len(ids)), dtype=np.int64)
+            for i, (_, pods) in enumerate(found):
+                for p in pods:
+                    counts[i, local[self.class_id(p)]] += 1
+            return NominatedClasses(np.array([k for k, _ in found], dtype=np.int64),
+                                    [self.examples[c] for c in ids], counts)
+        return self._row_loads(table).classes_for(pod, rows, self)
+
+
+@dataclass
+class NominatedClasses:
+    """Nominated pods by class on some nodes: ``positions`` index the rows asked about;
+    ``counts[k, j]`` is how many pods like ``examples[j]`` are nominated to the node at
+    ``positions[k]``."""
+
+    positions: np.ndarray
+    examples: list[Pod]
+    counts: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def spread(self, n: int) -> np.ndarray:
+        """The counts for all ``n`` rows asked about (zeros where none is nominated)."""
+        out = np.zeros((n, len(self.examples)), dtype=np.int64)
+        out[self.positions] = self.counts
+        return out
 
 
 @dataclass
@@ -136,13 +191,64 @@ class _RowLoads:
         self.count = np.zeros(n, dtype=np.int64)
         self.lowest = np.zeros(n, dtype=np.int64)
         self.requests: dict[str, np.ndarray] = {}
+        # one slot per nominated pod: its row (-1: free slot), priority and class
+        self.nominator = nominator
+        self.slot_row = np.full(16, -1, dtype=np.int64)
+        self.slot_priority = np.zeros(16, dtype=np.int64)
+        self.slot_class = np.zeros(16, dtype=np.int64)
+        self.slot_of: dict[str, int] = {}
+        self.slots_at: dict[int, list[tuple[str, int]]] = {}
+        self.free: list[int] = list(range(15, -1, -1))
         for node, pods in nominator.items():
             self.refresh(node, pods)
+
+    def _set_slots(self, row: int, pods: Sequence[Pod]) -> None:
+        for uid, slot in self.slots_at.pop(row, ()):
+            self.slot_row[slot] = -1
+            self.free.append(slot)
+            if self.slot_of.get(uid) == slot:
+                del self.slot_of[uid]
+        if not pods:
+            return
+        taken = []
+        for p in pods:
+            if not self.free:
+                have = len(self.slot_row)
+                self.slot_row = np.concatenate([self.slot_row, np.full(have, -1, dtype=np.int64)])
+                self.slot_priority = np.concatenate([self.slot_priority, np.zeros(have, dtype=np.int64)])
+                self.slot_class = np.concatenate([self.slot_class, np.zeros(have, dtype=np.int64)])
+                self.free.extend(range(2 * have - 1, have - 1, -1))
+            slot = self.free.pop()
+            self.slot_row[slot] = row
+            self.slot_priority[slot] = p.priority
+            self.slot_class[slot] = self.nominator.class_id(p)
+            self.slot_of[p.uid] = slot
+            taken.append((p.uid, slot))
+        self.slots_at[row] = taken
+
+    def classes_for(self, pod: Pod, rows: np.ndarray, nominator: Nominator) -> NominatedClasses:
+        live = (self.slot_row >= 0) & (self.slot_priority >= pod.priority)
+        own = self.slot_of.get(pod.uid)
+        if own is not None:
+            live[own] = False
+        slots = np.flatnonzero(live)
+        position = np.full(len(self.count), -1, dtype=np.int64)
+        position[rows] = np.arange(len(rows))
+        at = position[self.slot_row[slots]]
+        slots, at = slots[at >= 0], at[at >= 0]
+        if not len(slots):
+            return NominatedClasses(np.zeros(0, dtype=np.int64), [], np.zeros((0, 0), dtype=np.int64))
+        ids, local = np.unique(self.slot_class[slots], return_inverse=True)
+        positions, which = np.unique(at, return_inverse=True)
+        counts = np.zeros((len(positions), len(ids)), dtype=np.int64)
+        np.add.at(counts, (which, local), 1)
+        return NominatedClasses(positions, [nominator.examples[c] for c in ids.tolist()], counts)
 
     def refresh(self, node: str, pods: Sequence[Pod]) -> None:
         row = self.row_of.get(node)
         if row is None:
             return
+        self._set_slots(row, pods)
         self.count[row] = len(pods)
         self.lowest[row] = min((p.priority for p in pods), default=0)
         for column in self.requests.values():
@@ -192,6 +298,10 @@ class FilterOutcome:
     def empty(cls) -> FilterOutcome:
         z = np.zeros(0, dtype=np.int64)
         return cls(z, z.astype(np.int8), z.astype(np.int32), z.astype(np.int16))
+
+    def take(self, which: np.ndarray) -> FilterOutcome:
+        """The verdicts at ``which`` (positions or a mask)."""
+        return FilterOutcome(self.rows[which], self.codes[which], self.reasons[which], self.plugins[which])
 
     def concat(self, other: FilterOutcome) -> FilterOutcome:
         return FilterOutcome(np.concatenate([self.rows, other.rows]), np.concatenate([self.codes, other.codes]),
@@ -288,6 +398,9 @@ class Framework:
         #: Filter plugins that tell which pods change their PreFilter state (SelectiveStateFilter)
         self.selective: dict[str, SelectiveStateFilter] = {
             p.name: p for p in self.filter_plugins if isinstance(p, SelectiveStateFilter)}
+        #: those of them that take other pods as counts (CountingStateFilter)
+        self.counting: dict[str, CountingStateFilter] = {
+            n: p for n, p in self.selective.items() if isinstance(p, CountingStateFilter)}
         # NormalizeScore may change its input in place (an out-of-tree plugin might); kplan's own
         # plugins return new arrays, so their raw scores need no copy to stay as they were
         self._copy_before_normalize = {p.name for p in self.score_plugins
@@ -458,15 +571,21 @@ class Framework:
         out = self.run_filters(state, pod, table, rows)
         if not nominator:
             return out
-        load_filter = self.load_filter(state)
-        if load_filter is not None:
-            # only that filter reads the nodes' pods, and no PreFilter state changes with them:
-            # it takes the nominated pods as load instead of a fork holding them
+        plan = self.reprieve_plan(state)
+        if plan is not None and plan.batch is not None:
+            # only the resource filter and selective-state filters read the nodes' pods: the
+            # nominated pods are load to the one and counts to the others instead of forks
             load = nominator.load(pod, table, rows)
-            if len(load):
-                self._filter_with_load(state, pod, table, rows, out, load, load_filter)
-            return out
-        if len(rows) <= len(nominator):
+            if not len(load):
+                return out
+            if not plan.selective:
+                self._filter_with_load(state, pod, table, rows, out, load, plan.batch)
+                return out
+            forked = self._filter_with_nominated_counts(state, pod, table, rows, out, load, plan, nominator)
+            if not forked:
+                return out
+            positions = forked
+        elif len(rows) <= len(nominator):
             # a few rows (a preemption fork): look each up rather than every nomination
             names = table.names
             positions = [k for k, r in enumerate(np.asarray(rows).tolist()) if names[r] in nominator]
@@ -520,6 +639,81 @@ class Framework:
         out.codes[hit] = v.codes[bad]
         out.reasons[hit] = v.reasons[bad]
         out.plugins[hit] = self.filter_names.index(load_filter.name)
+
+    def _filter_with_nominated_counts(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                                      out: FilterOutcome, load: NominatedLoad, plan: ReprievePlan,
+                                      nominator: Nominator) -> list[int]:
+        """RunFilterPluginsWithNominatedPods' first pass where the resource filter and the
+        selective-state filters alone read the nodes' pods (reprieve_plan): on each node with
+        nominated pods, the first rejection in filter order among the resource filter with
+        their load and the selective filters with them counted (filter_with_pods), which
+        replaces the verdict without them. A node a leading node-attribute filter rejects
+        keeps that verdict. Returns the positions (of ``rows``) that need a fork: nodes whose
+        nominated pods a selective filter that cannot take counts would count."""
+        assert plan.batch is not None
+        at = load.positions
+        plugin = out.plugins.take(at)
+        keep = ~((plugin >= 0) & (plugin < self._fixed_count))
+        at, pods = at[keep], load.pods[keep]
+        requests = {name: column[keep] for name, column in load.requests.items()}
+        if not len(at):
+            return []
+        sub = rows.take(at)
+        n = len(at)
+        found = nominator.classes(pod, table, sub)
+        counts = found.spread(n)
+        codes = np.zeros(n, dtype=np.int8)
+        reasons = np.zeros(n, dtype=np.int32)
+        plugins = np.full(n, -1, dtype=np.int16)
+        verdicts, fork = self._selective_with_counts(state, pod, table, sub, plan, found.examples, counts)
+        verdicts.append((plan.at, plan.batch.filter_with_load(state, pod, table, sub, pods, requests)))
+        for k, v in sorted(verdicts, key=lambda kv: kv[0]):
+            if not v.any_rejected:
+                continue
+            bad = (v.codes != 0) & (codes == 0)
+            codes[bad], reasons[bad], plugins[bad] = v.codes[bad], v.reasons[bad], k
+        hit = np.flatnonzero((codes != 0) & ~fork)
+        if len(hit):
+            where = at[hit]
+            out.codes[where], out.reasons[where], out.plugins[where] = codes[hit], reasons[hit], plugins[hit]
+        return [int(k) for k in at[fork].tolist()]
+
+    def _selective_with_counts(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                               plan: ReprievePlan, examples: Sequence[Pod], counts: np.ndarray
+                               ) -> tuple[list[tuple[int, Verdicts]], np.ndarray]:
+        """Each selective filter of ``plan`` (with its index) on ``rows`` as if ``counts[k, j]``
+        pods like ``examples[j]`` were added to the node of ``rows[k]`` (filter_with_pods), and
+        the positions where that cannot be told without a fork: a filter that cannot take counts
+        counts some of those pods there (elsewhere its verdict is the same with them or without,
+        and is the one given)."""
+        fork = np.zeros(len(rows), dtype=bool)
+        verdicts: list[tuple[int, Verdicts]] = []
+        for k, selective in plan.selective:
+            counting = self.counting.get(selective.name)
+            v = counting.filter_with_pods(state, pod, table, rows, examples, counts) if counting else None
+            if v is None:
+                touches = np.array([selective.affected_by(state, pod, p) for p in examples], dtype=bool)
+                if touches.any():
+                    fork |= (counts[:, touches] != 0).any(axis=1)
+                v = selective.filter(state, pod, table, rows)
+            verdicts.append((k, v))
+        return verdicts, fork
+
+    def selective_with_counts(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                              plan: ReprievePlan, examples: Sequence[Pod], counts: np.ndarray
+                              ) -> tuple[FilterOutcome, np.ndarray]:
+        """_selective_with_counts as each row's first rejection among the selective filters
+        (plugins index filter_plugins), and the positions to fork."""
+        n = len(rows)
+        out = FilterOutcome(rows, np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32),
+                            np.full(n, -1, dtype=np.int16))
+        verdicts, fork = self._selective_with_counts(state, pod, table, rows, plan, examples, counts)
+        for k, v in verdicts:
+            if not v.any_rejected:
+                continue
+            bad = (v.codes != 0) & (out.codes == 0)
+            out.codes[bad], out.reasons[bad], out.plugins[bad] = v.codes[bad], v.reasons[bad], k
+        return out, fork
 
     def reprieve_plan(self, state: CycleState) -> ReprievePlan | None:
         """How preemption may settle a node in this cycle without forking it: when, among the

@@ -20,6 +20,7 @@ node each); kplan computes the exact minimum, the same value there.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -166,6 +167,66 @@ def filter_rows(s: PreFilterState, table: NodeTable, rows: np.ndarray) -> Verdic
             if d and code is not None:
                 count = count + np.where(value_codes == code, d, 0)
         skew = count + s.self_match[i] - s.min_match(i)
+        bad = undecided & ~missing & (skew > c.max_skew)
+        codes[bad] = Code.UNSCHEDULABLE
+        reasons[bad] = _CONSTRAINTS_ID
+    return Verdicts(codes, reasons)
+
+
+def filter_rows_with_pods(s: PreFilterState, pod: Pod, table: NodeTable, rows: np.ndarray, masks: InclusionMasks,
+                          examples: Sequence[Pod], counts: np.ndarray) -> Verdicts | None:
+    """filter_rows on a state where, for each row on its own, ``counts[k, j]`` pods like
+    ``examples[j]`` were added (negative: removed) through update_with_pod on the node of
+    ``rows[k]``: each changes only the row's own domain, by the matching pods of the pod's
+    namespace where the node has every key and passes the constraint's inclusion policies.
+    With one domain changed, minMatchNum is the smaller of that domain's new count and the
+    smallest count of the other domains (as min_match computes for such a delta). None when
+    the state holds changes already (a fork's)."""
+    if any(s.delta):
+        return None
+    n = len(rows)
+    k = len(s.constraints)
+    match = np.zeros((len(examples), k), dtype=np.int64)
+    for j, other in enumerate(examples):
+        if other.namespace == pod.namespace:
+            for i, c in enumerate(s.constraints):
+                match[j, i] = selector_matches(c.selector, other.labels)
+    added = (np.asarray(counts, dtype=np.int64).reshape(n, len(examples)) @ match) if len(examples) else (
+        np.zeros((n, k), dtype=np.int64))
+    has_all = np.ones(n, dtype=bool)
+    for c in s.constraints:
+        has_all &= table.labels(c.topology_key).codes[rows] >= 0
+    codes = np.zeros(n, dtype=np.int8)
+    reasons = np.zeros(n, dtype=np.int32)
+    for i, c in enumerate(s.constraints):
+        undecided = codes == 0
+        if not undecided.any():
+            break
+        col = table.labels(c.topology_key)
+        missing = undecided & (col.codes[rows] < 0)
+        codes[missing] = Code.UNRESOLVABLE
+        reasons[missing] = _LABEL_ID
+        dom = s.domains[i]
+        count = read_by_value(dom.counts, dom.col, col, rows)
+        d = added[:, i] * has_all
+        policies = masks.eligible(table, pod, c)
+        if policies is not None:
+            d = d * policies[rows]
+        changed = d != 0
+        n_domains = np.full(n, dom.n_domains, dtype=np.int64)
+        low = np.full(n, dom.min, dtype=np.int64)
+        if changed.any():
+            present = read_by_value(dom.present, dom.col, col, rows)
+            ordered = dom.sorted_counts()
+            first = int(ordered[0]) if len(ordered) else MAX_INT32
+            second = int(ordered[1]) if len(ordered) > 1 else MAX_INT32
+            # the smallest count of the domains other than the row's
+            others = np.where(present & (count == first), second, first)
+            new = count + d
+            low = np.where(changed, np.where(present, np.minimum(new, others), np.minimum(d, dom.min)), low)
+            n_domains = np.where(changed & ~present, n_domains + 1, n_domains)
+        low = np.where(n_domains < c.min_domains, 0, low)
+        skew = count + d + s.self_match[i] - low
         bad = undecided & ~missing & (skew > c.max_skew)
         codes[bad] = Code.UNSCHEDULABLE
         reasons[bad] = _CONSTRAINTS_ID

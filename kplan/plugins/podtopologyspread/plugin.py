@@ -17,7 +17,7 @@ Counts come from an incremental index (podindex.py) rather than a scan of every 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,7 @@ from kplan.framework.events import (
     ClusterEvent,
 )
 from kplan.framework.interfaces import (
+    CountingStateFilter,
     EnqueueExtensions,
     Handle,
     PreFilterPlugin,
@@ -45,7 +46,6 @@ from kplan.framework.interfaces import (
     QueueingHint,
     ScoreExtensions,
     ScorePlugin,
-    SelectiveStateFilter,
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Status, Verdicts, skip
@@ -123,7 +123,7 @@ def validate_args(args: PodTopologySpreadArgs) -> list[str]:
     return errs
 
 
-class PodTopologySpread(PluginBase, PreFilterPlugin, SelectiveStateFilter,
+class PodTopologySpread(PluginBase, PreFilterPlugin, CountingStateFilter,
                         PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
 
@@ -158,6 +158,11 @@ class PodTopologySpread(PluginBase, PreFilterPlugin, SelectiveStateFilter,
         if s is None or other.namespace != pod.namespace:
             return False
         return any(selector_matches(c.selector, other.labels) for c in s.constraints)
+
+    def filter_with_pods(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                         examples: Sequence[Pod], counts: np.ndarray) -> Verdicts | None:
+        return filtering.filter_rows_with_pods(state.read(filtering.PRE_FILTER_KEY), pod, table, rows, self.masks,
+                                               examples, counts)
 
     def add_pod(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
         s = state.read(filtering.PRE_FILTER_KEY)

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import (
@@ -34,6 +36,7 @@ from tests.unit.plugins._builders import (
     run_filter,
     run_score,
     selecting,
+    verdict_text,
 )
 
 SKEW = "Unschedulable: node(s) didn't match pod topology spread constraints"
@@ -347,3 +350,90 @@ HINT_CASES = [
 @pytest.mark.parametrize("pod, event, built, want", HINT_CASES)
 def test_queueing_hints(pod: Any, event: ClusterEvent, built: Any, want: bool) -> None:
     assert hint(pod, event, built) is want
+
+
+def with_pods_by_fork(plugin: PodTopologySpread, state: CycleState, pod: Any, snap: Any, rows: list[int],
+                      examples: list[Any], counts: np.ndarray) -> list[str]:
+    """The verdict on each row after AddPod/RemovePod of its counts on a fork of that node alone."""
+    out = []
+    for k, row in enumerate(rows):
+        fork = snap.table.take([row])
+        forked = state.clone()
+        for j, other in enumerate(examples):
+            for _ in range(abs(int(counts[k, j]))):
+                (plugin.add_pod if counts[k, j] > 0 else plugin.remove_pod)(forked, pod, other, fork, 0)
+        out += filter_table(plugin, forked, pod, fork)
+    return out
+
+
+def with_pods(plugin: PodTopologySpread, state: CycleState, pod: Any, snap: Any, rows: list[int],
+              examples: list[Any], counts: np.ndarray) -> list[str]:
+    v = plugin.filter_with_pods(state, pod, snap.table, np.array(rows, dtype=np.int64), examples, counts)
+    assert v is not None
+    return [verdict_text(int(c), int(r)) for c, r in zip(v.codes, v.reasons, strict=True)]
+
+
+WITH_PODS_CASES = [
+    pytest.param([web("w1", "a1"), web("w2", "b1")], incoming(), ["c1", "a1", "b2"], [[1], [0], [1]],
+                 id="a pod added to the smallest domain raises the minimum; elsewhere it adds to its domain"),
+    pytest.param([web("w1", "a1"), web("w2", "a2"), web("w3", "b1"), web("w4", "c1")], incoming(),
+                 ["a1", "b1", "a2"], [[-1], [-1], [-2]],
+                 id="pods removed lower their domain and, from the smallest, the minimum"),
+    pytest.param([web("w1", "a1")], incoming(), ["x1", "a1", "b1"], [[3], [0], [2]],
+                 id="a node without the key fails on the label whatever is added"),
+    pytest.param([web("w1", "a1"), web("w2", "b1")], incoming(nodeTaintsPolicy="Honor"), ["c1", "a1"], [[1], [1]],
+                 id="a node the inclusion policies leave out counts nothing"),
+    pytest.param([web("w1", "a1"), web("w2", "b1"), web("w3", "c1")], incoming(minDomains=4), ["a1", "c1"],
+                 [[0], [-1]], id="with fewer domains than minDomains the minimum is 0"),
+]
+
+
+@pytest.mark.parametrize("running, pod, nodes, counts", WITH_PODS_CASES)
+def test_filter_with_pods_agrees_with_add_pod_on_a_fork(running: list[Any], pod: Any, nodes: list[str],
+                                                        counts: list[list[int]]) -> None:
+    plugin, snap, built, state = prepared(running, pod)
+    rows = [snap.row_of(n) for n in nodes]
+    examples = [web("nominated", "a1").build()]
+    table = np.array(counts, dtype=np.int64)
+    assert with_pods(plugin, state, built, snap, rows, examples, table) == with_pods_by_fork(
+        plugin, state, built, snap, rows, examples, table)
+
+
+def test_filter_with_pods_on_a_state_with_changes_leaves_it_to_a_fork() -> None:
+    plugin, snap, pod, state = prepared([web("w1", "a1")], incoming())
+    fork = snap.table.take([snap.row_of("a1")])
+    plugin.remove_pod(state, pod, web("w1", "a1").build(), fork, 0)
+    assert plugin.filter_with_pods(state, pod, snap.table, np.array([0]), [], np.zeros((1, 0), dtype=np.int64)) is None
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from(ALL), st.sampled_from(["web", "db"]), st.sampled_from(["default", "other"])),
+                max_size=10),
+       st.sampled_from([1, 2]), st.sampled_from([None, 2, 4]), st.booleans(), st.booleans(),
+       st.lists(st.lists(st.integers(-2, 3), min_size=3, max_size=3), min_size=1, max_size=6))
+def test_filter_with_pods_agrees_with_forks_on_random_clusters(
+        running: list[tuple[str, str, str]], skew: int, min_domains: int | None, honor_taints: bool,
+        two_constraints: bool, counts: list[list[int]]) -> None:
+    nodes = [make_node("a1", "a", {"pool": "x"}), make_node("a2", "a", {"pool": "x"}),
+             make_node("b1", "b", {"pool": "x"}, taints=[("gpu", "NoSchedule")]), make_node("b2", "b"),
+             make_node("c1", "c", {"pool": "x"}), make_node("x1", labels={"pool": "x"})]
+    pods = [make_pod(f"r{i}", ns).labels(app=app).on(node) for i, (node, app, ns) in enumerate(running)]
+    extra: dict[str, Any] = {}
+    if min_domains is not None:
+        extra["minDomains"] = min_domains
+    if honor_taints:
+        extra["nodeTaintsPolicy"] = "Honor"
+    pod = make_pod().labels(app="web").spread(ZONE, skew, {"app": "web"}, **extra)
+    if two_constraints:
+        pod = pod.spread("pool", 1, {"app": "web"})
+    snap = make_snapshot(nodes, pods)
+    plugin = make_plugin(PodTopologySpread, podtopologyspread, snap)
+    built = pod.build()
+    state = CycleState()
+    assert plugin.pre_filter(state, built)[1].ok
+    examples = [make_pod("n1").labels(app="web").build(), make_pod("n2").labels(app="db").build(),
+                make_pod("n3", "other").labels(app="web").build()]
+    rows = [k % len(nodes) for k in range(len(counts))]
+    table = np.array(counts, dtype=np.int64)
+    assert with_pods(plugin, state, built, snap, rows, examples, table) == with_pods_by_fork(
+        plugin, state, built, snap, rows, examples, table)

@@ -325,17 +325,21 @@ def reference_preempt(self: Evaluator, state: Any, pod: Any, diagnosis: Any) -> 
 def every_reprieve_path_agrees(run: Any) -> None:
     """``run()`` (a whole simulation's outcomes) is the same whichever path decides the reprieve:
     NodeResourcesFit for many nodes at once (_BatchReprieve, nominated pods as load), node by node
-    on scalars (Evaluator._resources_alone), every step running the filters on a fork (which
+    on scalars (Evaluator._resources_alone), nominated pods that a selective filter would count
+    on forks instead of counted (filter_with_pods), every step running the filters on a fork (which
     also turns off filtering with nominated pods as load, Framework.load_filter, and the batch's
     handling of selective-state filters and PDBs), and the dry run written out node after node
     (reference_preempt) on forks."""
     from unittest.mock import patch
 
     from kplan.framework.runtime import Framework
+    from kplan.plugins.podtopologyspread import PodTopologySpread
 
     batched = run()
     with patch.object(Evaluator, "batch_plan", lambda self, state: None):
         assert run() == batched, "node by node on scalars"
+    with patch.object(PodTopologySpread, "filter_with_pods", lambda self, *args: None):
+        assert run() == batched, "nominated pods that PodTopologySpread counts on forks"
     with patch.object(Framework, "reprieve_plan", lambda self, state: None):
         assert run() == batched, "every step on a fork"
         with patch.object(Evaluator, "preempt", reference_preempt):
