@@ -557,12 +557,14 @@ class _BatchReprieve:
     """The dry run's shortcut for many nodes at once (Framework.reprieve_plan): the resource
     filter decides the reprieve, and the selective-state filters (PodTopologySpread,
     InterPodAffinity) give the same verdict on a node with or without its lower-priority pods
-    and nominated pods when none of those is a pod their PreFilter state counts (affected_by).
-    On such nodes, where the node-attribute filters pass, the selective filters are run once on
-    the node as it is, and the victims come from one vectorised greedy walk (the resource
-    plugin's ``reprieve_rows``) over every such node, with the nominated pods of at least the
-    pod's priority as load (the filters' pass with them added is the stricter of
-    RunFilterPluginsWithNominatedPods' two). PodDisruptionBudgets order the walk as
+    when none of those is a pod their PreFilter state counts (affected_by). On such nodes,
+    where the node-attribute filters pass, the selective filters are run once on the node with
+    its nominated pods of at least the pod's priority counted (filter_with_pods), and the
+    victims come from one vectorised greedy walk (the resource plugin's ``reprieve_rows``) over
+    every such node, with those nominated pods as load: the filters' pass with them added is
+    the stricter of RunFilterPluginsWithNominatedPods' two (a node where a selective filter
+    passes with them but not without, as pod affinity may, takes the node-by-node path, as does
+    one where a filter cannot count them). PodDisruptionBudgets order the walk as
     filterPodsWithPDBViolation does: per node, the pods past each budget's allowed disruptions
     first. Where the pod does not fit even with every lower-priority pod gone, the node's status
     is the first rejection in filter order. Nodes where some such pod does touch a selective

@@ -22,7 +22,7 @@ codes of the snapshot's table; AddPod/RemovePod on forks record their changes on
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -196,6 +196,82 @@ def filter_rows(s: PreFilterState, table: NodeTable, rows: np.ndarray) -> Verdic
         bad &= codes == 0
         codes[bad] = Code.UNSCHEDULABLE
         reasons[bad] = _EXISTING_ID
+    return Verdicts(codes, reasons)
+
+
+def filter_rows_with_pods(s: PreFilterState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                          examples: Sequence[Pod], ns_labels_of: Sequence[Mapping[str, str]], counts: np.ndarray
+                          ) -> Verdicts | None:
+    """filter_rows on a state where, for each row on its own, ``counts[k, j]`` pods like
+    ``examples[j]`` (their namespaces' labels ``ns_labels_of[j]``) were added (negative:
+    removed) through update_with_pod on the node of ``rows[k]``: each changes only the pairs of
+    that node's own label values. Only the affinity check reads beyond the row's pairs (whether
+    any pair is counted at all, for the first pod of a self-affine group); that is the state's
+    count of nonzero pairs with the row's own pairs changed. None when the state holds changes
+    already (a fork's)."""
+    if s.affinity.delta or s.anti.delta or s.existing.delta:
+        return None
+    n, m = len(rows), len(examples)
+    weights = np.asarray(counts, dtype=np.int64).reshape(n, m)
+    # per pair-count map and topology key: how many times one pod like examples[j] adds to it
+    per_key: list[dict[str, np.ndarray]] = [{}, {}, {}]   # existing, affinity, anti
+
+    def add(which: int, key: str, j: int) -> None:
+        column = per_key[which].get(key)
+        if column is None:
+            column = per_key[which][key] = np.zeros(m, dtype=np.int64)
+        column[j] += 1
+
+    for j, other in enumerate(examples):
+        for t in other.anti_affinity_required:
+            if scope_of(t, other.namespace).matches(pod.namespace, pod.labels, s.ns_labels):
+                add(0, t.topology_key, j)
+        if s.affinity_query is not None and all(
+                p.matches(other.namespace, other.labels, ns_labels_of[j]) for p in s.affinity_query.parts):
+            for k in s.affinity_keys:
+                add(1, k, j)
+        for scope, k in s.anti_scopes:
+            if scope.matches(other.namespace, other.labels, ns_labels_of[j]):
+                add(2, k, j)
+
+    def changed(which: int, key: str) -> np.ndarray:
+        """What the row's pair of ``key`` gains (0 where the node lacks the key)."""
+        column = per_key[which].get(key)
+        if column is None:
+            return np.zeros(n, dtype=np.int64)
+        out: np.ndarray = (weights @ column) * (table.labels(key).codes[rows] >= 0)
+        return out
+
+    codes = np.zeros(n, dtype=np.int8)
+    reasons = np.zeros(n, dtype=np.int32)
+    if s.affinity_keys:
+        missing = np.zeros(n, dtype=bool)
+        exist = np.ones(n, dtype=bool)
+        nonzero = np.full(n, s.affinity._nonzero, dtype=np.int64)
+        for k in dict.fromkeys(s.affinity_keys):
+            missing |= table.labels(k).codes[rows] < 0
+            old = s.affinity.counts(table, k, rows)
+            new = old + changed(1, k)
+            exist &= new > 0
+            nonzero += (new != 0).astype(np.int64) - (old != 0)
+        first_of_group = (nonzero == 0) & s.self_match
+        bad = missing | (~exist & ~first_of_group)
+        codes[bad] = Code.UNRESOLVABLE
+        reasons[bad] = _AFFINITY_ID
+    # a map with no nonzero pair has every count 0: its check rejects nothing either way
+    if s.anti_scopes:
+        bad = np.zeros(n, dtype=bool)
+        for k in dict.fromkeys(k for _, k in s.anti_scopes):
+            bad |= s.anti.counts(table, k, rows) + changed(2, k) > 0
+        bad &= codes == 0
+        codes[bad] = Code.UNSCHEDULABLE
+        reasons[bad] = _ANTI_ID
+    bad = np.zeros(n, dtype=bool)
+    for k in sorted(s.existing.keys() | set(per_key[0])):
+        bad |= s.existing.counts(table, k, rows) + changed(0, k) > 0
+    bad &= codes == 0
+    codes[bad] = Code.UNSCHEDULABLE
+    reasons[bad] = _EXISTING_ID
     return Verdicts(codes, reasons)
 
 

@@ -17,7 +17,7 @@ scan of every pod; the results are the same.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from kplan.framework.events import (
     ClusterEvent,
 )
 from kplan.framework.interfaces import (
+    CountingStateFilter,
     EnqueueExtensions,
     PreFilterPlugin,
     PreFilterResult,
@@ -42,7 +43,6 @@ from kplan.framework.interfaces import (
     QueueingHint,
     ScoreExtensions,
     ScorePlugin,
-    SelectiveStateFilter,
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Status, Verdicts, skip
@@ -79,7 +79,7 @@ def validate_args(args: InterPodAffinityArgs) -> list[str]:
     return []
 
 
-class InterPodAffinity(PluginBase, PreFilterPlugin, SelectiveStateFilter,
+class InterPodAffinity(PluginBase, PreFilterPlugin, CountingStateFilter,
                        PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
 
@@ -112,6 +112,12 @@ class InterPodAffinity(PluginBase, PreFilterPlugin, SelectiveStateFilter,
                 p.matches(other.namespace, other.labels, ns_labels) for p in s.affinity_query.parts):
             return True
         return any(scope.matches(other.namespace, other.labels, ns_labels) for scope, _ in s.anti_scopes)
+
+    def filter_with_pods(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                         examples: Sequence[Pod], counts: np.ndarray) -> Verdicts | None:
+        ns_labels = [self.handle.snapshot.namespace_labels(p.namespace) for p in examples]
+        return filtering.filter_rows_with_pods(state.read(filtering.PRE_FILTER_KEY), pod, table, rows, examples,
+                                               ns_labels, counts)
 
     def add_pod(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
         self._update(state, pod, other, table, row, 1)

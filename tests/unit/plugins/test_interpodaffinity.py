@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import (
@@ -31,6 +33,7 @@ from tests.unit.plugins._builders import (
     run_filter,
     run_score,
     term,
+    verdict_text,
 )
 
 AFF = "UnschedulableAndUnresolvable: node(s) didn't match pod affinity rules"
@@ -379,3 +382,98 @@ HINT_CASES = [
 @pytest.mark.parametrize("pod, event, want", HINT_CASES)
 def test_queueing_hints(pod: Any, event: ClusterEvent, want: bool) -> None:
     assert hint(pod, event) is want
+
+
+def verdict_texts(v: Any) -> list[str]:
+    return [verdict_text(int(c), int(r)) for c, r in zip(v.codes, v.reasons, strict=True)]
+
+
+def with_pods_by_fork(plugin: InterPodAffinity, state: CycleState, pod: Any, snap: Any, rows: list[int],
+                      examples: list[Any], counts: np.ndarray) -> list[str]:
+    """The verdict on each row after AddPod/RemovePod of its counts on a fork of that node alone."""
+    out = []
+    for k, row in enumerate(rows):
+        fork = snap.table.take([row])
+        forked = state.clone()
+        for j, other in enumerate(examples):
+            for _ in range(abs(int(counts[k, j]))):
+                (plugin.add_pod if counts[k, j] > 0 else plugin.remove_pod)(forked, pod, other, fork, 0)
+        out += filter_table(plugin, forked, pod, fork)
+    return out
+
+
+#: pods to add or remove: db, web and api pods, one in another namespace, one whose required
+#: anti-affinity (zone) is against api pods
+EXAMPLES = [make_pod("n-db").labels(app="db"), make_pod("n-web").labels(app="web"),
+            make_pod("n-api").labels(app="api"), make_pod("n-db2", "other").labels(app="db"),
+            make_pod("n-guard").labels(app="guard").anti_affinity(term(ZONE, {"app": "api"}))]
+
+WITH_PODS_CASES = [
+    pytest.param([], make_pod().labels(app="api").affinity(term(ZONE, {"app": "db"})), ["b1", "a1", "c1"],
+                 [[1, 0, 0, 0, 0], [0, 0, 0, 0, 0], [2, 0, 0, 0, 0]],
+                 id="a db pod added satisfies affinity in its node's zone; a node without the key still fails"),
+    pytest.param([make_pod("db").labels(app="db").on("a1")], make_pod().labels(app="db").affinity(
+        term(ZONE, {"app": "db"})), ["a1", "b1"], [[-1, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
+                 id="the only matching pod removed makes the node the first of a self-affine group"),
+    pytest.param([], make_pod().labels(app="api").anti_affinity(term(HOSTNAME, {"app": "web"})), ["a1", "b1"],
+                 [[0, 1, 0, 0, 0], [0, 0, 1, 0, 0]], id="a web pod added fails anti-affinity on its node only"),
+    pytest.param([], make_pod().labels(app="api").anti_affinity(term(HOSTNAME, {"app": "none"})), ["a1", "c1"],
+                 [[0, 0, 0, 0, 1], [0, 0, 0, 0, 1]],
+                 id="a pod with anti-affinity against the pod added fails it where the node has the key"),
+]
+
+
+@pytest.mark.parametrize("running, pod, nodes, counts", WITH_PODS_CASES)
+def test_filter_with_pods_agrees_with_add_pod_on_a_fork(running: list[Any], pod: Any, nodes: list[str],
+                                                        counts: list[list[int]]) -> None:
+    plugin, snap = plugin_for(running)
+    built = pod.build()
+    state = CycleState()
+    assert plugin.pre_filter(state, built)[1].ok
+    rows = [snap.row_of(n) for n in nodes]
+    examples = [e.build() for e in EXAMPLES]
+    table = np.array(counts, dtype=np.int64)
+    v = plugin.filter_with_pods(state, built, snap.table, np.array(rows), examples, table)
+    assert v is not None
+    assert verdict_texts(v) == with_pods_by_fork(plugin, state, built, snap, rows, examples, table)
+
+
+def test_filter_with_pods_on_a_state_with_changes_leaves_it_to_a_fork() -> None:
+    plugin, snap = plugin_for([])
+    pod = make_pod().labels(app="api").affinity(term(ZONE, {"app": "db"})).build()
+    state = CycleState()
+    plugin.pre_filter(state, pod)
+    plugin.add_pod(state, pod, EXAMPLES[0].build(), snap.table.take([0]), 0)
+    assert plugin.filter_with_pods(state, pod, snap.table, np.array([0]), [], np.zeros((1, 0), dtype=np.int64)) is None
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from(["a1", "a2", "b1", "c1"]), st.sampled_from(["web", "db", "api"]),
+                          st.sampled_from(["default", "other"]), st.booleans()), max_size=8),
+       st.sampled_from([None, "db", "api"]), st.booleans(), st.booleans(),
+       st.lists(st.lists(st.integers(-2, 2), min_size=5, max_size=5), min_size=1, max_size=6))
+def test_filter_with_pods_agrees_with_forks_on_random_clusters(
+        running: list[tuple[str, str, str, bool]], affinity: str | None, anti: bool, zone_anti: bool,
+        counts: list[list[int]]) -> None:
+    pods = []
+    for i, (node, app, ns, guard) in enumerate(running):
+        p = make_pod(f"r{i}", ns).labels(app=app).on(node)
+        if guard:
+            p = p.anti_affinity(term(ZONE if zone_anti else HOSTNAME, {"app": "api"}))
+        pods.append(p)
+    plugin, snap = plugin_for(pods)
+    pod = make_pod().labels(app="api")
+    if affinity is not None:
+        pod = pod.affinity(term(ZONE, {"app": affinity}))
+    if anti:
+        pod = pod.anti_affinity(term(HOSTNAME if zone_anti else ZONE, {"app": "web"}))
+    built = pod.build()
+    state = CycleState()
+    if plugin.pre_filter(state, built)[1].code == Code.SKIP:
+        return
+    examples = [e.build() for e in EXAMPLES]
+    rows = [k % len(NODES) for k in range(len(counts))]
+    table = np.array(counts, dtype=np.int64)
+    v = plugin.filter_with_pods(state, built, snap.table, np.array(rows), examples, table)
+    assert v is not None
+    assert verdict_texts(v) == with_pods_by_fork(plugin, state, built, snap, rows, examples, table)

@@ -333,13 +333,15 @@ def every_reprieve_path_agrees(run: Any) -> None:
     from unittest.mock import patch
 
     from kplan.framework.runtime import Framework
+    from kplan.plugins.interpodaffinity import InterPodAffinity
     from kplan.plugins.podtopologyspread import PodTopologySpread
 
     batched = run()
     with patch.object(Evaluator, "batch_plan", lambda self, state: None):
         assert run() == batched, "node by node on scalars"
-    with patch.object(PodTopologySpread, "filter_with_pods", lambda self, *args: None):
-        assert run() == batched, "nominated pods that PodTopologySpread counts on forks"
+    with patch.object(PodTopologySpread, "filter_with_pods", lambda self, *args: None), \
+            patch.object(InterPodAffinity, "filter_with_pods", lambda self, *args: None):
+        assert run() == batched, "nominated pods that the selective filters count on forks"
     with patch.object(Framework, "reprieve_plan", lambda self, state: None):
         assert run() == batched, "every step on a fork"
         with patch.object(Evaluator, "preempt", reference_preempt):
