@@ -6,8 +6,9 @@
 
 A seeded generator writes a cluster (3 zones; general, memory, spot and tainted GPU pools) and
 pending pods (plain requests, nodeSelectors, required and preferred node affinity, tolerations,
-GPU requests, and 0.5 % (``--unschedulable``) that fit nowhere: each of those runs the
-preemption dry run over every node and fails) as JSON under benchmarks/out/. The command then runs
+GPU requests, and 0.5 % (``--unschedulable``) that fit nowhere: each of those requests a whole
+node's cpu, so preemption's dry run tries every node that has a pod and finds nothing of lower
+priority to evict) as JSON under benchmarks/out/. The command then runs
 in-process (typer's CliRunner, ``-o json``) ``--repeat`` times with the default
 percentageOfNodesToScore, and once more as a subprocess to measure its peak RSS.
 
@@ -68,6 +69,8 @@ def _pod(name: str, ns: str, rng: random.Random, node: str | None = None, **spec
 
 #: the share of pending pods that fit nowhere unless --unschedulable says otherwise
 UNSCHEDULABLE = 0.005
+#: the cpu request of those: the allocatable cpu of the largest pool without a NoSchedule taint
+MISFIT_CPU = "15900m"
 
 
 def generate(nodes: int, running: int, pending: int, seed: int, unschedulable: float = UNSCHEDULABLE
@@ -128,8 +131,11 @@ def generate(nodes: int, running: int, pending: int, seed: int, unschedulable: f
             pods.append(_pod(f"infer{i % 20}-{i}", "ml", rng, tolerations=[GPU_TOLERATION],
                              extra_requests={"nvidia.com/gpu": "1"}))
         else:
-            # fits nowhere: every node rejects it and there is nothing to preempt
-            pods.append(_pod(f"huge-{i}", "apps", rng, extra_requests={"cpu": "64", "memory": "512Gi"}))
+            # fits nowhere: as much cpu as the largest untainted node has, so every node with a
+            # pod on it lacks cpu (Unschedulable: preemption's dry run tries the node) and the
+            # others are ruled out for good (spot: less cpu; GPU: the taint); every pod has
+            # priority 0, so no node has a pod to preempt
+            pods.append(_pod(f"huge-{i}", "apps", rng, extra_requests={"cpu": MISFIT_CPU}))
     return cluster, pods
 
 
