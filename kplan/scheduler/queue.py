@@ -49,6 +49,9 @@ class SchedulingQueue:
         self._backoff: list[tuple[int, int, int, int, QueuedPod]] = []
         self._errors: list[tuple[int, int, QueuedPod]] = []
         self.pool: dict[str, QueuedPod] = {}
+        #: the pool again, grouped by (schedulerName, rejecting plugins): the pods an event's
+        #: queueing hints are asked about are the groups registered for its kind
+        self.pool_groups: dict[tuple[str, frozenset[str]], dict[str, QueuedPod]] = {}
 
     # ------------------------------------------------------------------ backoff
 
@@ -83,10 +86,16 @@ class SchedulingQueue:
     def add_pool(self, q: QueuedPod) -> None:
         q.where = "pool"
         self.pool[q.pod.uid] = q
+        self.pool_groups.setdefault((q.pod.scheduler_name, q.rejectors), {})[q.pod.uid] = q
 
     def move_from_pool(self, q: QueuedPod) -> None:
         """An event said Queue: to backoffQ while backing off, else to activeQ."""
         del self.pool[q.pod.uid]
+        key = (q.pod.scheduler_name, q.rejectors)
+        group = self.pool_groups[key]
+        del group[q.pod.uid]
+        if not group:
+            del self.pool_groups[key]
         if self.backing_off(q):
             self.add_backoff(q)
         else:

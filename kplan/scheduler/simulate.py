@@ -145,17 +145,16 @@ class Simulation:
 
     # ------------------------------------------------------------------ events
 
-    def registrations(self, q: QueuedPod) -> dict[str, list[Any]] | None:
-        """Event kind → hints of the pod's rejecting plugins (a hint of None always says Queue);
-        None means every event (a rejecting plugin without EnqueueExtensions is registered for
-        WildCardEvent)."""
-        key = (q.pod.scheduler_name, q.rejectors)
+    def registrations(self, key: tuple[str, frozenset[str]]) -> dict[str, list[Any]] | None:
+        """Event kind → hints of the rejecting plugins of a pool group's pods, ``key`` being
+        (schedulerName, rejecting plugins) (a hint of None always says Queue); None means every
+        event (a rejecting plugin without EnqueueExtensions is registered for WildCardEvent)."""
         found = self._registrations.get(key, False)
         if found is not False:
             return found  # type: ignore[return-value]
-        fw = self.handle.frameworks[q.pod.scheduler_name]
+        fw = self.handle.frameworks[key[0]]
         by_kind: dict[str, list[Any]] = {}
-        for name in sorted(q.rejectors):
+        for name in sorted(key[1]):
             plugin = fw.enqueue_extensions.get(name)
             if plugin is None:
                 self._registrations[key] = None
@@ -165,21 +164,24 @@ class Simulation:
         self._registrations[key] = by_kind
         return by_kind
 
-    def offer(self, pods: list[QueuedPod], event: ClusterEvent) -> None:
+    def offer(self, event: ClusterEvent, max_priority: int | None = None) -> None:
+        """An event reaches the unschedulable pool (its pods of at most ``max_priority``): the
+        hints of a pod's rejecting plugins for the event's kind decide whether it moves. Pods
+        whose plugins did not register for the kind are not looked at (the pool is grouped by
+        rejecting plugins); the order of the moves does not matter, as both queues order their
+        pods by keys that end in the pod's sequence number."""
         kind = event.kind
-        known = self._registrations
-        for q in pods:
-            if q.where != "pool" or q.held:
+        queue = self.queue
+        for key, group in list(queue.pool_groups.items()):
+            by_kind = self.registrations(key)
+            hints = None if by_kind is None else by_kind.get(kind)
+            if by_kind is not None and not hints:
                 continue
-            # the hints of the pod's rejecting plugins for this kind of event decide
-            key = (q.pod.scheduler_name, q.rejectors)
-            by_kind = known[key] if key in known else self.registrations(q)
-            if by_kind is None:
-                self.queue.move_from_pool(q)
-                continue
-            hints = by_kind.get(kind)
-            if hints and any(hint is None or hint(q.pod, event) for hint in hints):
-                self.queue.move_from_pool(q)
+            for q in list(group.values()):
+                if q.held or (max_priority is not None and q.priority > max_priority):
+                    continue
+                if hints is None or any(hint is None or hint(q.pod, event) for hint in hints):
+                    queue.move_from_pool(q)
 
     def offer_claim_events(self) -> None:
         """The ResourceClaim writes since the last call (scheduler, resourceclaim controller)."""
@@ -187,14 +189,11 @@ class Simulation:
         if dra is None:
             return
         for kind, old, new in dra.drain_events():
-            self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=(old, new)))
-
-    def pool_le(self, priority: int) -> list[QueuedPod]:
-        return [q for q in self.queue.pool.values() if q.priority <= priority]
+            self.offer(ClusterEvent(kind, obj=(old, new)))
 
     def nomination_left(self, pod: Pod, old: str) -> None:
         """hasNominatedNodeNameChanged: offered as the deletion of an unassigned, nominated pod."""
-        self.offer(self.pool_le(pod.priority), ClusterEvent(ASSIGNED_POD_DELETE, pod, "", old))
+        self.offer(ClusterEvent(ASSIGNED_POD_DELETE, pod, "", old), pod.priority)
 
     def set_nomination(self, pod: Pod, node: str) -> None:
         self.handle.nominations[pod.uid] = node
@@ -340,14 +339,14 @@ class Simulation:
             storage.pod_bound(pod, node)
             # PreBind's volume writes (PV and PVC updates, provisioned PVs) come before the bind
             for kind, obj in storage.drain_events():
-                self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=obj))
+                self.offer(ClusterEvent(kind, obj=obj))
         # PreBind's claim writes (allocation and reservation) come before the bind too
         self.offer_claim_events()
-        self.offer(list(self.queue.pool.values()), ClusterEvent(ASSIGNED_POD_ADD, placed, node))
+        self.offer(ClusterEvent(ASSIGNED_POD_ADD, placed, node))
         if nominated:
             # binding does not clear status.nominatedNodeName in 1.34: the pod leaves the queue
             # as a pod with a nominated node (deletePodFromSchedulingQueue)
-            self.offer(self.pool_le(pod.priority), ClusterEvent(ASSIGNED_POD_DELETE, pod, "", nominated))
+            self.offer(ClusterEvent(ASSIGNED_POD_DELETE, pod, "", nominated), pod.priority)
         for nxt in self.waiting.pop(pod.uid, []):
             nxt.timestamp = self.queue.now
             self.enqueue(nxt)
@@ -401,13 +400,13 @@ class Simulation:
         if rec is not None:
             rec.where = "preempted"
             self.bound.pop(victim.uid, None)
-        self.offer(list(self.queue.pool.values()), ClusterEvent(ASSIGNED_POD_DELETE, victim, node))
+        self.offer(ClusterEvent(ASSIGNED_POD_DELETE, victim, node))
         storage = self.snapshot.storage
         if storage is not None:
             # then the attach/detach controller deletes the attachments the victim alone used
             storage.pod_deleted(victim, node, self.snapshot.table.pods[row])
             for kind, obj in storage.drain_events():
-                self.offer(list(self.queue.pool.values()), ClusterEvent(kind, obj=obj))
+                self.offer(ClusterEvent(kind, obj=obj))
         if self.snapshot.dra is not None:
             # the resourceclaim controller frees the victim's claims (scheduler-reference.md 13.1)
             self.snapshot.dra.pod_deleted(victim)
