@@ -154,6 +154,12 @@ class Scheduler:
         # filter in chunks: a little more than k nodes first (most clusters are mostly feasible),
         # then doubling; filtering past the cut point is wasted work, never a different answer
         chunk = n if k >= n else k + k // 4 + 32
+        if chunk < n:
+            # where the node-attribute filters pass only some nodes (a nodeSelector, a taint few
+            # tolerate), start with as many more as they are expected to reject
+            share = fw.fixed_filters_share(state, pod, table)
+            if share < 1.0:
+                chunk = min(n, int(chunk / max(share, 0.01)))
         outcome = FilterOutcome.empty()
         found = 0
         pos = 0
