@@ -335,6 +335,8 @@ class _FixedVerdicts:
 
 
 _SKIPPED = object()   # a plugin PreFilter skipped, in a signature
+#: the cycle state's record of (signature, node table, its fixed verdicts) found in this cycle
+_FIXED_KEY = "kplan/FixedFilterVerdicts"
 #: signatures kept per node table (each holds three arrays of the table's length)
 _FIXED_SIGNATURES_KEPT = 1024
 
@@ -536,8 +538,10 @@ class Framework:
         """The verdicts of the leading fixed-input filters for every row of ``table``, for the
         pods of the same signature; None the first time a signature is seen (a pod unlike any
         other is filtered only on the rows asked for)."""
-        skip = state.skip_filter
-        signature = tuple(_SKIPPED if pl.name in skip else pl.filter_signature(pod) for pl in self._fixed_filters)
+        kept = state.data.get(_FIXED_KEY)
+        if kept is not None and kept[1] is table:
+            return kept[2]
+        signature = kept[0] if kept is not None else self._fixed_signature(state, pod)
         per_table = self._fixed.get(table)
         if per_table is None:
             per_table = self._fixed[table] = {}
@@ -552,7 +556,13 @@ class Framework:
             rejected = int(np.count_nonzero(out.codes))
             found = per_table[signature] = _FixedVerdicts(out.codes, out.reasons, out.plugins, rejected > 0,
                                                           1 - rejected / max(len(table), 1))
+        # the cycle's later filtering passes on this table find them without hashing the signature
+        state.data[_FIXED_KEY] = (signature, table, found)
         return found
+
+    def _fixed_signature(self, state: CycleState, pod: Pod) -> tuple[Hashable, ...]:
+        skip = state.skip_filter
+        return tuple(_SKIPPED if pl.name in skip else pl.filter_signature(pod) for pl in self._fixed_filters)
 
     def fixed_filters_share(self, state: CycleState, pod: Pod, table: NodeTable) -> float:
         """The share of the table's nodes that the leading node-attribute filters pass for the
@@ -560,9 +570,7 @@ class Framework:
         to filter at once, never a verdict."""
         if not self._fixed_count:
             return 1.0
-        skip = state.skip_filter
-        signature = tuple(_SKIPPED if pl.name in skip else pl.filter_signature(pod) for pl in self._fixed_filters)
-        fixed = self._fixed.get(table, {}).get(signature)
+        fixed = self._fixed.get(table, {}).get(self._fixed_signature(state, pod))
         return fixed.passing if fixed is not None else 1.0
 
     def add_pod_to_state(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:
@@ -823,12 +831,30 @@ class Framework:
                 norm = normalizer.normalize(state, pod, raw.copy() if pl.name in self._copy_before_normalize else raw)
             else:
                 norm = raw
-            if len(norm) and (norm.min() < 0 or norm.max() > MAX_NODE_SCORE):
-                bad = int(norm.min()) if norm.min() < 0 else int(norm.max())
-                return total, detail, Status(Code.ERROR, (
-                    f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
-                    f"score {bad}, it should in the range of [0, {MAX_NODE_SCORE}] after normalizing",), pl.name)
             weight = self.weights[pl.name]
             total += norm if weight == 1 else norm * weight
             detail[pl.name] = (raw, norm)
+        # every score in range, checked at once; else the plugins again, to stop at the first
+        # that is not, as the framework does
+        if detail and len(rows):
+            scores = np.concatenate([norm for _, norm in detail.values()])
+            if scores.min() < 0 or scores.max() > MAX_NODE_SCORE:
+                return self._score_out_of_range(detail, len(rows))
         return total, detail, OK
+
+    def _score_out_of_range(self, detail: dict[str, tuple[np.ndarray, np.ndarray]], n: int
+                            ) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]], Status]:
+        """run_score's answer where some plugin's normalised score is out of range: the total and
+        the scores of the plugins before it, and the error naming it."""
+        total = np.zeros(n, dtype=np.int64)
+        before: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for name, (raw, norm) in detail.items():
+            if norm.min() < 0 or norm.max() > MAX_NODE_SCORE:
+                bad = int(norm.min()) if norm.min() < 0 else int(norm.max())
+                return total, before, Status(Code.ERROR, (
+                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid '
+                    f"score {bad}, it should in the range of [0, {MAX_NODE_SCORE}] after normalizing",), name)
+            weight = self.weights[name]
+            total += norm if weight == 1 else norm * weight
+            before[name] = (raw, norm)
+        raise AssertionError("no score out of range")
