@@ -538,7 +538,7 @@ class Framework:
         """The verdicts of the leading fixed-input filters for every row of ``table``, for the
         pods of the same signature; None the first time a signature is seen (a pod unlike any
         other is filtered only on the rows asked for)."""
-        kept = state.data.get(_FIXED_KEY)
+        kept: tuple[tuple[Hashable, ...], NodeTable, _FixedVerdicts] | None = state.data.get(_FIXED_KEY)
         if kept is not None and kept[1] is table:
             return kept[2]
         signature = kept[0] if kept is not None else self._fixed_signature(state, pod)
