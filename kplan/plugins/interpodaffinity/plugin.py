@@ -49,7 +49,7 @@ from kplan.framework.status import OK, Status, Verdicts, skip
 from kplan.model.objects import EMPTY, Pod
 from kplan.plugins.helper import PluginBase
 from kplan.plugins.interpodaffinity import filtering, scoring
-from kplan.plugins.podindex import PodIndex, scope_of
+from kplan.plugins.podindex import REQUIRED_ANTI_AFFINITY, PodIndex, scope_of
 
 NAME = "InterPodAffinity"
 
@@ -90,6 +90,10 @@ class InterPodAffinity(PluginBase, PreFilterPlugin, CountingStateFilter,
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         index = self._index()
+        if not pod.affinity_required and not pod.anti_affinity_required and not any(
+                c.total for c in index.carriers[REQUIRED_ANTI_AFFINITY]):
+            # no term of the pod's and no running pod's required anti-affinity: nothing to count
+            return None, skip(NAME)
         s = filtering.compute(index, pod, index.namespace_labels(pod.namespace))
         if s.existing.empty and not pod.affinity_required and not pod.anti_affinity_required:
             return None, skip(NAME)
