@@ -255,6 +255,14 @@ class Evaluator:
             return outcome
 
         offset = 0 if self.handle.lowest_name else int(self.handle.rng.integers(len(potential)))
+        if self.nothing_to_evict(pod, table, potential):
+            # SelectVictimsOnNode answers "No preemption victims" on every node, and the dry run,
+            # finding no candidate, tries them all
+            outcome.dry_run = Diagnosis(len(table), absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
+            outcome.dry_run.record(potential, Status(Code.UNRESOLVABLE, (NO_VICTIMS,)))
+            outcome.status = Status(Code.UNSCHEDULABLE, (outcome.dry_run.fit_error(),))
+            outcome.nominated_node = ""
+            return outcome
         want = self.num_candidates(len(potential))
         dry = _DryRun(self, state, pod, np.roll(potential, -offset), want)
         dry.run()
@@ -269,6 +277,11 @@ class Evaluator:
         outcome.nominated_node = best.node
         outcome.victims = best.victims
         return outcome
+
+    @staticmethod
+    def nothing_to_evict(pod: Pod, table: NodeTable, rows: np.ndarray) -> bool:
+        """Whether no node of ``rows`` holds a pod of lower priority than ``pod``."""
+        return not bool((table.min_priority(rows) < pod.priority).any())
 
     def select_victims(self, state: CycleState, pod: Pod, row: int, pdbs: list[PodDisruptionBudget],
                        allowed: dict[int, int], *, fixed_passed: bool = False) -> tuple[list[Pod], int, Status]:
