@@ -158,7 +158,7 @@ class Scheduler:
             # where the node-attribute filters pass only some nodes (a nodeSelector, a taint few
             # tolerate), start with as many more as they are expected to reject
             share = fw.fixed_filters_share(state, pod, table)
-            if share < 1.0:
+            if share < 0.75:
                 chunk = min(n, int(chunk / max(share, 0.01)))
         outcome = FilterOutcome.empty()
         found = 0
