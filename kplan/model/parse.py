@@ -340,7 +340,10 @@ def parse_tolerations(v: Any, where: Where, path: str) -> tuple[Toleration, ...]
         if type(t) is dict:
             # most pods carry the same few tolerations: reuse the parsed ones
             raw = (t.get("key"), t.get("operator"), t.get("value"), t.get("effect"))
-            known = _tolerations.get(raw)
+            try:
+                known = _tolerations.get(raw)
+            except TypeError:  # a list or map where a string belongs: the parse below says so
+                known = None
             if known is not None:
                 out.append(known)
                 continue

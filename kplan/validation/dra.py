@@ -214,9 +214,10 @@ def validate_claim_spec(spec: Any, path: str, beta1: bool) -> Errors:
         seen: set[str] = set()
         for j, ref in enumerate(as_list(cm.get("requests"), f"{p}.requests", errs)):
             errs += _request_ref(ref, f"{p}.requests[{j}]", names)
-            if ref in seen:
-                errs.append(duplicate(f"{p}.requests[{j}]", ref))
-            seen.add(str(ref))
+            if isinstance(ref, str):  # anything else is a type error already
+                if ref in seen:
+                    errs.append(duplicate(f"{p}.requests[{j}]", ref))
+                seen.add(ref)
         attr = cm.get("matchAttribute")
         if attr is None:
             if cm.get("distinctAttribute") is None:

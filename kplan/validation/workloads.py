@@ -78,8 +78,10 @@ def _replicated(d: Mapping[str, Any], *, restart: tuple[str, ...] = _ALWAYS, sel
             errs.append(required("spec.selector") if sel is None else invalid("spec.selector", sel,
                                                                                 "empty selector is invalid for deployment"))
     else:
-        errs += validate_label_selector(sel, "spec.selector")
-        if template and not _selector_matches(sel, labels):
+        selector_errs = validate_label_selector(sel, "spec.selector")
+        errs += selector_errs
+        # as upstream, a selector that does not parse is not matched against the labels
+        if template and not selector_errs and not _selector_matches(sel, labels):
             errs.append(invalid("spec.template.metadata.labels", Printed(_labels_shown(labels)),
                                 "`selector` does not match template `labels`"))
     if "template" not in spec:

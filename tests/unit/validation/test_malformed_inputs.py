@@ -177,6 +177,14 @@ ROWS: dict[str, Row] = {
         + ", ".join(f"a{i}: {{int: {i}}}" for i in range(30)) + "}, capacity: {c0: {value: 1}, c1: {value: 1}, "
         "c2: {value: 1}}}]}\n",
         "spec.devices[0]: Invalid value: 33: the total number of attributes and capacities must not exceed 32"),
+    "a constraint naming a list for a request": Row(
+        claim_template("{name: gpu, exactly: {deviceClassName: gpu}}",
+                       ", constraints: [{requests: [[gpu]], matchAttribute: gpu.example.com/numa}]"),
+        'spec.spec.devices.constraints[0].requests[0]: Invalid value: ["gpu"]: must be a string'),
+    "a Deployment selector whose matchLabels is a string": Row(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1, selector: "
+        "{matchLabels: app}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: a}]}}}\n",
+        'Deployment web: spec.selector.matchLabels: Invalid value: "app": must be an object of strings'),
     "a resource.k8s.io kind in a version no longer served": Row(
         "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {}\n",
         'no matches for kind "DeviceClass" in version "resource.k8s.io/v1alpha3"'),
@@ -546,3 +554,19 @@ def test_a_cluster_node_no_api_server_would_accept_is_an_error(tmp_path: Path, c
         "greater than or equal to 0",
         f'error: {tmp_path}/cluster.yaml: document 2: Node n2: spec.taints[0].effect: Unsupported value: "Sometimes": '
         'supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"']
+
+
+def test_a_cluster_pod_with_a_list_for_a_toleration_key_is_one_error_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cluster files are parsed, not validated: a running pod's malformed field is still one line."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "pod.yaml").write_text(pod())
+    (tmp_path / "cluster.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '4', pods: '110'}}}\n"
+        "- {apiVersion: v1, kind: Pod, metadata: {name: running, namespace: default}, spec: {nodeName: n1, "
+        "containers: [{name: c, image: x}], tolerations: [{key: [a], operator: Exists}]}}\n")
+    code, out, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", str(tmp_path / "cluster.yaml")])
+    assert (code, out) == (2, "")
+    assert err == (f"error: {tmp_path}/cluster.yaml: items[1]: Pod default/running: spec.tolerations[0].key: "
+                   "expected a string, got list\n")
