@@ -24,7 +24,6 @@ The environment is the one of scheduler-reference-dra.md 3.1: ``device`` of obje
 The check is one-sided on purpose: where kplan does not model an overload set completely (the
 library functions beyond those DRA selectors use, qualified names such as ``sets.contains``)
 the result is ``dyn`` and nothing is reported, so a selector cel-go accepts is never refused.
-Equality between two numeric types of different kinds is not reported for the same reason.
 """
 
 from __future__ import annotations
@@ -129,6 +128,7 @@ METHODS: dict[str, tuple[tuple[CelType, tuple[CelType, ...], CelType], ...]] = {
     "major": ((SEMVER, (), INT),),
     "minor": ((SEMVER, (), INT),),
     "patch": ((SEMVER, (), INT),),
+    "contains": ((STRING, (STRING,), BOOL),),
     "startsWith": ((STRING, (STRING,), BOOL),),
     "endsWith": ((STRING, (STRING,), BOOL),),
     "matches": ((STRING, (STRING,), BOOL),),
@@ -160,11 +160,13 @@ def _matches(want: CelType, got: CelType) -> bool:
 
 
 def _comparable(a: CelType, b: CelType) -> bool:
-    """``==``/``!=``/``in`` may apply: one side dynamic, the same family, or null against an object."""
+    """``==``/``!=``/``in`` may apply: one side dynamic, the same type (lists and maps: of any
+    elements), or null against an object. Equality is declared on one type parameter, (A, A), so
+    an int and a double do not compare statically (they do at run time, when dyn hides them)."""
     if a == DYN or b == DYN:
         return True
     if a.family == b.family:
-        return True
+        return a == b if a.family == "number" else True
     if NULL in (a, b):
         other = b if a == NULL else a
         return other not in PRIMITIVE

@@ -33,6 +33,10 @@ REFUSED = [
      "ERROR: <input>:1:3: found no matching overload for '@in' applied to '(int, list(string))'"),
     ("a quantity compared with an int", f"{Q} == 1",
      "found no matching overload for '_==_' applied to '(kubernetes.Quantity, int)'"),
+    ("an int compared with a double", "1 == 1.0",
+     "ERROR: <input>:1:3: found no matching overload for '_==_' applied to '(int, double)'"),
+    ("a double looked for among ints", "1.5 in [1, 2]",
+     "ERROR: <input>:1:5: found no matching overload for '@in' applied to '(double, list(int))'"),
     ("int plus double", "1 + 1.0 == 2.0",
      "ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, double)'"),
     ("quantities ordered with >", f'{Q} > quantity("40Gi")',
@@ -45,6 +49,8 @@ REFUSED = [
      "ERROR: <input>:1:9: found no matching overload for 'quantity' applied to '(int)'"),
     ("a string method given an int", "device.driver.startsWith(1)",
      "ERROR: <input>:1:25: found no matching overload for 'startsWith' applied to 'string.(int)'"),
+    ("contains given an int", "device.driver.contains(1)",
+     "ERROR: <input>:1:23: found no matching overload for 'contains' applied to 'string.(int)'"),
     ("not of a string", "!device.driver", "ERROR: <input>:1:1: found no matching overload for '!_' applied to '(string)'"),
     ("&& with a string", 'device.driver && true',
      "ERROR: <input>:1:15: found no matching overload for '_&&_' applied to '(string, bool)'"),
@@ -71,6 +77,7 @@ ACCEPTED = [
     'device.driver == "gpu.example.com"',
     f'{A}.model == "h100" && {A}.index < 2',
     f"{A}.model > 3",  # attribute values are dyn: a mismatch is a runtime matter
+    f"{A}.index == 3.0",  # dyn against double: compared at run time, across kinds
     f'{Q}.compareTo(quantity("80Gi")) >= 0',
     f'{Q}.isGreaterThan(quantity("40Gi")) || {Q}.add(1).isLessThan(quantity("1"))',
     f'{A}.driverVersion.isGreaterThan(semver("1.2.0"))',
@@ -82,7 +89,6 @@ ACCEPTED = [
     "[1, 2, 3].exists(x, x == 2) && [1, 2].map(x, x * 2).size() == 2",
     f'cel.bind(d, {A}, d.model == "x" && d.count > 2)',
     "sets.contains([1], [1])",
-    "1 == 1.0",  # cross-kind numeric equality: not refused (kplan is unsure of cel-go's verdict)
     "1 < 1.5 && 2u > 1",
     "size(device.attributes) > 0 && device.driver.size() > 3",
     'device.driver.lowerAscii() == "x" && device.driver.matches("^g")',
