@@ -164,24 +164,28 @@ def load_per_seed(cluster: Sequence[str], manifests: Sequence[str], seeds: Seque
 
 
 def resolve_labels(plan: SweepPlan, loaded: Workspace, planner: Any, seed: int) -> SweepPlan:
-    """Checks every change of the grid against the inputs, once, before any worker starts (an unknown
-    node or workload is a one-line error here, not a failed task), and names the scaled workloads."""
+    """Checks the grid's changes against the inputs, once, before any worker starts (an unknown
+    node or workload is a one-line error here, not a failed task), and names the scaled workloads.
+
+    The largest point is resolved: its scale values create the most pods, and no smaller value can
+    fail where it does not (the workload, its template and the node names are the same for all)."""
     import dataclasses
 
     from kplan.io.scale import resolve_scale
+    from kplan.whatif.changes import ScaleWorkload
     from kplan.whatif.sweep import ScaleAxis
 
-    axes = list(plan.axes)
-    for i, a in enumerate(axes):
-        if isinstance(a, ScaleAxis):
-            labels = {resolve_scale(loaded.inputs, loaded.workloads, f"{a.target}={v}", seed=seed).label
-                      for v in a.values}
-            axes[i] = dataclasses.replace(a, workload=labels.pop())
-    plan = dataclasses.replace(plan, axes=tuple(axes))
+    labels: dict[str, str] = {}
+
+    def resolve(spec: str) -> ScaleWorkload:
+        change = resolve_scale(loaded.inputs, loaded.workloads, spec, seed=seed)
+        labels[spec.rpartition("=")[0]] = change.label
+        return change
+
     largest = tuple(max(a.values) for a in plan.axes)
-    planner.changed(plan.changes(largest, lambda spec: resolve_scale(loaded.inputs, loaded.workloads, spec,
-                                                                     seed=seed)))
-    return plan
+    planner.changed(plan.changes(largest, resolve))
+    return dataclasses.replace(plan, axes=tuple(dataclasses.replace(a, workload=labels[a.target])
+                                                if isinstance(a, ScaleAxis) else a for a in plan.axes))
 
 
 class StderrProgress:
