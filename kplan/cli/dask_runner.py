@@ -27,6 +27,19 @@ from kplan.whatif.sweep import RunSummary
 #: how long to wait for a worker to join a Dask scheduler that has none
 CONNECT_TIMEOUT_S = 30
 
+#: Dask's background work in the local cluster's processes, made rarer. A simulation holds the GIL
+#: for seconds, and each time a worker's event loop wakes it takes the GIL from the simulation: with
+#: Dask's defaults (the statistical profiler sampling the simulation's stack every 10 ms, the loop's
+#: health tick every 20 ms, the memory monitor every 100 ms, the system monitor every 500 ms) the
+#: loop used about 8% of a worker's CPU time beside a 4 s simulation, with these under 1%
+#: (benchmarks/README.md). A cluster given with --dask keeps its own configuration.
+LOCAL_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
 Task = tuple[int, tuple[int, ...], int]  # (index of the SweepInputs, point values, seed)
 Progress = Callable[[int, int], None]
 
@@ -70,7 +83,8 @@ def run_sweep(contexts: Sequence[SweepInputs], tasks: Sequence[Task], *, address
 
     with ExitStack() as stack:
         if address is None:
-            stack.enter_context(dask.config.set({"distributed.worker.multiprocessing-method": start_method()}))
+            stack.enter_context(dask.config.set({"distributed.worker.multiprocessing-method": start_method(),
+                                                 **LOCAL_CONFIG}))
             # only on the loopback; the scheduler's HTTP server (which runs even without a
             # dashboard) on a free port, not 8787, which another Dask may hold
             cluster = stack.enter_context(LocalCluster(  # type: ignore[no-untyped-call]
