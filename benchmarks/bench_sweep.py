@@ -3,16 +3,21 @@
 Run by hand from the repository root (not part of the test suite):
 
     python benchmarks/bench_sweep.py [--nodes 500] [--replicas 5000] [--runs 3] [--workers 1,2]
+                                     [--add-step 1] [--scale-step 100] [--simulate-points 6]
 
 A seeded cluster (500 nodes of 16 cpu / 64 Gi in 3 zones, 2,500 running pods) and a Deployment of
 5,000 replicas (1.5 cpu / 4 Gi each, so the cluster holds about 5,000 of them) are written to a
 temporary folder. The sweep is ``--add-node like=node-0000:0..9`` x ``--scale
-deployment/bench/app=4,550..5,450:100`` (10 x 10 = 100 points, each about 5,000 pending pods),
-one seed, run as a fresh ``python -m kplan sweep`` process per run and per worker count. Printed:
-the whole-process wall time and the run phase (kplan's -v line: the simulations only, after
-loading), their medians per worker count, the ratio 2 workers / 1 worker (target <= 0.6), and the
-cost of one point against ``kplan simulate`` of a middle point (its scheduling time, loading
-excluded; target: a point costs no more than that plus building its snapshot).
+deployment/bench/app=4,550..5,450:100`` (10 x 10 = 100 points, each about 5,000 pending pods;
+``--add-step 9 --scale-step 225`` gives a 2 x 5 grid for a quicker look), one seed, run as a fresh
+``python -m kplan sweep`` process per run and per worker count. Printed: the whole-process wall
+time and the run phase (kplan's -v line: the simulations only, after loading, with the workers'
+start), their medians per worker count, the ratio 2 workers / 1 worker (target <= 0.6), and the
+cost of one point on one worker against ``kplan simulate`` of points of the same grid (their
+scheduling time, loading excluded; target: a point costs no more). ``kplan simulate`` runs
+``--simulate-points`` points spread over the grid (its corners and middles), each from a cluster
+file with the added nodes written as whatif clones them and the Deployment at the point's
+replicas, and their mean scheduling time stands for the grid's mean.
 """
 
 from __future__ import annotations
@@ -58,10 +63,60 @@ def deployment(replicas: int) -> dict[str, Any]:
                     "requests": {"cpu": "1500m", "memory": "4Gi"}}}]}}}}
 
 
-def sweep_args(dpath: str, cpath: str, replicas: int) -> list[str]:
+def axes(replicas: int, add_step: int, scale_step: int) -> tuple[list[int], list[int]]:
+    """The values of the two axes, as kplan sweep's ranges 0..9:STEP and R-450..R+450:STEP give them."""
+    nodes = list(range(0, 10, add_step))
+    scale = list(range(replicas - 450, replicas + 451, scale_step))
+    return (nodes if nodes[-1] == 9 else [*nodes, 9]), (scale if scale[-1] == replicas + 450 else
+                                                          [*scale, replicas + 450])
+
+
+def sweep_args(dpath: str, cpath: str, replicas: int, add_step: int, scale_step: int) -> list[str]:
     lo, hi = replicas - 450, replicas + 450
-    return ["sweep", dpath, "--cluster", cpath, "--add-node", "like=node-0000:0..9", "--scale",
-            f"deployment/bench/app={lo}..{hi}:100", "-o", "json", "-v"]
+    return ["sweep", dpath, "--cluster", cpath, "--add-node", f"like=node-0000:0..9:{add_step}", "--scale",
+            f"deployment/bench/app={lo}..{hi}:{scale_step}", "-o", "json", "-v"]
+
+
+def spread(values: list[int], k: int) -> list[int]:
+    """``k`` values of an axis, evenly spread from its first to its last."""
+    if k <= 1 or len(values) == 1:
+        return [values[len(values) // 2]]
+    return sorted({values[round(i * (len(values) - 1) / (k - 1))] for i in range(k)})
+
+
+def sample_points(nodes: list[int], scale: list[int], n: int) -> list[tuple[int, int]]:
+    """About ``n`` points of the grid: both ends of the node axis times values spread over the scale axis."""
+    node_values = spread(nodes, 2 if n >= 2 else 1)
+    return [(k, r) for k in node_values for r in spread(scale, max(1, n // len(node_values)))]
+
+
+def point_cluster(items: list[dict[str, Any]], added: int) -> list[dict[str, Any]]:
+    """The cluster with ``added`` nodes like node-0000, named and labelled as kplan whatif clones them."""
+    template = next(i for i in items if i["kind"] == "Node" and i["metadata"]["name"] == "node-0000")
+    out = list(items)
+    for i in range(1, added + 1):
+        name = f"node-0000-whatif-{i}"
+        labels = {**template["metadata"]["labels"], "kubernetes.io/hostname": name}
+        out.append({**template, "metadata": {"name": name, "labels": labels}})
+    return out
+
+
+def simulate_points(tmp: str, items: list[dict[str, Any]], points: list[tuple[int, int]]) -> list[float]:
+    """``kplan simulate``'s scheduling time (timing.scheduleSeconds) of each point."""
+    out = []
+    for added, replicas in points:
+        cpath, dpath = os.path.join(tmp, f"point-cluster-{added}.json"), os.path.join(tmp, "point-app.json")
+        with open(cpath, "w") as fh:
+            json.dump({"apiVersion": "v1", "kind": "List", "items": point_cluster(items, added)}, fh)
+        with open(dpath, "w") as fh:
+            json.dump(deployment(replicas), fh)
+        sim = subprocess.run([sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "json"],
+                             cwd=ROOT, capture_output=True, text=True)
+        if sim.returncode not in (0, 1):
+            sys.exit(f"kplan simulate failed ({sim.returncode}): {sim.stderr.strip()[-800:]}")
+        out.append(float(json.loads(sim.stdout)["timing"]["scheduleSeconds"]))
+        print(f"kplan simulate of {added} more nodes, {replicas} replicas: scheduled in {out[-1]:.2f} s", flush=True)
+    return out
 
 
 def main() -> None:
@@ -72,12 +127,16 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workers", default="1,2", help="worker counts to compare, comma-separated")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--add-step", type=int, default=1, help="step of the node axis 0..9")
+    ap.add_argument("--scale-step", type=int, default=100, help="step of the replica axis R-450..R+450")
+    ap.add_argument("--simulate-points", type=int, default=6, help="grid points kplan simulate runs (0: none)")
     a = ap.parse_args()
     counts = [int(w) for w in a.workers.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         cpath, dpath = os.path.join(tmp, "cluster.json"), os.path.join(tmp, "deployment.json")
+        items = cluster(a.nodes, a.running, a.seed)
         with open(cpath, "w") as fh:
-            json.dump({"apiVersion": "v1", "kind": "List", "items": cluster(a.nodes, a.running, a.seed)}, fh)
+            json.dump({"apiVersion": "v1", "kind": "List", "items": items}, fh)
         with open(dpath, "w") as fh:
             json.dump(deployment(a.replicas), fh)
         walls: dict[int, list[float]] = {w: [] for w in counts}
@@ -86,7 +145,8 @@ def main() -> None:
         for k in range(a.runs):
             for w in counts:  # interleaved, so a change of load on a shared machine hits both alike
                 t = time.perf_counter()
-                run = subprocess.run([sys.executable, "-m", "kplan", *sweep_args(dpath, cpath, a.replicas),
+                run = subprocess.run([sys.executable, "-m", "kplan",
+                                      *sweep_args(dpath, cpath, a.replicas, a.add_step, a.scale_step),
                                       "--workers", str(w)], cwd=ROOT, capture_output=True, text=True)
                 walls[w].append(time.perf_counter() - t)
                 if run.returncode not in (0, 1):
@@ -97,10 +157,9 @@ def main() -> None:
                 phases[w].append(float(m.group(3)))
                 print(f"run {k + 1}, {w} worker{'s' if w != 1 else ''}: {walls[w][-1]:.1f} s wall, "
                       f"{phases[w][-1]:.1f} s for {m.group(1)} simulations", flush=True)
-        # one point as kplan simulate runs it: the Deployment as written, a middle point of the grid
-        sim = subprocess.run([sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "json"],
-                             cwd=ROOT, capture_output=True, text=True)
-        schedule = json.loads(sim.stdout)["timing"]["scheduleSeconds"]
+        nodes, scale = axes(a.replicas, a.add_step, a.scale_step)
+        sampled = sample_points(nodes, scale, a.simulate_points) if a.simulate_points > 0 else []
+        schedules = simulate_points(tmp, items, sampled)
         print()
         for w in counts:
             print(f"{w} worker{'s' if w != 1 else ''}: median {statistics.median(walls[w]):.1f} s wall, "
@@ -111,10 +170,13 @@ def main() -> None:
             phase_ratio = statistics.median(phases[2]) / statistics.median(phases[1])
             print(f"2 workers / 1 worker: {ratio:.2f} of the wall time, {phase_ratio:.2f} of the simulation time "
                   "(target <= 0.6)")
-        if 1 in counts:
+        if 1 in counts and schedules:
             per_point = statistics.median(phases[1]) / points
-            print(f"one point on 1 worker: {per_point:.2f} s (changes, build, schedule, summary); kplan simulate "
-                  f"of the largest point schedules in {schedule:.2f} s, plus its build in the load")
+            mean = statistics.fmean(schedules)
+            print(f"one point on 1 worker: {per_point:.2f} s (changes, build, schedule, summary, and its share of "
+                  f"the workers' start); kplan simulate of {len(schedules)} points of the grid schedules in "
+                  f"{mean:.2f} s on average ({', '.join(f'{x:.2f}' for x in schedules)}): {per_point / mean:.2f} "
+                  "of it (target <= 1)")
 
 
 if __name__ == "__main__":
