@@ -101,13 +101,19 @@ class Nominator(dict[str, list["Pod"]]):
     def load(self, pod: Pod, table: NodeTable, rows: np.ndarray) -> NominatedLoad:
         """The pods ``pod`` must leave room for (yielding_to) on the nodes of ``rows``, as load:
         the positions in ``rows`` of the nodes that have some, their count and summed requests."""
-        if len(rows) <= 8 or len(rows) * 4 <= len(self):
+        if self._by_lists(table, rows):
             # a few rows (a preemption fork): look each up
             names = table.names
             found = [(k, nominated) for k, r in enumerate(np.asarray(rows).tolist())
                      if names[r] in self and (nominated := self.yielding_to(pod, names[r]))]
             return NominatedLoad.of_lists([k for k, _ in found], [pods for _, pods in found])
         return self._row_loads(table).for_pod(pod, np.asarray(rows), self)
+
+    def _by_lists(self, table: NodeTable, rows: np.ndarray) -> bool:
+        """Whether to look the nodes of ``rows`` up in the node lists rather than in the table's
+        per-row loads: a few rows, or a table without them yet (a preemption fork, say) that is
+        small beside the nominations they would be built from."""
+        return len(rows) <= 8 or (table not in self._loads and len(table) * 4 <= len(self))
 
     def _row_loads(self, table: NodeTable) -> _RowLoads:
         loads = self._loads.get(table)
@@ -120,7 +126,7 @@ class Nominator(dict[str, list["Pod"]]):
         the positions in ``rows`` of the nodes that have some and, per position and class
         (``examples``), how many."""
         rows = np.asarray(rows)
-        if len(rows) <= 8 or len(rows) * 4 <= len(self):
+        if self._by_lists(table, rows):
             names = table.names
             found = [(k, nominated) for k, r in enumerate(rows.tolist())
                      if names[r] in self and (nominated := self.yielding_to(pod, names[r]))]

@@ -53,7 +53,6 @@ def test_nominated_pods_by_class_follow_every_nomination_change(
         if k == len(changes) // 2:
             nominator.classes(pod, table, wanted)   # the slots exist from here on, and follow the rest
     found = nominator.classes(pod, table, wanted)
-    assert len(wanted) > 8 and len(wanted) * 4 > len(nominator) or not len(nominator)
     assert by_class(found) == by_lists(nominator, pod, table, wanted)
     # the node lists (a few rows) agree too
     few = wanted[:3]
