@@ -244,11 +244,14 @@ class _RowLoads:
         slots, at = slots[at >= 0], at[at >= 0]
         if not len(slots):
             return NominatedClasses(np.zeros(0, dtype=np.int64), [], np.zeros((0, 0), dtype=np.int64))
-        ids, local = np.unique(self.slot_class[slots], return_inverse=True)
-        positions, which = np.unique(at, return_inverse=True)
-        counts = np.zeros((len(positions), len(ids)), dtype=np.int64)
-        np.add.at(counts, (which, local), 1)
-        return NominatedClasses(positions, [nominator.examples[c] for c in ids.tolist()], counts)
+        classes = self.slot_class.take(slots)
+        ids = np.flatnonzero(np.bincount(classes, minlength=len(nominator.examples)))
+        local = np.zeros(len(nominator.examples), dtype=np.int64)
+        local[ids] = np.arange(len(ids))
+        m = len(ids)
+        counts = np.bincount(at * m + local.take(classes), minlength=len(rows) * m).reshape(len(rows), m)
+        positions = np.flatnonzero(counts.any(axis=1))
+        return NominatedClasses(positions, [nominator.examples[c] for c in ids.tolist()], counts.take(positions, axis=0))
 
     def refresh(self, node: str, pods: Sequence[Pod]) -> None:
         row = self.row_of.get(node)
