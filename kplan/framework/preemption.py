@@ -17,6 +17,7 @@ import numpy as np
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
 from kplan.framework.interfaces import Handle, ReprieveFilter
+from kplan.framework.pod_classes import PodClasses
 from kplan.framework.status import OK, Code, Status
 from kplan.model.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
 from kplan.model.selectors import selector_matches
@@ -123,7 +124,7 @@ def counts_against(pod: Pod, pdb: PodDisruptionBudget) -> bool:
     return selector_matches(pdb.selector, pod.labels) and pod.name not in pdb.disrupted_pods
 
 
-class VictimOrder:
+class VictimOrder(PodClasses):
     """Per row of one NodeTable: its pods in the order preemption adds them back (higher
     priority first, then earlier start: MoreImportantPod), with their negated priorities and
     their requests over the table's resource columns in padded arrays, so that many rows are read
@@ -135,11 +136,8 @@ class VictimOrder:
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.stale = np.ones(n, dtype=bool)
         self.count = np.zeros(n, dtype=np.int64)
-        #: pods alike to the filters that read other pods and to PDBs (namespace and labels;
-        #: a pod with required anti-affinity is alone in its class) share a class: its id is
-        #: the index of its first pod here
-        self.class_of: dict[tuple[str, tuple[tuple[str, str], ...], str], int] = {}
-        self.examples: list[Pod] = []
+        #: pods alike to the filters that read other pods and to PDBs share a class (PodClasses)
+        PodClasses.__init__(self)
         self._allocate(n, 4, len(table.res))
 
     def _allocate(self, n: int, width: int, columns: int) -> None:
@@ -194,15 +192,6 @@ class VictimOrder:
                     if col is not None:
                         self.requests[row, i, col] = amount
         self.stale[stale] = False
-
-
-    def class_id(self, pod: Pod) -> int:
-        key = (pod.namespace, tuple(sorted(pod.labels.items())), pod.uid if pod.anti_affinity_required else "")
-        found = self.class_of.get(key)
-        if found is None:
-            found = self.class_of[key] = len(self.examples)
-            self.examples.append(pod)
-        return found
 
 
 _PAST_EVERY_PRIORITY = 2**40

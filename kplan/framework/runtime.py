@@ -44,6 +44,7 @@ from kplan.framework.interfaces import (
     ScorePlugin,
     SelectiveStateFilter,
 )
+from kplan.framework.pod_classes import PodClasses
 from kplan.framework.registry import Registry
 from kplan.framework.status import OK, REASONS, Code, Status, Verdicts
 
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
 
 
-class Nominator(dict[str, list["Pod"]]):
+class Nominator(dict[str, list["Pod"]], PodClasses):
     """node name → pods nominated to it, in nomination order (backend/queue/nominator.go)."""
 
     def __init__(self) -> None:
@@ -61,18 +62,8 @@ class Nominator(dict[str, list["Pod"]]):
         self.node_of: dict[str, str] = {}
         #: per node table asked about, the nominated pods' load per row, kept current
         self._loads: weakref.WeakKeyDictionary[NodeTable, _RowLoads] = weakref.WeakKeyDictionary()
-        #: pods alike to AddPod/RemovePod (namespace and labels; a pod with required
-        #: anti-affinity is alone in its class) share a class: its id indexes ``examples``
-        self.class_of: dict[tuple[str, tuple[tuple[str, str], ...], str], int] = {}
-        self.examples: list[Pod] = []
-
-    def class_id(self, pod: Pod) -> int:
-        key = (pod.namespace, tuple(sorted(pod.labels.items())), pod.uid if pod.anti_affinity_required else "")
-        found = self.class_of.get(key)
-        if found is None:
-            found = self.class_of[key] = len(self.examples)
-            self.examples.append(pod)
-        return found
+        #: pods alike to AddPod/RemovePod share a class (PodClasses)
+        PodClasses.__init__(self)
 
     def add(self, pod: Pod, node: str) -> None:
         self.remove(pod)
