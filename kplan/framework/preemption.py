@@ -195,13 +195,24 @@ class VictimOrder(PodClasses):
 
 
 _PAST_EVERY_PRIORITY = 2**40
+_INT64_MIN = np.iinfo(np.int64).min
+
+
+@dataclass
+class DryRunSizing:
+    """Candidates per examined node in the last dry run, which sizes the next one's first chunk
+    of the batch walk (a busy cluster changes slowly from one preemptor to the next). It
+    decides how many nodes are computed at once, never which are read: no result depends on it."""
+
+    candidate_yield: float = 1.0
 
 
 class Evaluator:
-    def __init__(self, framework: Framework, args: Any, handle: Handle) -> None:
+    def __init__(self, framework: Framework, args: Any, handle: Handle, sizing: DryRunSizing | None = None) -> None:
         self.fw = framework
         self.args = args
         self.handle = handle
+        self.sizing = sizing if sizing is not None else DryRunSizing()
 
     def num_candidates(self, n: int) -> int:
         k = n * self.args.min_candidate_nodes_percentage // 100
@@ -395,10 +406,13 @@ class _DryRun:
 
     def run(self) -> None:
         n = len(self.tried)
-        lo = 0
-        chunk = self.want + self.want // 4 + 32
+        # chunks are sized in the positions that some path examines (a lower-priority pod, the
+        # leading filters pass), so the batch walk computes few nodes past where the run stops
+        examined = np.cumsum(self.has_victims & (self.fixed.codes == 0))
+        lo, seen = 0, 0
+        need = int(self.want / max(self.ev.sizing.candidate_yield, 0.05) * 1.1) + 16
         while lo < n:
-            hi = min(n, lo + chunk)
+            hi = min(n, max(lo + 1, int(np.searchsorted(examined, seen + need)) + 1))
             todo = self.has_victims[lo:hi].copy()
             rejected = todo & (self.fixed.codes[lo:hi] != 0)
             if rejected.any():
@@ -413,10 +427,18 @@ class _DryRun:
             stop = self._scan(lo, hi, lo + np.flatnonzero(todo))
             if stop >= 0:
                 self.examined = stop + 1
+                self._learn_yield(int(np.count_nonzero(self.is_candidate[:stop + 1])), int(examined[stop]))
                 return
-            # the next chunk from the share of candidates seen so far
-            lo = hi
-            chunk = max(64, int((self.want - self.n_candidates) * lo / max(self.n_candidates, 1) * 1.25))
+            # the next chunk from the share of candidates among the positions examined so far
+            lo, seen = hi, int(examined[hi - 1])
+            missing = self.want - self.n_candidates
+            need = 64 if missing <= 0 else int(missing * seen / max(self.n_candidates, 1) * 1.1) + 16
+        if n:
+            self._learn_yield(self.n_candidates, int(examined[-1]))
+
+    def _learn_yield(self, candidates: int, examined: int) -> None:
+        if examined:
+            self.ev.sizing.candidate_yield = candidates / examined
 
     def _fail(self, at: np.ndarray, codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray | int) -> None:
         self.failed[at] = True
@@ -533,8 +555,11 @@ class _Batch:
     fits: np.ndarray          # the pod fits with every lower-priority pod gone, all filters passing
     chosen: np.ndarray        # victims: [k, j] for the j-th pod of position k in the walk's order
     offsets: np.ndarray       # [k, j]: that pod's index in pods[k], from base[k]
-    base: np.ndarray          # where the lower-priority pods start in pods[k]
-    pods: list[list[Pod]]     # each node's pods in MoreImportantPod order (VictimOrder's lists)
+    base: np.ndarray          # where the lower-priority pods start in order.pods[rows[k]]
+    rows: np.ndarray
+    #: each row's pods in MoreImportantPod order; read when a candidate is, which is still in
+    #: the dry run, where no row of the table changes (nodes are reprieved on forks)
+    order: VictimOrder
     violations: np.ndarray
     top: np.ndarray
     total: np.ndarray
@@ -551,7 +576,7 @@ class _Batch:
 
     def victims(self, k: int) -> list[Pod]:
         """In MoreImportantPod order, as SelectVictimsOnNode sorts them."""
-        pods, base = self.pods[k], int(self.base[k])
+        pods, base = self.order.pods[int(self.rows[k])], int(self.base[k])
         return [pods[base + j] for j in np.sort(self.offsets[k][self.chosen[k]]).tolist()]
 
 
@@ -690,7 +715,7 @@ class _BatchReprieve:
         chosen = victim & passed[:, None]
         # Candidate.criteria for every row at once
         priority = -order.neg_priority[rows[:, None], picked]
-        top = np.where(chosen, priority, np.iinfo(np.int64).min).max(axis=1)
+        top = np.where(chosen, priority, _INT64_MIN).max(axis=1)
         total = np.where(chosen, priority + INT32_OFFSET, 0).sum(axis=1)
         earliest = np.where(chosen & (priority == top[:, None]), order.start[rows[:, None], picked], np.inf).min(axis=1)
         n_victims = chosen.sum(axis=1)
@@ -711,6 +736,5 @@ class _BatchReprieve:
             fail_codes[resource_first] = v.codes
             fail_reasons[resource_first] = v.reasons
             fail_plugins[resource_first] = self.plan.at
-        pods = [order.pods[r] for r in rows.tolist()]
-        return _Batch(at, passed, chosen, picked - start[:, None], start, pods, violations, top, total, n_victims,
+        return _Batch(at, passed, chosen, picked - start[:, None], start, rows, order, violations, top, total, n_victims,
                       earliest, fail_codes, fail_reasons, fail_plugins)

@@ -14,8 +14,14 @@ from typing import Any
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
 from kplan.framework.events import ASSIGNED_POD_DELETE, ClusterEvent
-from kplan.framework.interfaces import EnqueueExtensions, PostFilterPlugin, PreEnqueuePlugin, QueueingHint
-from kplan.framework.preemption import Evaluator, PreemptionOutcome
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    Handle,
+    PostFilterPlugin,
+    PreEnqueuePlugin,
+    QueueingHint,
+)
+from kplan.framework.preemption import DryRunSizing, Evaluator, PreemptionOutcome
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status
 from kplan.model.objects import Pod
@@ -59,13 +65,18 @@ def validate_args(args: DefaultPreemptionArgs) -> list[str]:
 class DefaultPreemption(PluginBase, PreEnqueuePlugin, PostFilterPlugin, EnqueueExtensions):
     name = NAME
 
+    def __init__(self, args: Any, handle: Handle) -> None:
+        super().__init__(args, handle)
+        # how the last dry run went, kept between cycles for the next one's chunking only
+        self._sizing = DryRunSizing()
+
     def pre_enqueue(self, pod: Pod) -> Status:
         if self.handle.preemption_in_progress(pod):
             return Status(Code.UNSCHEDULABLE, ("waiting for the preemption for this pod to be finished",), NAME)
         return OK
 
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> tuple[PreemptionOutcome | None, Status]:
-        evaluator = Evaluator(self.handle.framework_for(pod), self.args, self.handle)
+        evaluator = Evaluator(self.handle.framework_for(pod), self.args, self.handle, self._sizing)
         outcome = evaluator.preempt(state, pod, diagnosis)
         s = outcome.status
         if s.reasons:

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 
 from kplan.cluster.disruption import disruptions_allowed
 from kplan.framework.diagnosis import Diagnosis
-from kplan.framework.preemption import NOT_HELPFUL, Candidate, Evaluator, PreemptionOutcome, split_by_pdb
+from kplan.framework.preemption import (
+    NOT_HELPFUL,
+    Candidate,
+    Evaluator,
+    PreemptionOutcome,
+    _DryRun,
+    split_by_pdb,
+)
 from kplan.framework.status import OK, Code, Status
 from kplan.model.parse import parse_pdb
 from tests.builders import make_node, make_pod, simulate
@@ -337,6 +344,10 @@ def every_reprieve_path_agrees(run: Any) -> None:
     from kplan.plugins.podtopologyspread import PodTopologySpread
 
     batched = run()
+    for candidate_yield in (0.01, 0.3, 40.0):
+        # the batch's chunks sized for almost every node at once, and for a few nodes at a time
+        with patch.object(_DryRun, "_learn_yield", _fixed_yield(candidate_yield)):
+            assert run() == batched, f"chunks sized for a yield of {candidate_yield}"
     with patch.object(Evaluator, "batch_plan", lambda self, state: None):
         assert run() == batched, "node by node on scalars"
     with patch.object(PodTopologySpread, "filter_with_pods", lambda self, *args: None), \
@@ -346,6 +357,12 @@ def every_reprieve_path_agrees(run: Any) -> None:
         assert run() == batched, "every step on a fork"
         with patch.object(Evaluator, "preempt", reference_preempt):
             assert run() == batched, "the dry run node after node, on forks"
+
+
+def _fixed_yield(candidate_yield: float) -> Any:
+    def learn(self: _DryRun, candidates: int, examined: int) -> None:
+        self.ev.sizing.candidate_yield = candidate_yield
+    return learn
 
 
 def every_outcome(result: Any) -> list[tuple[Any, ...]]:
