@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from importlib import import_module
 from typing import Any
 
 from kplan.errors import InputError
@@ -66,40 +67,54 @@ def _yaml(doc: Document, opts: RenderOptions) -> str:
     return to_yaml(doc)
 
 
+@dataclass(frozen=True)
+class _Lazy:
+    """The renderer ``name`` of ``kplan.cli.render.<module>``, imported on its first call."""
+
+    module: str
+    name: str
+
+    def resolve(self) -> Renderer:
+        found: Renderer = getattr(import_module(f"kplan.cli.render.{self.module}"), self.name)
+        return found
+
+    def __call__(self, doc: Document, opts: RenderOptions) -> str:
+        return self.resolve()(doc, opts)
+
+
 @cache
 def registry() -> dict[tuple[str, str], Renderer]:
-    """(document kind, format) → renderer. Imported on first use: a command's start-up (and each
-    shell completion, which runs kplan) pays only for what it prints."""
-    from kplan.cli.render import capacity, explain, github, html, junit, markdown, sweep, table, whatif
-
+    """(document kind, format) → renderer. Each renderer's module is imported when it first
+    renders: a command's start-up (and each shell completion, which runs kplan) pays only for
+    what it prints."""
     return {
-        ("SimulationResult", "table"): table.simulation_table,
-        ("SimulationResult", "wide"): table.simulation_wide,
+        ("SimulationResult", "table"): _Lazy("table", "simulation_table"),
+        ("SimulationResult", "wide"): _Lazy("table", "simulation_wide"),
         ("SimulationResult", "json"): _json,
         ("SimulationResult", "yaml"): _yaml,
-        ("SimulationResult", "junit"): junit.simulation_junit,
-        ("SimulationResult", "github"): github.simulation_github,
-        ("SimulationResult", "markdown"): markdown.simulation_markdown,
-        ("SimulationResult", "html"): html.simulation_html,
-        ("WhatIfResult", "table"): whatif.whatif_table,
+        ("SimulationResult", "junit"): _Lazy("junit", "simulation_junit"),
+        ("SimulationResult", "github"): _Lazy("github", "simulation_github"),
+        ("SimulationResult", "markdown"): _Lazy("markdown", "simulation_markdown"),
+        ("SimulationResult", "html"): _Lazy("html", "simulation_html"),
+        ("WhatIfResult", "table"): _Lazy("whatif", "whatif_table"),
         ("WhatIfResult", "json"): _json,
         ("WhatIfResult", "yaml"): _yaml,
-        ("WhatIfResult", "junit"): junit.whatif_junit,
-        ("WhatIfResult", "github"): github.whatif_github,
-        ("WhatIfResult", "markdown"): markdown.whatif_markdown,
-        ("WhatIfResult", "html"): html.whatif_html,
-        ("PodExplanation", "table"): explain.explanation_table,
+        ("WhatIfResult", "junit"): _Lazy("junit", "whatif_junit"),
+        ("WhatIfResult", "github"): _Lazy("github", "whatif_github"),
+        ("WhatIfResult", "markdown"): _Lazy("markdown", "whatif_markdown"),
+        ("WhatIfResult", "html"): _Lazy("html", "whatif_html"),
+        ("PodExplanation", "table"): _Lazy("explain", "explanation_table"),
         ("PodExplanation", "json"): _json,
         ("PodExplanation", "yaml"): _yaml,
-        ("CapacityResult", "table"): capacity.capacity_table,
+        ("CapacityResult", "table"): _Lazy("capacity", "capacity_table"),
         ("CapacityResult", "json"): _json,
         ("CapacityResult", "yaml"): _yaml,
-        ("CapacityResult", "html"): html.capacity_html,
-        ("SweepResult", "table"): sweep.sweep_table,
+        ("CapacityResult", "html"): _Lazy("html", "capacity_html"),
+        ("SweepResult", "table"): _Lazy("sweep", "sweep_table"),
         ("SweepResult", "json"): _json,
         ("SweepResult", "yaml"): _yaml,
-        ("SweepResult", "markdown"): sweep.sweep_markdown,
-        ("SweepResult", "html"): html.sweep_html,
+        ("SweepResult", "markdown"): _Lazy("sweep", "sweep_markdown"),
+        ("SweepResult", "html"): _Lazy("html", "sweep_html"),
     }
 
 

@@ -72,3 +72,14 @@ def test_human_units_within_a_cell(resource: str, requested: str, allocatable: s
 def test_human_quantities() -> None:
     assert (human_bytes(512), human_bytes(2 ** 40 * 3 // 2), human_cpu(15890), human_cpu(999)) == \
         ("512", "1.5Ti", "15.9", "999m")
+
+
+def test_every_registered_renderer_resolves_to_a_function_of_its_module() -> None:
+    # renderers are imported on first use, so a misspelt name would otherwise fail only when
+    # that format is first asked for
+    from kplan.cli.render import _Lazy, registry
+
+    lazy = [r for r in registry().values() if isinstance(r, _Lazy)]
+    assert len(lazy) == 17
+    for renderer in lazy:
+        assert callable(renderer.resolve()), renderer
