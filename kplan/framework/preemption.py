@@ -555,11 +555,12 @@ class _Batch:
     fits: np.ndarray          # the pod fits with every lower-priority pod gone, all filters passing
     chosen: np.ndarray        # victims: [k, j] for the j-th pod of position k in the walk's order
     offsets: np.ndarray       # [k, j]: that pod's index in pods[k], from base[k]
-    base: np.ndarray          # where the lower-priority pods start in order.pods[rows[k]]
+    base: np.ndarray          # where the lower-priority pods start in pods[rows[k]]
     rows: np.ndarray
-    #: each row's pods in MoreImportantPod order; read when a candidate is, which is still in
-    #: the dry run, where no row of the table changes (nodes are reprieved on forks)
-    order: VictimOrder
+    #: per table row, its pods in MoreImportantPod order: a shallow copy of VictimOrder.pods,
+    #: whose refresh replaces a row's list rather than changing it, so candidates read later
+    #: (explain reads them after the cycle has bound pods) see the lists of this dry run
+    pods: list[list[Pod]]
     violations: np.ndarray
     top: np.ndarray
     total: np.ndarray
@@ -576,7 +577,7 @@ class _Batch:
 
     def victims(self, k: int) -> list[Pod]:
         """In MoreImportantPod order, as SelectVictimsOnNode sorts them."""
-        pods, base = self.order.pods[int(self.rows[k])], int(self.base[k])
+        pods, base = self.pods[int(self.rows[k])], int(self.base[k])
         return [pods[base + j] for j in np.sort(self.offsets[k][self.chosen[k]]).tolist()]
 
 
@@ -736,5 +737,5 @@ class _BatchReprieve:
             fail_codes[resource_first] = v.codes
             fail_reasons[resource_first] = v.reasons
             fail_plugins[resource_first] = self.plan.at
-        return _Batch(at, passed, chosen, picked - start[:, None], start, rows, order, violations, top, total, n_victims,
+        return _Batch(at, passed, chosen, picked - start[:, None], start, rows, order.pods.copy(), violations, top, total, n_victims,
                       earliest, fail_codes, fail_reasons, fail_plugins)
