@@ -394,6 +394,19 @@ def _charged(function: Callable[..., Any], rule: str) -> Callable[..., Any]:
     return call
 
 
+def _plus(a: Any, b: Any) -> Any:
+    """``a + b`` as celpy adds, with the result a CEL value again: Python's ``+`` on two CEL
+    strings, bytes or lists gives a plain str, bytes or list, which would equal nothing."""
+    result = celpy.evaluation.base_functions["_+_"](a, b)
+    if type(result) is str:
+        return celtypes.StringType(result)
+    if type(result) is bytes:
+        return celtypes.BytesType(result)
+    if type(result) is list:
+        return celtypes.ListType(result)
+    return result
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "quantity": _quantity,
     "isQuantity": _is_quantity,
@@ -418,7 +431,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "_<=_": _charged(_ordering("_<=_", operator.le), "compare"),
     "_>_": _charged(_ordering("_>_", operator.gt), "compare"),
     "_>=_": _charged(_ordering("_>=_", operator.ge), "compare"),
-    "_+_": _charged(celpy.evaluation.base_functions["_+_"], "concat"),
+    "_+_": _charged(_plus, "concat"),
     **{op: _charged(celpy.evaluation.base_functions[op], "one") for op in ("_-_", "_*_", "_/_", "_%_", "!_", "-_")},
 }
 

@@ -56,6 +56,7 @@ TRUE = [
     ("two-variable exists over a map", f"{A}.exists(k, v, k == \"index\" && v == 3)"),
     ("two-variable exists over a list", '["a", "b"].exists(i, v, i == 1 && v == "b")'),
     ("existsOne", '[1, 2, 3].existsOne(i, v, v > 2)'),
+    ("concatenations compare equal", '"hello" + "!" == "hello!" && [1] + [2] == [1, 2] && b"a" + b"b" == b"ab"'),
     ("a library function's error absorbed by &&", f'{A}.model.charAt(99) == "x" && false == false || true'),
 ]
 
