@@ -31,7 +31,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 
 from kplan.model.dra import Device
 from kplan.model.quantity import QuantityError, parse_quantity
-from kplan.plugins.dra import cellib
+from kplan.plugins.dra import cellib, celnet
 from kplan.plugins.dra.celcheck import check_selector
 from kplan.plugins.dra.cellib import LibraryError
 
@@ -222,11 +222,11 @@ def cel_equal(a: Any, b: Any) -> Any:
         return a
     if isinstance(b, CELEvalError):
         return b
-    if isinstance(a, (Quantity, Semver)):
+    if isinstance(a, _OPAQUE):
         if type(a) is not type(b):
             raise TypeError("no such overload")
         return celtypes.BoolType(a == b)
-    if isinstance(b, (Quantity, Semver)):
+    if isinstance(b, _OPAQUE):
         return celtypes.BoolType(False)
     ka, kb = _kind(a), _kind(b)
     if ka is None or kb is None:
@@ -256,6 +256,8 @@ def cel_equal(a: Any, b: Any) -> Any:
 
 
 _MISSING = object()
+#: the Kubernetes library types: equal only to their own type
+_OPAQUE = (Quantity, Semver, celnet.IPAddr, celnet.CIDR, celnet.URL)
 
 
 def _true(r: Any) -> bool:
@@ -448,6 +450,17 @@ def _library(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 FUNCTIONS.update({name: _library(f) for name, f in cellib.FUNCTIONS.items()})
+FUNCTIONS.update({name: _library(f) for name, f in celnet.FUNCTIONS.items()})
+_QUALIFIED = {**cellib.QUALIFIED, **celnet.QUALIFIED}
+
+
+def _to_string(v: Any) -> Any:
+    """``string(x)``: an IP or CIDR in its text form, anything else as celpy converts it."""
+    text = celnet.to_string(v)
+    return text if text is not None else celtypes.StringType(v)
+
+
+FUNCTIONS["string"] = _to_string
 
 
 # ------------------------------------------------------------------------------- the device
@@ -565,8 +578,8 @@ class _CostEvaluator(Evaluator):
         if getattr(node, "data", None) != "ident":
             return None
         name = str(node.children[0])
-        try:
-            self.activation.resolve_variable(name)
+        try:  # a variable, not a function's name (``ip`` is both a function and a namespace)
+            self.activation.identifiers.resolve_name(self.activation.package, name)
         except KeyError:
             return name
         return None
@@ -630,7 +643,7 @@ class _CostEvaluator(Evaluator):
             if isinstance(init, CELEvalError):
                 return init
             return self.sub_evaluator(args[2]).evaluate({self._variable(args[0]): init})
-        function = cellib.QUALIFIED.get((namespace, name))
+        function = _QUALIFIED.get((namespace, name))
         if function is None:
             return CELEvalError(f"undeclared reference to '{namespace}.{name}'", LibraryError, ())
         _TRACKER.charge(1)

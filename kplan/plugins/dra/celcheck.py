@@ -60,6 +60,7 @@ DYN, BOOL, INT, UINT, DOUBLE, STRING, BYTES, NULL, TYPE = (CelType(n) for n in (
     "dyn", "bool", "int", "uint", "double", "string", "bytes", "null", "type"))
 QUANTITY, SEMVER, DEVICE = CelType("kubernetes.Quantity"), CelType("kubernetes.Semver"), CelType("kubernetes.DRADevice")
 TIMESTAMP, DURATION = CelType("google.protobuf.Timestamp"), CelType("google.protobuf.Duration")
+IP, CIDR, URL = CelType("net.IP"), CelType("net.CIDR"), CelType("kubernetes.URL")
 NUMERIC = frozenset({INT, UINT, DOUBLE})
 PRIMITIVE = frozenset({BOOL, INT, UINT, DOUBLE, STRING, BYTES})
 
@@ -134,6 +135,24 @@ METHODS: dict[str, tuple[tuple[CelType, tuple[CelType, ...], CelType], ...]] = {
     "matches": ((STRING, (STRING,), BOOL),),
     "lowerAscii": ((STRING, (), STRING),),
     "upperAscii": ((STRING, (), STRING),),
+    # the Kubernetes IP, CIDR and URL libraries
+    "family": ((IP, (), INT),),
+    "isUnspecified": ((IP, (), BOOL),),
+    "isLoopback": ((IP, (), BOOL),),
+    "isLinkLocalMulticast": ((IP, (), BOOL),),
+    "isLinkLocalUnicast": ((IP, (), BOOL),),
+    "isGlobalUnicast": ((IP, (), BOOL),),
+    "containsIP": ((CIDR, (STRING,), BOOL), (CIDR, (IP,), BOOL)),
+    "containsCIDR": ((CIDR, (STRING,), BOOL), (CIDR, (CIDR,), BOOL)),
+    "ip": ((CIDR, (), IP),),
+    "masked": ((CIDR, (), CIDR),),
+    "prefixLength": ((CIDR, (), INT),),
+    "getScheme": ((URL, (), STRING),),
+    "getHost": ((URL, (), STRING),),
+    "getHostname": ((URL, (), STRING),),
+    "getPort": ((URL, (), STRING),),
+    "getEscapedPath": ((URL, (), STRING),),
+    "getQuery": ((URL, (), map_of(STRING, list_of(STRING))),),
 }
 
 #: global functions whose overloads are modelled
@@ -142,6 +161,12 @@ GLOBALS: dict[str, tuple[tuple[tuple[CelType, ...], CelType], ...]] = {
     "isQuantity": (((STRING,), BOOL),),
     "semver": (((STRING,), SEMVER), ((STRING, BOOL), SEMVER)),
     "isSemver": (((STRING,), BOOL), ((STRING, BOOL), BOOL)),
+    "ip": (((STRING,), IP),),
+    "isIP": (((STRING,), BOOL),),
+    "cidr": (((STRING,), CIDR),),
+    "isCIDR": (((STRING,), BOOL),),
+    "url": (((STRING,), URL),),
+    "isURL": (((STRING,), BOOL),),
 }
 
 #: conversions: whatever they accept, their result has the type they name
