@@ -598,6 +598,10 @@ class _CostEvaluator(Evaluator):
             return self._qualified(namespace, tree.children[1], args)
         if macro in ("all", "exists", "existsOne") and len(args) == 3:
             return self._two_variables(tree, macro, args)
+        if macro in ("transformList", "transformMap", "transformMapEntry") and len(args) in (3, 4):
+            return self._transform(tree, macro, args)
+        if macro == "sortBy" and len(args) == 2:
+            return self._sort_by(tree, args)
         if macro in ("min", "reduce"):
             # a library function here (celpy would take it for its own macros)
             receiver = self.visit(tree.children[0])
@@ -685,6 +689,83 @@ class _CostEvaluator(Evaluator):
                 result = outcome if isinstance(outcome, CELEvalError) else CELEvalError("no such overload", TypeError, ())
         _TRACKER.charge(1)
         return celtypes.BoolType(count == 1) if macro == "existsOne" else result
+
+    def _run(self, body: Evaluator, bindings: dict[str, Any]) -> Any:
+        try:
+            return body.evaluate(bindings)
+        except CELEvalError as e:
+            return e
+
+    def _transform(self, tree: Any, macro: str, args: list[Any]) -> Any:
+        """transformList/transformMap/transformMapEntry(k, v, [filter,] transform): (index, value)
+        over a list, (key, value) over a map; the elements the filter keeps give a list element,
+        the value under the same key, or a map's entries (a key given twice is an error)."""
+        items = self.visit(tree.children[0])
+        if isinstance(items, CELEvalError):
+            return items
+        if not isinstance(items, (celtypes.ListType, celtypes.MapType)):
+            return CELEvalError("no such overload", TypeError, ())
+        first, second = self._variable(args[0]), self._variable(args[1])
+        keep = self.sub_evaluator(args[2]) if len(args) == 4 else None
+        transform = self.sub_evaluator(args[-1])
+        _TRACKER.charge(_LIST_CREATE if macro == "transformList" else _MAP_CREATE)  # the accumulator
+        pairs = list(enumerate(items)) if isinstance(items, list) else list(items.items())
+        listed: list[Any] = []
+        mapped = celtypes.MapType()
+        for key, value in pairs:
+            index: Any = celtypes.IntType(key) if isinstance(items, list) else key
+            bindings = {first: index, second: value}
+            if keep is not None:
+                wanted = self._run(keep, bindings)
+                if isinstance(wanted, CELEvalError):
+                    return wanted
+                if not isinstance(wanted, celtypes.BoolType):
+                    return CELEvalError("no such overload", TypeError, ())
+                if not wanted:
+                    _TRACKER.charge(1)  # __result__
+                    continue
+            out = self._run(transform, bindings)
+            if isinstance(out, CELEvalError):
+                return out
+            if macro == "transformList":
+                _TRACKER.charge(1 + _LIST_CREATE + 1)  # __result__ + [out]
+                listed.append(out)
+            elif macro == "transformMap":
+                _TRACKER.charge(3)  # cel.@mapInsert(__result__, k, out)
+                mapped[index] = out
+            else:
+                _TRACKER.charge(2)  # cel.@mapInsert(__result__, out)
+                if not isinstance(out, celtypes.MapType):
+                    return CELEvalError("no such overload", TypeError, ())
+                for k, v in out.items():
+                    if _map_lookup(mapped, k) is not _MISSING:
+                        shown = str(bool(k)).lower() if isinstance(k, celtypes.BoolType) else str(k)
+                        return CELEvalError(f"insert failed: key {shown} already exists", LibraryError, ())
+                    mapped[k] = v
+        _TRACKER.charge(1)  # the result
+        return celtypes.ListType(listed) if macro == "transformList" else mapped
+
+    def _sort_by(self, tree: Any, args: list[Any]) -> Any:
+        """list.sortBy(e, key): cel-go binds the list, maps it to its keys and sorts the list
+        by them (cellib.sort_by_keys)."""
+        _TRACKER.charge(_LIST_CREATE)  # the bind's empty range
+        items = self.visit(tree.children[0])
+        if isinstance(items, CELEvalError):
+            return items
+        if not isinstance(items, celtypes.ListType):
+            return CELEvalError("no such overload", TypeError, ())
+        var = self._variable(args[0])
+        body = self.sub_evaluator(args[1])
+        _TRACKER.charge(1 + _LIST_CREATE)  # the bound list and the map's accumulator
+        keys = []
+        for item in items:
+            key = self._run(body, {var: item})
+            if isinstance(key, CELEvalError):
+                return key
+            _TRACKER.charge(1 + _LIST_CREATE + 1)  # __result__ + [key]
+            keys.append(key)
+        _TRACKER.charge(3)  # the map's result, the bound list, @sortByAssociatedKeys
+        return _library(cellib.sort_by_keys)(items, celtypes.ListType(keys))
 
 
 class _CountingBody:

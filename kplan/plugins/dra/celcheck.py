@@ -113,7 +113,7 @@ KNOWN_FUNCTIONS = frozenset({
 
 #: comprehension macros: name -> the argument counts that make them macros
 MACROS = {"all": (2, 3), "exists": (2, 3), "exists_one": (2,), "existsOne": (3,), "map": (2, 3), "filter": (2,),
-          "transformList": (3, 4), "transformMap": (3, 4), "transformMapEntry": (3, 4)}
+          "transformList": (3, 4), "transformMap": (3, 4), "transformMapEntry": (3, 4), "sortBy": (2,)}
 
 #: receiver methods whose overloads are modelled: name -> ((receiver, (args...), result), ...)
 METHODS: dict[str, tuple[tuple[CelType, tuple[CelType, ...], CelType], ...]] = {
@@ -490,7 +490,10 @@ class Checker:
     def _comprehension(self, receiver: CelType, args: list[Tree[Token] | Token], at: int, name: str) -> CelType:
         """A comprehension macro; ``at`` is where its range expression stands."""
         names = []
-        for a in args[:-1]:
+        # one variable (e, then predicate, transform or key), or two (index or key, and value):
+        # the two-variable forms and the transforms, whose filter may itself be a bare name
+        two = name.startswith("transform") or name == "existsOne" or (name in ("all", "exists") and len(args) == 3)
+        for a in args[:2 if two else 1]:
             inner = self._innermost(a)
             if isinstance(inner, Tree) and inner.data == "ident" and isinstance(inner.children[0], Token):
                 names.append(str(inner.children[0]))
@@ -522,6 +525,8 @@ class Checker:
             return list_of(elem) if receiver != DYN else DYN
         if name in ("map", "transformList"):
             return list_of(bodies[-1] if bodies else DYN)
+        if name == "sortBy":
+            return receiver if receiver.is_a("list") else DYN
         return DYN
 
     def _member_dot_arg(self, node: Tree[Token]) -> CelType:

@@ -7,12 +7,13 @@ lacks, as DRA selectors may call them (scheduler-reference-dra.md 3.4):
 * the Kubernetes list library: ``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``,
   ``lastIndexOf`` on lists; the regex library: ``find``, ``findAll``;
 * cel-go's lists extension: ``flatten``, ``slice``, ``distinct``, ``sort``, ``reverse``,
-  ``lists.range``; and the sets extension: ``sets.contains``, ``sets.equivalent``,
-  ``sets.intersects``.
+  ``lists.range`` (the ``sortBy`` macro sorts with ``sort_by_keys``); and the sets extension:
+  ``sets.contains``, ``sets.equivalent``, ``sets.intersects``.
 
 Strings are sequences of code points, as in cel-go. Failures are CEL runtime errors with
-cel-go's wording where it has one. The macros (``cel.bind``, two-variable comprehensions) live in
-the evaluator (cel.py).
+cel-go's wording where it has one. The macros (``cel.bind``, two-variable comprehensions,
+``transformList``/``transformMap``/``transformMapEntry``, ``sortBy``) live in the evaluator
+(cel.py); the IP, CIDR and URL libraries in celnet.py.
 """
 
 from __future__ import annotations
@@ -240,13 +241,32 @@ def distinct(items: Any) -> celtypes.ListType:
     return celtypes.ListType(out)
 
 
+#: the types whose values cel-go orders (traits.Comparer)
+_ORDERED = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.BoolType, celtypes.StringType,
+            celtypes.BytesType, celtypes.TimestampType, celtypes.DurationType)
+
+
+def sort_by_keys(items: Any, keys: Any) -> celtypes.ListType:
+    """cel-go's ``@sortByAssociatedKeys`` (``sort()`` and the ``sortBy`` macro): the items in the
+    order of their keys, which must all be of one orderable type. Equal keys keep the items'
+    order (cel-go's sort.Slice does for lists of up to 12 items; beyond, its order among equal
+    keys is unspecified)."""
+    seq, ks = _list(items), _list(keys)
+    if len(seq) != len(ks):
+        raise LibraryError("@sortByAssociatedKeys() expected a list of the same size as the associated keys "
+                           f"list, but got {len(seq)} and {len(ks)} elements respectively")
+    if not seq:
+        return celtypes.ListType(seq)
+    if not isinstance(ks[0], _ORDERED):
+        raise LibraryError("list elements must be comparable")
+    if any(type(k) is not type(ks[0]) for k in ks):
+        raise LibraryError("list elements must have the same type")
+    order = sorted(range(len(seq)), key=lambda i: ks[i])
+    return celtypes.ListType([seq[i] for i in order])
+
+
 def sort(items: Any) -> celtypes.ListType:
-    seq = _list(items)
-    _same_kind(seq)
-    try:
-        return celtypes.ListType(sorted(seq))
-    except TypeError:
-        raise LibraryError("no such overload") from None
+    return sort_by_keys(items, items)
 
 
 def reverse(target: Any) -> Any:

@@ -87,6 +87,7 @@ REFUSED = [
     ("a URL's query compared with a string", 'url("/a").getQuery() == "x"',
      "found no matching overload for '_==_' applied to '(map(string, list(string)), string)'"),
     ("an IP result", 'ip("1.2.3.4")', "must evaluate to bool or the unknown type, not net.IP"),
+    ("a sorted list result", "[2, 1].sortBy(e, -e)", "must evaluate to bool or the unknown type, not list(int)"),
     ("a string result", "device.driver", "must evaluate to bool or the unknown type, not string"),
     ("an int result", f'{Q}.compareTo(quantity("1"))', "must evaluate to bool or the unknown type, not int"),
     ("a list result", "[true]", "must evaluate to bool or the unknown type, not list(bool)"),
@@ -123,6 +124,12 @@ ACCEPTED = [
     'string(cidr("10.0.0.0/8")) == "10.0.0.0/8" && cidr("10.0.0.0/8").ip() == ip("10.0.0.0")',
     'cidr("10.0.0.0/8").masked().containsCIDR("10.1.0.0/16") && cidr("10.0.0.0/8").prefixLength() == 8',
     'url("/a?b=c").getQuery()["b"][0] == "c" && url("/a").getEscapedPath().startsWith("/")',
+    "[3, 1].sortBy(e, -e)[0] == 3",
+    f"{A}.sortBy(e, e).size() > 0",
+    "[1, 2].transformList(i, v, i < 1, v * 2) == [2]",
+    "[true].transformList(i, v, v, v) == [true]",
+    '{"a": 1}.transformMap(k, v, v + 1)["a"] == 2',
+    '{"a": "b"}.transformMapEntry(k, v, {v: k}).size() == 1',
 ]
 
 

@@ -56,6 +56,18 @@ TRUE = [
     ("two-variable exists over a map", f"{A}.exists(k, v, k == \"index\" && v == 3)"),
     ("two-variable exists over a list", '["a", "b"].exists(i, v, i == 1 && v == "b")'),
     ("existsOne", '[1, 2, 3].existsOne(i, v, v > 2)'),
+    ("sortBy", '[3, 1, 2].sortBy(e, -e) == [3, 2, 1] && ["bb", "a", "ccc"].sortBy(s, s.size()) == ["a", "bb", "ccc"]'),
+    ("sortBy keeps the order of equal keys", '["b1", "a", "b2", "c"].sortBy(s, s.size()) == ["a", "c", "b1", "b2"]'),
+    ("sortBy of nothing", "[].sortBy(e, e) == []"),
+    ("sortBy over attributes", f'[{A}.model, "A100"].sortBy(m, m.lowerAscii()) == ["A100", {A}.model]'),
+    ("transformList over a list", "[1, 2, 3].transformList(i, v, (i * v) + v) == [1, 4, 9]"),
+    ("transformList with a filter", "[1, 2, 3].transformList(i, v, i % 2 == 0, (i * v) + v) == [1, 9]"),
+    ("transformList over a map", f'{A}.transformList(k, v, k).exists(k, k == "model")'),
+    ("transformMap over a list", "[1, 2, 3].transformMap(i, v, i % 2 == 0, v * 10) == {0: 10, 2: 30}"),
+    ("transformMap over a map", '{"greeting": "hello"}.transformMap(k, v, v + "!") == {"greeting": "hello!"}'),
+    ("transformMapEntry", '{"greeting": "hello"}.transformMapEntry(k, v, {v: k}) == {"hello": "greeting"}'
+                          " && [1, 2, 3].transformMapEntry(i, v, {v: i}) == {1: 0, 2: 1, 3: 2}"),
+    ("transformMapEntry with a filter", '[1, 2, 3].transformMapEntry(i, v, v > 1, {string(v): i}) == {"2": 1, "3": 2}'),
     ("concatenations compare equal", '"hello" + "!" == "hello!" && [1] + [2] == [1, 2] && b"a" + b"b" == b"ab"'),
     ("a library function's error absorbed by &&", f'{A}.model.charAt(99) == "x" && false == false || true'),
 ]
@@ -72,6 +84,15 @@ ERRORS = [
     ("min of nothing", "[].min() == 1", "min called on empty list"),
     ("slice past the end", "[1].slice(0, 2).size() == 1", "cannot slice(0, 2), list is length 1"),
     ("sum of mixed kinds", '[1, "a"].sum() == 1', "no such overload"),
+    ("sort of mixed kinds", '[1, "a"].sort() == []', "list elements must have the same type"),
+    ("sort of lists", "[[2], [1]].sort() == []", "list elements must be comparable"),
+    ("sortBy keys of mixed kinds", '[1, 2].sortBy(e, e == 1 ? dyn("a") : dyn(2)) == []', "list elements must have the same type"),
+    ("sortBy keys that do not order", "[1, 2].sortBy(e, [e]) == []", "list elements must be comparable"),
+    ("sortBy's key fails", "[1, 0].sortBy(e, 1 / e) == []", "divide by zero"),
+    ("transformMapEntry gives a key twice", '{"a": "x", "b": "x"}.transformMapEntry(k, v, {v: k}).size() == 1',
+     "insert failed: key x already exists"),
+    ("transformList's transform fails", "[1, 0].transformList(i, v, 1 / v) == []", "divide by zero"),
+    ("transformList's filter is not a bool", "[1].transformList(i, v, v, v) == []", "no such overload"),
 ]
 
 
