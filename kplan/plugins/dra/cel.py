@@ -31,7 +31,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 
 from kplan.model.dra import Device
 from kplan.model.quantity import QuantityError, parse_quantity
-from kplan.plugins.dra import cellib, celnet
+from kplan.plugins.dra import celformat, cellib, celnet
 from kplan.plugins.dra.celcheck import check_selector
 from kplan.plugins.dra.cellib import LibraryError
 
@@ -222,6 +222,8 @@ def cel_equal(a: Any, b: Any) -> Any:
         return a
     if isinstance(b, CELEvalError):
         return b
+    if isinstance(a, cellib.Optional) or isinstance(b, cellib.Optional):
+        return celtypes.BoolType(isinstance(a, cellib.Optional) and a == b)
     if isinstance(a, _OPAQUE):
         if type(a) is not type(b):
             raise TypeError("no such overload")
@@ -257,7 +259,7 @@ def cel_equal(a: Any, b: Any) -> Any:
 
 _MISSING = object()
 #: the Kubernetes library types: equal only to their own type
-_OPAQUE = (Quantity, Semver, celnet.IPAddr, celnet.CIDR, celnet.URL)
+_OPAQUE = (Quantity, Semver, celnet.IPAddr, celnet.CIDR, celnet.URL, celformat.Format)
 
 
 def _true(r: Any) -> bool:
@@ -451,7 +453,8 @@ def _library(function: Callable[..., Any]) -> Callable[..., Any]:
 
 FUNCTIONS.update({name: _library(f) for name, f in cellib.FUNCTIONS.items()})
 FUNCTIONS.update({name: _library(f) for name, f in celnet.FUNCTIONS.items()})
-_QUALIFIED = {**cellib.QUALIFIED, **celnet.QUALIFIED}
+FUNCTIONS.update({name: _library(f) for name, f in celformat.FUNCTIONS.items()})
+_QUALIFIED = {**cellib.QUALIFIED, **celnet.QUALIFIED, **celformat.QUALIFIED}
 
 
 def _to_string(v: Any) -> Any:
@@ -602,6 +605,8 @@ class _CostEvaluator(Evaluator):
             return self._transform(tree, macro, args)
         if macro == "sortBy" and len(args) == 2:
             return self._sort_by(tree, args)
+        if macro in ("optMap", "optFlatMap") and len(args) == 2:
+            return self._opt_map(tree, macro, args)
         if macro in ("min", "reduce"):
             # a library function here (celpy would take it for its own macros)
             receiver = self.visit(tree.children[0])
@@ -744,6 +749,27 @@ class _CostEvaluator(Evaluator):
                     mapped[k] = v
         _TRACKER.charge(1)  # the result
         return celtypes.ListType(listed) if macro == "transformList" else mapped
+
+    def _opt_map(self, tree: Any, macro: str, args: list[Any]) -> Any:
+        """opt.optMap(v, expr): optional.of(expr) with v the value, none for none; optFlatMap's
+        expr gives the optional itself."""
+        opt = self.visit(tree.children[0])
+        if isinstance(opt, CELEvalError):
+            return opt
+        if not isinstance(opt, cellib.Optional):
+            return CELEvalError("no such overload", TypeError, ())
+        _TRACKER.charge(1)  # hasValue()
+        if not opt.has_value:
+            _TRACKER.charge(1)  # optional.none()
+            return cellib.Optional()
+        _TRACKER.charge(_LIST_CREATE + 2)  # the bind of v to value()
+        out = self._run(self.sub_evaluator(args[1]), {self._variable(args[0]): opt.value})
+        if isinstance(out, CELEvalError):
+            return out
+        if macro == "optMap":
+            _TRACKER.charge(1)  # optional.of()
+            return cellib.Optional(out)
+        return out if isinstance(out, cellib.Optional) else CELEvalError("no such overload", TypeError, ())
 
     def _sort_by(self, tree: Any, args: list[Any]) -> Any:
         """list.sortBy(e, key): cel-go binds the list, maps it to its keys and sorts the list

@@ -553,6 +553,15 @@ class Checker:
                     self.check(a)
                 return DYN
         receiver = self.check(target)
+        if name in ("optMap", "optFlatMap") and len(args) == 2:
+            var = self._innermost(args[0])
+            scope = {str(var.children[0]): DYN} if isinstance(var, Tree) and var.data == "ident" else {}
+            self.scopes.append(scope)
+            try:
+                self.check(args[1])
+            finally:
+                self.scopes.pop()
+            return DYN
         if name in MACROS and len(args) in MACROS[name]:
             return self._comprehension(receiver, args, self.position(target), name)
         types = [self.check(a) for a in args]

@@ -6,6 +6,9 @@ lacks, as DRA selectors may call them (scheduler-reference-dra.md 3.4):
   ``strings.quote``;
 * the Kubernetes list library: ``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``,
   ``lastIndexOf`` on lists; the regex library: ``find``, ``findAll``;
+* cel-go's optional types as functions: ``optional.of``, ``optional.none``,
+  ``optional.ofNonZeroValue``, ``hasValue``, ``value``, ``orValue``, ``or`` (the ``.?``/``[?``
+  syntax is beyond cel-python's parser);
 * cel-go's lists extension: ``flatten``, ``slice``, ``distinct``, ``sort``, ``reverse``,
   ``lists.range`` (the ``sortBy`` macro sorts with ``sort_by_keys``); and the sets extension:
   ``sets.contains``, ``sets.equivalent``, ``sets.intersects``.
@@ -295,6 +298,91 @@ def sets_intersects(a: Any, b: Any) -> celtypes.BoolType:
     return celtypes.BoolType(any(any(_equal(x, y) for y in have) for x in _list(b)))
 
 
+# ------------------------------------------------------------------------- optional types
+
+class Optional:
+    """cel-go's optional value (``optional_type(T)``): a value, or none."""
+
+    __slots__ = ("value",)
+
+    _NONE: Any = object()
+
+    def __init__(self, value: Any = _NONE) -> None:
+        self.value = value
+
+    @property
+    def has_value(self) -> bool:
+        return self.value is not Optional._NONE
+
+    def __repr__(self) -> str:
+        return f"optional.of({self.value!r})" if self.has_value else "optional.none()"
+
+    def __eq__(self, other: object) -> bool:
+        """Optionals are equal when both are none or their values are equal (cel-go's Optional.Equal)."""
+        if not isinstance(other, Optional):
+            return False
+        if not self.has_value or not other.has_value:
+            return self.has_value == other.has_value
+        return _equal(self.value, other.value)
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def _optional(v: Any) -> Optional:
+    if not isinstance(v, Optional):
+        raise LibraryError("no such overload")
+    return v
+
+
+def _is_zero(v: Any) -> bool:
+    """cel-go's zero values: null, false, 0, 0u, 0.0, "", b"", [], {}, a zero duration or timestamp."""
+    if isinstance(v, celtypes.NullType) or v is None:
+        return True
+    if isinstance(v, (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType)):
+        return not v
+    if isinstance(v, (celtypes.StringType, celtypes.BytesType, celtypes.ListType, celtypes.MapType)):
+        return len(v) == 0
+    if isinstance(v, celtypes.DurationType):
+        return v.total_seconds() == 0
+    if isinstance(v, celtypes.TimestampType):
+        return v.timestamp() == 0
+    return False
+
+
+def optional_of(v: Any) -> Optional:
+    return Optional(v)
+
+
+def optional_none() -> Optional:
+    return Optional()
+
+
+def optional_of_non_zero_value(v: Any) -> Optional:
+    return Optional() if _is_zero(v) else Optional(v)
+
+
+def has_value(opt: Any) -> celtypes.BoolType:
+    return celtypes.BoolType(_optional(opt).has_value)
+
+
+def value(opt: Any) -> Any:
+    o = _optional(opt)
+    if not o.has_value:
+        raise LibraryError("optional.none() dereference")
+    return o.value
+
+
+def or_value(opt: Any, alternative: Any) -> Any:
+    o = _optional(opt)
+    return o.value if o.has_value else alternative
+
+
+def or_(opt: Any, alternative: Any) -> Optional:
+    o = _optional(opt)
+    return o if o.has_value else _optional(alternative)
+
+
 #: receiver-style and global functions, by name
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "charAt": char_at, "indexOf": index_of, "lastIndexOf": last_index_of, "lowerAscii": lower_ascii,
@@ -302,10 +390,13 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "join": join, "find": find, "findAll": find_all, "isSorted": is_sorted, "sum": sum_,
     "min": _extreme("min", min), "max": _extreme("max", max), "flatten": flatten, "slice": slice_,
     "distinct": distinct, "sort": sort, "reverse": reverse,
+    "hasValue": has_value, "value": value, "orValue": or_value, "or": or_,
 }
 
 #: functions called by a qualified name: (namespace, name) -> function
 QUALIFIED: dict[tuple[str, str], Callable[..., Any]] = {
     ("strings", "quote"): quote, ("lists", "range"): lists_range, ("sets", "contains"): sets_contains,
     ("sets", "equivalent"): sets_equivalent, ("sets", "intersects"): sets_intersects,
+    ("optional", "of"): optional_of, ("optional", "none"): optional_none,
+    ("optional", "ofNonZeroValue"): optional_of_non_zero_value,
 }

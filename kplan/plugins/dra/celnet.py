@@ -672,14 +672,22 @@ def _parse(raw: str, via_request: bool) -> URL:
     return u
 
 
+def check_request_uri(raw: str) -> None:
+    """url.ParseRequestURI's verdict; raises LibraryError with its text (``parse "...": ...``)."""
+    try:
+        _parse(raw, True)
+    except LibraryError as e:
+        raise LibraryError(f"parse {go_quote(raw)}: {e}") from None
+
+
 def parse_url(raw: str) -> URL:
     """The library's stringToUrl: url.ParseRequestURI must accept the text, then url.Parse gives
     the value (ParseRequestURI would keep a fragment in the path or query)."""
     head = "URL parse error during conversion from string: "
     try:
-        _parse(raw, True)
+        check_request_uri(raw)
     except LibraryError as e:
-        raise LibraryError(f"{head}parse {go_quote(raw)}: {e}") from None
+        raise LibraryError(f"{head}{e}") from None
     before, sep, frag = raw.partition("#")
     try:
         u = _parse(before, False)
@@ -701,7 +709,7 @@ def url(v: Any) -> URL:
 def is_url(v: Any) -> celtypes.BoolType:
     text = _s(v)
     try:
-        _parse(text, True)
+        check_request_uri(text)
     except LibraryError:
         return celtypes.BoolType(False)
     return celtypes.BoolType(True)

@@ -130,6 +130,8 @@ ACCEPTED = [
     "[true].transformList(i, v, v, v) == [true]",
     '{"a": 1}.transformMap(k, v, v + 1)["a"] == 2',
     '{"a": "b"}.transformMapEntry(k, v, {v: k}).size() == 1',
+    "optional.of(1).optMap(x, x + 1).hasValue() && optional.none().orValue(1) == 1",
+    f'format.dns1123Label().validate({A}.name).hasValue() || format.named("uuid").hasValue()',
 ]
 
 
