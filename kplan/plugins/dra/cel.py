@@ -31,7 +31,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 
 from kplan.model.dra import Device
 from kplan.model.quantity import QuantityError, parse_quantity
-from kplan.plugins.dra import celformat, cellib, celnet
+from kplan.plugins.dra import celformat, cellib, celnet, celstrformat
 from kplan.plugins.dra.celcheck import check_selector
 from kplan.plugins.dra.cellib import LibraryError
 
@@ -454,6 +454,7 @@ def _library(function: Callable[..., Any]) -> Callable[..., Any]:
 FUNCTIONS.update({name: _library(f) for name, f in cellib.FUNCTIONS.items()})
 FUNCTIONS.update({name: _library(f) for name, f in celnet.FUNCTIONS.items()})
 FUNCTIONS.update({name: _library(f) for name, f in celformat.FUNCTIONS.items()})
+FUNCTIONS["format"] = _library(celstrformat.string_format)
 _QUALIFIED = {**cellib.QUALIFIED, **celnet.QUALIFIED, **celformat.QUALIFIED}
 
 

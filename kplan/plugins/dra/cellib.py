@@ -3,7 +3,7 @@ lacks, as DRA selectors may call them (scheduler-reference-dra.md 3.4):
 
 * cel-go's strings extension (version 2): ``charAt``, ``indexOf``, ``lastIndexOf``,
   ``lowerAscii``, ``upperAscii``, ``replace``, ``split``, ``substring``, ``trim``, ``join``,
-  ``strings.quote``;
+  ``strings.quote`` (``format`` lives in celstrformat.py);
 * the Kubernetes list library: ``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``,
   ``lastIndexOf`` on lists; the regex library: ``find``, ``findAll``;
 * cel-go's optional types as functions: ``optional.of``, ``optional.none``,
