@@ -13,6 +13,9 @@ selector's author makes:
   ``1 + 1.0``, a Quantity compared with ``<``): ``found no matching overload for '_==_' applied to
   '(string, int)'``;
 * a comprehension over something that is neither a list nor a map;
+* a literal format string given a list literal (``"%d".format(["x"])``) that cel-go's string-format
+  validator refuses: arguments missing or left over, an unknown clause, an argument the clause
+  does not take;
 * a result whose static type is neither ``bool`` nor ``dyn``:
   ``must evaluate to bool or the unknown type, not string`` (dynamic-resource-allocation/cel).
 
@@ -31,7 +34,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from celpy.evaluation import celstr
 from lark import Token, Tree
+
+from kplan.plugins.dra import celstrformat
+from kplan.plugins.dra.cellib import LibraryError
 
 
 @dataclass(frozen=True)
@@ -134,6 +141,7 @@ METHODS: dict[str, tuple[tuple[CelType, tuple[CelType, ...], CelType], ...]] = {
     "endsWith": ((STRING, (STRING,), BOOL),),
     "matches": ((STRING, (STRING,), BOOL),),
     "lowerAscii": ((STRING, (), STRING),),
+    "format": ((STRING, (list_of(DYN),), STRING),),
     "upperAscii": ((STRING, (), STRING),),
     # the Kubernetes IP, CIDR and URL libraries
     "family": ((IP, (), INT),),
@@ -209,6 +217,10 @@ class Checker:
     source: str
     issues: list[CheckIssue] = field(default_factory=list)
     scopes: list[dict[str, CelType]] = field(default_factory=list)
+    #: the type found for each node checked (by id), for the validators that run after the check
+    types: dict[int, CelType] = field(default_factory=dict)
+    #: ``"literal".format([list literal])`` calls: (the call, its format string, its argument nodes)
+    format_calls: list[tuple[Tree[Token], str, list[Tree[Token] | Token]]] = field(default_factory=list)
 
     # ------------------------------------------------------------------ positions
 
@@ -242,6 +254,7 @@ class Checker:
                 self.check(child)
             return DYN
         result: CelType = handler(node)
+        self.types[id(node)] = result
         return result
 
     def _start(self, node: Tree[Token] | Token) -> int:
@@ -571,6 +584,8 @@ class Checker:
             for recv, params, result in METHODS[name]:
                 if (_matches(recv, receiver) and len(params) == len(types)
                         and all(_matches(p, t) for p, t in zip(params, types, strict=True))):
+                    if name == "format":
+                        self._note_format_call(node, target, args[0])
                     return result
             return self.no_overload(at, name, types, receiver)
         if name in METHODS:
@@ -581,11 +596,79 @@ class Checker:
         return DYN
 
 
+    def _note_format_call(self, node: Tree[Token], target: Tree[Token] | Token, arg: Tree[Token] | Token) -> None:
+        """Keep a call the string-format validator looks at: a literal format string and a list literal."""
+        literal, items = self._innermost(target), self._innermost(arg)
+        if not (isinstance(literal, Tree) and literal.data == "literal" and isinstance(items, Tree)
+                and items.data == "list_lit"):
+            return
+        token = literal.children[0]
+        if isinstance(token, Token) and token.type in ("STRING_LIT", "MLSTRING_LIT"):
+            elements = self._args(items.children[0] if items.children else None)
+            self.format_calls.append((node, str(celstr(token)), elements))
+
+    # ------------------------------------------------------------------ validators
+
+    def validate_format_calls(self) -> None:
+        """cel-go's string-format validator (ext/formatting.go, installed by the strings extension
+        from version 1): a literal format string whose clauses do not parse, ask for more arguments
+        than a list literal holds, or meet an argument whose type the clause does not take, and a
+        list literal with arguments left over, are compile errors. One finding per call."""
+        for node, fmt, elements in self.format_calls:
+            at = self.position(node)
+
+            def verify(index: int, verb: str, precision: int | None, elements: list[Tree[Token] | Token] = elements) -> str:
+                bad = self._clause_misfit(elements[index], verb)
+                if bad is not None:
+                    offset, given = bad
+                    raise _FormatFinding(offset, f"error during formatting: {celstrformat.CLAUSE_MESSAGES[verb]}, "
+                                                 f"was given {given}")
+                return ""
+            try:
+                _, requested = celstrformat.walk(fmt, len(elements), verify)
+            except LibraryError as e:
+                self.report(at, str(e))
+                continue
+            except _FormatFinding as f:
+                self.report(f.offset, f.message)
+                continue
+            if len(elements) > requested:
+                self.report(at, "too many arguments supplied to string.format "
+                                f"(expected {requested}, got {len(elements)})")
+
+    def _clause_misfit(self, element: Tree[Token] | Token, verb: str) -> tuple[int, str] | None:
+        """Where and of what type an argument (or, for ``%s``, a member of a list or map literal)
+        is that the clause does not take; None when it fits or is ``dyn``."""
+        t = self.types.get(id(element), DYN)
+        if t != DYN and t.name not in celstrformat.CLAUSE_TYPES[verb]:
+            return self.position(element), _type_name(t)
+        inner = self._innermost(element)
+        if verb == "s" and isinstance(inner, Tree) and inner.data in ("list_lit", "map_lit"):
+            for member in self._args(inner.children[0] if inner.children else None):
+                bad = self._clause_misfit(member, verb)
+                if bad is not None:
+                    return bad
+        return None
+
+
+class _FormatFinding(Exception):
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset, self.message = offset, message
+
+
+def _type_name(t: CelType) -> str:
+    """A type as cel-go's TypeName gives it (a list or map without its parameters)."""
+    return "null_type" if t == NULL else t.name
+
+
 def check_selector(tree: Tree[Token], source: str) -> list[str]:
     """cel-go's compile-time findings on a parsed selector, worded as ``compile.go`` reports them:
     ``compilation failed: ERROR: <input>:L:C: ...`` for type errors, or the result-type message."""
     checker = Checker(source)
     result = checker.check(tree)
+    if not checker.issues:  # cel-go runs its validators on a checked expression only
+        checker.validate_format_calls()
     if checker.issues:
         ordered = sorted(checker.issues, key=lambda i: i.offset)
         return ["compilation failed: " + " ".join(f"ERROR: {checker.location(i.offset)}: {i.message}"
