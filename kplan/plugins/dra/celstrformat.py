@@ -157,7 +157,7 @@ def _en_fixed(x: float, places: int) -> str:
         return "∞" if x > 0 else "-∞"
     text = format(abs(x), f".{places}f")
     whole, _, frac = text.partition(".")
-    sign = "-" if math.copysign(1.0, x) < 0 else ""
+    sign = "-" if x < 0 else ""  # x/text marks a negative number, not a negative zero
     return sign + _group(whole) + ("." + frac if frac else "")
 
 
@@ -169,7 +169,7 @@ def _en_scientific(x: float, width: int) -> str:
     else:
         mantissa, _, exp = format(abs(x), f".{DEFAULT_PRECISION}e").partition("e")
         exponent = int(exp)
-        sign = "-" if math.copysign(1.0, x) < 0 else ""
+        sign = "-" if x < 0 else ""
         shown = ("-" if exponent < 0 else "") + f"{abs(exponent):02d}"
         text = f"{sign}{mantissa}\u202f×\u202f10{shown.translate(_SUPERSCRIPT)}"
     return text.rjust(width)  # the precision given reaches x/text as a width (padded in runes)

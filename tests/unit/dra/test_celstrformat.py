@@ -59,6 +59,8 @@ FORMATTED = [
     ("fixed point, six places by default", '"%f".format([2.71828])', "2.718280"),
     ("fixed point groups thousands", '"%f".format([1234567.5])', "1,234,567.500000"),
     ("fixed point with no places", '"%.0f".format([-1234.5])', "-1,234"),
+    ("fixed point: a negative zero has no sign, a small negative number keeps it",
+     '"%f|%.2f".format([-0.0, -0.001])', "0.000000|-0.00"),
     ("NaN for fixed point", '"%f".format(["NaN"])', "NaN"),
     ("infinity for fixed point", '"%f".format(["Infinity"])', "∞"),
     ("negative infinity for fixed point", '"%f".format(["-Infinity"])', "-∞"),
