@@ -22,3 +22,15 @@ def collector_paused(*, freeze: bool = False) -> Iterator[None]:
             gc.freeze()
         if enabled:
             gc.enable()
+
+
+def freeze_alive() -> int:
+    """Collect once, then move every object still alive to the permanent generation, where later
+    collections do not walk it; the number of objects frozen so far. For a process that has just
+    received large long-lived inputs any other way than loading them (a sweep's worker unpickles
+    them): the collections during its runs then walk what the runs create, as after
+    ``collector_paused(freeze=True)``. Frozen objects that later become cyclic garbage are never
+    freed, so only for a process whose heap is ours (a local sweep worker, not a Dask cluster's)."""
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
