@@ -11,6 +11,7 @@ the API server gives (Go's ``%q`` quoting included).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from celpy import celtypes
@@ -317,13 +318,17 @@ def ip(v: Any) -> Any:
     return _library_ip(_s(v))
 
 
-def is_ip(v: Any) -> celtypes.BoolType:
-    text = _s(v)
+def _accepts(parse: Callable[[str], object], v: Any) -> celtypes.BoolType:
+    """The is* functions: whether ``parse`` takes the string without a library error."""
     try:
-        _library_ip(text)
+        parse(_s(v))
     except LibraryError:
         return celtypes.BoolType(False)
     return celtypes.BoolType(True)
+
+
+def is_ip(v: Any) -> celtypes.BoolType:
+    return _accepts(_library_ip, v)
 
 
 def ip_is_canonical(v: Any) -> celtypes.BoolType:
@@ -381,12 +386,7 @@ def cidr(v: Any) -> CIDR:
 
 
 def is_cidr(v: Any) -> celtypes.BoolType:
-    text = _s(v)
-    try:
-        _library_cidr(text)
-    except LibraryError:
-        return celtypes.BoolType(False)
-    return celtypes.BoolType(True)
+    return _accepts(_library_cidr, v)
 
 
 def contains_ip(net: Any, other: Any) -> celtypes.BoolType:
@@ -707,12 +707,7 @@ def url(v: Any) -> URL:
 
 
 def is_url(v: Any) -> celtypes.BoolType:
-    text = _s(v)
-    try:
-        check_request_uri(text)
-    except LibraryError:
-        return celtypes.BoolType(False)
-    return celtypes.BoolType(True)
+    return _accepts(check_request_uri, v)
 
 
 def _url_arg(v: Any) -> URL:
