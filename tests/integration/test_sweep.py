@@ -180,6 +180,12 @@ def dask_cluster(tmp_path: Path) -> Iterator[str]:
             procs.append(subprocess.Popen([dask, "worker", address, "--host", "127.0.0.1", "--nthreads", "1",
                                            "--no-nanny", "--no-dashboard"], stdout=log, stderr=log,
                                           cwd=tmp_path))
+        # both workers registered before the sweep connects: it uses the workers it finds, and a
+        # slow machine may start the second after the first sweep task is already placed
+        from distributed import Client
+
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
         yield address
     finally:
         stop(address, procs)
