@@ -11,8 +11,7 @@ k8s.io/apimachinery/pkg/util/validation.
 
 from __future__ import annotations
 
-import re
-
+from kplan.model.name_rules import label_value, qualified_name
 from kplan.model.selectors import (
     DOES_NOT_EXIST,
     EXISTS,
@@ -28,63 +27,6 @@ from kplan.model.selectors import (
 
 class SelectorSyntaxError(ValueError):
     """A selector text that labels.Parse would reject; the message is upstream's."""
-
-
-# ----------------------------------------------------------------------------------- validation
-
-_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_NAME_RE = re.compile(f"^{_NAME_FMT}$")
-_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-_VALUE_FMT = f"({_NAME_FMT})?"
-_VALUE_RE = re.compile(f"^{_VALUE_FMT}$")
-_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-              "and must start and end with an alphanumeric character")
-_DNS1123_FMT = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_DNS1123_RE = re.compile(f"^{_DNS1123_FMT}$")
-_DNS1123_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                "and must start and end with an alphanumeric character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """validation.RegexError, double spaces included."""
-    shown = ",  or ".join(f"'{e}'" for e in examples)
-    return f"{msg} (e.g. {shown}, regex used for validation is '{fmt}')"
-
-
-def qualified_name_errors(name: str) -> list[str]:
-    """validation.IsQualifiedName: ``[dns-subdomain/]name`` with a name of at most 63 characters."""
-    parts = name.split("/")
-    errs: list[str] = []
-    if len(parts) == 1:
-        short = parts[0]
-    elif len(parts) == 2:
-        prefix, short = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        elif len(prefix) > 253:
-            errs.append("prefix part must be no more than 253 characters")
-        elif not _DNS1123_RE.match(prefix):
-            errs.append("prefix part " + _regex_error(_DNS1123_MSG, _DNS1123_FMT, "example.com"))
-    else:
-        return ["a qualified name " + _regex_error(_NAME_MSG, _NAME_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not short:
-        errs.append("name part must be non-empty")
-    elif len(short) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if short and not _NAME_RE.match(short):
-        errs.append("name part " + _regex_error(_NAME_MSG, _NAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def label_value_errors(value: str) -> list[str]:
-    """validation.IsValidLabelValue."""
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _VALUE_RE.match(value):
-        errs.append(_regex_error(_VALUE_MSG, _VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
 
 
 # ----------------------------------------------------------------------------------- lexer
@@ -183,7 +125,7 @@ class _Parser:
             tok, key = self.take()
         if tok != _ID:
             raise SelectorSyntaxError(f"found '{key}', expected: identifier")
-        errs = qualified_name_errors(key)
+        errs = qualified_name(key)
         if errs:
             raise SelectorSyntaxError(f'Invalid value: "{key}": {"; ".join(errs)}')
         if negated:
@@ -198,7 +140,7 @@ class _Parser:
             raise SelectorSyntaxError(f"found '{lit}', expected: {_BINARY}")
         values = self.value_set() if op in (IN, NOT_IN) else [self.exact_value()]
         for v in values:
-            verrs = label_value_errors(v)
+            verrs = label_value(v)
             if verrs:
                 raise SelectorSyntaxError(f'values[{values.index(v)}][{key}]: Invalid value: "{v}": '
                                           f'{"; ".join(verrs)}')

@@ -14,20 +14,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kplan.model.name_rules import dns1123_label, dns1123_subdomain, label_value, qualified_name
 from kplan.model.quantity import QuantityError, fits_int64, nanos_to_milli, nanos_to_value, parse_nanos
 from kplan.validation.field import (
     FieldError,
     check,
-    dns1123_label,
-    dns1123_subdomain,
     duplicate,
     forbidden,
     integer,
     invalid,
-    label_value,
     nonnegative,
     not_supported,
-    qualified_name,
     required,
     string,
     validate_annotations,

@@ -14,12 +14,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from kplan.model.name_rules import dns1123_label, dns1123_subdomain
 from kplan.validation.core import as_list, as_map, quantity, validate_meta
 from kplan.validation.field import (
     FieldError,
     check,
-    dns1123_label,
-    dns1123_subdomain,
     duplicate,
     integer,
     invalid,

@@ -9,12 +9,11 @@ does; a whole object or map as a value is printed as JSON.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kplan.model.selector_syntax import label_value_errors, qualified_name_errors
+from kplan.model.name_rules import label_value, qualified_name
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -79,61 +78,6 @@ def wrong_type(path: str, value: Any, expected: str) -> FieldError:
 
 
 # ------------------------------------------------------------------------------ names and labels
-
-_DNS1123_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN = _DNS1123_LABEL + r"(\." + _DNS1123_LABEL + r")*"
-_DNS1035_LABEL = r"[a-z]([-a-z0-9]*[a-z0-9])?"
-_RE_LABEL = re.compile(_DNS1123_LABEL)
-_RE_SUBDOMAIN = re.compile(_DNS1123_SUBDOMAIN)
-_RE_1035 = re.compile(_DNS1035_LABEL)
-
-
-def regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    return msg + " (e.g. " + " or ".join(f"'{e}', " for e in examples) + f"regex used for validation is '{fmt}')"
-
-
-def max_len_error(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-def dns1123_label(value: str) -> list[str]:
-    errs = [max_len_error(63)] if len(value) > 63 else []
-    if not _RE_LABEL.fullmatch(value):
-        errs.append(regex_error("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
-                                "'-', and must start and end with an alphanumeric character", _DNS1123_LABEL,
-                                "my-name", "123-abc"))
-    return errs
-
-
-def dns1123_subdomain(value: str) -> list[str]:
-    errs = [max_len_error(253)] if len(value) > 253 else []
-    if not _RE_SUBDOMAIN.fullmatch(value):
-        errs.append(regex_error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                                "'-' or '.', and must start and end with an alphanumeric character",
-                                _DNS1123_SUBDOMAIN, "example.com"))
-    return errs
-
-
-def dns1035_label(value: str) -> list[str]:
-    errs = [max_len_error(63)] if len(value) > 63 else []
-    if not _RE_1035.fullmatch(value):
-        errs.append(regex_error("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
-                                "with an alphabetic character, and end with an alphanumeric character",
-                                _DNS1035_LABEL, "my-name", "abc-123"))
-    return errs
-
-
-def qualified_name(value: str) -> list[str]:
-    """IsQualifiedName: label keys, annotation keys, topology keys, resource names."""
-    return qualified_name_errors(value)
-
-
-def label_value(value: str) -> list[str]:
-    """IsValidLabelValue."""
-    return label_value_errors(value)
-
 
 def check(path: str, value: str, rule: Any) -> list[FieldError]:
     """The rule's complaints about ``value`` as one field error (joined as the API server joins them)."""

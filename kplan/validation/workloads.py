@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kplan.model.name_rules import dns1123_label
 from kplan.validation.core import (
     ACCESS_MODES,
     Errors,
@@ -26,7 +27,6 @@ from kplan.validation.core import (
 )
 from kplan.validation.field import (
     Printed,
-    dns1123_label,
     integer,
     invalid,
     nonnegative,

@@ -12,98 +12,15 @@ from typing import Any
 
 from celpy import celtypes
 
+from kplan.model.name_rules import (
+    dns1035_label,
+    dns1123_label,
+    dns1123_subdomain,
+    label_value,
+    qualified_name,
+)
 from kplan.plugins.dra.cellib import LibraryError, Optional
 from kplan.plugins.dra.celnet import check_request_uri
-
-
-def _max_len(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
-              "start and end with an alphanumeric character")
-_SUBDOMAIN_FMT = _LABEL_FMT + "(\\." + _LABEL_FMT + ")*"
-_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                  "and must start and end with an alphanumeric character")
-_DNS1035_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-                "alphabetic character, and end with an alphanumeric character")
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-_LABEL_VALUE_FMT = "(" + _QNAME_FMT + ")?"
-_LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-                    "and must start and end with an alphanumeric character")
-
-
-def _matches(fmt: str, value: str) -> bool:
-    return re.fullmatch(fmt, value, flags=re.ASCII) is not None
-
-
-def _size(value: str) -> int:
-    """Go's len: bytes."""
-    return len(value.encode())
-
-
-def dns1123_label(value: str) -> list[str]:
-    errs = [_max_len(63)] if _size(value) > 63 else []
-    if not _matches(_LABEL_FMT, value):
-        if _matches(_SUBDOMAIN_FMT, value):
-            errs.append("must not contain dots")
-        else:
-            errs.append(_regex_error(_LABEL_MSG, _LABEL_FMT, "my-name", "123-abc"))
-    return errs
-
-
-def dns1123_subdomain(value: str) -> list[str]:
-    errs = [_max_len(253)] if _size(value) > 253 else []
-    if not _matches(_SUBDOMAIN_FMT, value):
-        errs.append(_regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def dns1035_label(value: str) -> list[str]:
-    errs = [_max_len(63)] if _size(value) > 63 else []
-    if not _matches(_DNS1035_FMT, value):
-        errs.append(_regex_error(_DNS1035_MSG, _DNS1035_FMT, "my-name", "abc-123"))
-    return errs
-
-
-def qualified_name(value: str) -> list[str]:
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if prefix == "":
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in dns1123_subdomain(prefix))
-    else:
-        return ["a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if name == "":
-        errs.append("name part must be non-empty")
-    elif _size(name) > 63:
-        errs.append("name part " + _max_len(63))
-    if not _matches(_QNAME_FMT, name):
-        errs.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def label_value(value: str) -> list[str]:
-    errs = [_max_len(63)] if _size(value) > 63 else []
-    if not _matches(_LABEL_VALUE_FMT, value):
-        errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
 
 
 def _prefixed(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:

@@ -42,14 +42,10 @@ from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, PreScorePlugin, ScoreExplainer, ScorePlugin
 from kplan.framework.status import OK, Status, skip
+from kplan.model.name_rules import label_value, qualified_name
 from kplan.model.objects import Pod
 from kplan.model.parse import Where
-from kplan.model.selector_syntax import (
-    SelectorSyntaxError,
-    label_value_errors,
-    parse_selector,
-    qualified_name_errors,
-)
+from kplan.model.selector_syntax import SelectorSyntaxError, parse_selector
 from kplan.model.selectors import LabelSelector
 from kplan.plugins.extra.common import as_int, as_mapping, as_str, check_fields
 from kplan.plugins.helper import PluginBase
@@ -95,13 +91,13 @@ def validate_args(args: NetworkLatencyArgs) -> list[str]:
     if not args.topology_key:
         errs.append("topologyKey: Required value")
     else:
-        problems = qualified_name_errors(args.topology_key)
+        problems = qualified_name(args.topology_key)
         if problems:
             errs.append(f'topologyKey: Invalid value: "{args.topology_key}": {"; ".join(problems)}')
     first: dict[tuple[str, str], tuple[int, str]] = {}
     for a, b, ms, path in args.entries:
         for domain in dict.fromkeys((a, b)):
-            problems = label_value_errors(domain)
+            problems = label_value(domain)
             if problems:
                 errs.append(f'{path}: Invalid value: "{domain}": {"; ".join(problems)}')
         if ms < 0:

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kplan.model.selector_syntax import (
-    SelectorSyntaxError,
-    label_value_errors,
-    parse_selector,
-    qualified_name_errors,
-)
+from kplan.model.name_rules import label_value, qualified_name
+from kplan.model.selector_syntax import SelectorSyntaxError, parse_selector
 from kplan.model.selectors import Requirement
 
 PARSES = [
@@ -101,10 +97,10 @@ def test_errors(text: str, message: str) -> None:
                          ids=["plain", "prefixed", "two slashes", "empty prefix", "leading dash", "63 characters",
                               "64 characters"])
 def test_qualified_names(name: str, ok: bool) -> None:
-    assert (qualified_name_errors(name) == []) is ok
+    assert (qualified_name(name) == []) is ok
 
 
 @pytest.mark.parametrize("value,ok", [("", True), ("zone-a", True), ("a b", False), ("x" * 64, False)],
                          ids=["empty", "plain", "space", "too long"])
 def test_label_values(value: str, ok: bool) -> None:
-    assert (label_value_errors(value) == []) is ok
+    assert (label_value(value) == []) is ok
