@@ -504,6 +504,17 @@ def _valid_encoded(s: str, mode: str) -> bool:
     return True
 
 
+def _raw_stands_for(raw: str, decoded: str, mode: str) -> bool:
+    """Go's EscapedPath and EscapedFragment keep the raw form when it is validly encoded and
+    unescapes to the decoded one."""
+    if not raw or not _valid_encoded(raw, mode):
+        return False
+    try:
+        return _unescape(raw, mode) == decoded
+    except LibraryError:
+        return False
+
+
 class URL:
     """A ``kubernetes.URL`` value: the parts Go's url.Parse gives."""
 
@@ -529,23 +540,15 @@ class URL:
         return f"url({self})"
 
     def escaped_path(self) -> str:
-        if self.raw_path and _valid_encoded(self.raw_path, _PATH):
-            try:
-                if _unescape(self.raw_path, _PATH) == self.path:
-                    return self.raw_path
-            except LibraryError:
-                pass
+        if _raw_stands_for(self.raw_path, self.path, _PATH):
+            return self.raw_path
         if self.path == "*":
             return "*"
         return _escape(self.path, _PATH)
 
     def escaped_fragment(self) -> str:
-        if self.raw_fragment and _valid_encoded(self.raw_fragment, _FRAGMENT):
-            try:
-                if _unescape(self.raw_fragment, _FRAGMENT) == self.fragment:
-                    return self.raw_fragment
-            except LibraryError:
-                pass
+        if _raw_stands_for(self.raw_fragment, self.fragment, _FRAGMENT):
+            return self.raw_fragment
         return _escape(self.fragment, _FRAGMENT)
 
     def split_host(self) -> tuple[str, str]:
