@@ -568,39 +568,6 @@ class _PodResources:
         self.score_cpu, self.score_mem = score_cpu, score_mem
 
 
-#: resource fingerprint of a pod spec → its _PodResources; the pods of one template share one
-_POD_RESOURCES: dict[tuple[Any, ...], _PodResources] = {}
-_POD_RESOURCES_KEPT = 4096
-
-
-def _resource_fingerprint(spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
-    """Everything _pod_resources reads, as a hashable value (repr of JSON-like data is faithful:
-    two specs with one fingerprint give the same resources). None for a spec too malformed to
-    fingerprint, which the uncached path then reports."""
-    try:
-        return (repr(spec.get("resources")), repr(spec.get("overhead")),
-                tuple((repr(c.get("resources")), repr(c.get("restartPolicy")))
-                      for c in spec.get("containers") or ()),
-                tuple((repr(c.get("resources")), repr(c.get("restartPolicy")))
-                      for c in spec.get("initContainers") or ()))
-    except (AttributeError, TypeError):
-        return None
-
-
-def _cached_pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
-    # a cluster's running pods are mostly replicas: parsing their quantities and aggregating
-    # their containers once per template saves a good part of loading 150,000 pods
-    key = _resource_fingerprint(spec)
-    found = _POD_RESOURCES.get(key) if key is not None else None
-    if found is None:
-        found = _pod_resources(spec, where)
-        if key is not None:
-            if len(_POD_RESOURCES) >= _POD_RESOURCES_KEPT:
-                _POD_RESOURCES.clear()
-            _POD_RESOURCES[key] = found
-    return found
-
-
 def _pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
     containers, inits = _containers(spec, where)
     pres = _map(spec.get("resources"), where, "spec.resources")
@@ -637,9 +604,8 @@ def _pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
 
 
 
-def _pod_claims(spec: Mapping[str, Any], status: Mapping[str, Any], where: Where
-                ) -> tuple[tuple[PodClaim, ...], tuple[tuple[str, str | None], ...]]:
-    """``spec.resourceClaims`` and ``status.resourceClaimStatuses`` (name → claim name or None)."""
+def _spec_claims(spec: Mapping[str, Any], where: Where) -> tuple[PodClaim, ...]:
+    """``spec.resourceClaims``, in order."""
     claims = []
     for i, c in enumerate(_list(spec.get("resourceClaims"), where, "spec.resourceClaims")):
         m = _map(c, where, f"spec.resourceClaims[{i}]")
@@ -647,13 +613,116 @@ def _pod_claims(spec: Mapping[str, Any], status: Mapping[str, Any], where: Where
                                _str(m.get("resourceClaimName"), where, f"spec.resourceClaims[{i}].resourceClaimName"),
                                _str(m.get("resourceClaimTemplateName"), where,
                                     f"spec.resourceClaims[{i}].resourceClaimTemplateName")))
+    return tuple(claims)
+
+
+def _claim_statuses(status: Mapping[str, Any], where: Where) -> tuple[tuple[str, str | None], ...]:
+    """``status.resourceClaimStatuses``: (pod claim name, claim name or None), in order."""
     statuses: list[tuple[str, str | None]] = []
     for i, st in enumerate(_list(status.get("resourceClaimStatuses"), where, "status.resourceClaimStatuses")):
         m = _map(st, where, f"status.resourceClaimStatuses[{i}]")
         cn = m.get("resourceClaimName")
         statuses.append((_str(m.get("name"), where, f"status.resourceClaimStatuses[{i}].name"),
                          None if cn is None else _str(cn, where, f"status.resourceClaimStatuses[{i}].resourceClaimName")))
-    return tuple(claims), tuple(statuses)
+    return tuple(statuses)
+
+
+class _SpecFields:
+    """What a pod's spec gives the scheduler, apart from its node: the same for every replica of a
+    template (parsed values are immutable, so replicas share them; requests and limits are copied
+    per pod, each pod its own dicts as if parsed alone). Parsed in two steps, ``__init__`` and
+    ``finish``, so that a pod's first error is the one the fields' order gives (parse_pod parses
+    the pod's own metadata and status fields between them)."""
+
+    __slots__ = ("resources", "required_na", "preferred_na", "aff_req", "aff_pref", "anti_req", "anti_pref",
+                 "images", "gates", "claims", "scheduler_name", "priority", "priority_class_name",
+                 "preemption_policy", "host_ports", "node_selector", "tolerations", "spread", "volumes")
+
+    def __init__(self, spec: Mapping[str, Any], labels: Mapping[str, str], where: Where) -> None:
+        self.resources = _pod_resources(spec, where)
+        affinity = _map(spec.get("affinity"), where, "spec.affinity")
+        self.required_na: NodeSelector | None = None
+        self.preferred_na: tuple[PreferredSchedulingTerm, ...] = ()
+        self.aff_req: tuple[PodAffinityTerm, ...] = ()
+        self.anti_req: tuple[PodAffinityTerm, ...] = ()
+        self.aff_pref: tuple[WeightedPodAffinityTerm, ...] = ()
+        self.anti_pref: tuple[WeightedPodAffinityTerm, ...] = ()
+        if affinity:
+            self.required_na, self.preferred_na = parse_node_affinity(affinity.get("nodeAffinity"), where,
+                                                                      "spec.affinity.nodeAffinity")
+            self.aff_req, self.aff_pref = _affinity_terms(
+                _map(affinity.get("podAffinity"), where, "spec.affinity.podAffinity"), where,
+                "spec.affinity.podAffinity", labels)
+            self.anti_req, self.anti_pref = _affinity_terms(
+                _map(affinity.get("podAntiAffinity"), where, "spec.affinity.podAntiAffinity"), where,
+                "spec.affinity.podAntiAffinity", labels)
+        self.images = tuple(str(_map(c, where, "spec").get("image") or "")
+                            for field in ("initContainers", "containers")
+                            for c in _list(spec.get(field), where, f"spec.{field}"))
+        self.gates = tuple(_str(_map(g, where, "spec.schedulingGates").get("name"), where, "spec.schedulingGates.name")
+                           for g in _list(spec.get("schedulingGates"), where, "spec.schedulingGates"))
+        self.claims = _spec_claims(spec, where)
+
+    def finish(self, spec: Mapping[str, Any], labels: Mapping[str, str], name: str, where: Where) -> _SpecFields:
+        self.scheduler_name = _str(spec.get("schedulerName"), where, "spec.schedulerName") or "default-scheduler"
+        self.priority = _int(spec.get("priority"), where, "spec.priority")
+        self.priority_class_name = _str(spec.get("priorityClassName"), where, "spec.priorityClassName")
+        self.preemption_policy = (_str(spec.get("preemptionPolicy"), where, "spec.preemptionPolicy")
+                                  or "PreemptLowerPriority")
+        self.host_ports = _host_ports(spec, where)
+        self.node_selector = _labels(spec.get("nodeSelector"), where, "spec.nodeSelector")
+        self.tolerations = parse_tolerations(spec.get("tolerations"), where, "spec.tolerations")
+        self.spread = parse_spread_constraints(spec.get("topologySpreadConstraints"), where,
+                                               "spec.topologySpreadConstraints", labels)
+        self.volumes = _volumes(spec, name, where)
+        return self
+
+
+#: spec fingerprint → its _SpecFields: a cluster's running pods are mostly replicas, and parsing
+#: each template once saves most of the parsing of 150,000 pods
+_SPEC_FIELDS: dict[str, _SpecFields] = {}
+_SPEC_FIELDS_KEPT = 4096
+
+
+def _spec_fingerprint(spec: Mapping[str, Any], raw_labels: Any, name: str) -> str | None:
+    """Everything _SpecFields reads, as one string: the repr of JSON-like data is faithful, so two
+    pods with one fingerprint parse to the same fields. The pod's labels count only where
+    matchLabelKeys may read them (pod affinity, spread constraints), its name only where an
+    ephemeral volume's claim is named after it. None for a spec too malformed to fingerprint,
+    which the uncached path then reports."""
+    try:
+        get = spec.get
+        containers = [(c.get("resources"), c.get("restartPolicy"), c.get("image"), c.get("ports"))
+                      for c in get("containers") or ()]
+        inits = [(c.get("resources"), c.get("restartPolicy"), c.get("image"), c.get("ports"))
+                 for c in get("initContainers") or ()]
+        volumes = get("volumes")
+        affinity, spread = get("affinity"), get("topologySpreadConstraints")
+        ephemeral = any(type(v) is dict and "ephemeral" in v for v in volumes or ())
+        return repr((get("resources"), get("overhead"), containers, inits, affinity, spread, volumes,
+                     get("schedulingGates"), get("resourceClaims"), get("priority"), get("schedulerName"),
+                     get("priorityClassName"), get("preemptionPolicy"), get("nodeSelector"), get("tolerations"),
+                     raw_labels if affinity or spread else None, name if ephemeral else None))
+    except (AttributeError, TypeError):
+        return None
+
+
+#: repr of metadata.ownerReferences → the parsed owners (replicas share their owner)
+_OWNERS: dict[str, tuple[OwnerRef, ...]] = {}
+
+
+def _cached_owners(md: Mapping[str, Any], where: Where) -> tuple[OwnerRef, ...]:
+    raw = md.get("ownerReferences")
+    if not raw:
+        return _owners(md, where)
+    key = repr(raw)
+    found = _OWNERS.get(key)
+    if found is None:
+        found = _owners(md, where)
+        if len(_OWNERS) >= _SPEC_FIELDS_KEPT:
+            _OWNERS.clear()
+        _OWNERS[key] = found
+    return found
 
 
 def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False) -> Pod:
@@ -665,64 +734,56 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
     where = Where(source, "Pod", f"{ns}/{name}")
     spec = _map(d.get("spec"), where, "spec")
     status = _map(d.get("status"), where, "status")
-    labels = _labels(md.get("labels"), where, "metadata.labels")
-
-    resources = _cached_pod_resources(spec, where)
-    affinity = _map(spec.get("affinity"), where, "spec.affinity")
-    required_na: NodeSelector | None = None
-    preferred_na: tuple[PreferredSchedulingTerm, ...] = ()
-    aff_req: tuple[PodAffinityTerm, ...] = ()
-    anti_req: tuple[PodAffinityTerm, ...] = ()
-    aff_pref: tuple[WeightedPodAffinityTerm, ...] = ()
-    anti_pref: tuple[WeightedPodAffinityTerm, ...] = ()
-    if affinity:
-        required_na, preferred_na = parse_node_affinity(affinity.get("nodeAffinity"), where,
-                                                        "spec.affinity.nodeAffinity")
-        aff_req, aff_pref = _affinity_terms(_map(affinity.get("podAffinity"), where, "spec.affinity.podAffinity"),
-                                            where, "spec.affinity.podAffinity", labels)
-        anti_req, anti_pref = _affinity_terms(_map(affinity.get("podAntiAffinity"), where,
-                                                   "spec.affinity.podAntiAffinity"),
-                                              where, "spec.affinity.podAntiAffinity", labels)
-    images = tuple(str(_map(c, where, "spec").get("image") or "")
-                   for field in ("initContainers", "containers")
-                   for c in _list(spec.get(field), where, f"spec.{field}"))
-    gates = tuple(_str(_map(g, where, "spec.schedulingGates").get("name"), where, "spec.schedulingGates.name")
-                  for g in _list(spec.get("schedulingGates"), where, "spec.schedulingGates"))
-    claims, claim_statuses = _pod_claims(spec, status, where)
-    prio = spec.get("priority")
+    raw_labels = md.get("labels")
+    labels = _labels(raw_labels, where, "metadata.labels")
+    key = _spec_fingerprint(spec, raw_labels, name)
+    fields = _SPEC_FIELDS.get(key) if key is not None else None
+    parsed = fields is None
+    if fields is None:
+        fields = _SpecFields(spec, labels, where)
+    claim_statuses = _claim_statuses(status, where)
+    annotations = _labels(md.get("annotations"), where, "metadata.annotations")
+    owners = _cached_owners(md, where)
+    node_name = _str(spec.get("nodeName"), where, "spec.nodeName")
+    if parsed:
+        fields.finish(spec, labels, name, where)
+        if key is not None:
+            if len(_SPEC_FIELDS) >= _SPEC_FIELDS_KEPT:
+                _SPEC_FIELDS.clear()
+            _SPEC_FIELDS[key] = fields
+    resources = fields.resources
     return Pod(
         namespace=ns,
         name=name,
         uid=str(md.get("uid") or f"{ns}/{name}"),
         labels=labels,
-        annotations=_labels(md.get("annotations"), where, "metadata.annotations"),
-        owners=_owners(md, where),
-        node_name=_str(spec.get("nodeName"), where, "spec.nodeName"),
-        scheduler_name=_str(spec.get("schedulerName"), where, "spec.schedulerName") or "default-scheduler",
-        priority=_int(prio, where, "spec.priority"),
-        priority_class_name=_str(spec.get("priorityClassName"), where, "spec.priorityClassName"),
-        preemption_policy=_str(spec.get("preemptionPolicy"), where, "spec.preemptionPolicy") or "PreemptLowerPriority",
+        annotations=annotations,
+        owners=owners,
+        node_name=node_name,
+        scheduler_name=fields.scheduler_name,
+        priority=fields.priority,
+        priority_class_name=fields.priority_class_name,
+        preemption_policy=fields.preemption_policy,
         requests=dict(resources.requests),   # each pod its own dicts, as if parsed alone
         nonzero_cpu=resources.nonzero_cpu,
         nonzero_mem=resources.nonzero_mem,
         score_cpu=resources.score_cpu,
         score_mem=resources.score_mem,
         limits=dict(resources.limits),
-        host_ports=_host_ports(spec, where),
-        node_selector=_labels(spec.get("nodeSelector"), where, "spec.nodeSelector"),
-        required_node_affinity=required_na,
-        preferred_node_affinity=preferred_na,
-        tolerations=parse_tolerations(spec.get("tolerations"), where, "spec.tolerations"),
-        affinity_required=aff_req,
-        affinity_preferred=aff_pref,
-        anti_affinity_required=anti_req,
-        anti_affinity_preferred=anti_pref,
-        spread_constraints=parse_spread_constraints(spec.get("topologySpreadConstraints"), where,
-                                                    "spec.topologySpreadConstraints", labels),
-        scheduling_gates=gates,
-        images=images,
-        volumes=_volumes(spec, name, where),
-        resource_claims=claims,
+        host_ports=fields.host_ports,
+        node_selector=fields.node_selector,
+        required_node_affinity=fields.required_na,
+        preferred_node_affinity=fields.preferred_na,
+        tolerations=fields.tolerations,
+        affinity_required=fields.aff_req,
+        affinity_preferred=fields.aff_pref,
+        anti_affinity_required=fields.anti_req,
+        anti_affinity_preferred=fields.anti_pref,
+        spread_constraints=fields.spread,
+        scheduling_gates=fields.gates,
+        images=fields.images,
+        volumes=fields.volumes,
+        resource_claims=fields.claims,
         claim_statuses=claim_statuses,
         start_time=parse_time(status.get("startTime"), where, "status.startTime"),
         creation_time=parse_time(md.get("creationTimestamp"), where, "metadata.creationTimestamp"),
