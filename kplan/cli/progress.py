@@ -7,9 +7,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kplan.io.kube import Kind, ProgressSink
+if TYPE_CHECKING:  # the live-cluster reader is imported only by the commands that read one
+    from kplan.io.kube import Kind, ProgressSink
 
 
 class RichListProgress:

@@ -14,7 +14,7 @@ line stays in the log, and ``-o markdown`` into ``$GITHUB_STEP_SUMMARY`` lists t
 from __future__ import annotations
 
 from kplan.cli.render import Document, RenderOptions
-from kplan.cli.render.table import simulation_summary
+from kplan.cli.render.summary import simulation_summary
 from kplan.report.check import EVICTED, problems
 
 _TITLES = {

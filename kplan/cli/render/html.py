@@ -19,7 +19,7 @@ from functools import cache
 from typing import Any
 
 from kplan.cli.render import Document, RenderOptions
-from kplan.cli.render.table import short_reason
+from kplan.cli.render.summary import short_reason
 from kplan.errors import InputError
 
 #: nodes drawn one bar each; a larger cluster is drawn per pool
@@ -196,14 +196,14 @@ def _page(template: str, title: str, doc: Document, **context: Any) -> str:
 # ------------------------------------------------------------------------------ documents
 
 def simulation_html(doc: Document, opts: RenderOptions) -> str:
-    from kplan.cli.render.table import simulation_summary
+    from kplan.cli.render.summary import simulation_summary
 
     return _page("simulation.html.j2", "kplan simulate", doc, summary=simulation_summary(doc),
                  reasons=pending_by_reason(doc["pods"]), nodes=_nodes_section(doc))
 
 
 def whatif_html(doc: Document, opts: RenderOptions) -> str:
-    from kplan.cli.render.table import simulation_summary
+    from kplan.cli.render.summary import simulation_summary
 
     return _page("whatif.html.j2", "kplan whatif", doc, before=simulation_summary(doc["before"]),
                  after=simulation_summary(doc["after"]), reasons=pending_by_reason(doc["after"]["pods"]),

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kplan.cli.render import Document, RenderOptions
-from kplan.cli.render.table import simulation_summary
+from kplan.cli.render.summary import simulation_summary
 from kplan.report.check import NOT_RUNNING, failed, simulation_of
 
 #: the most rows a table shows unless RenderOptions.full

@@ -16,36 +16,7 @@ from tabulate import tabulate
 from kplan.cli.render import Document, RenderOptions
 from kplan.cli.render.layout import table, usage, wrap
 from kplan.cli.render.style import bar, paint, status_style
-
-#: how much of the FitError the narrow table shows: kube-scheduler's sentence without the
-#: preemption and DRA postscripts (``-o wide`` shows the whole message)
-_POSTSCRIPTS = (" no new claims to deallocate", " still not schedulable, preemption:",
-                " deallocation of ResourceClaim completed, preemption:", " preemption:")
-
-
-def short_reason(message: str | None) -> str:
-    if not message:
-        return ""
-    for cut in _POSTSCRIPTS:
-        message = message.split(cut)[0]
-    return message
-
-
-def simulation_summary(doc: Document) -> str:
-    """One sentence: how many pending pods were scheduled, unschedulable, …, on how many nodes."""
-    s = doc["summary"]
-    text = f"{s['pending']} pending pod{'s' if s['pending'] != 1 else ''}: {s['scheduled']} scheduled, " \
-        f"{s['unschedulable']} unschedulable"
-    if s["gated"]:
-        text += f", {s['gated']} gated"
-    if s.get("notCreated"):
-        text += f", {s['notCreated']} not created"
-    if s["preempted"]:
-        text += f"; {s['preempted']} pod{'s' if s['preempted'] != 1 else ''} preempted"
-    gone = s.get("replaced", 0)
-    if gone:
-        text += f"; {gone} running pod{'s' if gone != 1 else ''} replaced"
-    return text + f" ({s['nodes']} nodes)."
+from kplan.cli.render.summary import short_reason, simulation_summary
 
 
 def _headers(names: list[str], color: bool) -> list[str]:
