@@ -687,9 +687,9 @@ _SPEC_FIELDS_KEPT = 4096
 def _spec_fingerprint(spec: Mapping[str, Any], raw_labels: Any, name: str) -> str | None:
     """Everything _SpecFields reads, as one string: the repr of JSON-like data is faithful, so two
     pods with one fingerprint parse to the same fields. The pod's labels count only where
-    matchLabelKeys may read them (pod affinity, spread constraints), its name only where an
-    ephemeral volume's claim is named after it. None for a spec too malformed to fingerprint,
-    which the uncached path then reports."""
+    matchLabelKeys or mismatchLabelKeys may read them (pod affinity, spread constraints), its name
+    only where an ephemeral volume's claim is named after it. None for a spec too malformed to
+    fingerprint, which the uncached path then reports."""
     try:
         get = spec.get
         containers = [(c.get("resources"), c.get("restartPolicy"), c.get("image"), c.get("ports"))
@@ -697,14 +697,15 @@ def _spec_fingerprint(spec: Mapping[str, Any], raw_labels: Any, name: str) -> st
         inits = [(c.get("resources"), c.get("restartPolicy"), c.get("image"), c.get("ports"))
                  for c in get("initContainers") or ()]
         volumes = get("volumes")
-        affinity, spread = get("affinity"), get("topologySpreadConstraints")
         ephemeral = any(type(v) is dict and "ephemeral" in v for v in volumes or ())
-        return repr((get("resources"), get("overhead"), containers, inits, affinity, spread, volumes,
-                     get("schedulingGates"), get("resourceClaims"), get("priority"), get("schedulerName"),
-                     get("priorityClassName"), get("preemptionPolicy"), get("nodeSelector"), get("tolerations"),
-                     raw_labels if affinity or spread else None, name if ephemeral else None))
+        key = repr((get("resources"), get("overhead"), containers, inits, get("affinity"),
+                    get("topologySpreadConstraints"), volumes, get("schedulingGates"), get("resourceClaims"),
+                    get("priority"), get("schedulerName"), get("priorityClassName"), get("preemptionPolicy"),
+                    get("nodeSelector"), get("tolerations"), name if ephemeral else None))
     except (AttributeError, TypeError):
         return None
+    # a string that merely contains the word costs only a miss; a field that reads labels always has it
+    return key + repr(raw_labels) if "LabelKeys" in key else key
 
 
 #: repr of metadata.ownerReferences → the parsed owners (replicas share their owner)
