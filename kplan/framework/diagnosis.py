@@ -12,6 +12,9 @@ import numpy as np
 
 from kplan.framework.status import REASONS, Code, Status
 
+#: rejected rows up to which record_outcome collects their plugins in a set rather than counting
+_FEW = 256
+
 
 class Diagnosis:
     """NodeToStatus of one cycle: explicit statuses of rejected nodes, and one status for the rest."""
@@ -69,13 +72,18 @@ class Diagnosis:
         else:
             mapping = np.array([self._plugin_index(n) for n in names] + [-1], dtype=np.int16)
             self.plugins[rows] = mapping[plugins]
-        # which plugins rejected something: a count per plugin index (-1, no plugin, shifted to 0)
-        for p in np.bincount(plugins.astype(np.intp) + 1)[1:].nonzero()[0].tolist():
+        # which plugins rejected something: a set of a few indexes, a count per index of many
+        # (-1, no plugin, shifted to 0)
+        if len(plugins) <= _FEW:
+            found = sorted(set(plugins.tolist()) - {-1})
+        else:
+            found = np.bincount(plugins.astype(np.intp) + 1)[1:].nonzero()[0].tolist()
+        for p in found:
             self.unschedulable_plugins.add(names[p])
 
     @property
     def num_recorded(self) -> int:
-        return int(self.recorded.sum())
+        return int(np.count_nonzero(self.recorded))
 
     def get(self, row: int) -> Status:
         if not self.recorded[row]:

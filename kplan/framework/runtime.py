@@ -303,10 +303,12 @@ class FilterOutcome:
         """The verdicts at ``which`` (positions or a mask)."""
         return FilterOutcome(self.rows[which], self.codes[which], self.reasons[which], self.plugins[which])
 
-    def concat(self, other: FilterOutcome) -> FilterOutcome:
-        return FilterOutcome(np.concatenate([self.rows, other.rows]), np.concatenate([self.codes, other.codes]),
-                             np.concatenate([self.reasons, other.reasons]),
-                             np.concatenate([self.plugins, other.plugins]))
+    @classmethod
+    def join(cls, parts: Sequence[FilterOutcome]) -> FilterOutcome:
+        """The verdicts of ``parts`` one after the other."""
+        return cls(np.concatenate([p.rows for p in parts]), np.concatenate([p.codes for p in parts]),
+                   np.concatenate([p.reasons for p in parts]), np.concatenate([p.plugins for p in parts]))
+
 
 
 @dataclass(frozen=True)
@@ -339,6 +341,10 @@ _SKIPPED = object()   # a plugin PreFilter skipped, in a signature
 _FIXED_KEY = "kplan/FixedFilterVerdicts"
 #: signatures kept per node table (each holds three arrays of the table's length)
 _FIXED_SIGNATURES_KEPT = 1024
+#: the cycle state's record of the pod's fixed-filter signature, once fixed_filters_share hashed it
+_SIGNATURE_KEY = "kplan/FixedFilterSignature"
+#: sets of skipped plugins whose active filter lists are kept
+_ACTIVE_SETS_KEPT = 1024
 
 
 class Framework:
@@ -420,6 +426,8 @@ class Framework:
         self._fixed_count = len(self._fixed_filters)
         self._fixed: weakref.WeakKeyDictionary[NodeTable, dict[tuple[Hashable, ...], _FixedVerdicts | None]] = (
             weakref.WeakKeyDictionary())
+        #: (plugins PreFilter skipped, first, last) → the filters that run (_active_filters)
+        self._active_of: dict[tuple[frozenset[str], int, int], tuple[tuple[int, FilterPlugin], ...]] = {}
 
     # ------------------------------------------------------------------ queue points
 
@@ -485,25 +493,36 @@ class Framework:
         rejected position's verdict and plugin index into ``codes``/``reasons``/``plugins``."""
         if len(pending) == 0:
             return
+        active = self._active_filters(state.skip_filter, first, len(self.filter_plugins) if last is None else last)
         sub = rows if len(pending) == len(rows) else rows.take(pending)
-        skip = state.skip_filter
-        for k in range(first, len(self.filter_plugins) if last is None else last):
-            pl = self.filter_plugins[k]
-            if pl.name in skip:
-                continue
+        for i, (k, pl) in enumerate(active):
             v = pl.filter(state, pod, table, sub)
             if not v.any_rejected:
                 continue
             bad = v.codes != 0
-            if bad.any():
-                pos = pending[bad]
+            pos = pending[bad]
+            if len(pos):
                 codes[pos] = v.codes[bad]
                 reasons[pos] = v.reasons[bad]
                 plugins[pos] = k
                 pending = pending[~bad]
                 if len(pending) == 0:
                     return
-                sub = rows.take(pending)
+                if i + 1 < len(active):
+                    sub = rows.take(pending)
+
+    def _active_filters(self, skip: set[str], first: int, last: int) -> tuple[tuple[int, FilterPlugin], ...]:
+        """The Filter plugins ``first:last`` that PreFilter did not skip, with their indexes: a
+        cycle's filtering passes run these, and the last of them leaves the rows it passes as
+        they are rather than taking them for a plugin that does not run."""
+        key = (frozenset(skip), first, last)
+        found = self._active_of.get(key)
+        if found is None:
+            if len(self._active_of) >= _ACTIVE_SETS_KEPT:
+                self._active_of.clear()
+            found = self._active_of[key] = tuple(
+                (k, self.filter_plugins[k]) for k in range(first, last) if self.filter_plugins[k].name not in skip)
+        return found
 
     @property
     def fixed_filter_count(self) -> int:
@@ -541,7 +560,10 @@ class Framework:
         kept: tuple[tuple[Hashable, ...], NodeTable, _FixedVerdicts] | None = state.data.get(_FIXED_KEY)
         if kept is not None and kept[1] is table:
             return kept[2]
-        signature = kept[0] if kept is not None else self._fixed_signature(state, pod)
+        if kept is not None:
+            signature = kept[0]
+        else:
+            signature = state.data.get(_SIGNATURE_KEY) or self._fixed_signature(state, pod)
         per_table = self._fixed.get(table)
         if per_table is None:
             per_table = self._fixed[table] = {}
@@ -570,7 +592,8 @@ class Framework:
         to filter at once, never a verdict."""
         if not self._fixed_count:
             return 1.0
-        fixed = self._fixed.get(table, {}).get(self._fixed_signature(state, pod))
+        signature = state.data[_SIGNATURE_KEY] = self._fixed_signature(state, pod)
+        fixed = self._fixed.get(table, {}).get(signature)
         return fixed.passing if fixed is not None else 1.0
 
     def add_pod_to_state(self, state: CycleState, pod: Pod, other: Pod, table: NodeTable, row: int) -> None:

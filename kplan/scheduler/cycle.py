@@ -160,7 +160,7 @@ class Scheduler:
             share = fw.fixed_filters_share(state, pod, table)
             if share < 0.75:
                 chunk = min(n, int(chunk / max(share, 0.01)))
-        outcome = FilterOutcome.empty()
+        parts: list[FilterOutcome] = []
         found = 0
         pos = 0
         while pos < n:
@@ -170,17 +170,22 @@ class Scheduler:
             if found + len(ok) > k:
                 # the (k+1)-th feasible node is examined but neither kept nor counted
                 cut = int(ok[k - found])
-                out = FilterOutcome(out.rows[:cut], out.codes[:cut], out.reasons[:cut], out.plugins[:cut])
-                outcome = outcome.concat(out)
+                parts.append(FilterOutcome(out.rows[:cut], out.codes[:cut], out.reasons[:cut], out.plugins[:cut]))
+                # the first k - found feasible positions of this part are the ones kept
+                ok = ok[:k - found]
                 break
             found += len(ok)
-            outcome = outcome.concat(out)
+            parts.append(out)
             pos += chunk
             # size the next chunk from the feasible share seen so far, so that a pod most nodes
             # reject is not filtered in many small calls
             seen = pos
             chunk = max(64, int((k + 1 - found) * seen / max(found, 1) * 1.25))
+        # the usual cycle filters once: its outcome and feasible rows need no concatenation
+        outcome = parts[0] if len(parts) == 1 else FilterOutcome.join(parts)
         diagnosis.record_outcome(outcome.rows, outcome.codes, outcome.reasons, outcome.plugins, fw.filter_names)
+        if len(parts) == 1:
+            return out.rows.take(ok), outcome
         return outcome.rows[outcome.codes == 0], outcome
 
     def _percentage(self, fw: Framework) -> int:
