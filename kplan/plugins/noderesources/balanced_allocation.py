@@ -14,13 +14,14 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
-from kplan.cluster.resources import gather
+from kplan.cluster.resources import CPU, MEMORY, gather
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import MAX_NODE_SCORE, PreScorePlugin, ScorePlugin
+from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, PreScorePlugin, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import is_scalar_resource
 from kplan.plugins.helper import PluginBase
+from kplan.plugins.noderesources.cpu_memory import cpu_memory_allocatable
 from kplan.plugins.noderesources.fit import (
     DEFAULT_RESOURCES,
     ResourceSpec,
@@ -29,6 +30,8 @@ from kplan.plugins.noderesources.fit import (
 )
 
 NAME = "NodeResourcesBalancedAllocation"
+#: distinct requests whose columns are kept before starting afresh
+_KEPT_PER_REQUEST = 4096
 
 
 @dataclass
@@ -64,7 +67,18 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
             return skip(NAME)
         return OK
 
+    def __init__(self, args: BalancedAllocationArgs, handle: Handle) -> None:
+        super().__init__(args, handle)
+        #: the default resources, cpu then memory (_cpu_memory)
+        self._cpu_memory = tuple(r.name for r in args.resources) == ("cpu", "memory")
+        #: per (cpu, memory) request, those as a column
+        self._wanted: dict[tuple[int, int], np.ndarray] = {}
+
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
+        if self._cpu_memory:
+            alloc, positive = cpu_memory_allocatable(state, table, rows)
+            if positive:
+                return self._cpu_memory_score(pod, table, rows, alloc)
         cols, wanted = [], []
         for spec in self.args.resources:
             q = pod.requests.get(spec.name, 0)
@@ -88,6 +102,22 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
             std = np.abs((fractions[0] - fractions[1]) / 2)
         else:
             std = _std_of_live(fractions, live)
+        return np.asarray(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
+
+
+    def _cpu_memory_score(self, pod: Pod, table: NodeTable, rows: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+        """score for the default resources (cpu, then memory) where every node has both: the
+        general path's two-resource case, without looking the columns up."""
+        key = (pod.requests.get("cpu", 0), pod.requests.get("memory", 0))
+        wanted = self._wanted.get(key)
+        if wanted is None:
+            if len(self._wanted) >= _KEPT_PER_REQUEST:
+                self._wanted.clear()
+            wanted = self._wanted[key] = np.array(key, dtype=np.int64)[:, None]
+        req = table.requested_t[CPU:MEMORY + 1].take(rows, axis=1)
+        req += wanted
+        fractions = np.minimum(req / alloc, 1.0)
+        std = np.abs((fractions[0] - fractions[1]) / 2)
         return np.asarray(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
 
 
