@@ -11,10 +11,13 @@ temporary folder. The sweep is ``--add-node like=node-0000:0..9`` x ``--scale
 deployment/bench/app=4,550..5,450:100`` (10 x 10 = 100 points, each about 5,000 pending pods;
 ``--add-step 9 --scale-step 225`` gives a 2 x 5 grid for a quicker look), one seed, run as a fresh
 ``python -m kplan sweep`` process per run and per worker count. Printed: the whole-process wall
-time and the run phase (kplan's -v line: the simulations only, after loading, with the workers'
-start), their medians per worker count, the ratio 2 workers / 1 worker (target <= 0.6), and the
-cost of one point on one worker against ``kplan simulate`` of points of the same grid (their
-scheduling time, loading excluded; target: a point costs no more). ``kplan simulate`` runs
+time and the run phase (kplan's -v line: the simulations after loading, and apart the part of it
+before the first task, starting the workers and sending them the inputs), their medians per worker
+count, the ratio 2 workers / 1 worker (target <= 0.6), and the cost of one point on one worker (the
+run phase after the workers' start, over the points: changes, build, schedule, summary and Dask's
+handling of the task; also with each point's share of the start) against ``kplan simulate`` of
+points of the same grid (their scheduling time, loading excluded; target: a point costs no more).
+``kplan simulate`` runs
 ``--simulate-points`` points spread over the grid (its corners and middles), each from a cluster
 file with the added nodes written as whatif clones them and the Deployment at the point's
 replicas, and their mean scheduling time stands for the grid's mean. They run after each run's
@@ -37,7 +40,7 @@ from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ZONES = ("zone-a", "zone-b", "zone-c")
-RUN_LINE = re.compile(r"(\d+) simulations on (\d+) workers? in ([0-9.]+) s")
+RUN_LINE = re.compile(r"(\d+) simulations on (\d+) workers? in ([0-9.]+) s \(([0-9.]+) s of it starting")
 
 
 def cluster(nodes: int, running: int, seed: int) -> list[dict[str, Any]]:
@@ -142,6 +145,8 @@ def main() -> None:
             json.dump(deployment(a.replicas), fh)
         walls: dict[int, list[float]] = {w: [] for w in counts}
         phases: dict[int, list[float]] = {w: [] for w in counts}
+        #: of each run phase, the part before the first task: workers started, inputs sent
+        setups: dict[int, list[float]] = {w: [] for w in counts}
         nodes, scale = axes(a.replicas, a.add_step, a.scale_step)
         sampled = sample_points(nodes, scale, a.simulate_points) if a.simulate_points > 0 else []
         #: kplan simulate's scheduling times of the sampled points, per run (right after that run's sweeps)
@@ -160,8 +165,10 @@ def main() -> None:
                 assert m is not None, run.stderr
                 points = len(json.loads(run.stdout)["points"])
                 phases[w].append(float(m.group(3)))
+                setups[w].append(float(m.group(4)))
                 print(f"run {k + 1}, {w} worker{'s' if w != 1 else ''}: {walls[w][-1]:.1f} s wall, "
-                      f"{phases[w][-1]:.1f} s for {m.group(1)} simulations", flush=True)
+                      f"{phases[w][-1]:.1f} s for {m.group(1)} simulations ({setups[w][-1]:.1f} s of it starting "
+                      "the workers)", flush=True)
             if sampled:
                 schedules.append(simulate_points(tmp, items, sampled))
         print()
@@ -175,16 +182,19 @@ def main() -> None:
             print(f"2 workers / 1 worker: {ratio:.2f} of the wall time, {phase_ratio:.2f} of the simulation time "
                   "(target <= 0.6)")
         if 1 in counts and schedules:
-            ratios = []
-            for k, (phase, times) in enumerate(zip(phases[1], schedules, strict=True)):
-                per_point, mean = phase / points, statistics.fmean(times)
+            ratios, shared = [], []
+            for k, (phase, setup, times) in enumerate(zip(phases[1], setups[1], schedules, strict=True)):
+                per_point, mean = (phase - setup) / points, statistics.fmean(times)
                 ratios.append(per_point / mean)
+                shared.append(phase / points / mean)
                 print(f"run {k + 1}: one point on 1 worker {per_point:.2f} s (changes, build, schedule, summary, and "
-                      f"its share of the workers' start); kplan simulate of {len(times)} points of the grid, run "
-                      f"right after, schedules in {mean:.2f} s on average ({', '.join(f'{x:.2f}' for x in times)}): "
-                      f"{ratios[-1]:.2f} of it")
+                      f"Dask's handling of the task; {phase / points:.2f} s with its share of the workers' start); "
+                      f"kplan simulate of {len(times)} points of the grid, run right after, schedules in {mean:.2f} s "
+                      f"on average ({', '.join(f'{x:.2f}' for x in times)}): {ratios[-1]:.2f} of it "
+                      f"({shared[-1]:.2f} with the start)")
             print(f"one point / kplan simulate's scheduling of the grid: median {statistics.median(ratios):.2f} "
-                  f"over {len(ratios)} run{'s' if len(ratios) != 1 else ''} (target <= 1)")
+                  f"over {len(ratios)} run{'s' if len(ratios) != 1 else ''} (target <= 1); "
+                  f"{statistics.median(shared):.2f} counting each point's share of the workers' start")
 
 
 if __name__ == "__main__":

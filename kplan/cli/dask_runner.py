@@ -16,9 +16,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from typing import Any
+from typing import Any, NamedTuple
 
 from kplan.errors import ClusterAccessError, InputError
 from kplan.io.collector import freeze_alive
@@ -71,9 +72,22 @@ def _kplan_version() -> str:
     return kplan.__version__
 
 
+class SweepRun(NamedTuple):
+    """What running a sweep's tasks gave."""
+
+    #: every task's summary, in task order
+    summaries: list[RunSummary]
+    #: the workers that ran them
+    workers: int
+    #: seconds before the first task was submitted: the local cluster started (or the given one
+    #: reached) and the inputs sent to every worker. A sweep pays it once, whatever its size.
+    setup_seconds: float
+
+
 def run_sweep(contexts: Sequence[SweepInputs], tasks: Sequence[Task], *, address: str | None, workers: int,
-              progress: Progress | None = None) -> tuple[list[RunSummary], int]:
-    """Every task's summary, in task order, and the number of workers that ran them."""
+              progress: Progress | None = None) -> SweepRun:
+    """Run every task on the local cluster, or on the Dask cluster at ``address``."""
+    started = time.perf_counter()
     try:
         import dask
         from distributed import Client, LocalCluster, as_completed
@@ -114,6 +128,7 @@ def run_sweep(contexts: Sequence[SweepInputs], tasks: Sequence[Task], *, address
             # walks, as kplan simulate's loading does, so that its full collections during a point
             # walk what the point creates. Only in our own processes (io/collector.py).
             client.run(freeze_alive)
+        setup = time.perf_counter() - started
         futures = [client.submit(run_point, scattered[ctx], values, seed, pure=False)
                    for ctx, values, seed in tasks]
         if progress is not None:
@@ -121,7 +136,7 @@ def run_sweep(contexts: Sequence[SweepInputs], tasks: Sequence[Task], *, address
             for done, _ in enumerate(as_completed(futures), 1):  # type: ignore[no-untyped-call]
                 progress(done, len(futures))
         results: list[RunSummary] = client.gather(futures)
-        return results, n_workers
+        return SweepRun(results, n_workers, setup)
 
 
 def _check_workers(client: Any, address: str, version: str) -> None:

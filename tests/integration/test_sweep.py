@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -214,7 +215,10 @@ def test_a_dask_cluster_of_two_workers_gives_the_local_result(local_sweep: dict[
     code, out, err = invoke(["sweep", *APP, *GRID, "--dask", dask_cluster, "-o", "json", "-v"])
     assert code == 0, err
     assert json.loads(out) == local_sweep
-    assert "on 2 workers" in err
+    # -v: the run phase, and apart its part before the first task (connecting, sending the inputs)
+    m = re.search(r"\d+ simulations on 2 workers in ([0-9.]+) s \(([0-9.]+) s of it starting the workers", err)
+    assert m is not None, err
+    assert 0 < float(m.group(2)) <= float(m.group(1))
 
 
 def test_an_unreachable_dask_scheduler_is_a_one_line_error() -> None:
