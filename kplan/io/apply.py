@@ -19,7 +19,6 @@ Objects a Helm chart marks as test hooks (``helm.sh/hook: test``) are skipped: o
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import Any
 
 from kplan.errors import InputError
 from kplan.io.manifests import RawObject
+from kplan.model.json_tree import copy_tree
 from kplan.model.objects import Pod
 from kplan.model.parse import (
     parse_csi_driver,
@@ -245,7 +245,7 @@ class Applier:
         self.inputs.storage.append(claim)
 
     def apply_pod(self, obj: RawObject, classify: Any) -> None:
-        d = copy.deepcopy(obj.doc)  # admission changes the pod; the input stays as read
+        d = copy_tree(obj.doc)  # admission changes the pod; the input stays as read
         md = dict(d.get("metadata") or {})
         ns = str(md.get("namespace") or "default")
         md["namespace"] = ns

@@ -13,7 +13,6 @@ controller makes them); claims named by ``resourceClaimName`` are shared by ever
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,6 +21,7 @@ from kplan.errors import InputError
 from kplan.io.apply import Applier
 from kplan.io.manifests import RawObject
 from kplan.model.admission import admit_priority, with_builtin_classes
+from kplan.model.json_tree import copy_tree
 from kplan.model.objects import Pod
 from kplan.model.parse import parse_selecting_object
 from kplan.workloads import expand
@@ -79,7 +79,7 @@ def declared_pods(inputs: Any, target: RawObject, seed: int) -> list[Pod]:
 
 
 def _one(doc: dict[str, Any], kind: str) -> dict[str, Any]:
-    d = copy.deepcopy(doc)
+    d = copy_tree(doc)
     spec = d.setdefault("spec", {})
     if kind == "CronJob":
         # the replicas are pods of the Job the CronJob creates from its template, one at a time
@@ -110,7 +110,7 @@ def replica_factory(inputs: Any, obj: RawObject, *, seed: int) -> tuple[Pod, Cal
     md: dict[str, Any] = dict(raw_md) if isinstance(raw_md, dict) else {}
     applier = Applier(inputs, keep_existing=True, seed=seed)
     if kind == "Pod":
-        d = copy.deepcopy(doc)
+        d = copy_tree(doc)
         d["metadata"] = {**md, "namespace": str(md.get("namespace") or "default")}
         if (d.get("spec") or {}).get("nodeName"):
             raise InputError(f"{obj.source}: Pod {d['metadata']['namespace']}/{md.get('name')}: spec.nodeName is set; "

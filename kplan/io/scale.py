@@ -28,6 +28,7 @@ from typing import Any
 from kplan.errors import InputError, UnsupportedError
 from kplan.io.apply import Applier
 from kplan.io.manifests import RawObject
+from kplan.model.json_tree import copy_tree
 from kplan.model.objects import Pod
 from kplan.whatif.changes import ScaleWorkload
 from kplan.workloads import expand
@@ -75,7 +76,7 @@ def _find(workloads: Mapping[tuple[str, str, str], RawObject], kind: str, ns: st
 
 
 def _with_count(doc: Mapping[str, Any], kind: str, n: int) -> dict[str, Any]:
-    d = copy.deepcopy(dict(doc))
+    d = copy_tree(dict(doc))
     spec = d.setdefault("spec", {})
     spec["parallelism" if kind == "Job" else "replicas"] = n
     return d

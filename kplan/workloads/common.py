@@ -8,11 +8,11 @@ owner reference) and ``metav1.NewControllerRef`` (``controller: true``,
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
 from kplan.errors import InputError
+from kplan.model.json_tree import copy_tree
 from kplan.model.parse import Where
 from kplan.workloads.names import NameGenerator
 
@@ -94,7 +94,7 @@ class Reader:
             raise self.fail(path, "Required value")
         if not isinstance(t.get("spec"), Mapping):
             raise self.fail(f"{path}.spec", "Required value")
-        return copy.deepcopy(dict(t))
+        return copy_tree(dict(t))
 
     def uid(self, names: NameGenerator) -> str:
         return str(self.meta.get("uid") or names.uid())
@@ -123,7 +123,7 @@ def pod_from_template(template: Mapping[str, Any], namespace: str, owner: Obj | 
         meta["finalizers"] = list(md["finalizers"])
     if owner is not None:
         meta["ownerReferences"] = [owner]
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": copy.deepcopy(dict(template["spec"]))}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": copy_tree(dict(template["spec"]))}
 
 
 def create_pod(pod: Obj, names: NameGenerator, *, name: str | None = None, generate_name: str | None = None) -> Obj:

@@ -20,10 +20,10 @@ Nodes are visited in name order (upstream: informer order).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kplan.model.json_tree import copy_tree
 from kplan.model.objects import UNSCHEDULABLE_TAINT_KEY, Node, Toleration, untolerated_taints
 from kplan.model.parse import parse_node_affinity, parse_tolerations
 from kplan.workloads.common import (
@@ -136,7 +136,7 @@ def expand_daemonset(obj: Mapping[str, Any], source: str, names: NameGenerator, 
         old_generation = r.int(old_ann.get(GENERATION_ANNOTATION), "metadata.annotations", 1) or 1
         generation = str(old_generation + (0 if old_template == template else 1))
 
-    pod_template = copy.deepcopy(template)
+    pod_template = copy_tree(template)
     add_daemon_tolerations(pod_template["spec"])
     md = pod_template.setdefault("metadata", {})
     md["labels"] = {**labels, GENERATION_LABEL: generation, REVISION_LABEL: hash_value}

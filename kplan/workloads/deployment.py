@@ -13,10 +13,10 @@ ReplicaSet is the new one and keeps its name. A paused Deployment gets no new Re
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kplan.model.json_tree import copy_tree
 from kplan.workloads.common import Obj, Reader, check_selector, controller_ref, template_labels
 from kplan.workloads.expansion import Expansion
 from kplan.workloads.names import NameGenerator, compute_hash
@@ -26,7 +26,7 @@ HASH_LABEL = "pod-template-hash"
 
 
 def _without_hash(template: Mapping[str, Any]) -> Any:
-    t = copy.deepcopy(dict(template))
+    t = copy_tree(dict(template))
     md = t.get("metadata")
     if isinstance(md, dict) and isinstance(md.get("labels"), dict):
         md["labels"].pop(HASH_LABEL, None)
@@ -89,9 +89,9 @@ def expand_deployment(obj: Mapping[str, Any], source: str, names: NameGenerator,
         rs_uid = names.uid()
 
     rs_labels = {**labels, HASH_LABEL: hash_value}
-    rs_template = copy.deepcopy(template)
+    rs_template = copy_tree(template)
     rs_template.setdefault("metadata", {})["labels"] = dict(rs_labels)
-    rs_selector: Obj = copy.deepcopy(dict(selector))
+    rs_selector: Obj = copy_tree(dict(selector))
     rs_selector["matchLabels"] = {**dict(rs_selector.get("matchLabels") or {}), HASH_LABEL: hash_value}
     replicaset: Obj = {
         "apiVersion": "apps/v1",

@@ -10,10 +10,10 @@ input's possibly empty ``metadata.uid``: the real pod always has one.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
+from kplan.model.json_tree import copy_tree
 from kplan.workloads.common import Obj, sub
 
 
@@ -42,5 +42,5 @@ def ephemeral_claims(pod: Mapping[str, Any], pod_uid: str) -> list[Obj]:
         if tmeta.get("annotations"):
             meta["annotations"] = dict(tmeta["annotations"])
         out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
-                    "spec": copy.deepcopy(dict(template.get("spec") or {}))})
+                    "spec": copy_tree(dict(template.get("spec") or {}))})
     return out

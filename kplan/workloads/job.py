@@ -20,10 +20,10 @@ CronJob creates nothing.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
+from kplan.model.json_tree import copy_tree
 from kplan.workloads.common import Obj, Reader, controller_ref, create_pod, pod_from_template
 from kplan.workloads.expansion import Expansion
 from kplan.workloads.names import MAX_GENERATE_NAME_PREFIX, NameGenerator
@@ -116,7 +116,7 @@ def expand_cronjob(obj: Mapping[str, Any], source: str, names: NameGenerator, *,
             "annotations": annotations,
             "ownerReferences": [controller_ref("batch/v1", "CronJob", r.name, uid)],
         },
-        "spec": copy.deepcopy(dict(r.map(job_template.get("spec"), "spec.jobTemplate.spec"))),
+        "spec": copy_tree(dict(r.map(job_template.get("spec"), "spec.jobTemplate.spec"))),
     }
     out.created.append(job)
     out.pods = _job_pods(Reader(job, f"{source}: CronJob {r.namespace}/{r.name}"), job_uid, names)

@@ -19,10 +19,10 @@ iteration (random); kplan keeps the templates' order.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
+from kplan.model.json_tree import copy_tree
 from kplan.workloads.common import (
     Reader,
     check_selector,
@@ -89,7 +89,7 @@ def expand_statefulset(obj: Mapping[str, Any], source: str, names: NameGenerator
         for tname, t in templates:
             cname = claim_name(tname, r.name, ordinal)
             claim_volumes.append({"name": tname, "persistentVolumeClaim": {"claimName": cname}})
-            claim = copy.deepcopy(dict(t))
+            claim = copy_tree(dict(t))
             meta = dict(claim.get("metadata") or {})
             meta["name"] = cname
             meta["namespace"] = r.namespace
