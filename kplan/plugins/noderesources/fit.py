@@ -205,6 +205,9 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         self._weight_sum = sum(weights)
         #: per (non-zero cpu, non-zero memory) request, those as a column
         self._score_wanted: dict[tuple[int, int], np.ndarray] = {}
+        #: per tuple of checked resource names, the reason id of each pattern of Filter's bits
+        #: (-1: not met yet); ids are interned as patterns first appear, as one call at a time would
+        self._reason_of: dict[tuple[str, ...], np.ndarray] = {}
 
     # -------------------------------------------------------------------------- filter
 
@@ -261,17 +264,27 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         # bit 0: too many pods; bit k+1: the k-th checked resource is short. One reason set per
         # distinct bit pattern, in fitsRequest's order.
         bits = too_many.astype(np.int64) | (_BIT_VALUES[1:len(checked) + 1] @ short)
-        failed = bits != 0
-        codes = failed.astype(np.int8) * np.int8(Code.UNSCHEDULABLE)
+        codes = (bits != 0).view(np.int8)  # Code.UNSCHEDULABLE is 1
         # a request larger than the node's whole allocatable cannot be fixed by preemption
         codes[(short & (wanted > alloc)).any(axis=0)] = Code.UNRESOLVABLE
-        reason_of = np.zeros(1 << (len(checked) + 1), dtype=np.int32)
-        for b in np.bincount(bits, minlength=2)[1:].nonzero()[0].tolist():
-            b += 1
-            names = ([TOO_MANY_PODS] if b & 1 else []) + [
-                f"Insufficient {name}" for k, (name, _) in enumerate(checked) if b >> (k + 1) & 1]
-            reason_of[b] = reason_id(*names)
-        return Verdicts(codes, reason_of.take(bits))
+        return Verdicts(codes, self._reason_ids(checked, bits))
+
+    def _reason_ids(self, checked: list[tuple[str, int]], bits: np.ndarray) -> np.ndarray:
+        """The reason id of each of Filter's bit patterns (bit 0: too many pods; bit k+1: the k-th
+        checked resource is short), the reasons in fitsRequest's order."""
+        key = tuple(name for name, _ in checked)
+        reason_of = self._reason_of.get(key)
+        if reason_of is None:
+            reason_of = self._reason_of[key] = np.full(1 << (len(checked) + 1), -1, dtype=np.int32)
+            reason_of[0] = 0
+        ids = reason_of.take(bits)
+        if (ids < 0).any():
+            for b in np.unique(bits[ids < 0]).tolist():
+                names = ([TOO_MANY_PODS] if b & 1 else []) + [
+                    f"Insufficient {name}" for k, name in enumerate(key) if b >> (k + 1) & 1]
+                reason_of[b] = reason_id(*names)
+            ids = reason_of.take(bits)
+        return ids
 
     def reprieve(self, state: CycleState, pod: Pod, table: NodeTable, row: int, removed: list[Pod],
                  order: list[Pod]) -> list[Pod] | None:

@@ -111,6 +111,26 @@ def test_fit_filter_gives_each_node_its_own_reasons_in_one_call() -> None:
     }
 
 
+
+def test_fit_filter_reasons_are_the_same_whatever_calls_met_their_patterns_first() -> None:
+    # the plugin keeps each pattern's reasons once met: one plugin asked node by node, in two
+    # orders, and then for all nodes at once, must answer as a fresh plugin asked once
+    nodes = [make_node(name).alloc(cpu="2", memory="4Gi", pods=2, **{GPU: 1})
+             for name in ("fits", "cpu-used", "full", "all")]
+    running = [make_pod("c").node_name("cpu-used").req(cpu="1500m"),
+               make_pod("f1").node_name("full"), make_pod("f2").node_name("full"),
+               make_pod("a1").node_name("all").req(cpu="2", **{GPU: 1}), make_pod("a2").node_name("all")]
+    snap = make_snapshot(nodes, running)
+    pod = make_pod().req(cpu="1", **{GPU: 1}).build()
+    expected = run_filter(make_plugin("NodeResourcesFit", snap), pod, snap)
+    for order in (["all", "full", "cpu-used", "fits"], ["cpu-used", "fits", "full", "all"]):
+        plugin = make_plugin("NodeResourcesFit", snap)
+        for name in order:
+            assert run_filter(plugin, pod, snap, [name]) == {name: expected[name]}
+        assert run_filter(plugin, pod, snap) == expected
+    assert expected["all"] == short("Too many pods", "Insufficient cpu", f"Insufficient {GPU}")
+
+
 # ------------------------------------------------------------------------------ scoring
 
 SCORE_NODES = [
