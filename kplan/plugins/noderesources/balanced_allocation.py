@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
-from kplan.cluster.resources import CPU, MEMORY, gather
+from kplan.cluster.resources import gather
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, PreScorePlugin, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import is_scalar_resource
 from kplan.plugins.helper import PluginBase
-from kplan.plugins.noderesources.cpu_memory import cpu_memory_allocatable
+from kplan.plugins.noderesources.cpu_memory import CpuMemoryLoad, cpu_memory_allocatable
 from kplan.plugins.noderesources.fit import (
     DEFAULT_RESOURCES,
     ResourceSpec,
@@ -30,8 +30,6 @@ from kplan.plugins.noderesources.fit import (
 )
 
 NAME = "NodeResourcesBalancedAllocation"
-#: distinct requests whose columns are kept before starting afresh
-_KEPT_PER_REQUEST = 4096
 
 
 @dataclass
@@ -71,8 +69,7 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
         super().__init__(args, handle)
         #: the default resources, cpu then memory (_cpu_memory)
         self._cpu_memory = tuple(r.name for r in args.resources) == ("cpu", "memory")
-        #: per (cpu, memory) request, those as a column
-        self._wanted: dict[tuple[int, int], np.ndarray] = {}
+        self._load = CpuMemoryLoad()
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         if self._cpu_memory:
@@ -108,14 +105,8 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
     def _cpu_memory_score(self, pod: Pod, table: NodeTable, rows: np.ndarray, alloc: np.ndarray) -> np.ndarray:
         """score for the default resources (cpu, then memory) where every node has both: the
         general path's two-resource case, without looking the columns up."""
-        key = (pod.requests.get("cpu", 0), pod.requests.get("memory", 0))
-        wanted = self._wanted.get(key)
-        if wanted is None:
-            if len(self._wanted) >= _KEPT_PER_REQUEST:
-                self._wanted.clear()
-            wanted = self._wanted[key] = np.array(key, dtype=np.int64)[:, None]
-        req = table.requested_t[CPU:MEMORY + 1].take(rows, axis=1)
-        req += wanted
+        req = self._load.with_request(table.requested_t, rows, pod.requests.get("cpu", 0),
+                                      pod.requests.get("memory", 0))
         fractions = np.minimum(req / alloc, 1.0)
         std = np.abs((fractions[0] - fractions[1]) / 2)
         return np.asarray(((1 - std) * MAX_NODE_SCORE).astype(np.int64))

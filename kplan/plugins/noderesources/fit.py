@@ -42,7 +42,7 @@ from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import Node, Pod
 from kplan.model.parse import is_scalar_resource
 from kplan.plugins.helper import PluginBase, go_round, trunc_div
-from kplan.plugins.noderesources.cpu_memory import cpu_memory_allocatable
+from kplan.plugins.noderesources.cpu_memory import CpuMemoryLoad, cpu_memory_allocatable
 
 NAME = "NodeResourcesFit"
 LEAST, MOST, RTCR = "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"
@@ -52,8 +52,6 @@ _BIT_VALUES = np.int64(1) << np.arange(63, dtype=np.int64)
 MAX_UTILIZATION = 100
 MAX_CUSTOM_PRIORITY_SCORE = 10
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
-#: distinct requests whose score columns are kept before starting afresh
-_KEPT_PER_REQUEST = 4096
 
 
 @dataclass(frozen=True)
@@ -203,8 +201,8 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         self._unit_weights = weights == [1, 1]
         self._weights = np.array(weights, dtype=np.int64)[:, None]
         self._weight_sum = sum(weights)
-        #: per (non-zero cpu, non-zero memory) request, those as a column
-        self._score_wanted: dict[tuple[int, int], np.ndarray] = {}
+        #: the nodes' non-zero cpu and memory with the pod's added, for the default scoring
+        self._score_load = CpuMemoryLoad()
         #: per tuple of checked resource names, the reason id of each pattern of Filter's bits
         #: (-1: not met yet); ids are interned as patterns first appear, as one call at a time would
         self._reason_of: dict[tuple[str, ...], np.ndarray] = {}
@@ -434,14 +432,7 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         where every node has both: what the general path computes, with fewer arrays. With
         allocatable positive, ``(alloc - req) * 100 // alloc`` is negative exactly where the
         request exceeds allocatable, so clipping at 0 is the general path's zeroing there."""
-        key = (pod.score_cpu, pod.score_mem)
-        wanted = self._score_wanted.get(key)
-        if wanted is None:
-            if len(self._score_wanted) >= _KEPT_PER_REQUEST:
-                self._score_wanted.clear()
-            wanted = self._score_wanted[key] = np.array(key, dtype=np.int64)[:, None]
-        req = table.nonzero_t[CPU:MEMORY + 1].take(rows, axis=1)
-        req += wanted
+        req = self._score_load.with_request(table.nonzero_t, rows, pod.score_cpu, pod.score_mem)
         s = (alloc - req) * MAX_NODE_SCORE // alloc
         np.maximum(s, 0, out=s)
         if self._unit_weights:
