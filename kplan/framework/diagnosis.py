@@ -25,15 +25,58 @@ class Diagnosis:
         self.absent = absent if absent is not None else Status(Code.UNRESOLVABLE)
         self.pre_filter_msg = ""
         self.post_filter_msg = ""
-        self.unschedulable_plugins: set[str] = set()
-        self.recorded = np.zeros(num_all_nodes, dtype=bool)
-        self.codes = np.zeros(num_all_nodes, dtype=np.int8)
-        self.reasons = np.zeros(num_all_nodes, dtype=np.int32)
-        self.plugins = np.full(num_all_nodes, -1, dtype=np.int16)
+        self._unschedulable_plugins: set[str] = set()
+        # the per-node arrays are made, and the filtering passes written into them, when first
+        # read: a cycle that schedules its pod reads only how many nodes were rejected
+        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: record_outcome's passes not yet written, in order
+        self._outcomes: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Sequence[str]]] = []
         self.plugin_names: list[str] = []
         self._names_source: Sequence[str] | None = None
         for row, st in (statuses or {}).items():
             self.record(row, st)
+
+    def _written(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(recorded, codes, reasons, plugins) per node, with every pass recorded so far."""
+        arrays = self._arrays
+        if arrays is None:
+            n = self.num_all_nodes
+            arrays = self._arrays = (np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int8),
+                                     np.zeros(n, dtype=np.int32), np.full(n, -1, dtype=np.int16))
+        if self._outcomes:
+            outcomes, self._outcomes = self._outcomes, []
+            for outcome in outcomes:
+                self._write_outcome(arrays, *outcome)
+        return arrays
+
+    @property
+    def recorded(self) -> np.ndarray:
+        return self._written()[0]
+
+    @property
+    def codes(self) -> np.ndarray:
+        return self._written()[1]
+
+    @property
+    def reasons(self) -> np.ndarray:
+        return self._written()[2]
+
+    @property
+    def plugins(self) -> np.ndarray:
+        return self._written()[3]
+
+    @property
+    def unschedulable_plugins(self) -> set[str]:
+        """The plugins that rejected some node (UnschedulablePlugins)."""
+        if self._outcomes:
+            self._written()
+        return self._unschedulable_plugins
+
+    @unschedulable_plugins.setter
+    def unschedulable_plugins(self, plugins: set[str]) -> None:
+        if self._outcomes:
+            self._written()
+        self._unschedulable_plugins = plugins
 
     def _plugin_index(self, name: str) -> int:
         try:
@@ -46,16 +89,22 @@ class Diagnosis:
         """NodeToStatus.Set for one node or many (a later status for a node replaces the earlier)."""
         if isinstance(rows, np.ndarray) and len(rows) == 0:
             return
-        self.recorded[rows] = True
-        self.codes[rows] = int(status.code)
-        self.reasons[rows] = REASONS.id(status.reasons)
-        self.plugins[rows] = self._plugin_index(status.plugin) if status.plugin else -1
+        recorded, codes, reasons, plugins = self._written()
+        recorded[rows] = True
+        codes[rows] = int(status.code)
+        reasons[rows] = REASONS.id(status.reasons)
+        plugins[rows] = self._plugin_index(status.plugin) if status.plugin else -1
         if status.plugin:
-            self.unschedulable_plugins.add(status.plugin)
+            self._unschedulable_plugins.add(status.plugin)
 
     def record_outcome(self, rows: np.ndarray, codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray,
                        names: Sequence[str]) -> None:
-        """Record the rejected rows of one filtering pass (plugins index into ``names``)."""
+        """Record the rejected rows of one filtering pass (plugins index into ``names``). The
+        arrays are the caller's to give away: they are read when the diagnosis is."""
+        self._outcomes.append((rows, codes, reasons, plugins, names))
+
+    def _write_outcome(self, arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray,
+                       codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray, names: Sequence[str]) -> None:
         bad = codes.nonzero()[0]
         if len(bad) == 0:
             return
@@ -64,14 +113,15 @@ class Diagnosis:
             # the common case: this pass's plugin indexes are this diagnosis's own
             self.plugin_names = list(names)
             self._names_source = names
-        self.recorded[rows] = True
-        self.codes[rows] = codes
-        self.reasons[rows] = reasons
+        all_recorded, all_codes, all_reasons, all_plugins = arrays
+        all_recorded[rows] = True
+        all_codes[rows] = codes
+        all_reasons[rows] = reasons
         if names is self._names_source:
-            self.plugins[rows] = plugins
+            all_plugins[rows] = plugins
         else:
             mapping = np.array([self._plugin_index(n) for n in names] + [-1], dtype=np.int16)
-            self.plugins[rows] = mapping[plugins]
+            all_plugins[rows] = mapping[plugins]
         # which plugins rejected something: a set of a few indexes, a count per index of many
         # (-1, no plugin, shifted to 0)
         if len(plugins) <= _FEW:
@@ -79,10 +129,14 @@ class Diagnosis:
         else:
             found = np.bincount(plugins.astype(np.intp) + 1)[1:].nonzero()[0].tolist()
         for p in found:
-            self.unschedulable_plugins.add(names[p])
+            self._unschedulable_plugins.add(names[p])
 
     @property
     def num_recorded(self) -> int:
+        """How many nodes have a status of their own. One filtering pass's rows are distinct, so
+        with nothing else recorded they are its rejected rows, counted without writing them."""
+        if self._arrays is None and len(self._outcomes) == 1:
+            return int(np.count_nonzero(self._outcomes[0][1]))
         return int(np.count_nonzero(self.recorded))
 
     def get(self, row: int) -> Status:

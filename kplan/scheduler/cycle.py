@@ -43,7 +43,7 @@ class CycleResult:
     message: str | None = None
     fit_error: bool = False
     diagnosis: Diagnosis | None = None
-    #: plugins that rejected the pod (the queue's rejector plugins)
+    #: plugins that rejected the pod (the queue's rejector plugins), set when no node was chosen
     rejectors: set[str] = field(default_factory=set)
     preemption: PreemptionOutcome | None = None
     #: True when PostFilter returned a result that overrides the nomination
@@ -84,7 +84,8 @@ class Scheduler:
         diagnosis = Diagnosis(n_all)
         res.diagnosis = diagnosis
         pre_result, status, with_nodes = fw.run_pre_filter(state, pod)
-        diagnosis.unschedulable_plugins |= with_nodes
+        if with_nodes:
+            diagnosis.unschedulable_plugins |= with_nodes
         if not status.ok:
             if not status.rejected:
                 res.message = status.message
@@ -120,7 +121,6 @@ class Scheduler:
         res.feasible_rows = feasible
         processed = len(feasible) + diagnosis.num_recorded
         self.next_start_node_index = (self.next_start_node_index + processed) % n_all
-        res.rejectors = set(diagnosis.unschedulable_plugins)
         if len(feasible) == 0:
             return self._fail(fw, pod, state, res)
         if len(feasible) == 1 or not fw.has_score_plugins:
