@@ -49,15 +49,17 @@ def scores(plugin: Any, snap: Any, pod: Any, rows: np.ndarray) -> list[int]:
     return np.asarray(plugin.score(state, pod, snap.table, rows)).tolist()
 
 
-@pytest.mark.parametrize("plugin_name", list(PLUGINS))
-@pytest.mark.parametrize("args_name", list(ARGS))
+#: (plugin, args) pairs: BalancedAllocation takes no weights
+PLUGIN_ARGS = [(plugin, args) for plugin in PLUGINS for args in ARGS
+               if not (plugin == "NodeResourcesBalancedAllocation" and args == "weighted")]
+
+
+@pytest.mark.parametrize("plugin_name, args_name", PLUGIN_ARGS, ids=[f"{p}-{a}" for p, a in PLUGIN_ARGS])
 @pytest.mark.parametrize("pod_name", list(PODS))
 @pytest.mark.parametrize("nodes", [NODES, NODES + [make_node("no-memory").alloc(cpu="4", pods=110)]],
                          ids=["every node has both", "a node without memory"])
 def test_the_shortcut_scores_as_the_general_path(plugin_name: str, args_name: str, pod_name: str,
                                                  nodes: list[Any]) -> None:
-    if plugin_name == "NodeResourcesBalancedAllocation" and args_name == "weighted":
-        pytest.skip("BalancedAllocation takes no weights")
     args = ARGS[args_name]
     snap = make_snapshot(nodes, RUNNING)
     fast, general = make_plugin(plugin_name, snap, args), make_plugin(plugin_name, snap, args)
