@@ -132,6 +132,34 @@ def _carried(pod: Pod) -> list[tuple[str, PodAffinityTerm, int]]:
     return out
 
 
+class AffinityCarriers:
+    """How many running pods of a table carry some inter-pod affinity term: the listener that
+    lets InterPodAffinity skip without building the PodIndex (classes and counters over every
+    running pod) while no pod has a term to count. Counting is one look at each pod."""
+
+    def __init__(self, table: NodeTable) -> None:
+        self.count = sum(1 for pods in table.pods for pod in pods if pod.has_affinity)
+
+    @classmethod
+    def of(cls, snapshot: Snapshot) -> AffinityCarriers:
+        """The count of the snapshot's table, registered as its listener on first use."""
+        table = snapshot.table
+        for listener in table.listeners:
+            if isinstance(listener, AffinityCarriers):
+                return listener
+        carriers = cls(table)
+        table.listeners.append(carriers)
+        return carriers
+
+    def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
+        if pod.has_affinity:
+            self.count += 1
+
+    def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
+        if pod.has_affinity:
+            self.count -= 1
+
+
 class PodIndex:
     """The listener that keeps classes, counters and carriers in step with one NodeTable."""
 

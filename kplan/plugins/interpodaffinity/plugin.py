@@ -49,7 +49,7 @@ from kplan.framework.status import OK, Status, Verdicts, skip
 from kplan.model.objects import EMPTY, Pod
 from kplan.plugins.helper import PluginBase
 from kplan.plugins.interpodaffinity import filtering, scoring
-from kplan.plugins.podindex import REQUIRED_ANTI_AFFINITY, PodIndex, scope_of
+from kplan.plugins.podindex import REQUIRED_ANTI_AFFINITY, AffinityCarriers, PodIndex, scope_of
 
 NAME = "InterPodAffinity"
 
@@ -88,7 +88,13 @@ class InterPodAffinity(PluginBase, PreFilterPlugin, CountingStateFilter,
 
     # ------------------------------------------------------------------ filtering
 
+    def _none_carried(self) -> bool:
+        """No running pod has an affinity term (then the index would find nothing to count)."""
+        return AffinityCarriers.of(self.handle.snapshot).count == 0
+
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        if not pod.affinity_required and not pod.anti_affinity_required and self._none_carried():
+            return None, skip(NAME)
         index = self._index()
         if not pod.affinity_required and not pod.anti_affinity_required and not any(
                 c.total for c in index.carriers[REQUIRED_ANTI_AFFINITY]):
@@ -139,6 +145,9 @@ class InterPodAffinity(PluginBase, PreFilterPlugin, CountingStateFilter,
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
         args: InterPodAffinityArgs = self.args
+        if not pod.affinity_preferred and not pod.anti_affinity_preferred and self._none_carried():
+            # nothing of the pod's and no running pod's term to score: compute's Skip, unbuilt
+            return skip(NAME)
         s = scoring.compute(self._index(), pod, args.hard_pod_affinity_weight,
                             args.ignore_preferred_terms_of_existing_pods)
         if s is None:

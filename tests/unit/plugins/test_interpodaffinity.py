@@ -21,6 +21,7 @@ from kplan.framework.status import Code
 from kplan.plugins import interpodaffinity
 from kplan.plugins.interpodaffinity import InterPodAffinity
 from kplan.plugins.interpodaffinity.scoring import PreScoreState, normalize
+from kplan.plugins.podindex import AffinityCarriers, PodIndex
 from tests.unit.plugins._builders import (
     HOSTNAME,
     ZONE,
@@ -319,6 +320,27 @@ def test_pre_score_skips(running: list[Any], pod: Any, args: dict[str, Any] | No
     snap = make_snapshot(SCORE_NODES, running, namespaces=NAMESPACES)
     plugin = make_plugin(InterPodAffinity, interpodaffinity, snap, args)
     assert run_score(plugin, pod.build(), snap) is None
+
+
+def test_no_running_pod_with_a_term_skips_without_building_the_index_until_one_is_bound() -> None:
+    snap = make_snapshot(SCORE_NODES, [make_pod("web").labels(app="web").on("a1")], namespaces=NAMESPACES)
+    plugin = make_plugin(InterPodAffinity, interpodaffinity, snap, None)
+    plain = make_pod().labels(app="web").build()
+    assert run_filter(plugin, plain, snap)[0].code == Code.SKIP
+    assert run_score(plugin, plain, snap) is None
+    assert not any(isinstance(x, PodIndex) for x in snap.table.listeners)
+    # a bound pod with preferred affinity: the plain pod is scored by it (the index is built
+    # from every running pod), and its removal skips again
+    keeper = make_pod("keeper").prefer(7, term(ZONE, {"app": "web"})).on("b1").build()
+    snap.add_pod(keeper, snap.row_of("b1"))
+    assert AffinityCarriers.of(snap).count == 1
+    assert run_score(plugin, plain, snap) == ({"a1": 0, "a2": 0, "b1": 7, "n0": 0},
+                                              {"a1": 0, "a2": 0, "b1": 100, "n0": 0})
+    snap.remove_pod(keeper)
+    assert AffinityCarriers.of(snap).count == 0
+    assert run_score(plugin, plain, snap) is None
+    # a pod with terms of its own is never skipped on the count
+    assert run_score(plugin, make_pod().prefer(10, term(ZONE, {"app": "web"})).build(), snap) is not None
 
 
 @pytest.mark.parametrize("scores, want", [
