@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from itertools import count
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -84,6 +84,9 @@ class PodListener(Protocol):
     def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None: ...
 
 
+Listener = TypeVar("Listener", bound=PodListener)
+
+
 class PortSet:
     """Host ports in use on one node (HostPortInfo of kube-scheduler's framework types).
 
@@ -135,12 +138,7 @@ class PodTally:
 
     @staticmethod
     def of(table: NodeTable, weigh: Callable[[Pod], int]) -> PodTally:
-        for listener in table.listeners:
-            if isinstance(listener, PodTally) and listener.weigh is weigh:
-                return listener
-        tally = PodTally(table, weigh)
-        table.listeners.append(tally)
-        return tally
+        return table.listener(PodTally, lambda: PodTally(table, weigh), lambda tally: tally.weigh is weigh)
 
     def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
         self.per_row[row] += self.weigh(pod)
@@ -215,6 +213,17 @@ class NodeTable:
         return np.asarray(self.prio_min[rows])
 
     # ------------------------------------------------------------------------------ labels
+
+    def listener(self, kind: type[Listener], make: Callable[[], Listener],
+                 matches: Callable[[Listener], bool] | None = None) -> Listener:
+        """The table's listener of ``kind`` (that ``matches``), else ``make()``'s, registered: the
+        indexes plugins keep in step with the table are built on first use, once per table."""
+        for found in self.listeners:
+            if isinstance(found, kind) and (matches is None or matches(found)):
+                return found
+        made = make()
+        self.listeners.append(made)
+        return made
 
     def labels(self, key: str) -> LabelColumn:
         col = self._labels.get(key)

@@ -149,12 +149,7 @@ class VictimOrder(PodClasses):
 
     @staticmethod
     def of(table: NodeTable) -> VictimOrder:
-        for listener in table.listeners:
-            if isinstance(listener, VictimOrder):
-                return listener
-        order = VictimOrder(table)
-        table.listeners.append(order)
-        return order
+        return table.listener(VictimOrder, lambda: VictimOrder(table))
 
     def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
         self.stale[row] = True

@@ -144,12 +144,7 @@ class AffinityCarriers:
     def of(cls, snapshot: Snapshot) -> AffinityCarriers:
         """The count of the snapshot's table, registered as its listener on first use."""
         table = snapshot.table
-        for listener in table.listeners:
-            if isinstance(listener, AffinityCarriers):
-                return listener
-        carriers = cls(table)
-        table.listeners.append(carriers)
-        return carriers
+        return table.listener(cls, lambda: cls(table))
 
     def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
         if pod.has_affinity:
@@ -194,12 +189,7 @@ class PodIndex:
     def of(cls, snapshot: Snapshot) -> PodIndex:
         """The index of the snapshot's table, registered as its listener on first use."""
         table = snapshot.table
-        for listener in table.listeners:
-            if isinstance(listener, PodIndex):
-                return listener
-        index = cls(table, snapshot.namespace_labels)
-        table.listeners.append(index)
-        return index
+        return table.listener(cls, lambda: cls(table, snapshot.namespace_labels))
 
     # ------------------------------------------------------------------ listener
 
