@@ -310,7 +310,6 @@ class FilterOutcome:
                    np.concatenate([p.reasons for p in parts]), np.concatenate([p.plugins for p in parts]))
 
 
-
 @dataclass(frozen=True)
 class ReprievePlan:
     """Which filters decide preemption's reprieve on a node in one cycle (Framework.reprieve_plan):

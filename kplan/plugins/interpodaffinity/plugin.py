@@ -93,13 +93,11 @@ class InterPodAffinity(PluginBase, PreFilterPlugin, CountingStateFilter,
         return AffinityCarriers.of(self.handle.snapshot).count == 0
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
-        if not pod.affinity_required and not pod.anti_affinity_required and self._none_carried():
-            return None, skip(NAME)
-        index = self._index()
-        if not pod.affinity_required and not pod.anti_affinity_required and not any(
-                c.total for c in index.carriers[REQUIRED_ANTI_AFFINITY]):
+        if not pod.affinity_required and not pod.anti_affinity_required and (self._none_carried() or not any(
+                c.total for c in self._index().carriers[REQUIRED_ANTI_AFFINITY])):
             # no term of the pod's and no running pod's required anti-affinity: nothing to count
             return None, skip(NAME)
+        index = self._index()
         s = filtering.compute(index, pod, index.namespace_labels(pod.namespace))
         if s.existing.empty and not pod.affinity_required and not pod.anti_affinity_required:
             return None, skip(NAME)

@@ -60,16 +60,16 @@ def validate_args(args: BalancedAllocationArgs) -> list[str]:
 class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
     name = NAME
 
-    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
-        if all(pod.requests.get(r.name, 0) == 0 for r in self.args.resources):
-            return skip(NAME)
-        return OK
-
     def __init__(self, args: BalancedAllocationArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         #: the default resources, cpu then memory (_cpu_memory)
         self._cpu_memory = tuple(r.name for r in args.resources) == ("cpu", "memory")
         self._load = CpuMemoryLoad()
+
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
+        if all(pod.requests.get(r.name, 0) == 0 for r in self.args.resources):
+            return skip(NAME)
+        return OK
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         if self._cpu_memory:
@@ -100,7 +100,6 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
         else:
             std = _std_of_live(fractions, live)
         return np.asarray(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
-
 
     def _cpu_memory_score(self, pod: Pod, table: NodeTable, rows: np.ndarray, alloc: np.ndarray) -> np.ndarray:
         """score for the default resources (cpu, then memory) where every node has both: the
