@@ -146,17 +146,20 @@ def _scratch(inputs: Any) -> Any:
 
 def _scale_up(inputs: Any, applier: Applier, obj: RawObject, kind: str, ns: str, name: str, n: int, want: int,
               current: list[Pod], label: str, seed: int) -> ScaleWorkload:
-    existing_names = {p.key for p in inputs.running + inputs.pending}
+    in_use = {p.name for p in inputs.running + inputs.pending if p.namespace == ns}
     replica_sets = [o.doc for o in inputs.other.get("ReplicaSet", [])
                     if (o.doc.get("metadata") or {}).get("namespace", "default") == ns]
-    # the expansion names pods from a seeded sequence: ask for enough to skip the names in use
+    # the expansion names pods from a seeded sequence: ask for enough to skip the names in use (a
+    # Deployment's or ReplicaSet's expansion builds neither those, all the current replicas, nor
+    # any pod beyond the ones wanted)
     ask = want if kind == "StatefulSet" else want + len(current)
     try:
         exp = expand(_with_count(obj.doc, kind, ask if kind != "Job" else max(ask, want)), obj.source, seed=seed,
-                     nodes=inputs.nodes, existing=obj.doc, existing_replicasets=replica_sets)
+                     nodes=inputs.nodes, existing=obj.doc, existing_replicasets=replica_sets, skip_pod_names=in_use,
+                     max_pods=want - len(current))
     except ValueError as e:  # pragma: no cover - kinds are checked by parse_scale
         raise UnsupportedError(f"--scale: {e}") from None
-    fresh = [d for d in exp.pods if f"{ns}/{(d.get('metadata') or {}).get('name')}" not in existing_names]
+    fresh = [d for d in exp.pods if (d.get("metadata") or {}).get("name") not in in_use]
     fresh = fresh[:want - len(current)]
     scratch = applier.inputs
     before_claims = len(scratch.storage)

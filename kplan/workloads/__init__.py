@@ -8,7 +8,7 @@ model/admission.py) and the ephemeral volume controller (ephemeral.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from kplan.model.objects import Node
@@ -30,21 +30,26 @@ WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "Stateful
 
 def expand(obj: Mapping[str, Any], source: str, *, seed: int, nodes: Sequence[Node] = (),
            existing: Mapping[str, Any] | None = None,
-           existing_replicasets: Sequence[Mapping[str, Any]] = ()) -> Expansion:
+           existing_replicasets: Sequence[Mapping[str, Any]] = (),
+           skip_pod_names: Collection[str] = (), max_pods: int | None = None) -> Expansion:
     """The pods (and claims, ReplicaSets, Jobs) the controllers create for one applied workload.
 
     ``existing`` is the cluster's object of the same kind and name, if any (its uid and
     ``status.collisionCount`` carry over, as an update keeps them); ``existing_replicasets`` are
-    the cluster's ReplicaSets, for a Deployment's FindNewReplicaSet.
+    the cluster's ReplicaSets, for a Deployment's FindNewReplicaSet. A Deployment's, ReplicaSet's
+    or ReplicationController's pods whose generated name is in ``skip_pod_names`` (in the
+    workload's namespace) are left out, and all after the first ``max_pods``; the pods kept are the
+    same with or without them.
     """
     kind = str(obj.get("kind") or "")
     md = sub(obj, "metadata")
     scope = f"{kind}/{md.get('namespace') or 'default'}/{md.get('name') or ''}"
     names = NameGenerator(seed, scope)
     if kind == "Deployment":
-        return expand_deployment(obj, source, names, existing=existing, existing_replicasets=existing_replicasets)
+        return expand_deployment(obj, source, names, existing=existing, existing_replicasets=existing_replicasets,
+                                 skip=skip_pod_names, limit=max_pods)
     if kind in ("ReplicaSet", "ReplicationController"):
-        return expand_replicaset(obj, source, names)
+        return expand_replicaset(obj, source, names, skip_pod_names, max_pods)
     if kind == "StatefulSet":
         return expand_statefulset(obj, source, names, existing=existing)
     if kind == "DaemonSet":

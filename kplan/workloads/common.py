@@ -128,14 +128,19 @@ def pod_from_template(template: Mapping[str, Any], namespace: str, owner: Obj | 
 
 def create_pod(pod: Obj, names: NameGenerator, *, name: str | None = None, generate_name: str | None = None) -> Obj:
     """What the API server adds on create: the name (from generateName), a uid."""
-    meta = pod["metadata"]
-    if name is not None:
-        meta["name"] = name
-    else:
+    if name is None:
         assert generate_name is not None
+        name = names.generate(generate_name)
+    return named_pod(pod, name, names.uid(), generate_name)
+
+
+def named_pod(pod: Obj, name: str, uid: str, generate_name: str | None = None) -> Obj:
+    """create_pod with the name and uid drawn already."""
+    meta = pod["metadata"]
+    if generate_name is not None:
         meta["generateName"] = generate_name
-        meta["name"] = names.generate(generate_name)
-    meta["uid"] = names.uid()
+    meta["name"] = name
+    meta["uid"] = uid
     return pod
 
 

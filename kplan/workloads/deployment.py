@@ -13,7 +13,7 @@ ReplicaSet is the new one and keeps its name. A paused Deployment gets no new Re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from kplan.model.json_tree import copy_tree
@@ -60,7 +60,8 @@ def find_new_replicaset(template: Mapping[str, Any], existing: Sequence[Mapping[
 
 def expand_deployment(obj: Mapping[str, Any], source: str, names: NameGenerator, *,
                       existing: Mapping[str, Any] | None = None,
-                      existing_replicasets: Sequence[Mapping[str, Any]] = ()) -> Expansion:
+                      existing_replicasets: Sequence[Mapping[str, Any]] = (),
+                      skip: Collection[str] = (), limit: int | None = None) -> Expansion:
     r = Reader(obj, source)
     spec = r.spec()
     template = r.template()
@@ -112,5 +113,5 @@ def expand_deployment(obj: Mapping[str, Any], source: str, names: NameGenerator,
     }
     out.created.append(replicaset)
     owner = controller_ref("apps/v1", "ReplicaSet", rs_name, rs_uid)
-    out.pods = replica_pods(rs_template, r.namespace, rs_name, owner, replicas, names)
+    out.pods = replica_pods(rs_template, r.namespace, rs_name, owner, replicas, names, skip, limit)
     return out

@@ -7,7 +7,7 @@ A ReplicationController's selector defaults to its template's labels (API defaul
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from kplan.workloads.common import (
@@ -16,6 +16,7 @@ from kplan.workloads.common import (
     check_selector,
     controller_ref,
     create_pod,
+    named_pod,
     pod_from_template,
     template_labels,
 )
@@ -24,12 +25,28 @@ from kplan.workloads.names import NameGenerator
 
 
 def replica_pods(template: Mapping[str, Any], namespace: str, name: str, owner: Obj, replicas: int,
-                 names: NameGenerator) -> list[Obj]:
-    return [create_pod(pod_from_template(template, namespace, owner), names, generate_name=f"{name}-")
-            for _ in range(replicas)]
+                 names: NameGenerator, skip: Collection[str] = (), limit: int | None = None) -> list[Obj]:
+    """The ``replicas`` pods, less those whose generated name is in ``skip`` (names in use, which
+    kplan.io.scale does not create again) and those after the first ``limit``. A skipped pod's name
+    and uid are drawn all the same, so that the others' do not depend on which are skipped, but no
+    pod is built for it."""
+    if not skip and limit is None:
+        return [create_pod(pod_from_template(template, namespace, owner), names, generate_name=f"{name}-")
+                for _ in range(replicas)]
+    generate_name = f"{name}-"
+    pods: list[Obj] = []
+    for _ in range(replicas):
+        if limit is not None and len(pods) >= limit:
+            break
+        pod_name = names.generate(generate_name)
+        uid = names.uid()
+        if pod_name not in skip:
+            pods.append(named_pod(pod_from_template(template, namespace, owner), pod_name, uid, generate_name))
+    return pods
 
 
-def expand_replicaset(obj: Mapping[str, Any], source: str, names: NameGenerator) -> Expansion:
+def expand_replicaset(obj: Mapping[str, Any], source: str, names: NameGenerator,
+                      skip: Collection[str] = (), limit: int | None = None) -> Expansion:
     r = Reader(obj, source)
     spec = r.spec()
     template = r.template()
@@ -48,5 +65,5 @@ def expand_replicaset(obj: Mapping[str, Any], source: str, names: NameGenerator)
     uid = r.uid(names)
     owner = controller_ref(api_version, r.kind, r.name, uid)
     out = Expansion(r.kind, r.namespace, r.name, uid)
-    out.pods = replica_pods(template, r.namespace, r.name, owner, replicas, names)
+    out.pods = replica_pods(template, r.namespace, r.name, owner, replicas, names, skip, limit)
     return out

@@ -122,6 +122,19 @@ def test_replicaset_pods_are_generated_from_its_name(kind, api):
     assert controller(exp.pods[0])["kind"] == kind and controller(exp.pods[0])["apiVersion"] == api
 
 
+@pytest.mark.parametrize("kind", ["Deployment", "ReplicaSet", "ReplicationController"])
+@pytest.mark.parametrize("skipped, max_pods", [((), None), ((0, 3, 4), None), ((), 2), ((1, 2), 3), ((0, 1, 2, 3, 4, 5), 1)],
+                         ids=["neither", "skipped names", "a limit", "both", "every name skipped"])
+def test_skipped_names_and_a_limit_leave_out_pods_without_changing_the_others(kind, skipped, max_pods):
+    # kplan.io.scale skips the pods in use and builds no more than it wants: the pods it keeps
+    # must be, field for field, the ones the whole expansion gives
+    w = Workload(kind, "front").replicas(6).build()
+    whole = expand(w, "x", seed=3).pods
+    skip = {whole[i]["metadata"]["name"] for i in skipped}
+    kept = [p for p in whole if p["metadata"]["name"] not in skip][:max_pods]
+    assert expand(w, "x", seed=3, skip_pod_names=skip, max_pods=max_pods).pods == kept
+
+
 # ----------------------------------------------------------------------------- StatefulSet
 
 def test_statefulset_pods_are_ordinals_with_identity_labels_and_claims():
@@ -366,3 +379,20 @@ def test_generated_names_never_repeat_even_when_the_random_suffix_does() -> None
     generated = [names.generate("web-") for _ in range(20_000)]
     assert len(set(generated)) == len(generated)
     assert NameGenerator(0, "Pod/default/web").generate("web-") == generated[0]  # still seeded
+
+
+@pytest.mark.parametrize("seed, scope", [(0, "Pod/default/web"), (1, "Deployment/bench/app"), (20250101, "Job/x/y")])
+def test_suffixes_and_uids_are_the_draws_of_randrange_and_uuid4(seed, scope) -> None:
+    # NameGenerator writes randrange and uuid.UUID(version=4) out for speed: the draws, and so
+    # every generated name and uid, must stay the ones those give
+    import random
+    import uuid
+
+    from kplan.workloads.names import RANDOM_LENGTH, NameGenerator
+
+    names = NameGenerator(seed, scope)
+    rng = random.Random(f"kplan/{seed}/{scope}")
+    for _ in range(2_000):
+        assert names.suffix() == "".join(ALPHANUMS[rng.randrange(len(ALPHANUMS))] for _ in range(RANDOM_LENGTH))
+        assert names.suffix(1) == ALPHANUMS[rng.randrange(len(ALPHANUMS))]
+        assert names.uid() == str(uuid.UUID(int=rng.getrandbits(128), version=4))
