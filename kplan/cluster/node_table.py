@@ -24,14 +24,21 @@ NO_PODS = 2**40
 _TAINT_SET_KEYS = count(1)
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
 class LabelColumn:
     """One label key over all rows: ``codes[i]`` is the value's code, -1 where the label is absent."""
 
-    __slots__ = ("key", "codes", "values", "code_of", "_ints")
+    __slots__ = ("key", "codes", "values", "code_of", "_ints", "_present", "_domains")
 
     def __init__(self, key: str, codes: np.ndarray, values: list[str], code_of: dict[str, int]) -> None:
         self.key, self.codes, self.values, self.code_of = key, codes, values, code_of
         self._ints: tuple[np.ndarray, np.ndarray] | None = None
+        self._present: np.ndarray | None = None
+        self._domains: np.ndarray | None = None
 
     @classmethod
     def build(cls, key: str, nodes: Sequence[Node]) -> LabelColumn:
@@ -55,7 +62,21 @@ class LabelColumn:
 
     @property
     def present(self) -> np.ndarray:
-        return self.codes >= 0
+        """Rows with the label. A column never changes, so this (and ``domains``) is computed once
+        and read-only: PodTopologySpread reads both in every cycle."""
+        if self._present is None:
+            self._present = _frozen(self.codes >= 0)
+        return self._present
+
+    @property
+    def domains(self) -> np.ndarray:
+        """Per row, its value's code as int64, where rows without the label take the code of the
+        value "" when some node has the label empty, else ``len(values)``: a node without the key
+        is in the domain "" (topology spreading whose keys are not all required)."""
+        if self._domains is None:
+            missing = self.code_of.get("", len(self.values))
+            self._domains = _frozen(np.where(self.codes < 0, missing, self.codes).astype(np.int64))
+        return self._domains
 
     def isin(self, values: Iterable[str]) -> np.ndarray:
         wanted = [self.code_of[v] for v in values if v in self.code_of]
@@ -77,7 +98,8 @@ class LabelColumn:
 
 
 class PodListener(Protocol):
-    """Keeps an index (e.g. per-domain counts) in step with the pods on the nodes."""
+    """Keeps an index (e.g. per-domain counts) in step with the pods on the nodes. It reads the
+    pod and its row, not the table's columns: NodeTable.add_pods tells it after summing them."""
 
     def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None: ...
 
@@ -253,14 +275,43 @@ class NodeTable:
         if pod.priority < self.prio_min[row]:
             self.prio_min[row] = pod.priority
         if pod.host_ports:
-            ports = self.ports[row]
-            if ports is None:
-                ports = self.ports[row] = PortSet()
-            for p in pod.host_ports:
-                ports.add(p)
-                self.port_rows.setdefault((p.protocol, p.port), set()).add(row)
+            self._add_ports(pod, row)
         for listener in self.listeners:
             listener.pod_added(self, pod, row)
+
+    def add_pods(self, pods: Sequence[Pod], rows: Sequence[int]) -> None:
+        """add_pod of each pod on its row, in order, with each column summed over them at once: a
+        snapshot's running pods, thousands, are placed so at every build."""
+        if not pods:
+            return
+        cols: dict[str, int] = {}
+        for pod in pods:
+            for name in pod.requests:
+                if name not in cols:
+                    # may widen the arrays: every column first, in add_pod's order, then the sums
+                    cols[name] = self.column(name)
+        n = len(pods)
+        at = np.asarray(rows, dtype=np.int64)
+        for name, col in cols.items():
+            np.add.at(self.requested_t[col], at, np.fromiter((p.requests.get(name, 0) for p in pods), I64, n))
+        np.add.at(self.nonzero_t[CPU], at, np.fromiter((p.nonzero_cpu for p in pods), I64, n))
+        np.add.at(self.nonzero_t[MEMORY], at, np.fromiter((p.nonzero_mem for p in pods), I64, n))
+        np.add.at(self.pod_count, at, 1)
+        np.minimum.at(self.prio_min, at, np.fromiter((p.priority for p in pods), np.int64, n))
+        for pod, row in zip(pods, rows, strict=True):
+            self.pods[row].append(pod)
+            if pod.host_ports:
+                self._add_ports(pod, row)
+            for listener in self.listeners:
+                listener.pod_added(self, pod, row)
+
+    def _add_ports(self, pod: Pod, row: int) -> None:
+        ports = self.ports[row]
+        if ports is None:
+            ports = self.ports[row] = PortSet()
+        for p in pod.host_ports:
+            ports.add(p)
+            self.port_rows.setdefault((p.protocol, p.port), set()).add(row)
 
     def remove_pod(self, pod: Pod, row: int) -> None:
         plist = self.pods[row]

@@ -79,6 +79,11 @@ class Snapshot:
         self.table.add_pod(pod, row)
         self.placed[pod.uid] = (pod, row)
 
+    def add_pods(self, pods: Sequence[Pod], rows: Sequence[int]) -> None:
+        self.table.add_pods(pods, rows)
+        for pod, row in zip(pods, rows, strict=True):
+            self.placed[pod.uid] = (pod, row)
+
     def remove_pod(self, pod: Pod) -> int:
         _, row = self.placed.pop(pod.uid)
         self.table.remove_pod(pod, row)

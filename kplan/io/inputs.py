@@ -146,8 +146,11 @@ class Scenario:
 
 
 def _check_unique(inputs: Inputs) -> None:
+    pods = inputs.running + inputs.pending
+    if len({pod.key for pod in pods}) == len(pods):  # every build checks: the common case first
+        return
     seen: dict[str, str] = {}
-    for pod in inputs.running + inputs.pending:
+    for pod in pods:
         if pod.key in seen:
             raise InputError(f"{pod.source}: Pod {pod.key}: metadata.name: Duplicate value: the pod is also defined "
                              f"in {seen[pod.key]}")
@@ -231,10 +234,9 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
                             "cluster; it is ignored")
             continue
         placed.append(pod)
-    for pod in sorted(placed, key=lambda p: (p.namespace, p.name)):
-        row = snapshot.row_of(pod.node_name)
-        assert row is not None
-        snapshot.add_pod(pod, row)
+    placed_in_order = sorted(placed, key=lambda p: (p.namespace, p.name))
+    row_of = snapshot.table.row_of
+    snapshot.add_pods(placed_in_order, [row_of[pod.node_name] for pod in placed_in_order])
     allowed = {pdb_key(pdb): disruptions_allowed(pdb, placed) for pdb in snapshot.pdbs}
     return Scenario(snapshot, pending, allowed, warnings, inputs)
 
