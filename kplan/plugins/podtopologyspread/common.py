@@ -48,35 +48,35 @@ def default_selector(pod: Pod, selecting: Sequence[SelectingObject]) -> LabelSel
 
 class Constraints:
     """getConstraints / filterTopologySpreadConstraints / buildDefaultConstraints, cached per
-    equivalent pod (namespace, labels, owner, constraints)."""
+    equivalent pod (namespace, labels, owner) and action."""
 
     def __init__(self, defaults: Sequence[SpreadConstraint]) -> None:
         self.defaults = tuple(defaults)
-        self._selectors: dict[tuple[object, ...], LabelSelector] = {}
+        self._wanted = {action: tuple(c for c in self.defaults if c.when_unsatisfiable == action)
+                        for action in {c.when_unsatisfiable for c in self.defaults}}
+        #: the default constraints of an equivalent pod, by (action, namespace, labels, owner)
+        self._built: dict[tuple[object, ...], tuple[SpreadConstraint, ...]] = {}
         self._selecting: tuple[Sequence[SelectingObject] | None, int] = (None, -1)
 
     def of(self, pod: Pod, action: str, selecting: Sequence[SelectingObject]) -> tuple[SpreadConstraint, ...]:
         if pod.spread_constraints:
             return tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == action)
-        wanted = [c for c in self.defaults if c.when_unsatisfiable == action]
+        wanted = self._wanted.get(action)
         if not wanted:
             return ()
-        sel = self.default_selector(pod, selecting)
-        if sel.is_empty:
-            return ()
-        return tuple(replace(c, selector=sel) for c in wanted)
-
-    def default_selector(self, pod: Pod, selecting: Sequence[SelectingObject]) -> LabelSelector:
         # the list itself is kept, not its id(), which a later list could reuse
         seen, seen_len = self._selecting
         if seen is not selecting or seen_len != len(selecting):
-            self._selectors.clear()
+            self._built.clear()
             self._selecting = (selecting, len(selecting))
-        key = (pod.namespace, tuple(sorted(pod.labels.items())), pod.controller())
-        sel = self._selectors.get(key)
-        if sel is None:
-            sel = self._selectors[key] = default_selector(pod, selecting)
-        return sel
+        key = (action, pod.namespace, tuple(sorted(pod.labels.items())), pod.controller())
+        built = self._built.get(key)
+        if built is None:
+            sel = default_selector(pod, selecting)
+            # one set of objects per equivalent pod: building them (dataclasses.replace) cost more
+            # than the rest of the lookup, twice a cycle
+            built = self._built[key] = () if sel.is_empty else tuple(replace(c, selector=sel) for c in wanted)
+        return built
 
 
 def node_labels_match(labels: Mapping[str, str], constraints: Sequence[SpreadConstraint]) -> bool:

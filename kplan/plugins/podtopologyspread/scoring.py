@@ -62,11 +62,16 @@ class PreScoreState(StateData):
 def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple[SpreadConstraint, ...],
             require_all: bool, rows: np.ndarray) -> PreScoreState:
     table = index.table
-    has_all = np.ones(len(table), dtype=bool)
-    for c in constraints:
-        has_all &= table.labels(c.topology_key).codes >= 0
-    ignored = ~has_all[rows] if require_all else np.zeros(len(rows), dtype=bool)
-    kept = rows[~ignored]
+    has_all: np.ndarray | None = None
+    if require_all:
+        for c in constraints:
+            present = table.labels(c.topology_key).present
+            has_all = present if has_all is None else has_all & present
+        assert has_all is not None
+        ignored = ~has_all[rows]
+        kept = rows[~ignored]
+    else:
+        ignored, kept = np.zeros(len(rows), dtype=bool), rows
     out = []
     for c in constraints:
         col = table.labels(c.topology_key)
@@ -77,11 +82,11 @@ def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple
             continue
         # a node without the key is in domain "" (only possible when keys are not all required)
         v = len(col.values)
-        domain_of = np.where(col.codes < 0, col.code_of.get("", v), col.codes).astype(np.int64)
+        domain_of = col.domains
         present = np.bincount(domain_of[kept], minlength=v + 1) > 0
         weight = math.log(int(present.sum()) + 2)
         counted = present[domain_of]
-        if require_all:
+        if has_all is not None:
             counted &= has_all
         policies = masks.eligible(table, pod, c)
         if policies is not None:
@@ -100,7 +105,7 @@ def score_rows(s: PreScoreState, table: NodeTable, rows: np.ndarray) -> np.ndarr
     total = np.zeros(len(rows), dtype=np.float64)
     for cs in s.scores:
         c = cs.constraint
-        has = s.table.labels(c.topology_key).codes[src] >= 0
+        has = s.table.labels(c.topology_key).present[src]
         if cs.domain_of is None:
             cnt = cs.node_counts[src] if cs.node_counts is not None else np.zeros(len(rows), dtype=np.int64)
         else:
