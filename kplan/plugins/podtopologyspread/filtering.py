@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from kplan.cluster.node_table import LabelColumn, NodeTable
 from kplan.framework.cycle_state import StateData
 from kplan.framework.status import Code, Verdicts, reason_id
 from kplan.model.objects import Node, Pod, SpreadConstraint
-from kplan.model.selectors import selector_matches
+from kplan.model.selectors import LabelSelector, selector_matches
 from kplan.plugins.podindex import PodIndex, PodQuery, TermScope, read_by_value
 from kplan.plugins.podtopologyspread.common import (
     InclusionMasks,
@@ -49,7 +50,14 @@ def matching_query(pod: Pod, c: SpreadConstraint) -> PodQuery | None:
     the selector is nil (matches nothing) or empty (selector.Empty(): counts nothing)."""
     if c.selector is None or c.selector.is_empty:
         return None
-    return PodQuery((TermScope(frozenset((pod.namespace,)), None, c.selector),), skip_terminating=True)
+    return _query(pod.namespace, c.selector)
+
+
+@lru_cache(maxsize=4096)
+def _query(namespace: str, selector: LabelSelector) -> PodQuery:
+    # one object per (namespace, selector), twice a cycle: building it cost more than the lookup,
+    # and PodIndex finds its counter of an identical key without comparing the parts
+    return PodQuery((TermScope(frozenset((namespace,)), None, selector),), skip_terminating=True)
 
 
 class Domains:
