@@ -17,11 +17,12 @@ count, the ratio 2 workers / 1 worker (target <= 0.6), and the cost of one point
 run phase after the workers' start, over the points: changes, build, schedule, summary and Dask's
 handling of the task; also with each point's share of the start) against ``kplan simulate`` of
 points of the same grid (their scheduling time, loading excluded; target: a point costs no more).
-``kplan simulate`` runs
-``--simulate-points`` points spread over the grid (its corners and middles), each from a cluster
-file with the added nodes written as whatif clones them and the Deployment at the point's
-replicas, and their mean scheduling time stands for the grid's mean. They run after each run's
-sweeps, so that each run's ratio compares times taken under about the same load.
+``kplan simulate`` runs ``--simulate-points`` points spread over the grid (its corners and
+middles), each from a cluster file with the added nodes written as whatif clones them and the
+Deployment at the point's replicas, and their mean scheduling time stands for the grid's mean.
+Each runs right before and right after each run's sweeps and counts with the mean of the two, so
+that each run's ratio compares times taken under the same load, even when the machine's speed
+drifts during the minutes of the sweeps.
 """
 
 from __future__ import annotations
@@ -149,10 +150,12 @@ def main() -> None:
         setups: dict[int, list[float]] = {w: [] for w in counts}
         nodes, scale = axes(a.replicas, a.add_step, a.scale_step)
         sampled = sample_points(nodes, scale, a.simulate_points) if a.simulate_points > 0 else []
-        #: kplan simulate's scheduling times of the sampled points, per run (right after that run's sweeps)
+        #: kplan simulate's scheduling times of the sampled points, per run: each point right before and
+        #: right after that run's sweeps, so that a drift of the machine's speed during the run cancels
         schedules: list[list[float]] = []
         points = 0
         for k in range(a.runs):
+            before = simulate_points(tmp, items, sampled) if sampled else []
             for w in counts:  # interleaved, so a change of load on a shared machine hits both alike
                 t = time.perf_counter()
                 run = subprocess.run([sys.executable, "-m", "kplan",
@@ -170,7 +173,8 @@ def main() -> None:
                       f"{phases[w][-1]:.1f} s for {m.group(1)} simulations ({setups[w][-1]:.1f} s of it starting "
                       "the workers)", flush=True)
             if sampled:
-                schedules.append(simulate_points(tmp, items, sampled))
+                after = simulate_points(tmp, items, sampled)
+                schedules.append([(x + y) / 2 for x, y in zip(before, after, strict=True)])
         print()
         for w in counts:
             print(f"{w} worker{'s' if w != 1 else ''}: median {statistics.median(walls[w]):.1f} s wall, "
@@ -189,8 +193,9 @@ def main() -> None:
                 shared.append(phase / points / mean)
                 print(f"run {k + 1}: one point on 1 worker {per_point:.2f} s (changes, build, schedule, summary, and "
                       f"Dask's handling of the task; {phase / points:.2f} s with its share of the workers' start); "
-                      f"kplan simulate of {len(times)} points of the grid, run right after, schedules in {mean:.2f} s "
-                      f"on average ({', '.join(f'{x:.2f}' for x in times)}): {ratios[-1]:.2f} of it "
+                      f"kplan simulate of {len(times)} points of the grid, each run right before and right after "
+                      f"the sweeps, schedules in {mean:.2f} s on average (per point, the mean of its two runs: "
+                      f"{', '.join(f'{x:.2f}' for x in times)}): {ratios[-1]:.2f} of it "
                       f"({shared[-1]:.2f} with the start)")
             print(f"one point / kplan simulate's scheduling of the grid: median {statistics.median(ratios):.2f} "
                   f"over {len(ratios)} run{'s' if len(ratios) != 1 else ''} (target <= 1); "

@@ -32,13 +32,14 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 class LabelColumn:
     """One label key over all rows: ``codes[i]`` is the value's code, -1 where the label is absent."""
 
-    __slots__ = ("key", "codes", "values", "code_of", "_ints", "_present", "_domains")
+    __slots__ = ("key", "codes", "values", "code_of", "_ints", "_present", "_domains", "_all_present")
 
     def __init__(self, key: str, codes: np.ndarray, values: list[str], code_of: dict[str, int]) -> None:
         self.key, self.codes, self.values, self.code_of = key, codes, values, code_of
         self._ints: tuple[np.ndarray, np.ndarray] | None = None
         self._present: np.ndarray | None = None
         self._domains: np.ndarray | None = None
+        self._all_present: bool | None = None
 
     @classmethod
     def build(cls, key: str, nodes: Sequence[Node]) -> LabelColumn:
@@ -67,6 +68,13 @@ class LabelColumn:
         if self._present is None:
             self._present = _frozen(self.codes >= 0)
         return self._present
+
+    @property
+    def all_present(self) -> bool:
+        """Every row has the label (the hostname on every node, as a rule)."""
+        if self._all_present is None:
+            self._all_present = bool(self.present.all())
+        return self._all_present
 
     @property
     def domains(self) -> np.ndarray:

@@ -38,15 +38,16 @@ PRE_SCORE_KEY = "PreScorePodTopologySpread"
 
 
 class ConstraintScore:
-    __slots__ = ("constraint", "weight", "col", "domain_of", "counts", "node_counts")
+    __slots__ = ("constraint", "weight", "col", "node_counts", "domain_scores")
 
     def __init__(self, constraint: SpreadConstraint, weight: float, col: LabelColumn,
-                 domain_of: np.ndarray | None, counts: np.ndarray | None, node_counts: np.ndarray | None) -> None:
+                 node_counts: np.ndarray | None, domain_scores: np.ndarray | None) -> None:
         self.constraint, self.weight, self.col = constraint, weight, col
-        #: per snapshot row, the index of its domain in ``counts`` (non-hostname keys)
-        self.domain_of, self.counts = domain_of, counts
         #: per snapshot row, its own matching pods (hostname key); None when the selector counts nothing
         self.node_counts = node_counts
+        #: per value code of ``col`` (non-hostname keys), the constraint's part of a node's score,
+        #: count * weight + maxSkew - 1, and a trailing 0 that code -1 (no label: no part) picks
+        self.domain_scores = domain_scores
 
 
 class PreScoreState(StateData):
@@ -78,7 +79,7 @@ def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple
         query = matching_query(pod, c)
         per_row = index.counter(query).rows if query is not None else None
         if c.topology_key == HOSTNAME:
-            out.append(ConstraintScore(c, math.log(len(kept) + 2), col, None, None, per_row))
+            out.append(ConstraintScore(c, math.log(len(kept) + 2), col, per_row, None))
             continue
         # a node without the key is in domain "" (only possible when keys are not all required)
         v = len(col.values)
@@ -95,7 +96,10 @@ def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple
             counts = np.zeros(v + 1, dtype=np.int64)
         else:
             counts = np.bincount(domain_of[counted], weights=per_row[counted], minlength=v + 1).astype(np.int64)
-        out.append(ConstraintScore(c, weight, col, domain_of, counts, None))
+        # a node's part depends only on its domain: computed per domain, once, and read per node
+        # by its label's code (a labelled node's domain is its code)
+        domain_scores = np.append(counts.astype(np.float64) * weight + float(c.max_skew - 1), 0.0)
+        out.append(ConstraintScore(c, weight, col, None, domain_scores))
     return PreScoreState(out, ignored, table)
 
 
@@ -104,14 +108,13 @@ def score_rows(s: PreScoreState, table: NodeTable, rows: np.ndarray) -> np.ndarr
     src = rows if table is s.table else table.source_rows[rows]
     total = np.zeros(len(rows), dtype=np.float64)
     for cs in s.scores:
+        if cs.domain_scores is not None:
+            total += cs.domain_scores[cs.col.codes[src]]
+            continue
         c = cs.constraint
-        has = s.table.labels(c.topology_key).present[src]
-        if cs.domain_of is None:
-            cnt = cs.node_counts[src] if cs.node_counts is not None else np.zeros(len(rows), dtype=np.int64)
-        else:
-            assert cs.counts is not None
-            cnt = cs.counts[cs.domain_of[src]]
-        total += np.where(has, cnt.astype(np.float64) * cs.weight + float(c.max_skew - 1), 0.0)
+        cnt = cs.node_counts[src] if cs.node_counts is not None else np.zeros(len(rows), dtype=np.int64)
+        part = cnt.astype(np.float64) * cs.weight + float(c.max_skew - 1)
+        total += part if cs.col.all_present else np.where(cs.col.present[src], part, 0.0)
     out = go_round(total).astype(np.int64)
     if len(s.ignored) == len(rows):
         out[s.ignored] = 0
@@ -120,6 +123,11 @@ def score_rows(s: PreScoreState, table: NodeTable, rows: np.ndarray) -> np.ndarr
 
 def normalize(s: PreScoreState, scores: np.ndarray) -> np.ndarray:
     ignored = s.ignored if len(s.ignored) == len(scores) else np.zeros(len(scores), dtype=bool)
+    if len(scores) and not ignored.any():  # the system defaults ignore no node: whole arrays
+        lo, hi = int(scores.min()), max(int(scores.max()), 0)
+        if hi == 0:
+            return np.full_like(scores, MAX_NODE_SCORE)
+        return np.asarray(MAX_NODE_SCORE * (hi + lo - scores) // hi, dtype=scores.dtype)
     out = np.zeros_like(scores)
     valid = ~ignored
     if not valid.any():

@@ -437,3 +437,25 @@ def test_filter_with_pods_agrees_with_forks_on_random_clusters(
     table = np.array(counts, dtype=np.int64)
     assert with_pods(plugin, state, built, snap, rows, examples, table) == with_pods_by_fork(
         plugin, state, built, snap, rows, examples, table)
+
+
+#: a zone label with the empty value, nodes without a zone, a node without its hostname label
+EDGE_NODES = [make_node("a1", "a"), make_node("a2", "a"), make_node("e1", ""), make_node("x1"), make_node("x2"),
+              make_node("h1", "b", hostname=False)]
+
+
+@pytest.mark.parametrize("running, nodes, raw, norm", [
+    pytest.param([web("w1", "a1"), web("w2", "e1"), web("w3", "x1"), web("w4", "h1")], None,
+                 {"a1": 10, "a2": 8, "e1": 11, "h1": 6, "x1": 4, "x2": 2},
+                 {"a1": 27, "a2": 45, "e1": 18, "h1": 63, "x1": 81, "x2": 100}, id="every node feasible"),
+    pytest.param([web("w1", "a1"), web("w2", "e1"), web("w3", "x1"), web("w4", "x1")], ["a2", "x2", "h1"],
+                 {"a2": 8, "x2": 2, "h1": 4}, {"a2": 25, "x2": 100, "h1": 75}, id="some nodes feasible"),
+])
+def test_system_default_scores_with_an_empty_zone_missing_zones_and_a_missing_hostname(running, nodes, raw,
+                                                                                       norm) -> None:
+    # with the system defaults keys are not all required: a node without the zone label is in
+    # the domain "" when some node has the label empty; without its hostname label a node gets
+    # no hostname part
+    snap = make_snapshot(EDGE_NODES, running, selecting_objects=[WEB_SERVICE])
+    plugin = make_plugin(PodTopologySpread, podtopologyspread, snap, None)
+    assert run_score(plugin, make_pod().labels(app="web").build(), snap, nodes) == (raw, norm)
