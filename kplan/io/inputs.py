@@ -247,7 +247,8 @@ def dra_state(inputs: Inputs, seed: int, running: list[Pod], pending: list[Pod])
     dra = DraState(*(([x for x in inputs.dra if type(x).__name__ == kind]) for kind in
                      ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")))
     for pod in running + pending:
-        dra.set_pod_statuses(pod, pod.claim_statuses)
+        if pod.claim_statuses:  # most pods have none: every build walks them all
+            dra.set_pod_statuses(pod, pod.claim_statuses)
     names = NameGenerator(seed, "ResourceClaim")
     for pod in pending:
         if pod.resource_claims:
