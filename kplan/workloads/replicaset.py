@@ -15,7 +15,6 @@ from kplan.workloads.common import (
     Reader,
     check_selector,
     controller_ref,
-    create_pod,
     named_pod,
     pod_from_template,
     template_labels,
@@ -30,9 +29,6 @@ def replica_pods(template: Mapping[str, Any], namespace: str, name: str, owner: 
     kplan.io.scale does not create again) and those after the first ``limit``. A skipped pod's name
     and uid are drawn all the same, so that the others' do not depend on which are skipped, but no
     pod is built for it."""
-    if not skip and limit is None:
-        return [create_pod(pod_from_template(template, namespace, owner), names, generate_name=f"{name}-")
-                for _ in range(replicas)]
     generate_name = f"{name}-"
     pods: list[Obj] = []
     for _ in range(replicas):
