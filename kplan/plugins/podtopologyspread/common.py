@@ -79,6 +79,15 @@ class Constraints:
         return built
 
 
+def has_every_key(table: NodeTable, constraints: Sequence[SpreadConstraint]) -> np.ndarray:
+    """Per row of ``table``, whether the node has every constraint's topology key (read-only)."""
+    has_all: np.ndarray | None = None
+    for c in constraints:
+        present = table.labels(c.topology_key).present
+        has_all = present if has_all is None else has_all & present
+    return has_all if has_all is not None else np.ones(len(table), dtype=bool)
+
+
 def node_labels_match(labels: Mapping[str, str], constraints: Sequence[SpreadConstraint]) -> bool:
     """nodeLabelsMatchSpreadConstraints: the node has every constraint's key."""
     return all(c.topology_key in labels for c in constraints)

@@ -33,6 +33,7 @@ from kplan.model.selectors import LabelSelector, selector_matches
 from kplan.plugins.podindex import PodIndex, PodQuery, TermScope, read_by_value
 from kplan.plugins.podtopologyspread.common import (
     InclusionMasks,
+    has_every_key,
     matches_inclusion_policies,
     node_labels_match,
 )
@@ -133,9 +134,7 @@ class PreFilterState(StateData):
 def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple[SpreadConstraint, ...]
             ) -> PreFilterState:
     table = index.table
-    has_all = np.ones(len(table), dtype=bool)
-    for c in constraints:
-        has_all &= table.labels(c.topology_key).codes >= 0
+    has_all = has_every_key(table, constraints)
     domains = []
     for c in constraints:
         eligible = has_all

@@ -31,7 +31,7 @@ from kplan.framework.interfaces import MAX_NODE_SCORE
 from kplan.model.objects import Pod, SpreadConstraint
 from kplan.plugins.helper import go_round
 from kplan.plugins.podindex import PodIndex
-from kplan.plugins.podtopologyspread.common import HOSTNAME, InclusionMasks
+from kplan.plugins.podtopologyspread.common import HOSTNAME, InclusionMasks, has_every_key
 from kplan.plugins.podtopologyspread.filtering import matching_query
 
 PRE_SCORE_KEY = "PreScorePodTopologySpread"
@@ -65,10 +65,7 @@ def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple
     table = index.table
     has_all: np.ndarray | None = None
     if require_all:
-        for c in constraints:
-            present = table.labels(c.topology_key).present
-            has_all = present if has_all is None else has_all & present
-        assert has_all is not None
+        has_all = has_every_key(table, constraints)
         ignored = ~has_all[rows]
         kept = rows[~ignored]
     else:
