@@ -8,9 +8,10 @@ first use) and taints (encoded as the id of the node's taint list).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from itertools import count
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -234,6 +235,16 @@ class NodeTable:
         are the [N, R] views of the same memory."""
         self.alloc_t, self.requested_t, self.nonzero_t = alloc_t, requested_t, nonzero_t
         self.alloc, self.requested, self.nonzero = alloc_t.T, requested_t.T, nonzero_t.T
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> NodeTable:
+        # a fork of a run (Simulation.without_last) copies its table: the [N, R] views must be
+        # views of the copy's own arrays, which copying each array on its own would not give
+        new = NodeTable.__new__(NodeTable)
+        memo[id(self)] = new
+        views = ("alloc", "requested", "nonzero")
+        new.__dict__.update({k: copy.deepcopy(v, memo) for k, v in self.__dict__.items() if k not in views})
+        new._set_resources(new.alloc_t, new.requested_t, new.nonzero_t)
+        return new
 
     def __len__(self) -> int:
         return len(self.names)

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kplan.model.selectors import NodeSelector
+from kplan.model.shared import share_frozen_dataclasses
 
 
 def _empty() -> Mapping[str, str]:
@@ -171,3 +172,6 @@ class PodClaim:
     name: str
     claim_name: str = ""
     template_name: str = ""
+
+
+share_frozen_dataclasses(globals())

@@ -15,6 +15,7 @@ from typing import Any
 
 from kplan.model.dra import PodClaim
 from kplan.model.selectors import LabelSelector, NodeSelector, PreferredSchedulingTerm
+from kplan.model.shared import share_frozen_dataclasses
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
 
@@ -310,3 +311,6 @@ class SelectingObject:
     namespace: str
     name: str
     selector: LabelSelector | None
+
+
+share_frozen_dataclasses(globals())

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kplan.model.shared import share_frozen_dataclasses
+
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
 LABEL_OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST)
 NODE_OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT)
@@ -138,3 +140,6 @@ class NodeSelector:
 class PreferredSchedulingTerm:
     weight: int
     term: NodeSelectorTerm
+
+
+share_frozen_dataclasses(globals())

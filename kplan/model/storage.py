@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 from kplan.model.objects import OwnerRef
 from kplan.model.selectors import LabelSelector, NodeSelector
+from kplan.model.shared import share_frozen_dataclasses
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
 
@@ -185,3 +186,6 @@ class CSIStorageCapacity:
     def limit(self) -> int | None:
         """volumeLimit: maximumVolumeSize when set, else capacity."""
         return self.maximum_volume_size if self.maximum_volume_size is not None else self.capacity
+
+
+share_frozen_dataclasses(globals())

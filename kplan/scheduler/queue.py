@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from typing import Any
 
 from kplan.model.objects import Pod
 
@@ -38,6 +39,13 @@ class QueuedPod:
     @property
     def priority(self) -> int:
         return self.pod.priority
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> QueuedPod:
+        # every field is immutable (the pod is shared by copies: kplan.model.shared), so a copy of
+        # the fields is a deep copy
+        new = QueuedPod.__new__(QueuedPod)
+        new.__dict__.update(self.__dict__)
+        return new
 
 
 class SchedulingQueue:
@@ -104,6 +112,14 @@ class SchedulingQueue:
     def has_runnable(self) -> bool:
         return bool(self._active or self._backoff)
 
+    def peek(self) -> QueuedPod | None:
+        """The pod ``pop`` would take, left in its queue."""
+        if self._active:
+            return self._active[0][-1]
+        if self._backoff:
+            return self._backoff[0][-1]
+        return None
+
     def pop(self) -> QueuedPod | None:
         """activeQ's head, else backoffQ's head even if still backing off (SchedulerPopFromBackoffQ)."""
         if self._active:
@@ -114,6 +130,30 @@ class SchedulingQueue:
             return None
         q.where = "inflight"
         return q
+
+    def forget(self, uids: set[str]) -> None:
+        """Take these pods out of activeQ and the pool, as if they had never been created (a
+        fork of a run without them, kplan.scheduler.simulate); none of them is anywhere else."""
+        self._active = [e for e in self._active if e[-1].pod.uid not in uids]
+        heapq.heapify(self._active)
+        for uid in uids & self.pool.keys():
+            q = self.pool.pop(uid)
+            key = (q.pod.scheduler_name, q.rejectors)
+            group = self.pool_groups[key]
+            del group[uid]
+            if not group:
+                del self.pool_groups[key]
+
+    def shift_clock(self, delta: int) -> None:
+        """Move the clock and every time a queued pod holds ``delta`` µs back, the keys with them
+        (each pod's timestamp and last failure are the caller's to move first)."""
+        self.now -= delta
+        self._active = [(p, q.timestamp, s, q) for p, _, s, q in self._active]
+        self._backoff = [(self.backoff_expiry(q), p, q.timestamp, s, q) for _, p, _, s, q in self._backoff]
+        self._errors = [(self.backoff_expiry(q), s, q) for _, s, q in self._errors]
+        heapq.heapify(self._active)
+        heapq.heapify(self._backoff)
+        heapq.heapify(self._errors)
 
     def errors_waiting(self) -> bool:
         return bool(self._errors)

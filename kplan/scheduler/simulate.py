@@ -8,6 +8,7 @@ move their events trigger — happens before the next pod is popped. The clock i
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ from kplan.framework.registry import Registry
 from kplan.framework.runtime import Framework, Nominator
 from kplan.model.objects import Pod, PodDisruptionBudget, evolve_pod
 from kplan.scheduler.cycle import CycleResult, Scheduler
-from kplan.scheduler.queue import US, QueuedPod, SchedulingQueue
+from kplan.scheduler.queue import SECOND, US, QueuedPod, SchedulingQueue
 from kplan.workloads.names import NameGenerator
 
 SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED = "Scheduled", "Unschedulable", "Gated", "Preempted"
@@ -142,6 +143,8 @@ class Simulation:
         self.waiting: dict[str, list[QueuedPod]] = {}
         self._seed = seed
         self._claim_names: NameGenerator | None = None
+        #: pods start() created; -1 before it ran
+        self._created_at_start = -1
 
     # ------------------------------------------------------------------ events
 
@@ -221,6 +224,7 @@ class Simulation:
                 continue
             self.enqueue(q)
         self.queue.now = len(self.pending) * US
+        self._created_at_start = len(self.pending)
         self._changed_since_error = True
 
     def add_pending(self, pod: Pod) -> QueuedPod:
@@ -264,8 +268,9 @@ class Simulation:
         else:
             self.queue.add_active(q)
 
-    def drain(self) -> None:
-        """Run cycles until activeQ and backoffQ are empty (reference 12.3 step 1)."""
+    def drain(self, until: Callable[[QueuedPod], bool] | None = None) -> bool:
+        """Run cycles until activeQ and backoffQ are empty (reference 12.3 step 1), or until the
+        next pod to pop is one that ``until`` picks, left in its queue: then True."""
         queue = self.queue
         while True:
             if not queue.has_runnable():
@@ -274,6 +279,11 @@ class Simulation:
                     queue.flush_errors()
                     continue
                 break
+            if until is not None:
+                head = queue.peek()
+                assert head is not None
+                if until(head):
+                    return True
             queue.now += US
             q = queue.pop()
             assert q is not None
@@ -287,6 +297,7 @@ class Simulation:
                 self._changed_since_error = True
             if self._stop:
                 break
+        return False
 
     def stop(self) -> None:
         """End ``drain`` after the current cycle (an observer that has seen what it needed)."""
@@ -411,6 +422,53 @@ class Simulation:
             # the resourceclaim controller frees the victim's claims (scheduler-reference.md 13.1)
             self.snapshot.dra.pod_deleted(victim)
             self.offer_claim_events()
+
+    # ------------------------------------------------------------------ forks
+
+    def without_last(self, n: int) -> Simulation | None:
+        """A copy of this run as it would stand had the last ``n`` pending pods never been
+        created, to run on from here; None when kplan cannot tell that it would (below).
+
+        A run of a prefix of these pending pods pops the same pods in the same order as this run,
+        until this run is about to pop one of the others: before then every cycle, bind and event
+        is the same, and the others only wait in activeQ or the pool, where nothing reads them
+        (``drain(until=…)`` stops there). What differs is the clock: the prefix run created ``n``
+        pods fewer, so its clock, and every time it stamped on a pod since, are ``n`` µs earlier.
+        While the clock is under a second (no error flush has jumped it) that changes no backoff,
+        whose expiries are whole seconds, so moving them back gives the prefix run's state exactly.
+
+        None when a left-out pod was tried already or is waiting for another's bind, or when the
+        cluster's controllers made objects for it before it was popped (resource claims from its
+        templates, claims of its volumes), or a nomination of its input is in the nominator: then
+        the prefix run's cluster differs from the start. kplan sweep runs those prefixes alone.
+        """
+        created = self._created_at_start
+        if (n <= 0 or n > created or len(self.pending) != created or self.queue.now >= SECOND
+                or self.waiting or self.created_after):
+            return None
+        left = self.pending[-n:]
+        for pod in left:
+            q = self.records[pod.uid]
+            if (q.attempts or q.first_pop >= 0 or q.where not in ("active", "pool", "ignored")
+                    or pod.resource_claims or pod.claim_statuses or pod.nominated_node
+                    or any(v.claim_name for v in pod.volumes)):
+                return None
+        uids = {pod.uid for pod in left}
+        # the inputs' objects (pods, nodes, …) are immutable and shared; the run's state is copied
+        fork = copy.deepcopy(self)
+        fork.pending = fork.pending[:-n]
+        for uid in uids:
+            del fork.records[uid]
+        fork.queue.forget(uids)
+        # times the clock stamped are after every creation time (start() leaves the clock at the
+        # last creation); creation times themselves are the same in both runs
+        for q in fork.records.values():
+            if q.timestamp > created * US:
+                q.timestamp -= n * US
+            if q.last_failure > created * US:
+                q.last_failure -= n * US
+        fork.queue.shift_clock(n * US)
+        return fork
 
     # ------------------------------------------------------------------ result
 

@@ -1,0 +1,148 @@
+"""Simulation.without_last: a run forked as it is about to pop a pod beyond its first L pending pods,
+with the others taken out, goes on exactly as a run of only those L pods (kplan sweep's chains).
+
+Every prefix of the conformance scenarios' pending pods (real kube-scheduler behaviour: retries,
+backoff, preemption and nominations, affinity and spread, gates, storage, DRA; a third and two
+thirds of the 2,000-3,000-node ones) and of the shipped fixtures is forked and compared, document
+for document, with a fresh run of the prefix. A fork the engine refuses must be one it names: a
+pod beyond the prefix with resource claims or volume claims.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kplan.cli.simulate import TieBreak
+from kplan.cli.workspace import load_inputs, open_planner
+from kplan.model.objects import Volume
+from kplan.report.document import simulation_document
+from kplan.scheduler.queue import SECOND
+from kplan.scheduler.simulate import Simulation
+from kplan.whatif.plan import Planner
+from tests.conformance.locate import location, present
+
+ROOT = Path(__file__).resolve().parents[3]
+PLANNING = ROOT / "tests" / "fixtures" / "planning"
+CONFORMANCE = location()
+ALL = sorted(p.name for p in CONFORMANCE.iterdir() if (p / "pods.yaml").is_file()) if present() else []
+SCENARIOS = [s for s in ALL if not s.startswith("scale-")]
+#: 2,000 to 3,000 nodes: a third and two thirds of their pending pods
+LARGE = [s for s in ALL if s.startswith("scale-")]
+FIXTURES = [
+    ("shipped example", [str(ROOT / "fixtures" / "cluster.yaml")], [str(ROOT / "fixtures" / "manifests")]),
+    ("planning burst", [str(PLANNING / "cluster.yaml"), str(PLANNING / "workloads.yaml")], [str(PLANNING / "burst.yaml")]),
+    ("high-priority replicas that preempt", [str(PLANNING / "cluster.yaml"), str(PLANNING / "workloads.yaml")],
+     [str(PLANNING / "replica-high.yaml")]),
+]
+
+
+def planner_for(cluster: list[str], pods: list[str], config: str | None, tie_break: TieBreak) -> tuple[Any, Planner]:
+    workspace = load_inputs(cluster, pods, progress=False)
+    return workspace.inputs, open_planner(workspace, config, seed=3, tie_break=tie_break)
+
+
+def fork_at(planner: Planner, inputs: Any, length: int) -> Simulation | None:
+    _, built, sim = planner.simulation(inputs)
+    sim.start()
+    beyond = {p.uid for p in built.pending[length:]}
+    sim.drain(until=lambda q: q.pod.uid in beyond)
+    return sim.without_last(len(built.pending) - length)
+
+
+def alone(planner: Planner, inputs: Any, length: int) -> dict[str, Any]:
+    prefix = copy.copy(inputs)
+    prefix.pending = list(inputs.pending[:length])
+    return simulation_document(planner.simulate(prefix).result)
+
+
+def refusable(inputs: Any, length: int) -> bool:
+    """A pod beyond the prefix for which the cluster's controllers made objects before it ran."""
+    return any(p.resource_claims or any(v.claim_name for v in p.volumes) for p in inputs.pending[length:])
+
+
+def check_every_prefix(inputs: Any, planner: Planner, lengths: list[int] | None = None) -> tuple[int, int]:
+    forked = refused = 0
+    for length in range(len(inputs.pending)) if lengths is None else lengths:
+        fork = fork_at(planner, inputs, length)
+        if fork is None:
+            assert refusable(inputs, length), f"fork at {length} of {len(inputs.pending)} refused"
+            refused += 1
+            continue
+        fork.drain()
+        assert simulation_document(fork.result()) == alone(planner, inputs, length), f"prefix of {length}"
+        forked += 1
+    return forked, refused
+
+
+@pytest.mark.skipif(not SCENARIOS, reason=f"no conformance suite at {CONFORMANCE}")
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_prefix_of_a_conformance_scenario_forks_into_the_run_of_the_prefix(scenario: str) -> None:
+    d = CONFORMANCE / scenario
+    inputs, planner = planner_for([str(d / "cluster.yaml")], [str(d / "pods.yaml")], str(d / "scheduler-config.yaml"),
+                                  TieBreak.lowest_name)
+    forked, refused = check_every_prefix(inputs, planner)
+    assert forked + refused == len(inputs.pending)
+    if not any(refusable(inputs, n) for n in range(len(inputs.pending))):
+        assert refused == 0
+
+
+@pytest.mark.skipif(not LARGE, reason=f"no conformance suite at {CONFORMANCE}")
+@pytest.mark.parametrize("scenario", LARGE)
+def test_prefixes_of_a_large_conformance_scenario_fork_into_the_runs_of_the_prefixes(scenario: str) -> None:
+    d = CONFORMANCE / scenario
+    inputs, planner = planner_for([str(d / "cluster.yaml")], [str(d / "pods.yaml")], str(d / "scheduler-config.yaml"),
+                                  TieBreak.lowest_name)
+    n = len(inputs.pending)
+    forked, _ = check_every_prefix(inputs, planner, [n // 3, 2 * n // 3])
+    assert forked == 2
+
+
+@pytest.mark.parametrize(("cluster", "pods"), [f[1:] for f in FIXTURES], ids=[f[0] for f in FIXTURES])
+@pytest.mark.parametrize("tie_break", [TieBreak.random, TieBreak.lowest_name])
+def test_every_prefix_of_a_fixture_forks_into_the_run_of_the_prefix(cluster: list[str], pods: list[str],
+                                                                     tie_break: TieBreak) -> None:
+    inputs, planner = planner_for(cluster, pods, None, tie_break)
+    forked, _ = check_every_prefix(inputs, planner)
+    assert forked == len(inputs.pending)
+
+
+def test_the_fork_leaves_the_run_it_came_from_as_it_was() -> None:
+    inputs, planner = planner_for(*FIXTURES[2][1:], None, TieBreak.random)
+    length = len(inputs.pending) // 2
+    _, built, sim = planner.simulation(inputs)
+    sim.start()
+    beyond = {p.uid for p in built.pending[length:]}
+    assert sim.drain(until=lambda q: q.pod.uid in beyond), "stopped before a pod beyond the prefix"
+    fork = sim.without_last(len(built.pending) - length)
+    assert fork is not None
+    fork.drain()
+    sim.drain()
+    assert simulation_document(sim.result()) == simulation_document(planner.simulate(inputs).result)
+
+
+def test_a_fork_is_refused_when_the_prefix_run_would_differ_from_the_start() -> None:
+    inputs, planner = planner_for(*FIXTURES[1][1:], None, TieBreak.random)
+    n = len(inputs.pending)
+    _, built, sim = planner.simulation(inputs)
+    assert sim.without_last(1) is None, "before start()"
+    sim.start()
+    assert sim.without_last(0) is None and sim.without_last(n + 1) is None
+    sim.drain(until=lambda q: q.pod.uid == built.pending[-1].uid)
+    assert sim.without_last(1) is not None
+    popped = built.pending[0].uid
+    assert sim.records[popped].attempts == 1
+    assert sim.without_last(n) is None, "a pod beyond the prefix was tried already"
+    sim.queue.now += SECOND
+    assert sim.without_last(1) is None, "the clock is past its first second"
+    sim.queue.now -= SECOND
+    claimed = copy.copy(inputs)
+    claimed.pending = [*inputs.pending[:-1], dataclasses.replace(inputs.pending[-1],
+                                                                 volumes=(Volume("data", claim_name="data"),))]
+    _, _, other = planner.simulation(claimed)
+    other.start()
+    assert other.without_last(1) is None, "a pod beyond the prefix uses a claim"
