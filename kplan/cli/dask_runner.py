@@ -6,9 +6,11 @@ one thread each (a simulation is pure Python and holds the GIL); ``--dask ADDRES
 the scheduler of an existing cluster (``dask scheduler`` / ``dask worker``, or one hosted on
 Kubernetes), whose workers must have the same kplan installed.
 
-The parsed inputs go to every worker once (``scatter``, broadcast); each task is one simulation
-— a grid point and a seed — and returns a RunSummary of a few integers. A task's result depends
-only on its inputs, so the results are the same wherever they ran.
+The parsed inputs go to every worker once (``scatter``, broadcast); each task is a chain of grid
+points with one seed (points that differ only in one workload's replicas, simulated together by
+kplan.io.sweep.run_chain; a single point where there is no such axis) and returns a RunSummary of
+a few integers per point. A task's results depend only on its inputs, so they are the same
+wherever it ran. Chains are cut into pieces when there are fewer of them than workers.
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from typing import Any, NamedTuple
 
 from kplan.errors import ClusterAccessError, InputError
 from kplan.io.collector import freeze_alive
-from kplan.io.sweep import SweepInputs, run_point
-from kplan.whatif.sweep import RunSummary
+from kplan.io.sweep import SweepInputs, run_chain
+from kplan.whatif.sweep import RunSummary, split_chains
 
 #: how long to wait for a worker to join a Dask scheduler that has none
 CONNECT_TIMEOUT_S = 30
@@ -42,7 +44,8 @@ LOCAL_CONFIG = {
     "distributed.worker.memory.monitor-interval": "1s",
 }
 
-Task = tuple[int, tuple[int, ...], int]  # (index of the SweepInputs, point values, seed)
+#: (index of the SweepInputs, the points of a chain: their indices and their values, seed)
+Task = tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...], int]
 Progress = Callable[[int, int], None]
 
 
@@ -75,8 +78,8 @@ def _kplan_version() -> str:
 class SweepRun(NamedTuple):
     """What running a sweep's tasks gave."""
 
-    #: every task's summary, in task order
-    summaries: list[RunSummary]
+    #: every point's summaries, by (point index, seed)
+    summaries: dict[tuple[int, int], RunSummary]
     #: the workers that ran them
     workers: int
     #: seconds before the first task was submitted: the local cluster started (or the given one
@@ -84,9 +87,19 @@ class SweepRun(NamedTuple):
     setup_seconds: float
 
 
-def run_sweep(contexts: Sequence[SweepInputs], tasks: Sequence[Task], *, address: str | None, workers: int,
+def sweep_tasks(chains: Sequence[Sequence[int]], points: Sequence[tuple[int, ...]], seeds: Sequence[int],
+                context_of: Mapping[int, int], workers: int) -> list[Task]:
+    """The tasks of a sweep: each chain with each seed, the chains cut so that there is a task for
+    every worker where the points allow."""
+    pieces = split_chains(chains, -(-workers // max(1, len(seeds))))
+    return [(context_of[s], tuple(piece), tuple(points[i] for i in piece), s) for piece in pieces for s in seeds]
+
+
+def run_sweep(contexts: Sequence[SweepInputs], chains: Sequence[Sequence[int]], points: Sequence[tuple[int, ...]],
+              seeds: Sequence[int], context_of: Mapping[int, int], *, address: str | None, workers: int,
               progress: Progress | None = None) -> SweepRun:
-    """Run every task on the local cluster, or on the Dask cluster at ``address``."""
+    """Simulate every point of the chains with every seed on the local cluster, or on the Dask
+    cluster at ``address``; ``context_of[seed]`` indexes the inputs loaded for the seed."""
     started = time.perf_counter()
     try:
         import dask
@@ -129,14 +142,20 @@ def run_sweep(contexts: Sequence[SweepInputs], tasks: Sequence[Task], *, address
             # walk what the point creates. Only in our own processes (io/collector.py).
             client.run(freeze_alive)
         setup = time.perf_counter() - started
-        futures = [client.submit(run_point, scattered[ctx], values, seed, pure=False)
-                   for ctx, values, seed in tasks]
+        tasks = sweep_tasks(chains, points, seeds, context_of, n_workers)
+        futures = [client.submit(run_chain, scattered[ctx], values, seed, pure=False)
+                   for ctx, _, values, seed in tasks]
         if progress is not None:
-            progress(0, len(futures))
-            for done, _ in enumerate(as_completed(futures), 1):  # type: ignore[no-untyped-call]
-                progress(done, len(futures))
-        results: list[RunSummary] = client.gather(futures)
-        return SweepRun(results, n_workers, setup)
+            total, done = sum(len(t[1]) for t in tasks), 0
+            progress(0, total)
+            size = {f.key: len(t[1]) for f, t in zip(futures, tasks, strict=True)}
+            for future in as_completed(futures):  # type: ignore[no-untyped-call]
+                done += size[future.key]
+                progress(done, total)
+        results: list[list[RunSummary]] = client.gather(futures)
+        out = {(i, seed): r for (_, indices, _, seed), rs in zip(tasks, results, strict=True)
+               for i, r in zip(indices, rs, strict=True)}
+        return SweepRun(out, n_workers, setup)
 
 
 def _check_workers(client: Any, address: str, version: str) -> None:

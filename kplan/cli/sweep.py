@@ -270,21 +270,20 @@ def sweep(
     contexts = [SweepInputs(ld.inputs, ld.workloads, planner.config, planner.registry, lowest, plan)
                 for ld in loads]
     points = plan.points()
-    tasks = [(load_of[s], values, s) for values in points for s in seed_list]
     t1 = time.perf_counter()
 
     from kplan.cli.dask_runner import local_workers, run_sweep
 
     show = StderrProgress() if not quiet and sys.stderr.isatty() else None
-    summaries, n_workers, setup = run_sweep(contexts, tasks, address=dask, workers=workers or local_workers(),
-                                            progress=show)
+    summaries, n_workers, setup = run_sweep(contexts, plan.chains(), points, seed_list, load_of, address=dask,
+                                            workers=workers or local_workers(), progress=show)
     t2 = time.perf_counter()
-    runs = [summaries[i * len(seed_list):(i + 1) * len(seed_list)] for i in range(len(points))]
+    runs = [[summaries[i, s] for s in seed_list] for i in range(len(points))]
     results = point_results(plan, runs)
     doc = sweep_document(plan, fixed, seed_list, tie_break.value, bar, results)
     emit(render(doc, output, render_options()))
     if verbose:
-        print(f"loaded in {t1 - t0:.3f} s, {len(tasks)} simulations on {n_workers} worker"
+        print(f"loaded in {t1 - t0:.3f} s, {len(points) * len(seed_list)} simulations on {n_workers} worker"
               f"{'s' if n_workers != 1 else ''} in {t2 - t1:.3f} s ({setup:.3f} s of it starting the workers "
               "and sending them the inputs)", file=sys.stderr)
     if not doc["cheapest"]:

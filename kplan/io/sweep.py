@@ -1,11 +1,13 @@
-"""What a ``kplan sweep`` worker holds and runs: the parsed inputs, sent once, and one simulation per task.
+"""What a ``kplan sweep`` worker holds and runs: the parsed inputs, sent once, and chains of points.
 
-A ``SweepInputs`` is pickled once to each worker (Dask's scatter); each task names a grid point
-and a seed and returns a ``RunSummary`` of a few integers. The worker turns the point into
-changes exactly as ``kplan whatif`` does (``--scale`` resolved with the run's seed by
-kplan.io.scale, nodes cloned by kplan.whatif.changes) and simulates them with a Planner it keeps
-for every later task. The inputs arrive settled (kplan.io.workspace settles them at load: the
-running pods' start times, which rank a scale-down's deletions, are already theirs).
+A ``SweepInputs`` is pickled once to each worker (Dask's scatter); each task names a chain of grid
+points (SweepPlan.chains: points that differ only in one workload's replicas) and a seed, and
+returns a ``RunSummary`` of a few integers per point. The worker turns a point into changes
+exactly as ``kplan whatif`` does (``--scale`` resolved with the run's seed by kplan.io.scale,
+nodes cloned by kplan.whatif.changes) and simulates them with a Planner it keeps for every later
+task. Where a point's pending pods are the chain's largest point's first ones, one run of the
+largest serves it (run_chain). The inputs arrive settled (kplan.io.workspace settles them at
+load: the running pods' start times, which rank a scale-down's deletions, are already theirs).
 
 A scale change is a pure function of the inputs, the ``--scale`` value and the seed, and the
 costliest part of a point besides its simulation: scaling up expands the workload at its new
@@ -96,8 +98,67 @@ def _held(change: ScaleWorkload) -> int:
 
 
 def run_point(ctx: SweepInputs, values: tuple[int, ...], seed: int) -> RunSummary:
-    """One simulation of the sweep: the point ``values`` with ``seed`` (a Dask task)."""
+    """One simulation of the sweep: the point ``values`` with ``seed``."""
     planner = ctx.planner()
     changed, applied = planner.changed(ctx.changes(values, seed))
     run = planner.simulate(changed, applied=applied, seed=seed)
     return summarize(seed, run.result)
+
+
+def run_chain(ctx: SweepInputs, chain: Sequence[tuple[int, ...]], seed: int) -> list[RunSummary]:
+    """The points of ``chain`` with ``seed`` (a Dask task): points that differ only in the value of
+    the plan's chain axis, from the smallest to the largest (SweepPlan.chains). Each point's
+    summary is the one ``run_point`` gives.
+
+    A workload scaled to fewer replicas keeps its oldest pending pods and to more adds new ones
+    after them, so a point's changed inputs are often the largest point's with only their first
+    pending pods (nothing else differs: no running pod deleted, no claim, no StatefulSet order).
+    One run of the largest then serves all such points (Planner.simulate_prefixes); the others
+    run alone.
+    """
+    if len(chain) == 1:
+        return [run_point(ctx, chain[0], seed)]
+    planner = ctx.planner()
+    head = ctx.changes(chain[-1], seed)
+    changed, _ = planner.changed(head)
+    lengths: dict[int, int] = {}
+    for i, values in enumerate(chain[:-1]):
+        length = _prefix_length(planner, ctx.changes(values, seed), head, changed)
+        if length is not None:
+            lengths[i] = length
+    runs = planner.simulate_prefixes(changed, [*lengths.values(), len(changed.pending)],
+                                     lambda result: summarize(seed, result), seed=seed)
+    by_point = dict(zip(lengths, runs[:-1], strict=True))
+    out = [by_point[i] if i in by_point else run_point(ctx, values, seed) for i, values in enumerate(chain[:-1])]
+    return [*out, runs[-1]]
+
+
+def _prefix_length(planner: Planner, changes: Sequence[Change], head: Sequence[Change], head_changed: Any
+                   ) -> int | None:
+    """How many pending pods the point with ``changes`` has, when its changed inputs are the
+    head's (``head_changed``, from ``head``) with only that many of their first pending pods; else
+    None. The changes may differ in one scale of one workload only."""
+    if len(changes) != len(head):
+        return None
+    differ = [(c, h) for c, h in zip(changes, head, strict=True) if c != h]
+    if len(differ) != 1:
+        return None
+    c, h = differ[0]
+    if not (isinstance(c, ScaleWorkload) and isinstance(h, ScaleWorkload) and c.label == h.label
+            and not (c.claims or h.claims or c.created_after or h.created_after)):
+        return None
+    changed, _ = planner.changed(changes)
+    if len(changed.running) != len(head_changed.running) or any(
+            a is not b for a, b in zip(changed.running, head_changed.running, strict=True)):
+        return None
+    if len(changed.pending) > len(head_changed.pending):
+        return None
+    for a, b in zip(changed.pending, head_changed.pending, strict=False):
+        # the same pod of the inputs, or the same new replica (kplan.io.scale draws every
+        # replica's name and uid in order, whatever the count), admitted alike
+        if a is not b and (a.uid != b.uid or a.name != b.name):
+            return None
+        if (changed.explicit.get(a.uid) != head_changed.explicit.get(b.uid)
+                or (a.uid in changed.admitted) != (b.uid in head_changed.admitted)):
+            return None
+    return len(changed.pending)

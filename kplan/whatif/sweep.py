@@ -138,6 +138,30 @@ class SweepPlan:
                     out.append(resolve_scale(f"{axis.target}={value}"))
         return out
 
+    def chain_axis(self) -> int | None:
+        """The scale axis along which points are simulated together (Planner.simulate_prefixes):
+        the one with the most values, the last of equals; None without a scale axis of two values."""
+        best: int | None = None
+        for i, a in enumerate(self.axes):
+            if isinstance(a, ScaleAxis) and len(a.values) > 1 and (best is None or len(a.values) >= len(
+                    self.axes[best].values)):
+                best = i
+        return best
+
+    def chains(self) -> list[list[int]]:
+        """The points (indices into ``points()``) in chains: those that differ only in the chain
+        axis's value, from its smallest to its largest. Scaled up from one to the next, each
+        point's pending pods are the next one's without its newest replicas, so that one run of
+        the largest serves them all (kplan.io.sweep.run_chain). Every point is in one chain."""
+        axis = self.chain_axis()
+        points = self.points()
+        if axis is None:
+            return [[i] for i in range(len(points))]
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i, values in enumerate(points):
+            groups.setdefault(values[:axis] + values[axis + 1:], []).append(i)
+        return [sorted(g, key=lambda i: points[i][axis]) for g in groups.values()]
+
     def describe(self, values: Sequence[int]) -> list[str]:
         """The axis changes of a point, in words (fixed changes are listed once for the sweep)."""
         out = []
@@ -230,6 +254,23 @@ class PointResult:
             shares = [percent(r.memory_requested, r.memory_allocatable) for r in self.runs]
         known = [s for s in shares if s is not None]
         return (min(known), max(known)) if known else (None, None)
+
+
+def split_chains(chains: Sequence[Sequence[int]], tasks: int) -> list[list[int]]:
+    """The chains cut into runs of neighbouring points so that there are at least ``tasks`` of
+    them where the points allow (one per worker: a chain runs on one), each chain into pieces of
+    sizes that differ by at most one."""
+    pieces = max(1, -(-tasks // max(1, len(chains))))
+    out: list[list[int]] = []
+    for chain in chains:
+        k = min(pieces, len(chain))
+        size, extra = divmod(len(chain), k)
+        start = 0
+        for j in range(k):
+            end = start + size + (1 if j < extra else 0)
+            out.append(list(chain[start:end]))
+            start = end
+    return out
 
 
 def point_results(plan: SweepPlan, runs: Sequence[Sequence[RunSummary]]) -> list[PointResult]:

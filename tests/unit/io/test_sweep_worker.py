@@ -1,6 +1,7 @@
 """A ``kplan sweep`` worker keeps its planner and the scale changes it resolved from point to point:
 every point it runs is the same as on a worker that just started (no state of one point reaches
-another), on clones with DRA slices, a StatefulSet with claims, and scaling down and up."""
+another), on clones with DRA slices, a StatefulSet with claims, and scaling down and up. A chain of
+points (one run of the largest, forked for the others) gives what each point gives alone."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import kplan.io.sweep as worker
 from kplan.cli.simulate import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.io.scale import resolve_scale
-from kplan.io.sweep import SweepInputs, run_point
+from kplan.io.sweep import SweepInputs, run_chain, run_point
+from kplan.scheduler.simulate import Simulation
 from kplan.whatif.changes import ScaleWorkload
 from kplan.whatif.sweep import AxisStep, NodeAxis, ScaleAxis, SweepPlan
 
@@ -26,6 +28,7 @@ APP = ([str(ROOT / "fixtures/cluster.yaml"), str(ROOT / "fixtures/storage.yaml")
        [str(ROOT / "fixtures/app/deployment.yaml"), str(ROOT / "fixtures/app/statefulset.yaml")], "shop")
 # (inputs, axes): the llm-serve Deployment has 4 replicas, each with a claim from a template, and
 # gpu-2 has a ResourceSlice its clones get; web and db have 3 replicas, db a claim per replica
+WEB = ([str(ROOT / "fixtures/cluster.yaml")], [str(ROOT / "fixtures/app/deployment.yaml")], "shop")
 CASES = [
     ("gpu clones with slices, llm-serve scaled down and up", DRA,
      (NodeAxis("gpu-2", (0, 1, 2)), ScaleAxis("deployment/ml/llm-serve", (2, 4, 6)))),
@@ -33,6 +36,12 @@ CASES = [
      (NodeAxis("gen-c-3", (0, 2)), ScaleAxis("deployment/shop/web", (3, 9)), ScaleAxis("statefulset/shop/db", (1, 5)))),
 ]
 SEEDS = (0, 1)
+# web has 3 replicas: scaled down, kept and up, on 0 or 2 more nodes; up to 40 some do not fit
+CHAIN_CASES = [
+    *CASES,
+    ("clones, web scaled down and up past what fits", WEB,
+     (NodeAxis("gen-c-3", (0, 2)), ScaleAxis("deployment/shop/web", (1, 2, 3, 8, 20, 40)))),
+]
 
 
 def value(x: Any) -> Any:
@@ -101,3 +110,54 @@ def test_beyond_the_bound_the_oldest_scale_changes_are_dropped_and_the_points_st
     runs = [run_point(kept, (n,), 0) for n in (5, 6, 7, 5)]
     assert list(kept._scales) == [("deployment/ml/llm-serve=7", 0), ("deployment/ml/llm-serve=5", 0)]
     assert runs == [run_point(fresh, (n,), 0) for n in (5, 6, 7, 5)]
+
+
+@pytest.mark.parametrize(("files", "axes"), [c[1:] for c in CHAIN_CASES], ids=[c[0] for c in CHAIN_CASES])
+def test_a_chain_gives_for_each_point_what_the_point_gives_alone(
+        files: tuple[list[str], list[str], str | None], axes: tuple[NodeAxis | ScaleAxis, ...],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = sweep_inputs(files, axes)
+    fresh = pickle.loads(pickle.dumps(kept))
+    forks: list[bool] = []
+    without_last = Simulation.without_last
+
+    def counted(sim: Simulation, n: int) -> Simulation | None:
+        fork = without_last(sim, n)
+        forks.append(fork is not None)
+        return fork
+
+    monkeypatch.setattr(Simulation, "without_last", counted)
+    points = kept.plan.points()
+    for chain in kept.plan.chains():
+        for seed in SEEDS:
+            values = [points[i] for i in chain]
+            assert run_chain(kept, values, seed) == [run_point(fresh, p, seed) for p in values], (values, seed)
+    if files is WEB:
+        # per chain and seed, 3, 8 and 20 fork from the run of 40, and so does 1, which keeps the
+        # first pending replica; scaled to 2 the controller deletes the second, and 2 runs alone
+        assert forks == [True] * (2 * 2 * 4), forks
+
+
+def test_the_prefixes_of_a_run_are_the_runs_of_the_prefixes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import copy
+
+    from kplan.report.document import simulation_document
+
+    cluster, manifests, namespace = APP
+    loaded = load_inputs(cluster, manifests, namespace=namespace, progress=False)
+    planner = open_planner(loaded, None, seed=2, tie_break=TieBreak.random)
+    inputs = loaded.inputs
+    n = len(inputs.pending)
+    lengths = [n, 3, 0, 3, n - 1, 1]
+
+    def alone(length: int) -> dict[str, Any]:
+        prefix = copy.copy(inputs)
+        prefix.pending = list(inputs.pending[:length])
+        return simulation_document(planner.simulate(prefix).result)
+
+    expected = [alone(k) for k in lengths]
+    assert planner.simulate_prefixes(inputs, lengths, simulation_document) == expected
+    monkeypatch.setattr(Simulation, "without_last", lambda sim, n: None)  # every prefix runs alone
+    assert planner.simulate_prefixes(inputs, lengths, simulation_document) == expected
+    with pytest.raises(ValueError):
+        planner.simulate_prefixes(inputs, [n + 1], simulation_document)

@@ -25,6 +25,7 @@ from kplan.whatif.sweep import (
     cheapest_by_scale,
     parse_range,
     point_results,
+    split_chains,
 )
 
 RANGES = [
@@ -62,6 +63,45 @@ def test_the_grid_is_the_product_of_the_axes_with_the_last_varying_fastest() -> 
     plan = SweepPlan((NodeAxis("a", (0, 1)), ScaleAxis("deployment/web", (3, 4, 5))), (AxisStep(0), AxisStep(1)))
     assert plan.points() == [(0, 3), (0, 4), (0, 5), (1, 3), (1, 4), (1, 5)]
     assert plan.size() == 6
+
+
+CHAINS = [
+    ("no scale axis: every point alone", (NodeAxis("a", (0, 1, 2)),), None, [[0], [1], [2]]),
+    ("one scale axis: one chain per node count, smallest first",
+     (NodeAxis("a", (0, 1)), ScaleAxis("deployment/web", (3, 4, 5))), 1, [[0, 1, 2], [3, 4, 5]]),
+    ("the scale axis first", (ScaleAxis("deployment/web", (3, 4)), NodeAxis("a", (0, 1, 2))), 0,
+     [[0, 3], [1, 4], [2, 5]]),
+    ("of two scale axes, the one with more values", (ScaleAxis("deployment/web", (3, 4, 5)),
+                                                     ScaleAxis("deployment/api", (1, 2))), 0, [[0, 2, 4], [1, 3, 5]]),
+    ("of equal ones, the last", (ScaleAxis("deployment/web", (3, 4)), ScaleAxis("deployment/api", (1, 2))), 1,
+     [[0, 1], [2, 3]]),
+    ("a scale axis of one value is no chain", (NodeAxis("a", (0, 1)), ScaleAxis("deployment/web", (3,))), None,
+     [[0], [1]]),
+]
+
+
+@pytest.mark.parametrize(("axes", "axis", "chains"), [c[1:] for c in CHAINS], ids=[c[0] for c in CHAINS])
+def test_chains_are_the_points_that_differ_in_one_scale_axis_only(axes: tuple[NodeAxis | ScaleAxis, ...],
+                                                                   axis: int | None, chains: list[list[int]]) -> None:
+    plan = SweepPlan(axes, tuple(AxisStep(i) for i in range(len(axes))))
+    assert plan.chain_axis() == axis
+    assert plan.chains() == chains
+    assert sorted(i for c in chains for i in c) == list(range(plan.size()))
+
+
+SPLITS = [
+    ("enough chains: kept whole", [[0, 1, 2], [3, 4, 5]], 2, [[0, 1, 2], [3, 4, 5]]),
+    ("fewer chains than tasks: cut evenly", [[0, 1, 2, 3, 4]], 2, [[0, 1, 2], [3, 4]]),
+    ("cut into at most one point each", [[0, 1], [2]], 8, [[0], [1], [2]]),
+    ("each chain cut alike", [[0, 1, 2, 3], [4, 5, 6, 7]], 4, [[0, 1], [2, 3], [4, 5], [6, 7]]),
+    ("no chains", [], 4, []),
+]
+
+
+@pytest.mark.parametrize(("chains", "tasks", "pieces"), [c[1:] for c in SPLITS], ids=[c[0] for c in SPLITS])
+def test_chains_are_cut_into_neighbouring_points_for_the_workers(chains: list[list[int]], tasks: int,
+                                                                 pieces: list[list[int]]) -> None:
+    assert split_chains(chains, tasks) == pieces
 
 
 def test_a_points_changes_keep_the_given_order_and_zero_nodes_is_no_change() -> None:
