@@ -216,6 +216,26 @@ class DraState:
         if not statuses:
             del self.pod_claims[pod.uid]
 
+    def made_for(self, pod: Pod) -> list[ResourceClaim] | None:
+        """The claims the controller made from the templates of a pod that has not been tried, when
+        nothing has touched them since (unallocated, unreserved, not in flight); None otherwise."""
+        out = []
+        for name in self.pod_claims.get(pod.uid, {}).values():
+            claim = self.claims.get(f"{pod.namespace}/{name}") if name is not None else None
+            if (claim is None or claim.owner_uid != pod.uid or claim.allocation is not None or claim.reserved_for
+                    or claim.uid in self.in_flight):
+                return None
+            out.append(claim)
+        return out
+
+    def forget_pods(self, pods: Iterable[Pod]) -> None:
+        """As if these pods had never been created: the claims made from their templates go too
+        (a fork of a run without them, kplan.scheduler.simulate; each passed ``made_for``)."""
+        for pod in pods:
+            for claim in self.made_for(pod) or ():
+                del self.claims[claim.key]
+            self.pod_claims.pop(pod.uid, None)
+
     def pod_deleted(self, pod: Pod) -> None:
         """The controller's sync for a deleted pod: drop its reservations, deallocate claims left
         without consumers (they carry the delete-protection finalizer), delete the claims it owned."""

@@ -437,21 +437,27 @@ class Simulation:
         While the clock is under a second (no error flush has jumped it) that changes no backoff,
         whose expiries are whole seconds, so moving them back gives the prefix run's state exactly.
 
-        None when a left-out pod was tried already or is waiting for another's bind, or when the
-        cluster's controllers made objects for it before it was popped (resource claims from its
-        templates, claims of its volumes), or a nomination of its input is in the nominator: then
-        the prefix run's cluster differs from the start. kplan sweep runs those prefixes alone.
+        The resource claims the resourceclaim controller made from a left-out pod's templates
+        leave with it: nothing reads a claim but its pod until it is allocated or reserved, and
+        the prefix run's own claims have the same names (they are made in pending order).
+
+        None when a left-out pod was tried already or is waiting for another's bind, when its
+        claims are in use, when its volumes use claims (a generic ephemeral volume's claim is made,
+        and may be bound, before its pod runs), or when a nomination of its input is in the
+        nominator: then the prefix run's cluster may differ from the start. kplan sweep runs those
+        prefixes alone.
         """
         created = self._created_at_start
         if (n <= 0 or n > created or len(self.pending) != created or self.queue.now >= SECOND
                 or self.waiting or self.created_after):
             return None
         left = self.pending[-n:]
+        dra = self.snapshot.dra
         for pod in left:
             q = self.records[pod.uid]
             if (q.attempts or q.first_pop >= 0 or q.where not in ("active", "pool", "ignored")
-                    or pod.resource_claims or pod.claim_statuses or pod.nominated_node
-                    or any(v.claim_name for v in pod.volumes)):
+                    or pod.claim_statuses or pod.nominated_node or any(v.claim_name for v in pod.volumes)
+                    or (pod.resource_claims and (dra is None or dra.made_for(pod) is None))):
                 return None
         uids = {pod.uid for pod in left}
         # the inputs' objects (pods, nodes, …) are immutable and shared; the run's state is copied
@@ -460,6 +466,8 @@ class Simulation:
         for uid in uids:
             del fork.records[uid]
         fork.queue.forget(uids)
+        if fork.snapshot.dra is not None:
+            fork.snapshot.dra.forget_pods(left)
         # times the clock stamped are after every creation time (start() leaves the clock at the
         # last creation); creation times themselves are the same in both runs
         for q in fork.records.values():
