@@ -109,8 +109,8 @@ def test_prefixes_of_a_conformance_scenario_fork_into_the_runs_of_the_prefixes(s
 
 @pytest.mark.skipif(not SCENARIOS, reason=f"no conformance suite at {CONFORMANCE}")
 def test_every_family_but_storage_has_prefixes_that_fork() -> None:
-    """The storage scenarios' last pods use volume claims, and most DRA pods resource claims; every
-    other family forks every prefix, so that the comparisons above are of forks."""
+    """The storage scenarios' last pods use volume claims; every other family (DRA's resource
+    claims included) forks every prefix, so that the comparisons above are of forks."""
     forkable: dict[str, int] = {}
     for scenario in SCENARIOS:
         d = CONFORMANCE / scenario
