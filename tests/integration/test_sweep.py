@@ -78,6 +78,15 @@ def test_every_point_and_seed_is_what_kplan_whatif_computes_after_the_same_chang
     assert len(pending_seen) > 1, "the grid should span fitting and non-fitting points"
 
 
+def test_a_chain_cut_for_two_workers_gives_what_one_worker_gives() -> None:
+    # one scale axis and one seed: a single chain of scale-ups, cut in two for two workers
+    grid = [*APP, "--scale", "deployment/shop/web=4..13", "--seed", "3"]
+    _, one = sweep_json([*grid, "--workers", "1"])
+    _, two = sweep_json([*grid, "--workers", "2"])
+    assert one == two
+    assert len({p["pending"]["max"] for p in one["points"]}) > 1, "the chain should span fitting and non-fitting points"
+
+
 def test_the_cheapest_fitting_points_come_first(local_sweep: dict[str, Any]) -> None:
     fitting = [p for p in local_sweep["points"] if p["fitProbability"] == 1]
     expected = sorted(fitting, key=lambda p: (p["addedNodes"], p["index"]))[:3]
