@@ -444,8 +444,8 @@ class Simulation:
         None when a left-out pod was tried already or is waiting for another's bind, when its
         claims are in use, when its volumes use claims (a generic ephemeral volume's claim is made,
         and may be bound, before its pod runs), or when a nomination of its input is in the
-        nominator: then the prefix run's cluster may differ from the start. kplan sweep runs those
-        prefixes alone.
+        nominator: then the prefix run's cluster may differ from the start; or when a plugin's
+        state cannot be copied. kplan sweep runs those prefixes alone.
         """
         created = self._created_at_start
         if (n <= 0 or n > created or len(self.pending) != created or self.queue.now >= SECOND
@@ -461,7 +461,11 @@ class Simulation:
                 return None
         uids = {pod.uid for pod in left}
         # the inputs' objects (pods, nodes, …) are immutable and shared; the run's state is copied
-        fork = copy.deepcopy(self)
+        try:
+            fork = copy.deepcopy(self)
+        except TypeError:
+            # a plugin of the user's whose state cannot be copied (a lock, an open file): no fork
+            return None
         fork.pending = fork.pending[:-n]
         for uid in uids:
             del fork.records[uid]

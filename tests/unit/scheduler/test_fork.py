@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,11 @@ def test_a_fork_is_refused_when_the_prefix_run_would_differ_from_the_start() -> 
     sim.queue.now += SECOND
     assert sim.without_last(1) is None, "the clock is past its first second"
     sim.queue.now -= SECOND
+    fw = next(iter(sim.handle.frameworks.values()))
+    fw.score_plugins[0].lock = threading.Lock()  # type: ignore[attr-defined]
+    assert sim.without_last(1) is None, "a plugin's state cannot be copied"
+    del fw.score_plugins[0].lock  # type: ignore[attr-defined]
+    assert sim.without_last(1) is not None
     claimed = copy.copy(inputs)
     claimed.pending = [*inputs.pending[:-1], dataclasses.replace(inputs.pending[-1],
                                                                  volumes=(Volume("data", claim_name="data"),))]
