@@ -18,7 +18,8 @@ run phase after the workers' start, over the points: changes, build, schedule, s
 handling of the task; also with each point's share of the start) against ``kplan simulate`` of
 points of the same grid (their scheduling time, loading excluded; target: a point costs no more).
 The sweep runs each node count's replica counts as a chain (kplan.io.sweep.run_chain): 5,050 to
-5,350 are forks of the run of 5,450, and the five below 5,000 are scale-downs, which run alone.
+5,350 are forks of the run of 5,450; the five below 5,000 are scale-downs, whose deleted replicas
+come up within the run's first pops, too early for a fork to save anything: they run alone.
 ``kplan simulate`` runs ``--simulate-points`` points spread over the grid (its corners and
 middles), each from a cluster file with the added nodes written as whatif clones them and the
 Deployment at the point's replicas, and their mean scheduling time stands for the grid's mean.

@@ -237,7 +237,7 @@ class NodeTable:
         self.alloc, self.requested, self.nonzero = alloc_t.T, requested_t.T, nonzero_t.T
 
     def __deepcopy__(self, memo: dict[int, Any]) -> NodeTable:
-        # a fork of a run (Simulation.without_last) copies its table: the [N, R] views must be
+        # a fork of a run (Simulation.without) copies its table: the [N, R] views must be
         # views of the copy's own arrays, which copying each array on its own would not give
         new = NodeTable.__new__(NodeTable)
         memo[id(self)] = new

@@ -5,8 +5,8 @@ points (SweepPlan.chains: points that differ only in one workload's replicas) an
 returns a ``RunSummary`` of a few integers per point. The worker turns a point into changes
 exactly as ``kplan whatif`` does (``--scale`` resolved with the run's seed by kplan.io.scale,
 nodes cloned by kplan.whatif.changes) and simulates them with a Planner it keeps for every later
-task. Where a point's pending pods are the chain's largest point's first ones, one run of the
-largest serves it (run_chain). The inputs arrive settled (kplan.io.workspace settles them at
+task. Where a point's changed inputs are the chain's largest point's with only some of their
+pending pods, one run of the largest serves it (run_chain). The inputs arrive settled (kplan.io.workspace settles them at
 load: the running pods' start times, which rank a scale-down's deletions, are already theirs).
 
 A scale change is a pure function of the inputs, the ``--scale`` value and the seed, and the
@@ -110,34 +110,33 @@ def run_chain(ctx: SweepInputs, chain: Sequence[tuple[int, ...]], seed: int) -> 
     the plan's chain axis, from the smallest to the largest (SweepPlan.chains). Each point's
     summary is the one ``run_point`` gives.
 
-    A workload scaled to fewer replicas keeps its oldest pending pods and to more adds new ones
-    after them, so a point's changed inputs are often the largest point's with only their first
-    pending pods (nothing else differs: no running pod deleted, no claim, no StatefulSet order).
-    One run of the largest then serves all such points (Planner.simulate_prefixes); the others
-    run alone.
+    A workload scaled to more replicas adds new ones after the others, and to fewer deletes some,
+    so a point's changed inputs are often the largest point's with only some of their pending
+    pods (nothing else differs: no running pod deleted, no claim, no StatefulSet order). One run
+    of the largest then serves all such points (Planner.simulate_subsets); the others run alone.
     """
     if len(chain) == 1:
         return [run_point(ctx, chain[0], seed)]
     planner = ctx.planner()
     head = ctx.changes(chain[-1], seed)
     changed, _ = planner.changed(head)
-    lengths: dict[int, int] = {}
+    subsets: dict[int, list[int]] = {}
     for i, values in enumerate(chain[:-1]):
-        length = _prefix_length(planner, ctx.changes(values, seed), head, changed)
-        if length is not None:
-            lengths[i] = length
-    runs = planner.simulate_prefixes(changed, [*lengths.values(), len(changed.pending)],
-                                     lambda result: summarize(seed, result), seed=seed)
-    by_point = dict(zip(lengths, runs[:-1], strict=True))
+        kept = _kept_pods(planner, ctx.changes(values, seed), head, changed)
+        if kept is not None:
+            subsets[i] = kept
+    runs = planner.simulate_subsets(changed, [*subsets.values(), range(len(changed.pending))],
+                                    lambda result: summarize(seed, result), seed=seed)
+    by_point = dict(zip(subsets, runs[:-1], strict=True))
     out = [by_point[i] if i in by_point else run_point(ctx, values, seed) for i, values in enumerate(chain[:-1])]
     return [*out, runs[-1]]
 
 
-def _prefix_length(planner: Planner, changes: Sequence[Change], head: Sequence[Change], head_changed: Any
-                   ) -> int | None:
-    """How many pending pods the point with ``changes`` has, when its changed inputs are the
-    head's (``head_changed``, from ``head``) with only that many of their first pending pods; else
-    None. The changes may differ in one scale of one workload only."""
+def _kept_pods(planner: Planner, changes: Sequence[Change], head: Sequence[Change], head_changed: Any
+               ) -> list[int] | None:
+    """The indices of the head's changed pending pods (``head_changed``, from ``head``) that the
+    point with ``changes`` has, when its changed inputs are the head's with only those pending
+    pods, in the same order; else None. The changes may differ in the scale of one workload only."""
     if len(changes) != len(head):
         return None
     differ = [(c, h) for c, h in zip(changes, head, strict=True) if c != h]
@@ -151,14 +150,22 @@ def _prefix_length(planner: Planner, changes: Sequence[Change], head: Sequence[C
     if len(changed.running) != len(head_changed.running) or any(
             a is not b for a, b in zip(changed.running, head_changed.running, strict=True)):
         return None
-    if len(changed.pending) > len(head_changed.pending):
-        return None
-    for a, b in zip(changed.pending, head_changed.pending, strict=False):
+    pending = head_changed.pending
+    kept: list[int] = []
+    j = 0
+    for a in changed.pending:
+        while j < len(pending) and pending[j].uid != a.uid:
+            j += 1
+        if j == len(pending):
+            return None
+        b = pending[j]
         # the same pod of the inputs, or the same new replica (kplan.io.scale draws every
         # replica's name and uid in order, whatever the count), admitted alike
-        if a is not b and (a.uid != b.uid or a.name != b.name):
+        if a is not b and a.name != b.name:
             return None
         if (changed.explicit.get(a.uid) != head_changed.explicit.get(b.uid)
                 or (a.uid in changed.admitted) != (b.uid in head_changed.admitted)):
             return None
-    return len(changed.pending)
+        kept.append(j)
+        j += 1
+    return kept

@@ -1,6 +1,6 @@
 """The model's objects are immutable, so a deep copy of state that holds them holds them too.
 
-A fork of a simulation (kplan.scheduler.simulate.Simulation.without_last) deep-copies the run's
+A fork of a simulation (kplan.scheduler.simulate.Simulation.without) deep-copies the run's
 state: its queue, node table and plugin states. The pods, nodes and other parsed objects in it
 are frozen dataclasses with slots (no attribute can be added, none is ever changed), so the copy
 refers to the same objects rather than copying each pod's labels, requests and affinity terms,

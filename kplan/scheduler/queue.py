@@ -144,13 +144,13 @@ class SchedulingQueue:
             if not group:
                 del self.pool_groups[key]
 
-    def shift_clock(self, delta: int) -> None:
-        """Move the clock and every time a queued pod holds ``delta`` µs back, the keys with them
-        (each pod's timestamp and last failure are the caller's to move first)."""
+    def rekey(self, delta: int) -> None:
+        """Move the clock ``delta`` µs back and rebuild every key from its pod's timestamp and
+        sequence number (the caller's to change first: a fork of a run without some pods)."""
         self.now -= delta
-        self._active = [(p, q.timestamp, s, q) for p, _, s, q in self._active]
-        self._backoff = [(self.backoff_expiry(q), p, q.timestamp, s, q) for _, p, _, s, q in self._backoff]
-        self._errors = [(self.backoff_expiry(q), s, q) for _, s, q in self._errors]
+        self._active = [(-q.priority, q.timestamp, q.seq, q) for *_, q in self._active]
+        self._backoff = [(self.backoff_expiry(q), -q.priority, q.timestamp, q.seq, q) for *_, q in self._backoff]
+        self._errors = [(self.backoff_expiry(q), q.seq, q) for *_, q in self._errors]
         heapq.heapify(self._active)
         heapq.heapify(self._backoff)
         heapq.heapify(self._errors)

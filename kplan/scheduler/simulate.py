@@ -9,7 +9,7 @@ move their events trigger — happens before the next pod is popped. The clock i
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -425,61 +425,74 @@ class Simulation:
 
     # ------------------------------------------------------------------ forks
 
-    def without_last(self, n: int) -> Simulation | None:
-        """A copy of this run as it would stand had the last ``n`` pending pods never been
+    def without(self, left_out: Collection[str]) -> Simulation | None:
+        """A copy of this run as it would stand had the pending pods of these uids never been
         created, to run on from here; None when kplan cannot tell that it would (below).
 
-        A run of a prefix of these pending pods pops the same pods in the same order as this run,
-        until this run is about to pop one of the others: before then every cycle, bind and event
-        is the same, and the others only wait in activeQ or the pool, where nothing reads them
-        (``drain(until=…)`` stops there). What differs is the clock: the prefix run created ``n``
-        pods fewer, so its clock, and every time it stamped on a pod since, are ``n`` µs earlier.
-        While the clock is under a second (no error flush has jumped it) that changes no backoff,
-        whose expiries are whole seconds, so moving them back gives the prefix run's state exactly.
+        A run of the other pending pods pops the same pods in the same order as this run, until
+        this run is about to pop a left-out one: before then every cycle, bind and event is the
+        same, and the left-out pods only wait in activeQ or the pool, where nothing reads them
+        (``drain(until=…)`` stops there). What differs is the numbering: the other run created
+        its pods 1 µs apart without the left-out ones, so a pod's sequence number and creation
+        time are its place among the others, and the clock, with every time it stamped on a pod
+        since, is as many µs earlier as pods were left out. While the clock is under a second (no
+        error flush has jumped it) that changes no backoff, whose expiries are whole seconds, nor
+        the order of any queue, so renumbering gives the other run's state exactly.
 
         The resource claims the resourceclaim controller made from a left-out pod's templates
-        leave with it: nothing reads a claim but its pod until it is allocated or reserved, and
-        the prefix run's own claims have the same names (they are made in pending order).
+        leave with it: nothing reads a claim but its pod until it is allocated or reserved. The
+        controller names claims in pending order, so a kept pod's claims after a left-out pod's
+        would have had other names: no fork then.
 
-        None when a left-out pod was tried already or is waiting for another's bind, when its
-        claims are in use, when its volumes use claims (a generic ephemeral volume's claim is made,
-        and may be bound, before its pod runs), or when a nomination of its input is in the
-        nominator: then the prefix run's cluster may differ from the start; or when a plugin's
-        state cannot be copied. kplan sweep runs those prefixes alone.
+        None as well when a left-out pod was tried already or is waiting for another's bind, when
+        its claims are in use, when its volumes use claims (a generic ephemeral volume's claim is
+        made, and may be bound, before its pod runs), or when a nomination of its input is in the
+        nominator: then the other run's cluster may differ from the start; or when a plugin's
+        state cannot be copied. kplan sweep runs those points alone.
         """
         created = self._created_at_start
-        if (n <= 0 or n > created or len(self.pending) != created or self.queue.now >= SECOND
-                or self.waiting or self.created_after):
+        uids = set(left_out)
+        if (not uids or created < 0 or len(self.pending) != created or self.queue.now >= SECOND
+                or self.waiting or self.created_after or not uids <= self.records.keys()):
             return None
-        left = self.pending[-n:]
         dra = self.snapshot.dra
-        for pod in left:
+        left: list[Pod] = []
+        claims_left = False
+        for pod in self.pending:
+            if pod.uid not in uids:
+                if claims_left and pod.resource_claims:
+                    return None
+                continue
             q = self.records[pod.uid]
-            if (q.attempts or q.first_pop >= 0 or q.where not in ("active", "pool", "ignored")
-                    or pod.claim_statuses or pod.nominated_node or any(v.claim_name for v in pod.volumes)
-                    or (pod.resource_claims and (dra is None or dra.made_for(pod) is None))):
+            made = dra.made_for(pod) if dra is not None and pod.resource_claims else []
+            if (q.attempts or q.first_pop >= 0 or q.where not in ("active", "pool", "ignored") or made is None
+                    or pod.claim_statuses or pod.nominated_node or any(v.claim_name for v in pod.volumes)):
                 return None
-        uids = {pod.uid for pod in left}
+            claims_left = claims_left or bool(made)
+            left.append(pod)
         # the inputs' objects (pods, nodes, …) are immutable and shared; the run's state is copied
         try:
             fork = copy.deepcopy(self)
         except TypeError:
             # a plugin of the user's whose state cannot be copied (a lock, an open file): no fork
             return None
-        fork.pending = fork.pending[:-n]
+        fork.pending = [p for p in fork.pending if p.uid not in uids]
         for uid in uids:
             del fork.records[uid]
         fork.queue.forget(uids)
         if fork.snapshot.dra is not None:
             fork.snapshot.dra.forget_pods(left)
         # times the clock stamped are after every creation time (start() leaves the clock at the
-        # last creation); creation times themselves are the same in both runs
-        for q in fork.records.values():
-            if q.timestamp > created * US:
-                q.timestamp -= n * US
+        # last creation); a creation time is the pod's place among the pods created
+        n = len(uids) * US
+        for k, pod in enumerate(fork.pending, 1):
+            q = fork.records[pod.uid]
+            q.seq = k
+            q.timestamp = k * US if q.timestamp <= created * US else q.timestamp - n
             if q.last_failure > created * US:
-                q.last_failure -= n * US
-        fork.queue.shift_clock(n * US)
+                q.last_failure -= n
+        fork._created_at_start = len(fork.pending)
+        fork.queue.rekey(n)
         return fork
 
     # ------------------------------------------------------------------ result

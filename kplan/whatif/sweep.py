@@ -139,7 +139,7 @@ class SweepPlan:
         return out
 
     def chain_axis(self) -> int | None:
-        """The scale axis along which points are simulated together (Planner.simulate_prefixes):
+        """The scale axis along which points are simulated together (Planner.simulate_subsets):
         the one with the most values, the last of equals; None without a scale axis of two values."""
         best: int | None = None
         for i, a in enumerate(self.axes):
@@ -150,9 +150,9 @@ class SweepPlan:
 
     def chains(self) -> list[list[int]]:
         """The points (indices into ``points()``) in chains: those that differ only in the chain
-        axis's value, from its smallest to its largest. Scaled up from one to the next, each
-        point's pending pods are the next one's without its newest replicas, so that one run of
-        the largest serves them all (kplan.io.sweep.run_chain). Every point is in one chain."""
+        axis's value, from its smallest to its largest. A point's pending pods are then often the
+        largest's without some replicas (the newest, for a scale-up), so that one run of the
+        largest serves them (kplan.io.sweep.run_chain). Every point is in one chain."""
         axis = self.chain_axis()
         points = self.points()
         if axis is None:

@@ -119,45 +119,48 @@ def test_a_chain_gives_for_each_point_what_the_point_gives_alone(
     kept = sweep_inputs(files, axes)
     fresh = pickle.loads(pickle.dumps(kept))
     forks: list[bool] = []
-    without_last = Simulation.without_last
+    without = Simulation.without
 
-    def counted(sim: Simulation, n: int) -> Simulation | None:
-        fork = without_last(sim, n)
+    def counted(sim: Simulation, left_out: set[str]) -> Simulation | None:
+        fork = without(sim, left_out)
         forks.append(fork is not None)
         return fork
 
-    monkeypatch.setattr(Simulation, "without_last", counted)
+    monkeypatch.setattr(Simulation, "without", counted)
     points = kept.plan.points()
     for chain in kept.plan.chains():
         for seed in SEEDS:
             values = [points[i] for i in chain]
             assert run_chain(kept, values, seed) == [run_point(fresh, p, seed) for p in values], (values, seed)
     if files is WEB:
-        # per chain and seed, 3, 8 and 20 fork from the run of 40, and so does 1, which keeps the
-        # first pending replica; scaled to 2 the controller deletes the second, and 2 runs alone
-        assert forks == [True] * (2 * 2 * 4), forks
+        # per chain and seed, every smaller count forks from the run of 40: 3, 8 and 20 and 1 (the
+        # first replicas), and 2, whose scale-down deletes the second replica, once the first is tried
+        assert forks == [True] * (2 * 2 * 5), forks
 
 
-def test_the_prefixes_of_a_run_are_the_runs_of_the_prefixes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_subsets_of_a_run_are_the_runs_of_the_subsets(monkeypatch: pytest.MonkeyPatch) -> None:
     import copy
 
     from kplan.report.document import simulation_document
 
-    cluster, manifests, namespace = APP
-    loaded = load_inputs(cluster, manifests, namespace=namespace, progress=False)
+    planning = ROOT / "tests/fixtures/planning"
+    loaded = load_inputs([str(planning / "cluster.yaml"), str(planning / "workloads.yaml")],
+                         [str(planning / "burst.yaml")], progress=False)
     planner = open_planner(loaded, None, seed=2, tie_break=TieBreak.random)
     inputs = loaded.inputs
     n = len(inputs.pending)
-    lengths = [n, 3, 0, 3, n - 1, 1]
+    assert n >= 6
+    subsets = [range(n), range(3), [], range(3), range(n - 1), [0], [j for j in range(n) if j != n // 2],
+               list(range(1, n))]
 
-    def alone(length: int) -> dict[str, Any]:
-        prefix = copy.copy(inputs)
-        prefix.pending = list(inputs.pending[:length])
-        return simulation_document(planner.simulate(prefix).result)
+    def alone(kept: Any) -> dict[str, Any]:
+        subset = copy.copy(inputs)
+        subset.pending = [inputs.pending[j] for j in kept]
+        return simulation_document(planner.simulate(subset).result)
 
-    expected = [alone(k) for k in lengths]
-    assert planner.simulate_prefixes(inputs, lengths, simulation_document) == expected
-    monkeypatch.setattr(Simulation, "without_last", lambda sim, n: None)  # every prefix runs alone
-    assert planner.simulate_prefixes(inputs, lengths, simulation_document) == expected
+    expected = [alone(k) for k in subsets]
+    assert planner.simulate_subsets(inputs, subsets, simulation_document) == expected
+    monkeypatch.setattr(Simulation, "without", lambda sim, left_out: None)  # every subset runs alone
+    assert planner.simulate_subsets(inputs, subsets, simulation_document) == expected
     with pytest.raises(ValueError):
-        planner.simulate_prefixes(inputs, [n + 1], simulation_document)
+        planner.simulate_subsets(inputs, [[n]], simulation_document)

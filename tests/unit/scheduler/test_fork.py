@@ -1,11 +1,14 @@
-"""Simulation.without_last: a run forked as it is about to pop a pod beyond its first L pending pods,
-with the others taken out, goes on exactly as a run of only those L pods (kplan sweep's chains).
+"""Simulation.without: a run forked as it is about to pop a pod that some subset of its pending
+pods lacks, with the lacking pods taken out, goes on exactly as a run of only that subset (kplan
+sweep's chains).
 
-Every prefix of the conformance scenarios' pending pods (real kube-scheduler behaviour: retries,
-backoff, preemption and nominations, affinity and spread, gates, storage, DRA; 40 prefixes spread
-over the scenarios with more pods, a third and two thirds of the 2,000-3,000-node ones) and of the shipped fixtures is forked and compared, document
-for document, with a fresh run of the prefix. A fork the engine refuses must be one it names: a
-pod beyond the prefix whose volumes use claims.
+Prefixes and other subsets of the conformance scenarios' pending pods (real kube-scheduler
+behaviour: retries, backoff, preemption and nominations, affinity and spread, gates, storage, DRA)
+and of the shipped fixtures are forked and compared, document and claims, with a fresh run of the
+subset: every prefix (40 spread over the scenarios with more pods, two of the 2,000-3,000-node
+ones), every third pod left out past the first third, and single pods left out. A fork the engine
+refuses must be one it names: a left-out pod whose volumes use claims, or a kept pod with
+resource claims after a left-out one with claims made from templates.
 """
 
 from __future__ import annotations
@@ -47,12 +50,17 @@ def planner_for(cluster: list[str], pods: list[str], config: str | None, tie_bre
     return workspace.inputs, open_planner(workspace, config, seed=3, tie_break=tie_break)
 
 
-def fork_at(planner: Planner, inputs: Any, length: int) -> Simulation | None:
-    _, built, sim = planner.simulation(inputs)
+def lacking(inputs: Any, kept: list[int]) -> set[str]:
+    keep = set(kept)
+    return {p.uid for j, p in enumerate(inputs.pending) if j not in keep}
+
+
+def fork_without(planner: Planner, inputs: Any, kept: list[int]) -> Simulation | None:
+    _, _, sim = planner.simulation(inputs)
     sim.start()
-    beyond = {p.uid for p in built.pending[length:]}
-    sim.drain(until=lambda q: q.pod.uid in beyond)
-    return sim.without_last(len(built.pending) - length)
+    missing = lacking(inputs, kept)
+    sim.drain(until=lambda q: q.pod.uid in missing)
+    return sim.without(missing)
 
 
 def outcome(result: SimulationResult) -> tuple[dict[str, Any], Any]:
@@ -64,37 +72,84 @@ def outcome(result: SimulationResult) -> tuple[dict[str, Any], Any]:
     return simulation_document(result), claims
 
 
-def alone(planner: Planner, inputs: Any, length: int) -> tuple[dict[str, Any], Any]:
-    prefix = copy.copy(inputs)
-    prefix.pending = list(inputs.pending[:length])
-    return outcome(planner.simulate(prefix).result)
+def alone(planner: Planner, inputs: Any, kept: list[int]) -> tuple[dict[str, Any], Any]:
+    subset = copy.copy(inputs)
+    subset.pending = [inputs.pending[j] for j in kept]
+    return outcome(planner.simulate(subset).result)
 
 
-def refusable(inputs: Any, length: int) -> bool:
-    """A pod beyond the prefix whose volumes use claims, which the PV controller may bind before it runs."""
-    return any(any(v.claim_name for v in p.volumes) for p in inputs.pending[length:])
+def refusable(inputs: Any, kept: list[int]) -> bool:
+    """A left-out pod whose volumes use claims, which the PV controller may bind before it runs, or
+    a kept pod with resource claims after a left-out one with claims from templates, whose names
+    the controller drew first."""
+    keep = set(kept)
+    templated = False
+    for j, p in enumerate(inputs.pending):
+        if j in keep:
+            if templated and p.resource_claims:
+                return True
+            continue
+        if any(v.claim_name for v in p.volumes):
+            return True
+        templated = templated or any(c.template_name for c in p.resource_claims)
+    return False
 
 
 #: the most prefixes compared per scenario (the sampling ones have 100-200 pending pods)
 MOST = 40
 
 
-def spread(n: int, k: int) -> list[int] | None:
-    """Every prefix length of ``n`` pods (None) when there are at most ``k``, else ``k`` spread evenly."""
-    return None if n <= k else sorted({round((i + 1) * n / (k + 1)) for i in range(k)})
+def spread(n: int, k: int) -> list[int]:
+    """Every number below ``n`` when there are at most ``k``, else ``k`` of them spread evenly."""
+    return list(range(n)) if n <= k else sorted({round((i + 1) * n / (k + 1)) for i in range(k)})
 
 
-def check_every_prefix(inputs: Any, planner: Planner, lengths: list[int] | None = None) -> int:
-    """Forks every prefix (or those of ``lengths``) and compares it; the number forked. A fork is
-    refused exactly when a pod beyond the prefix has volume claims."""
+def subsets(n: int, most: int) -> list[list[int]]:
+    """Prefixes, every third pod left out past the first third, single pods left out."""
+    prefixes = [list(range(length)) for length in spread(n, most)]
+    thirds = [[j for j in range(n) if j < n // 3 or j % 3]] if n >= 3 else []
+    singles = [[j for j in range(n) if j != k] for k in spread(n, min(most, 10))]
+    return [s for s in prefixes + thirds + singles if len(s) < n]
+
+
+def queue_state(sim: Simulation) -> tuple[Any, ...]:
+    """What the queue holds, pod by pod: where, its keys and counters, and the clock."""
+    records = {uid: (q.where, q.seq, q.timestamp, q.last_failure, q.attempts, q.fails, q.errs, q.rejectors, q.held)
+               for uid, q in sim.records.items()}
+    return sim.queue.now, records, list(sim.records), [q.pod.uid for q in sim.popped]
+
+
+def state_at_the_fork(planner: Planner, inputs: Any, kept: list[int], pops: int) -> tuple[Any, ...]:
+    """The subset's own run after as many pops as the fork's run made."""
+    subset = copy.copy(inputs)
+    subset.pending = [inputs.pending[j] for j in kept]
+    _, _, sim = planner.simulation(subset)
+    sim.start()
+    seen = [0]
+
+    def enough(q: Any) -> bool:
+        seen[0] += 1
+        return seen[0] > pops
+
+    sim.drain(until=enough)
+    return queue_state(sim)
+
+
+def check_subsets(inputs: Any, planner: Planner, kept_lists: list[list[int]]) -> int:
+    """Forks each subset and compares it: the queue at the fork with the subset's own run after as
+    many pops, and the runs' outcomes; the number forked. A fork is refused exactly when
+    ``refusable`` says so."""
     forked = 0
-    for length in range(len(inputs.pending)) if lengths is None else lengths:
-        fork = fork_at(planner, inputs, length)
-        assert (fork is None) == refusable(inputs, length), f"fork at {length} of {len(inputs.pending)}"
+    for kept in kept_lists:
+        fork = fork_without(planner, inputs, kept)
+        where = f"{len(kept)} of {len(inputs.pending)} pods, {sorted(set(range(len(inputs.pending))) - set(kept))[:8]} out"
+        assert (fork is None) == refusable(inputs, kept), where
         if fork is None:
             continue
+        pops = sum(q.attempts for q in fork.records.values())
+        assert queue_state(fork) == state_at_the_fork(planner, inputs, kept, pops), where
         fork.drain()
-        assert outcome(fork.result()) == alone(planner, inputs, length), f"prefix of {length}"
+        assert outcome(fork.result()) == alone(planner, inputs, kept), where
         forked += 1
     return forked
 
@@ -105,7 +160,7 @@ def test_prefixes_of_a_conformance_scenario_fork_into_the_runs_of_the_prefixes(s
     d = CONFORMANCE / scenario
     inputs, planner = planner_for([str(d / "cluster.yaml")], [str(d / "pods.yaml")], str(d / "scheduler-config.yaml"),
                                   TieBreak.lowest_name)
-    check_every_prefix(inputs, planner, spread(len(inputs.pending), 2 if scenario in LARGE else MOST))
+    check_subsets(inputs, planner, subsets(len(inputs.pending), 2 if scenario in LARGE else MOST))
 
 
 @pytest.mark.skipif(not SCENARIOS, reason=f"no conformance suite at {CONFORMANCE}")
@@ -118,7 +173,7 @@ def test_every_family_but_storage_has_prefixes_that_fork() -> None:
         inputs = load_inputs([str(d / "cluster.yaml")], [str(d / "pods.yaml")], progress=False).inputs
         family = scenario.split("-")[0]
         forkable[family] = forkable.get(family, 0) + sum(
-            1 for n in range(len(inputs.pending)) if not refusable(inputs, n))
+            1 for kept in subsets(len(inputs.pending), MOST) if not refusable(inputs, kept))
     assert {f for f, n in forkable.items() if n == 0} <= {"storage"}, forkable
 
 
@@ -127,8 +182,8 @@ def test_every_family_but_storage_has_prefixes_that_fork() -> None:
 def test_every_prefix_of_a_fixture_forks_into_the_run_of_the_prefix(cluster: list[str], pods: list[str],
                                                                      tie_break: TieBreak) -> None:
     inputs, planner = planner_for(cluster, pods, None, tie_break)
-    forked = check_every_prefix(inputs, planner)
-    assert forked == len(inputs.pending)
+    kept_lists = subsets(len(inputs.pending), len(inputs.pending))
+    assert check_subsets(inputs, planner, kept_lists) == len(kept_lists)
 
 
 def test_the_fork_leaves_the_run_it_came_from_as_it_was() -> None:
@@ -138,36 +193,36 @@ def test_the_fork_leaves_the_run_it_came_from_as_it_was() -> None:
     sim.start()
     beyond = {p.uid for p in built.pending[length:]}
     assert sim.drain(until=lambda q: q.pod.uid in beyond), "stopped before a pod beyond the prefix"
-    fork = sim.without_last(len(built.pending) - length)
+    fork = sim.without(beyond)
     assert fork is not None
     fork.drain()
     sim.drain()
     assert simulation_document(sim.result()) == simulation_document(planner.simulate(inputs).result)
 
 
-def test_a_fork_is_refused_when_the_prefix_run_would_differ_from_the_start() -> None:
+def test_a_fork_is_refused_when_the_other_run_would_differ_from_the_start() -> None:
     inputs, planner = planner_for(*FIXTURES[1][1:], None, TieBreak.random)
-    n = len(inputs.pending)
-    _, built, sim = planner.simulation(inputs)
-    assert sim.without_last(1) is None, "before start()"
+    uids = [p.uid for p in inputs.pending]
+    last = {uids[-1]}
+    _, _, sim = planner.simulation(inputs)
+    assert sim.without(last) is None, "before start()"
     sim.start()
-    assert sim.without_last(0) is None and sim.without_last(n + 1) is None
-    sim.drain(until=lambda q: q.pod.uid == built.pending[-1].uid)
-    assert sim.without_last(1) is not None
-    popped = built.pending[0].uid
-    assert sim.records[popped].attempts == 1
-    assert sim.without_last(n) is None, "a pod beyond the prefix was tried already"
+    assert sim.without(set()) is None and sim.without({"no-such-uid"}) is None
+    sim.drain(until=lambda q: q.pod.uid in last)
+    assert sim.without(last) is not None
+    assert sim.records[uids[0]].attempts == 1
+    assert sim.without({uids[0]}) is None, "a left-out pod was tried already"
     sim.queue.now += SECOND
-    assert sim.without_last(1) is None, "the clock is past its first second"
+    assert sim.without(last) is None, "the clock is past its first second"
     sim.queue.now -= SECOND
     fw = next(iter(sim.handle.frameworks.values()))
     fw.score_plugins[0].lock = threading.Lock()  # type: ignore[attr-defined]
-    assert sim.without_last(1) is None, "a plugin's state cannot be copied"
+    assert sim.without(last) is None, "a plugin's state cannot be copied"
     del fw.score_plugins[0].lock  # type: ignore[attr-defined]
-    assert sim.without_last(1) is not None
+    assert sim.without(last) is not None
     claimed = copy.copy(inputs)
     claimed.pending = [*inputs.pending[:-1], dataclasses.replace(inputs.pending[-1],
                                                                  volumes=(Volume("data", claim_name="data"),))]
     _, _, other = planner.simulation(claimed)
     other.start()
-    assert other.without_last(1) is None, "a pod beyond the prefix uses a claim"
+    assert other.without(last) is None, "a left-out pod uses a volume claim"
