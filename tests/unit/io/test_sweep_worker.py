@@ -19,8 +19,8 @@ from kplan.cli.workspace import load_inputs, open_planner
 from kplan.io.scale import resolve_scale
 from kplan.io.sweep import SweepInputs, run_chain, run_point
 from kplan.scheduler.simulate import Simulation
-from kplan.whatif.changes import ScaleWorkload
-from kplan.whatif.sweep import AxisStep, NodeAxis, ScaleAxis, SweepPlan
+from kplan.whatif.changes import Change, DrainNode, ScaleWorkload
+from kplan.whatif.sweep import AxisStep, Fixed, NodeAxis, ScaleAxis, SweepPlan
 
 ROOT = Path(__file__).resolve().parents[3]
 DRA = ([str(ROOT / "fixtures/dra/cluster.yaml")], [str(ROOT / "fixtures/dra/serve.yaml")], None)
@@ -57,12 +57,12 @@ def value(x: Any) -> Any:
     return x
 
 
-def sweep_inputs(files: tuple[list[str], list[str], str | None], axes: tuple[NodeAxis | ScaleAxis, ...]
-                 ) -> SweepInputs:
+def sweep_inputs(files: tuple[list[str], list[str], str | None], axes: tuple[NodeAxis | ScaleAxis, ...],
+                 fixed: tuple[Change, ...] = ()) -> SweepInputs:
     cluster, manifests, namespace = files
     loaded = load_inputs(cluster, manifests, namespace=namespace, progress=False)
     planner = open_planner(loaded, None, seed=0, tie_break=TieBreak.random)
-    plan = SweepPlan(axes, tuple(AxisStep(i) for i in range(len(axes))))
+    plan = SweepPlan(axes, tuple(AxisStep(i) for i in range(len(axes))) + tuple(Fixed(c) for c in fixed))
     return SweepInputs(loaded.inputs, loaded.workloads, planner.config, planner.registry, False, plan)
 
 
@@ -164,3 +164,23 @@ def test_the_subsets_of_a_run_are_the_runs_of_the_subsets(monkeypatch: pytest.Mo
     assert planner.simulate_subsets(inputs, subsets, simulation_document) == expected
     with pytest.raises(ValueError):
         planner.simulate_subsets(inputs, [[n]], simulation_document)
+
+
+def test_a_chain_with_a_drain_in_every_point_forks_and_gives_what_each_point_gives_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the drain's replacement pods come after web's new replicas in every point's pending pods
+    kept = sweep_inputs(WEB, (ScaleAxis("deployment/shop/web", (3, 8, 20, 40)),), (DrainNode("gen-b-2"),))
+    fresh = pickle.loads(pickle.dumps(kept))
+    forks: list[bool] = []
+    without = Simulation.without
+
+    def counted(sim: Simulation, left_out: set[str]) -> Simulation | None:
+        fork = without(sim, left_out)
+        forks.append(fork is not None)
+        return fork
+
+    monkeypatch.setattr(Simulation, "without", counted)
+    values = [(n,) for n in (3, 8, 20, 40)]
+    for seed in SEEDS:
+        assert run_chain(kept, values, seed) == [run_point(fresh, p, seed) for p in values], seed
+    assert forks == [True] * 3 * len(SEEDS), forks
