@@ -112,12 +112,8 @@ def test_beyond_the_bound_the_oldest_scale_changes_are_dropped_and_the_points_st
     assert runs == [run_point(fresh, (n,), 0) for n in (5, 6, 7, 5)]
 
 
-@pytest.mark.parametrize(("files", "axes"), [c[1:] for c in CHAIN_CASES], ids=[c[0] for c in CHAIN_CASES])
-def test_a_chain_gives_for_each_point_what_the_point_gives_alone(
-        files: tuple[list[str], list[str], str | None], axes: tuple[NodeAxis | ScaleAxis, ...],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    kept = sweep_inputs(files, axes)
-    fresh = pickle.loads(pickle.dumps(kept))
+def counted_forks(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each fork the runs ask for is made, in order."""
     forks: list[bool] = []
     without = Simulation.without
 
@@ -127,6 +123,16 @@ def test_a_chain_gives_for_each_point_what_the_point_gives_alone(
         return fork
 
     monkeypatch.setattr(Simulation, "without", counted)
+    return forks
+
+
+@pytest.mark.parametrize(("files", "axes"), [c[1:] for c in CHAIN_CASES], ids=[c[0] for c in CHAIN_CASES])
+def test_a_chain_gives_for_each_point_what_the_point_gives_alone(
+        files: tuple[list[str], list[str], str | None], axes: tuple[NodeAxis | ScaleAxis, ...],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = sweep_inputs(files, axes)
+    fresh = pickle.loads(pickle.dumps(kept))
+    forks = counted_forks(monkeypatch)
     points = kept.plan.points()
     for chain in kept.plan.chains():
         for seed in SEEDS:
@@ -171,15 +177,7 @@ def test_a_chain_with_a_drain_in_every_point_forks_and_gives_what_each_point_giv
     # the drain's replacement pods come after web's new replicas in every point's pending pods
     kept = sweep_inputs(WEB, (ScaleAxis("deployment/shop/web", (3, 8, 20, 40)),), (DrainNode("gen-b-2"),))
     fresh = pickle.loads(pickle.dumps(kept))
-    forks: list[bool] = []
-    without = Simulation.without
-
-    def counted(sim: Simulation, left_out: set[str]) -> Simulation | None:
-        fork = without(sim, left_out)
-        forks.append(fork is not None)
-        return fork
-
-    monkeypatch.setattr(Simulation, "without", counted)
+    forks = counted_forks(monkeypatch)
     values = [(n,) for n in (3, 8, 20, 40)]
     for seed in SEEDS:
         assert run_chain(kept, values, seed) == [run_point(fresh, p, seed) for p in values], seed
