@@ -5,9 +5,9 @@ sweep's chains).
 Prefixes and other subsets of the conformance scenarios' pending pods (real kube-scheduler
 behaviour: retries, backoff, preemption and nominations, affinity and spread, gates, storage, DRA)
 and of the shipped fixtures are forked and compared, document and claims, with a fresh run of the
-subset: every prefix (40 spread over the scenarios with more pods, two of the 2,000-3,000-node
-ones), every third pod left out past the first third, and single pods left out. A fork the engine
-refuses must be one it names: a left-out pod whose volumes use claims, or a kept pod with
+subset: every prefix (10 spread over the scenarios with more pods, two of the 2,000-3,000-node
+ones), every third pod left out past the first third, and single pods left out (5 spread). A fork
+the engine refuses must be one it names: a left-out pod whose volumes use claims, or a kept pod with
 resource claims after a left-out one with claims made from templates.
 """
 
@@ -95,8 +95,9 @@ def refusable(inputs: Any, kept: list[int]) -> bool:
     return False
 
 
-#: the most prefixes compared per scenario (the sampling ones have 100-200 pending pods)
-MOST = 40
+#: the most prefixes and single pods left out compared per scenario (the sampling ones have 100-200
+#: pending pods, each subset costs three runs)
+MOST, SINGLES = 10, 5
 
 
 def spread(n: int, k: int) -> list[int]:
@@ -104,12 +105,13 @@ def spread(n: int, k: int) -> list[int]:
     return list(range(n)) if n <= k else sorted({round((i + 1) * n / (k + 1)) for i in range(k)})
 
 
-def subsets(n: int, most: int) -> list[list[int]]:
+def subsets(n: int, prefixes: int, singles: int) -> list[list[int]]:
     """Prefixes, every third pod left out past the first third, single pods left out."""
-    prefixes = [list(range(length)) for length in spread(n, most)]
-    thirds = [[j for j in range(n) if j < n // 3 or j % 3]] if n >= 3 else []
-    singles = [[j for j in range(n) if j != k] for k in spread(n, min(most, 10))]
-    return [s for s in prefixes + thirds + singles if len(s) < n]
+    kept = [list(range(length)) for length in spread(n, prefixes)]
+    if n >= 3:
+        kept.append([j for j in range(n) if j < n // 3 or j % 3])
+    kept += [[j for j in range(n) if j != k] for k in spread(n, singles)] if singles else []
+    return [s for s in kept if len(s) < n]
 
 
 def queue_state(sim: Simulation) -> tuple[Any, ...]:
@@ -160,7 +162,7 @@ def test_prefixes_of_a_conformance_scenario_fork_into_the_runs_of_the_prefixes(s
     d = CONFORMANCE / scenario
     inputs, planner = planner_for([str(d / "cluster.yaml")], [str(d / "pods.yaml")], str(d / "scheduler-config.yaml"),
                                   TieBreak.lowest_name)
-    check_subsets(inputs, planner, subsets(len(inputs.pending), 2 if scenario in LARGE else MOST))
+    check_subsets(inputs, planner, subsets(len(inputs.pending), *((2, 0) if scenario in LARGE else (MOST, SINGLES))))
 
 
 @pytest.mark.skipif(not SCENARIOS, reason=f"no conformance suite at {CONFORMANCE}")
@@ -173,7 +175,7 @@ def test_every_family_but_storage_has_prefixes_that_fork() -> None:
         inputs = load_inputs([str(d / "cluster.yaml")], [str(d / "pods.yaml")], progress=False).inputs
         family = scenario.split("-")[0]
         forkable[family] = forkable.get(family, 0) + sum(
-            1 for kept in subsets(len(inputs.pending), MOST) if not refusable(inputs, kept))
+            1 for kept in subsets(len(inputs.pending), MOST, SINGLES) if not refusable(inputs, kept))
     assert {f for f, n in forkable.items() if n == 0} <= {"storage"}, forkable
 
 
@@ -182,7 +184,7 @@ def test_every_family_but_storage_has_prefixes_that_fork() -> None:
 def test_every_prefix_of_a_fixture_forks_into_the_run_of_the_prefix(cluster: list[str], pods: list[str],
                                                                      tie_break: TieBreak) -> None:
     inputs, planner = planner_for(cluster, pods, None, tie_break)
-    kept_lists = subsets(len(inputs.pending), len(inputs.pending))
+    kept_lists = subsets(len(inputs.pending), len(inputs.pending), len(inputs.pending))
     assert check_subsets(inputs, planner, kept_lists) == len(kept_lists)
 
 
