@@ -158,7 +158,7 @@ def check_subsets(inputs: Any, planner: Planner, kept_lists: list[list[int]]) ->
 
 @pytest.mark.skipif(not SCENARIOS, reason=f"no conformance suite at {CONFORMANCE}")
 @pytest.mark.parametrize("scenario", SCENARIOS + LARGE)
-def test_prefixes_of_a_conformance_scenario_fork_into_the_runs_of_the_prefixes(scenario: str) -> None:
+def test_subsets_of_a_conformance_scenario_fork_into_the_runs_of_the_subsets(scenario: str) -> None:
     d = CONFORMANCE / scenario
     inputs, planner = planner_for([str(d / "cluster.yaml")], [str(d / "pods.yaml")], str(d / "scheduler-config.yaml"),
                                   TieBreak.lowest_name)
@@ -166,7 +166,7 @@ def test_prefixes_of_a_conformance_scenario_fork_into_the_runs_of_the_prefixes(s
 
 
 @pytest.mark.skipif(not SCENARIOS, reason=f"no conformance suite at {CONFORMANCE}")
-def test_every_family_but_storage_has_prefixes_that_fork() -> None:
+def test_every_family_but_storage_has_subsets_that_fork() -> None:
     """The storage scenarios' last pods use volume claims; every other family (DRA's resource
     claims included) forks every prefix, so that the comparisons above are of forks."""
     forkable: dict[str, int] = {}
@@ -181,8 +181,8 @@ def test_every_family_but_storage_has_prefixes_that_fork() -> None:
 
 @pytest.mark.parametrize(("cluster", "pods"), [f[1:] for f in FIXTURES], ids=[f[0] for f in FIXTURES])
 @pytest.mark.parametrize("tie_break", [TieBreak.random, TieBreak.lowest_name])
-def test_every_prefix_of_a_fixture_forks_into_the_run_of_the_prefix(cluster: list[str], pods: list[str],
-                                                                     tie_break: TieBreak) -> None:
+def test_subsets_of_a_fixture_fork_into_the_runs_of_the_subsets(cluster: list[str], pods: list[str],
+                                                                 tie_break: TieBreak) -> None:
     inputs, planner = planner_for(cluster, pods, None, tie_break)
     kept_lists = subsets(len(inputs.pending), len(inputs.pending), len(inputs.pending))
     assert check_subsets(inputs, planner, kept_lists) == len(kept_lists)
