@@ -72,10 +72,15 @@ def outcome(result: SimulationResult) -> tuple[dict[str, Any], Any]:
     return simulation_document(result), claims
 
 
-def alone(planner: Planner, inputs: Any, kept: list[int]) -> tuple[dict[str, Any], Any]:
+def subset_of(inputs: Any, kept: list[int]) -> Any:
+    """The inputs with only the pending pods of these indices."""
     subset = copy.copy(inputs)
     subset.pending = [inputs.pending[j] for j in kept]
-    return outcome(planner.simulate(subset).result)
+    return subset
+
+
+def alone(planner: Planner, inputs: Any, kept: list[int]) -> tuple[dict[str, Any], Any]:
+    return outcome(planner.simulate(subset_of(inputs, kept)).result)
 
 
 def refusable(inputs: Any, kept: list[int]) -> bool:
@@ -123,9 +128,7 @@ def queue_state(sim: Simulation) -> tuple[Any, ...]:
 
 def state_at_the_fork(planner: Planner, inputs: Any, kept: list[int], pops: int) -> tuple[Any, ...]:
     """The subset's own run after as many pops as the fork's run made."""
-    subset = copy.copy(inputs)
-    subset.pending = [inputs.pending[j] for j in kept]
-    _, _, sim = planner.simulation(subset)
+    _, _, sim = planner.simulation(subset_of(inputs, kept))
     sim.start()
     seen = [0]
 
