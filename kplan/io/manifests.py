@@ -239,6 +239,9 @@ def flatten(doc: Any, source: str) -> Iterator[RawObject]:
     if not isinstance(doc, dict):
         raise InputError(f"{source}: expected a Kubernetes object, got {type(doc).__name__}")
     kind = doc.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and "items" in doc and doc["items"] is None:
+        # Go marshals an empty (nil) slice as null: kubectl cluster-info dump prints every empty list so
+        return
     if isinstance(kind, str) and kind.endswith("List") and "items" in doc and not isinstance(doc["items"], list):
         raise InputError(f"{source}: {kind}: items: Invalid value: expected a list of objects, got "
                          f"{type(doc['items']).__name__}")

@@ -113,3 +113,14 @@ def test_a_log_section_without_its_end_is_one_error_line(tmp_path: Path) -> None
     dump.write_text(json.dumps(dump_lists()[0][1]) + "\n==== START logs for container a of pod x/y ====\nhello\n")
     with pytest.raises(InputError, match="a container log section without its '==== END logs' line"):
         list(iter_objects([str(dump)]))
+
+
+@pytest.mark.parametrize("shape", ["stream", "one list"])
+def test_an_empty_list_dumped_as_items_null_holds_no_objects(shape: str, tmp_path: Path) -> None:
+    # Go marshals a nil slice as null: a real dump prints a namespace without DaemonSets so
+    nodes = dump_lists()[0][1]
+    empty = {"kind": "DaemonSetList", "apiVersion": "apps/v1", "metadata": {"resourceVersion": "9"}, "items": None}
+    dump = tmp_path / "cluster-info.json"
+    dump.write_text(json.dumps(nodes) + "\n" + json.dumps(empty) if shape == "stream" else json.dumps(empty))
+    read = [o.doc["kind"] for o in iter_objects([str(dump)])]
+    assert read == (["Node"] * len(nodes["items"]) if shape == "stream" else [])
