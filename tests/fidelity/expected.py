@@ -1,0 +1,155 @@
+"""Each release's results for the public conformance scenarios, and the report of what changes.
+
+    python -m tests.fidelity.expected --release 1.34 --release 1.35 [--conformance DIR] [--only NAME]
+    python -m tests.fidelity.expected --report-only
+
+For every release asked (default: every release whose oracle binary is built, in
+oracle/bin/kube-scheduler-oracle-<release>), every public scenario goes through that release's
+oracle (serial replay, the settings of expected.json) and the result is written to
+``tests/fidelity/expected/<release>/<scenario>.json`` in expected.json's shape. Then
+tests/fidelity/CHANGES.md is rewritten from the folders there: for 1.34 the scenarios whose
+result differs from the suite's own expected.json (the harness judged), and for each next
+release (1.34 → 1.35 → 1.36 → 1.37) the scenarios whose result changes, with the differences
+and the upstream change that explains them (EXPLANATIONS below, written by hand from
+../shared/scheduler-versions.md and the upstream code at the tag; "not explained yet" where
+no one has).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from tests.conformance.locate import location
+from tests.fidelity.runners import ROOT, RunError, oracle_path, run_oracle
+from tests.fidelity.scenario import Doc, compare
+
+RELEASES = ("1.34", "1.35", "1.36", "1.37")
+HERE = ROOT / "tests" / "fidelity"
+EXPECTED = HERE / "expected"
+REPORT = HERE / "CHANGES.md"
+
+#: (from release, to release, scenario) → the upstream change behind the scenario's new result
+EXPLANATIONS: dict[tuple[str, str, str], str] = {}
+
+
+def scenarios(conformance: Path, only: str = "") -> list[Path]:
+    return [d for d in sorted(conformance.iterdir())
+            if (d / "expected.json").is_file() and only in d.name]
+
+
+def write_release(release: str, binary: Path, folders: list[Path], timeout: float) -> tuple[int, int]:
+    """Runs every folder through ``binary``; (written, failed)."""
+    out = EXPECTED / release
+    out.mkdir(parents=True, exist_ok=True)
+    written = failed = 0
+    for d in folders:
+        t0 = time.perf_counter()
+        try:
+            result = run_oracle(d, binary, timeout=timeout)
+        except RunError as e:
+            failed += 1
+            print(f"ERROR {release} {d.name}: {e}", flush=True)
+            continue
+        doc = {"scenario": d.name,
+               "source": f"kube-scheduler {release} (oracle/bin/kube-scheduler-oracle-{release}), serial run, "
+                         "score ties broken by the smallest node name",
+               **result}
+        (out / f"{d.name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+        written += 1
+        print(f"ok    {release} {d.name} ({time.perf_counter() - t0:.1f} s)", flush=True)
+    return written, failed
+
+
+def load(path: Path) -> Doc:
+    doc: Doc = json.loads(path.read_text())
+    return doc
+
+
+def report(conformance: Path | None) -> str:
+    """CHANGES.md from the folders under tests/fidelity/expected."""
+    have = [r for r in RELEASES if (EXPECTED / r).is_dir() and any((EXPECTED / r).glob("*.json"))]
+    lines = ["# Scheduling results that change between releases",
+             "",
+             "Written by `python -m tests.fidelity.expected` from `tests/fidelity/expected/<release>/` (each public",
+             "conformance scenario through that release's oracle: serial replay, ties to the smallest node name).",
+             "Releases with results: " + (", ".join(have) if have else "none yet") + ".",
+             ""]
+    if "1.34" in have and conformance is not None and conformance.is_dir():
+        lines += ["## 1.34 against the suite's expected.json", ""]
+        off = []
+        for f in sorted((EXPECTED / "1.34").glob("*.json")):
+            ref = conformance / f.stem / "expected.json"
+            if ref.is_file():
+                diffs = compare(load(ref), load(f))
+                if diffs:
+                    off.append((f.stem, diffs))
+        total = len(list((EXPECTED / "1.34").glob("*.json")))
+        lines.append(f"{total - len(off)} of {total} scenarios give the suite's result.")
+        for name, diffs in off:
+            lines += ["", f"- `{name}`:"] + [f"  - {d}" for d in diffs[:10]]
+        lines.append("")
+    for a, b in zip(have, have[1:], strict=False):
+        lines += [f"## {a} → {b}", ""]
+        changed = []
+        for f in sorted((EXPECTED / b).glob("*.json")):
+            old = EXPECTED / a / f.name
+            if old.is_file():
+                diffs = compare(load(old), load(f))
+                if diffs:
+                    changed.append((f.stem, diffs))
+        common = len({f.name for f in (EXPECTED / a).glob("*.json")} & {f.name for f in (EXPECTED / b).glob("*.json")})
+        lines.append(f"{len(changed)} of {common} scenarios change.")
+        for name, diffs in changed:
+            why = EXPLANATIONS.get((a, b, name), "not explained yet")
+            lines += ["", f"### `{name}`", "", f"Why: {why}", ""]
+            lines += [f"- {d.replace('want', a).replace(', got', f', {b}')}" for d in diffs[:15]]
+            if len(diffs) > 15:
+                lines.append(f"- … {len(diffs) - 15} more")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.fidelity.expected",
+                                 description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--release", action="append", default=[],
+                    help="release to run (repeatable; default: every release with a built oracle)")
+    ap.add_argument("--oracle", type=Path, default=None, help="the oracle binary (only with one --release)")
+    ap.add_argument("--conformance", type=Path, default=None,
+                    help="the public scenarios (default: KPLAN_CONFORMANCE or ../shared/conformance)")
+    ap.add_argument("--only", default="", help="scenarios whose name contains this")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds one oracle run may take")
+    ap.add_argument("--report-only", action="store_true", help="rewrite CHANGES.md from the stored results only")
+    a = ap.parse_args(argv)
+    conformance = a.conformance or location()
+    failed = 0
+    if not a.report_only:
+        releases = a.release or [r for r in RELEASES if oracle_path(r).is_file()]
+        if not releases:
+            print("no oracle built: oracle/build.sh <release>", file=sys.stderr)
+            return 2
+        if not conformance.is_dir():
+            print(f"no conformance scenarios at {conformance}", file=sys.stderr)
+            return 2
+        folders = scenarios(conformance, a.only)
+        for r in releases:
+            binary = a.oracle if a.oracle and len(releases) == 1 else oracle_path(r)
+            if not binary.is_file():
+                print(f"no oracle for {r} at {binary}", file=sys.stderr)
+                failed += 1
+                continue
+            t0 = time.monotonic()
+            n, bad = write_release(r, binary, folders, a.timeout)
+            failed += bad
+            print(f"release {r}: {n} written, {bad} failed, {time.monotonic() - t0:.0f} s")
+    REPORT.write_text(report(conformance))
+    print(f"wrote {REPORT.relative_to(ROOT)}")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
