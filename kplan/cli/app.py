@@ -1,6 +1,6 @@
 """The ``kplan`` command: one typer app; each command lives in its own module.
 
-Exit codes, the same for every command (README, "Exit codes"):
+Exit codes, the same for every command (docs/exit-codes.md):
 
 - 0: success: the command did its work and its check passed;
 - 1: the check failed (``simulate``: see ``--fail-on``; each command's help says what it checks);

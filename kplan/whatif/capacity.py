@@ -1,6 +1,6 @@
 """``kplan capacity``: how many more replicas of a pod fit, and where.
 
-Semantics (also in the README):
+Semantics (also in docs/capacity.md):
 * First every pending pod of the input is scheduled, exactly as ``kplan simulate`` does, until
   the queue is empty.
 * Then replicas are created one at a time: identical pods (same labels, requests, constraints and

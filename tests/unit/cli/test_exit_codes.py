@@ -1,4 +1,4 @@
-"""Exit codes are the same for every command (README, "Exit codes"): 0 success, 1 the check failed,
+"""Exit codes are the same for every command (docs/exit-codes.md): 0 success, 1 the check failed,
 2 bad input or usage (the parser's usage errors too), 3 the cluster could not be reached or read,
 70 an internal error; 130 interrupted, 141 stdout closed. Run through the real entry point."""
 

@@ -1,4 +1,4 @@
-"""The README's "Custom scoring" section shows real kplan output: its commands still give its placements,
+"""The "Custom scoring" page (docs/custom-scoring.md) shows real kplan output: its commands still give its placements,
 its configuration is the fixture and the scores it quotes are those of the runs. (The whole output of
 its console blocks is also compared by test_readme.py.)"""
 
@@ -16,15 +16,12 @@ import pytest
 from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parents[3]
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "custom-scoring.md"
 
 
 def section() -> str:
-    """The README from "## Custom scoring" to the next second-level heading."""
-    text = README.read_text()
-    start = text.index("\n## Custom scoring\n")
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end >= 0 else None]
+    """The page on custom scoring."""
+    return PAGE.read_text()
 
 
 def console_blocks() -> list[tuple[list[str], dict[str, str]]]:

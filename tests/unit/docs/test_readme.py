@@ -1,5 +1,5 @@
-"""The README's examples are real: every ``console`` block right after a ``<!-- readme-test -->``
-line is run, and what it shows must be what kplan prints.
+"""The documentation's examples are real: every ``console`` block right after a ``<!-- readme-test -->``
+line, in README.md and in docs/*.md, is run, and what it shows must be what kplan prints.
 
 In such a block a line starting with ``$ `` is a command (a trailing backslash continues it on the
 next line); the lines up to the next command are its expected stdout. A line that is exactly
@@ -10,6 +10,7 @@ pipe (no colour); stderr is not compared unless the command redirects it. Wall-c
 
 After an intended change of output, rewrite the blocks without ``...`` with
 ``KPLAN_UPDATE_GOLDEN=1 python -m pytest tests/unit/docs/test_readme.py`` and review the diff.
+``-k docs/whatif.md`` runs the examples of one page.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 README = ROOT / "README.md"
+#: the pages whose examples are tested: the README and every page of docs/
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 UPDATE = os.environ.get("KPLAN_UPDATE_GOLDEN") == "1"
 MARKER = "<!-- readme-test -->"
 ELLIPSIS = "..."
@@ -45,7 +48,7 @@ def mask(text: str) -> str:
 class Step:
     command: str
     expected: list[str]
-    #: 0-based README line of the command's last line (its output starts on the next one)
+    #: 0-based line (of its page) of the command's last line (its output starts on the next one)
     last: int = -1
 
 
@@ -53,14 +56,19 @@ class Step:
 class Block:
     line: int  # 1-based line of the opening fence
     steps: list[Step]
+    page: Path = README
+
+    @property
+    def name(self) -> str:
+        return self.page.relative_to(ROOT).as_posix()
 
     @property
     def title(self) -> str:
-        return f"line {self.line}: {self.steps[0].command[:60]}"
+        return f"{self.name} line {self.line}: {self.steps[0].command[:60]}"
 
 
 def parse_steps(lines: list[str], offset: int = 0) -> list[Step]:
-    """The commands and outputs of a block's ``lines``, the first of which is README line ``offset``."""
+    """The commands and outputs of a block's ``lines``, the first of which is the page's line ``offset``."""
     steps: list[Step] = []
     i = 0
     while i < len(lines):
@@ -80,7 +88,7 @@ def parse_steps(lines: list[str], offset: int = 0) -> list[Step]:
     return steps
 
 
-def blocks(text: str) -> list[Block]:
+def blocks(text: str, page: Path = README) -> list[Block]:
     lines = text.splitlines()
     out = []
     for n, line in enumerate(lines):
@@ -88,9 +96,9 @@ def blocks(text: str) -> list[Block]:
             continue
         fence = n + 1
         if fence >= len(lines) or lines[fence].strip() != "```console":
-            raise ValueError(f"README.md:{n + 1}: {MARKER} must be followed by a ```console block")
+            raise ValueError(f"{page.name}:{n + 1}: {MARKER} must be followed by a ```console block")
         end = next(i for i in range(fence + 1, len(lines)) if lines[i].strip() == "```")
-        out.append(Block(fence + 1, parse_steps(lines[fence + 1:end], fence + 1)))
+        out.append(Block(fence + 1, parse_steps(lines[fence + 1:end], fence + 1), page))
     return out
 
 
@@ -135,39 +143,43 @@ def run(command: str, shim: Path) -> list[str]:
     return proc.stdout.splitlines()
 
 
-BLOCKS = blocks(README.read_text())
+BLOCKS = [block for page in PAGES for block in blocks(page.read_text(), page)]
 
 
-def test_the_readme_has_tested_examples() -> None:
-    assert len(BLOCKS) >= 8
+def test_the_documentation_has_tested_examples() -> None:
+    """The README shows one tested example per main command; the pages of docs/ carry the others
+    (21 in all when the README was split into docs/)."""
+    assert len([b for b in BLOCKS if b.page == README]) >= 6
+    assert len(BLOCKS) >= 21
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.title for b in BLOCKS])
 def test_the_readme_shows_what_kplan_prints(block: Block, shim: Path) -> None:
     outputs = [run(step.command, shim) for step in block.steps]
     if UPDATE and not any(ELLIPSIS in step.expected for step in block.steps):
-        _rewrite(BLOCKS.index(block), outputs)
+        _rewrite(block, outputs)
         return
     for step, out in zip(block.steps, outputs, strict=True):
         got = [mask(line).rstrip() for line in out]
         want = [mask(line).rstrip() for line in step.expected]
-        assert matches(want, got), (f"README.md block at line {block.line}, command {step.command!r} prints:\n"
+        assert matches(want, got), (f"{block.name} block at line {block.line}, command {step.command!r} prints:\n"
                                     + "\n".join(got))
 
 
-def _rewrite(index: int, outputs: list[list[str]]) -> None:
-    """Replace the outputs of the README's ``index``-th tested block by ``outputs``. The README is
-    parsed again (an earlier rewrite may have moved the block), and the commands are rewritten
-    from the last up so that their line numbers hold."""
-    text = README.read_text()
-    block = blocks(text)[index]
+def _rewrite(old: Block, outputs: list[list[str]]) -> None:
+    """Replace the outputs of the tested block ``old`` by ``outputs``. Its page is parsed again (an
+    earlier rewrite may have moved the block), and the commands are rewritten from the last up so
+    that their line numbers hold."""
+    text = old.page.read_text()
+    index = [b for b in BLOCKS if b.page == old.page].index(old)
+    block = blocks(text, old.page)[index]
     lines = text.splitlines()
     for step, out in reversed(list(zip(block.steps, outputs, strict=True))):
         end = step.last + 1
         while not lines[end].startswith("$ ") and lines[end].strip() != "```":
             end += 1
         lines[step.last + 1:end] = [line.rstrip() for line in out]
-    README.write_text("\n".join(lines) + "\n")
+    old.page.write_text("\n".join(lines) + "\n")
 
 
 PARSING = [

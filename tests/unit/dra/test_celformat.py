@@ -112,6 +112,6 @@ def test_optional_and_format_errors(expr: str, want: str) -> None:
 
 def test_optional_syntax_is_not_parsed() -> None:
     """cel-python's grammar has no optional field selection: kplan refuses such a selector on
-    compile (cel-go accepts it); the README says so."""
+    compile (cel-go accepts it); docs/modelled.md says so."""
     with pytest.raises(CelError, match="Syntax error"):
         compile_selector(f"{A}.?name.hasValue()")
