@@ -451,7 +451,7 @@ def simulate(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable
 def simulate_files(cluster: Sequence[str], manifests: Sequence[str], scheduler_config: str | None = None, *,
                    lowest_name: bool = True, keep_cycles: bool = False, **kw: Any) -> SimulationResult:
     """``kplan simulate`` of these files without the rendering: the commands' one loading path."""
-    from kplan.cli.simulate import TieBreak
+    from kplan.cli.options import TieBreak
     from kplan.cli.workspace import load_inputs, open_planner
 
     seed = kw.pop("seed", 0)

@@ -4,24 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from kplan.cli.terminal import no_color_option, quiet_option
-from kplan.cli.workspace import (
-    TieBreak,
-    cluster_option,
-    context_option,
-    filename_option,
-    help_text,
-    kubeconfig_option,
-    load_inputs,
-    namespace_option,
-    open_planner,
-    output_option,
-    scheduler_config_option,
-    seed_option,
-    tie_break_option,
-)
+from kplan.cli import options as opt
+from kplan.cli.workspace import load_inputs, open_planner
 
-HELP = help_text("""Count how many more replicas of a pod fit, where they go, and why the next one does not.
+HELP = opt.help_text("""Count how many more replicas of a pod fit, where they go, and why the next one does not.
 
 Semantics: the cluster's pending pods are scheduled first, as 'kplan simulate' does. Then
 identical replicas (the pod's labels, requests, constraints and admitted priority), named
@@ -33,26 +19,26 @@ Exit codes: 0 at least one replica fits, 1 none does, 2 bad input or usage, 3 cl
 
 def capacity(
     ctx: typer.Context,
-    manifests: list[str] | None = typer.Argument(
-        None, help="Files or folders with the Pod or workload whose replicas to count (Deployment, ReplicaSet, "
+    manifests: list[str] | None = opt.manifests_argument(
+        "Files or folders with the Pod or workload whose replicas to count (Deployment, ReplicaSet, "
         "ReplicationController, StatefulSet, Job or CronJob) and what it comes with (Services, claims, ...); "
         "'-' reads stdin."),
-    filename: list[str] = filename_option(),
+    filename: list[str] = opt.filename_option(),
     workload: str | None = typer.Option(
         None, "--workload", metavar="KIND/[NS/]NAME", help="The Pod or workload of the manifests to count, "
         "e.g. Deployment/shop/web (needed when they hold more than one)."),
-    namespace: str | None = namespace_option(),
-    cluster: list[str] = cluster_option(),
-    kubeconfig: str | None = kubeconfig_option(),
-    context: str | None = context_option(),
-    scheduler_config: str | None = scheduler_config_option(),
+    namespace: str | None = opt.namespace_option(),
+    cluster: list[str] = opt.cluster_option(),
+    kubeconfig: str | None = opt.kubeconfig_option(),
+    context: str | None = opt.context_option(),
+    scheduler_config: str | None = opt.scheduler_config_option(),
     limit: int = typer.Option(10000, "--limit", min=1, max=100_000, help="Stop after this many replicas fit."),
-    seed: int = seed_option(),
-    tie_break: TieBreak = tie_break_option(),
-    output: str = output_option("CapacityResult", "Output format: table, json, yaml or html (a self-contained page "
+    seed: int = opt.seed_option(),
+    tie_break: opt.TieBreak = opt.tie_break_option(),
+    output: str = opt.output_option("CapacityResult", "Output format: table, json, yaml or html (a self-contained page "
                                                     "with charts)."),
-    quiet: bool = quiet_option(),
-    no_color: bool = no_color_option(),
+    quiet: bool = opt.quiet_option(),
+    no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.progress import HUMAN_FORMATS, run_progress

@@ -6,25 +6,10 @@ from typing import Any
 
 import typer
 
-from kplan.cli.terminal import no_color_option, quiet_option
-from kplan.cli.workspace import (
-    TieBreak,
-    cluster_option,
-    context_option,
-    filename_option,
-    help_text,
-    keep_existing_option,
-    kubeconfig_option,
-    load_inputs,
-    namespace_option,
-    open_planner,
-    output_option,
-    scheduler_config_option,
-    seed_option,
-    tie_break_option,
-)
+from kplan.cli import options as opt
+from kplan.cli.workspace import load_inputs, open_planner
 
-HELP = help_text("""Explain why a pending pod lands where it does, or why it cannot, and what would help.
+HELP = opt.help_text("""Explain why a pending pod lands where it does, or why it cannot, and what would help.
 
 The pod is explained at its last attempt in a full simulation of all pending pods: its place in
 the queue, every filter plugin's verdict on every node (the first failure as kube-scheduler
@@ -73,20 +58,20 @@ def find_pending(inputs: Any, name: str, namespace: str | None) -> Any:
 def pod(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="The pending pod: NAME or NAMESPACE/NAME."),
-    manifests: list[str] | None = typer.Argument(
-        None, help="Manifest files or folders with pending pods or workloads (recursive *.yaml, *.yml, *.json); "
+    manifests: list[str] | None = opt.manifests_argument(
+        "Manifest files or folders with pending pods or workloads (recursive *.yaml, *.yml, *.json); "
         "'-' reads stdin."),
-    namespace: str | None = namespace_option("The pod's namespace (default: wherever the name is unique), and the "
+    namespace: str | None = opt.namespace_option("The pod's namespace (default: wherever the name is unique), and the "
                                              "namespace of the manifests' objects that name none."),
-    filename: list[str] = filename_option(),
-    cluster: list[str] = cluster_option(),
-    kubeconfig: str | None = kubeconfig_option(),
-    context: str | None = context_option(),
-    keep_existing: bool = keep_existing_option(),
-    scheduler_config: str | None = scheduler_config_option(),
-    seed: int = seed_option(),
-    tie_break: TieBreak = tie_break_option(),
-    output: str = output_option("PodExplanation"),
+    filename: list[str] = opt.filename_option(),
+    cluster: list[str] = opt.cluster_option(),
+    kubeconfig: str | None = opt.kubeconfig_option(),
+    context: str | None = opt.context_option(),
+    keep_existing: bool = opt.keep_existing_option(),
+    scheduler_config: str | None = opt.scheduler_config_option(),
+    seed: int = opt.seed_option(),
+    tie_break: opt.TieBreak = opt.tie_break_option(),
+    output: str = opt.output_option("PodExplanation"),
     all_nodes: bool = typer.Option(False, "--all-nodes", help="List every node, not only the top 10."),
     show_all: bool = typer.Option(False, "--all", help="Also list the changes that open no node and the nearest "
                                   "nodes no node change helps (JSON and YAML always list all)."),
@@ -96,8 +81,8 @@ def pod(
         f"whole simulation a few times). Default: on up to {AUTO_NODE_SEARCH_PODS} pending pods."),
     node_search_limit: int = typer.Option(128, "--node-search-limit", min=1,
                                           help="The most nodes the node search tries."),
-    quiet: bool = quiet_option(),
-    no_color: bool = no_color_option(),
+    quiet: bool = opt.quiet_option(),
+    no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.progress import HUMAN_FORMATS, run_progress

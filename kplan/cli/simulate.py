@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import sys
 import time
-from enum import StrEnum
 
 import typer
 
-from kplan.cli.render import format_completer
-from kplan.cli.terminal import no_color_option, quiet_option
+from kplan.cli import options as opt
 from kplan.report.check import FailOn
 
 HELP = """Replay pending pods through kube-scheduler v1.34 and report where each one lands.
@@ -20,47 +18,25 @@ Exit codes: 0 the check passed, 1 it failed (see --fail-on: by default, a pendin
 
 OUTPUT_HELP = ("Output format: table, wide, json, yaml, junit (JUnit XML), github (GitHub Actions annotations), "
                "markdown (a summary for pull requests) or html (a self-contained page with charts).")
-FAIL_ON_HELP = ("What makes the exit code 1: 'unschedulable' (a pending pod does not run), 'preemption' (that, or "
-                "a running pod is preempted) or 'never'.")
-
-
-class TieBreak(StrEnum):
-    random = "random"
-    lowest_name = "lowest-name"
 
 
 def simulate(
     ctx: typer.Context,
-    manifests: list[str] | None = typer.Argument(
-        None, help="Manifest files or folders (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
-    filename: list[str] = typer.Option(
-        [], "--filename", "-f", metavar="FILE", help="A manifest file or folder, '-' for stdin, as kubectl's -f. "
-        "Repeatable; read after the MANIFESTS arguments."),
-    cluster: list[str] = typer.Option(
-        [], "--cluster", "-c", metavar="FILE", help="Cluster description: a snapshot or 'kubectl get nodes,pods -A -o yaml' output. "
-        "Repeatable. Without it, the live cluster is read (read-only) into memory."),
-    kubeconfig: str | None = typer.Option(
-        None, "--kubeconfig", metavar="PATH", help="Read the live cluster of this kubeconfig (default: $KUBECONFIG, ~/.kube/config, "
-        "then in-cluster)."),
-    context: str | None = typer.Option(None, "--context", metavar="NAME", help="Kubeconfig context of the live cluster to read."),
-    scheduler_config: str | None = typer.Option(
-        None, "--scheduler-config", metavar="FILE", help="A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)."),
-    seed: int = typer.Option(0, "--seed", metavar="N", help="Seed for the scheduler's random choices (score ties, preemption) "
-                             "and for the random suffixes of the pod names the controllers generate."),
-    namespace: str = typer.Option("default", "--namespace", "-n", metavar="NS",
-                                  help="Namespace of the manifests' objects that name none."),
-    keep_existing: bool = typer.Option(
-        False, "--keep-existing", help="Workloads already in the cluster keep their pods running while the "
-        "applied ones are scheduled (default: the applied workload replaces them, its old pods leave first)."),
-    tie_break: TieBreak = typer.Option(
-        TieBreak.random, "--tie-break", help="How equal top scores are broken: 'random' as kube-scheduler does "
-        "(seeded), or 'lowest-name' for reproducible diffs."),
-    output: str = typer.Option("table", "--output", "-o", metavar="FORMAT", help=OUTPUT_HELP,
-                               autocompletion=format_completer("SimulationResult")),
-    fail_on: FailOn = typer.Option(FailOn.unschedulable, "--fail-on", help=FAIL_ON_HELP),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and scheduling times on stderr."),
-    quiet: bool = quiet_option(),
-    no_color: bool = no_color_option(),
+    manifests: list[str] | None = opt.manifests_argument(),
+    filename: list[str] = opt.filename_option(),
+    cluster: list[str] = opt.cluster_option(),
+    kubeconfig: str | None = opt.kubeconfig_option(),
+    context: str | None = opt.context_option(),
+    scheduler_config: str | None = opt.scheduler_config_option(),
+    seed: int = opt.seed_option(),
+    namespace: str | None = opt.namespace_option(),
+    keep_existing: bool = opt.keep_existing_option(),
+    tie_break: opt.TieBreak = opt.tie_break_option(),
+    output: str = opt.output_option("SimulationResult", OUTPUT_HELP),
+    fail_on: FailOn = opt.fail_on_option(),
+    verbose: bool = opt.verbose_option("Print load and scheduling times on stderr."),
+    quiet: bool = opt.quiet_option(),
+    no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.progress import HUMAN_FORMATS, run_progress

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, disable_color
+from kplan.cli import options as opt
 
 HELP = (
     "Capture a live cluster into a snapshot file, read-only: list calls (HTTP GET) only.\n\n"
@@ -33,14 +33,13 @@ def snapshot(
     print_rbac: Annotated[bool, typer.Option(
         "--print-rbac", help="Print the read-only ClusterRole kplan needs (list on the kinds it reads) and exit, "
         "without reading the cluster.")] = False,
-    kubeconfig: Annotated[str | None, typer.Option(
-        "--kubeconfig", help="Kubeconfig file. Default: $KUBECONFIG (several paths allowed), then ~/.kube/config, "
-        "then the in-cluster service account.")] = None,
-    context: Annotated[str | None, typer.Option(
-        "--context", help="Kubeconfig context to read. Default: the kubeconfig's current-context.")] = None,
-    namespace: Annotated[str | None, typer.Option(
-        "--namespace", "-n", help="Read pods and other namespaced objects from this namespace only, for users who "
-        "may read no other; nodes then look emptier than they are.")] = None,
+    kubeconfig: str | None = opt.kubeconfig_option(
+        "Kubeconfig file. Default: $KUBECONFIG (several paths allowed), then ~/.kube/config, then the in-cluster "
+        "service account."),
+    context: str | None = opt.context_option("Kubeconfig context to read. Default: the kubeconfig's current-context."),
+    namespace: str | None = opt.namespace_option(
+        "Read pods and other namespaced objects from this namespace only, for users who may read no other; nodes "
+        "then look emptier than they are."),
     all_namespaces: Annotated[bool, typer.Option(
         "--all-namespaces", "-A", help="Read every namespace (the default; accepted for kubectl habits).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")] = False,
@@ -48,9 +47,8 @@ def snapshot(
         "--chunk-size", min=1, help="Objects per list call (as kubectl's --chunk-size).")] = 500,
     request_timeout: Annotated[float, typer.Option(
         "--request-timeout", min=0.1, help="Seconds to wait for each answer before retrying the call.")] = 60.0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False,
-    no_color: Annotated[bool, typer.Option("--no-color", help=NO_COLOR_HELP, callback=disable_color,
-                                           is_eager=True)] = False,
+    quiet: bool = opt.quiet_option(),
+    no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.progress import list_progress

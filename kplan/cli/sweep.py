@@ -12,28 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kplan.cli.terminal import no_color_option, quiet_option
-from kplan.cli.workspace import (
-    TieBreak,
-    cluster_option,
-    context_option,
-    filename_option,
-    help_text,
-    keep_existing_option,
-    kubeconfig_option,
-    namespace_option,
-    output_option,
-    scheduler_config_option,
-    seed_option,
-    tie_break_option,
-)
+from kplan.cli import options as opt
 from kplan.errors import InputError
 
 if TYPE_CHECKING:
     from kplan.io.workspace import Workspace
     from kplan.whatif.sweep import Axis, Step, SweepPlan
 
-HELP = help_text("""Simulate a grid of changes at once, each point with several seeds, and find the cheapest
+HELP = opt.help_text("""Simulate a grid of changes at once, each point with several seeds, and find the cheapest
 point in which every pending pod fits.
 
 Axes (each repeatable; the grid is their product): --add-node like=NODE:FROM..TO[:STEP] (or a
@@ -205,14 +191,13 @@ class StderrProgress:
 
 def sweep(
     ctx: typer.Context,
-    manifests: list[str] | None = typer.Argument(
-        None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
-    filename: list[str] = filename_option(),
-    cluster: list[str] = cluster_option(),
-    kubeconfig: str | None = kubeconfig_option(),
-    context: str | None = context_option(),
-    namespace: str | None = namespace_option(),
-    keep_existing: bool = keep_existing_option(),
+    manifests: list[str] | None = opt.manifests_argument(opt.PENDING_MANIFESTS_HELP),
+    filename: list[str] = opt.filename_option(),
+    cluster: list[str] = opt.cluster_option(),
+    kubeconfig: str | None = opt.kubeconfig_option(),
+    context: str | None = opt.context_option(),
+    namespace: str | None = opt.namespace_option(),
+    keep_existing: bool = opt.keep_existing_option(),
     add_node: list[str] = typer.Option(
         [], "--add-node", metavar="like=NODE:FROM..TO", help="An axis of added nodes: like=NODE:FROM..TO[:STEP] (empty copies of NODE) or "
         "FILE:FROM..TO[:STEP] (copies of the one Node in FILE); like=NODE[:COUNT] is an axis of one value; a FILE "
@@ -225,11 +210,11 @@ def sweep(
                                     "Repeatable."),
     remove_node: list[str] = typer.Option([], "--remove-node", metavar="NODE", help="Remove a node in every point, as kplan whatif "
                                           "--remove-node. Repeatable."),
-    scheduler_config: str | None = scheduler_config_option(),
-    seed: int = seed_option(),
+    scheduler_config: str | None = opt.scheduler_config_option(),
+    seed: int = opt.seed_option(),
     seeds: int = typer.Option(1, "--seeds", min=1, metavar="N", help="Simulate every point with this many seeds: --seed, "
                               "--seed+1, …"),
-    tie_break: TieBreak = tie_break_option(),
+    tie_break: opt.TieBreak = opt.tie_break_option(),
     price: list[str] = typer.Option(
         [], "--price", metavar="like=NODE=PRICE", help="like=NODE=PRICE: the price of one node like NODE per hour (any unit); the cost of a "
         "point is the price of the nodes its axes add. Repeatable."),
@@ -240,11 +225,11 @@ def sweep(
         "its workers need the same kplan. Default: worker processes on this machine."),
     workers: int | None = typer.Option(None, "--workers", min=1, metavar="N", help="Local worker processes (default: one per "
                                        "core). Ignored with --dask."),
-    output: str = output_option("SweepResult", "Output format: table, json, yaml, markdown or html (a "
+    output: str = opt.output_option("SweepResult", "Output format: table, json, yaml, markdown or html (a "
                                 "self-contained page with the curves)."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and run times on stderr."),
-    quiet: bool = quiet_option(),
-    no_color: bool = no_color_option(),
+    verbose: bool = opt.verbose_option("Print load and run times on stderr."),
+    quiet: bool = opt.quiet_option(),
+    no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.render import check_format, render
@@ -266,7 +251,7 @@ def sweep(
     planner = open_planner(loads[0], scheduler_config, seed=seed, tie_break=tie_break)
     print_warnings(planner.warnings, quiet)
     plan = resolve_labels(plan, loads[0], planner, seed)
-    lowest = tie_break == TieBreak.lowest_name
+    lowest = tie_break == opt.TieBreak.lowest_name
     contexts = [SweepInputs(ld.inputs, ld.workloads, planner.config, planner.registry, lowest, plan)
                 for ld in loads]
     points = plan.points()

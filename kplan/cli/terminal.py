@@ -80,14 +80,6 @@ def no_color_in(args: Sequence[str]) -> bool:
     return False
 
 
-def quiet_option() -> Any:
-    return typer.Option(False, "--quiet", "-q", help=QUIET_HELP)
-
-
-def no_color_option() -> Any:
-    return typer.Option(False, "--no-color", help=NO_COLOR_HELP, callback=disable_color, is_eager=True)
-
-
 def is_quiet(ctx: typer.Context, quiet: bool, verbose: bool = False) -> bool:
     """The command's ``--quiet``, or the one given before the command; with ``--verbose`` too,
     a usage error."""

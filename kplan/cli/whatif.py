@@ -8,26 +8,11 @@ from typing import Any
 
 import typer
 
-from kplan.cli.simulate import FAIL_ON_HELP
-from kplan.cli.terminal import no_color_option, quiet_option
-from kplan.cli.workspace import (
-    TieBreak,
-    cluster_option,
-    context_option,
-    filename_option,
-    help_text,
-    keep_existing_option,
-    kubeconfig_option,
-    load_inputs,
-    namespace_option,
-    open_planner,
-    output_option,
-    seed_option,
-    tie_break_option,
-)
+from kplan.cli import options as opt
+from kplan.cli.workspace import load_inputs, open_planner
 from kplan.report.check import FailOn
 
-HELP = help_text("""Simulate before and after a change to the cluster and show what differs.
+HELP = opt.help_text("""Simulate before and after a change to the cluster and show what differs.
 
 Both runs use the same seed. Reported: pods that change node, become schedulable or
 unschedulable, evicted pods and where they go, per-node and per-zone utilisation, and a summary.
@@ -112,14 +97,13 @@ def until_fit_template(value: str) -> Any:
 
 def whatif(
     ctx: typer.Context,
-    manifests: list[str] | None = typer.Argument(
-        None, help="Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads stdin."),
-    filename: list[str] = filename_option(),
-    cluster: list[str] = cluster_option(),
-    kubeconfig: str | None = kubeconfig_option(),
-    context: str | None = context_option(),
-    namespace: str | None = namespace_option(),
-    keep_existing: bool = keep_existing_option(),
+    manifests: list[str] | None = opt.manifests_argument(opt.PENDING_MANIFESTS_HELP),
+    filename: list[str] = opt.filename_option(),
+    cluster: list[str] = opt.cluster_option(),
+    kubeconfig: str | None = opt.kubeconfig_option(),
+    context: str | None = opt.context_option(),
+    namespace: str | None = opt.namespace_option(),
+    keep_existing: bool = opt.keep_existing_option(),
     add_node: list[str] = typer.Option(
         [], "--add-node", help="Add nodes: a file of Node manifests, or like=NODE[:COUNT] for COUNT empty copies of "
         "NODE named NODE-whatif-1, … Repeatable."),
@@ -134,27 +118,26 @@ def whatif(
     scale: list[str] = typer.Option(
         [], "--scale", help="Scale a workload: KIND/[NAMESPACE/]NAME=REPLICAS (Deployment, ReplicaSet, "
         "StatefulSet, ReplicationController, Job). Repeatable."),
-    scheduler_config: str | None = typer.Option(
-        None, "--scheduler-config", help="A KubeSchedulerConfiguration file for the 'after' run."),
-    base_scheduler_config: str | None = typer.Option(
-        None, "--base-scheduler-config", help="A KubeSchedulerConfiguration file for the 'before' run (and the "
-        "'after' run unless --scheduler-config is given)."),
+    scheduler_config: str | None = opt.scheduler_config_option("A KubeSchedulerConfiguration file for the 'after' run."),
+    base_scheduler_config: str | None = opt.scheduler_config_option(
+        "A KubeSchedulerConfiguration file for the 'before' run (and the 'after' run unless --scheduler-config is "
+        "given).", flag="--base-scheduler-config"),
     until_fit: str | None = typer.Option(
         None, "--until-fit", help="Find the smallest number of nodes like TEMPLATE (a Node file, or like=NODE) that "
         "makes every pending pod fit, on top of the other changes."),
     until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1, max=MAX_ADDED_NODES,
                                         help="The most template nodes --until-fit tries."),
-    seed: int = seed_option(),
-    tie_break: TieBreak = tie_break_option(),
-    output: str = output_option("WhatIfResult", "Output format: table, json, yaml, junit (JUnit XML of the run after the "
+    seed: int = opt.seed_option(),
+    tie_break: opt.TieBreak = opt.tie_break_option(),
+    output: str = opt.output_option("WhatIfResult", "Output format: table, json, yaml, junit (JUnit XML of the run after the "
                                 "change), github (GitHub Actions annotations), markdown (a summary for pull requests) "
                                 "or html (a self-contained page with charts)."),
-    fail_on: FailOn = typer.Option(FailOn.unschedulable, "--fail-on", help=FAIL_ON_HELP + " Judged after the change."),
+    fail_on: FailOn = opt.fail_on_option(opt.FAIL_ON_HELP + " Judged after the change."),
     show_all: bool = typer.Option(False, "--all", help="List every changed pod and node in the table output "
                                   "(default: up to 20 of each kind; JSON and YAML always list all)."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print load and simulation times on stderr."),
-    quiet: bool = quiet_option(),
-    no_color: bool = no_color_option(),
+    verbose: bool = opt.verbose_option("Print load and simulation times on stderr."),
+    quiet: bool = opt.quiet_option(),
+    no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.progress import HUMAN_FORMATS, run_progress

@@ -1,4 +1,4 @@
-"""The options every command shares, and its way into the one loading path (kplan.io.workspace).
+"""Every command's way into the one loading path (kplan.io.workspace); its options are kplan.cli.options.
 
 The cluster's objects come from ``common.cluster_objects`` (the --cluster files, or the live
 cluster of --kubeconfig/--context); the manifests are applied onto them (workloads become their
@@ -8,80 +8,16 @@ controllers' pods, replacing the cluster's); a Planner runs the result, changed 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import typer
-
-from kplan.cli.simulate import TieBreak
+from kplan.cli.options import TieBreak
 
 if TYPE_CHECKING:  # the engine loads only when a command runs, so that --help starts fast
     from kplan.io.manifests import RawObject
     from kplan.io.workspace import Workspace
     from kplan.whatif.plan import Planner
 
-__all__ = ["TieBreak", "load_inputs", "open_planner"]
-
-
-def help_text(text: str) -> str:
-    """A command help written as wrapped paragraphs, as one line per paragraph (the help formatter
-    wraps it again to the terminal)."""
-    return "\n\n".join(" ".join(p.split()) for p in text.strip().split("\n\n"))
-
-
-# ------------------------------------------------------------------------------ options
-
-FILENAME_HELP = ("A manifest file or folder (recursive *.yaml, *.yml, *.json), '-' for stdin, as kubectl's -f. "
-                 "Repeatable; read after the MANIFESTS arguments.")
-
-
-def filename_option(what: str = FILENAME_HELP) -> Any:
-    return typer.Option([], "--filename", "-f", metavar="FILE", help=what)
-
-
-def cluster_option() -> Any:
-    return typer.Option([], "--cluster", "-c", metavar="FILE", help="Cluster description: a snapshot or 'kubectl get "
-                        "nodes,pods,... -A -o yaml' output. Repeatable. Without it, the live cluster is read "
-                        "(read-only) into memory.")
-
-
-def kubeconfig_option() -> Any:
-    return typer.Option(None, "--kubeconfig", metavar="PATH", help="Read the live cluster of this kubeconfig (default: "
-                        "$KUBECONFIG, ~/.kube/config, then in-cluster).")
-
-
-def context_option() -> Any:
-    return typer.Option(None, "--context", metavar="NAME", help="Kubeconfig context of the live cluster to read.")
-
-
-def namespace_option(what: str = "Namespace of the manifests' objects that name none.") -> Any:
-    return typer.Option(None, "--namespace", "-n", metavar="NS", help=what)
-
-
-def keep_existing_option() -> Any:
-    return typer.Option(False, "--keep-existing", help="Workloads already in the cluster keep their pods running "
-                        "while the applied ones are scheduled (default: the applied workload replaces them).")
-
-
-def scheduler_config_option() -> Any:
-    return typer.Option(None, "--scheduler-config", metavar="FILE",
-                        help="A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1).")
-
-
-def seed_option() -> Any:
-    return typer.Option(0, "--seed", metavar="N", help="Seed for the scheduler's random choices (score ties, preemption) and "
-                        "for the names the controllers generate.")
-
-
-def tie_break_option() -> Any:
-    return typer.Option(TieBreak.random, "--tie-break", help="How equal top scores are broken: 'random' as "
-                        "kube-scheduler does (seeded), or 'lowest-name' for reproducible results.")
-
-
-def output_option(kind: str, what: str = "Output format: table, json or yaml.") -> Any:
-    """``-o``: the formats of the registry for documents of ``kind`` (kplan.cli.render)."""
-    from kplan.cli.render import format_completer
-
-    return typer.Option("table", "--output", "-o", metavar="FORMAT", help=what, autocompletion=format_completer(kind))
+__all__ = ["load_inputs", "open_planner"]
 
 
 # ------------------------------------------------------------------------------ loading

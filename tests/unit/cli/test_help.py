@@ -54,3 +54,23 @@ def test_help_does_not_load_the_engine() -> None:
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == ""
+
+
+SHARED = ["--filename", "--cluster", "--kubeconfig", "--context", "--namespace", "--keep-existing",
+          "--scheduler-config", "--seed", "--tie-break", "--output", "--fail-on", "--verbose", "--quiet",
+          "--no-color"]
+
+
+@pytest.mark.parametrize("flag", SHARED)
+def test_a_shared_option_is_the_same_on_every_command(flag: str) -> None:
+    # kplan.cli.options defines them once: the same short name, default and metavar everywhere
+    # (the help text may say what the option means to the command)
+    seen: dict[str, tuple[Any, ...]] = {}
+    for path, cmd in LEAVES:
+        for param in cmd.params:
+            if flag in getattr(param, "opts", []):
+                seen[path] = (tuple(sorted(param.opts)), repr(param.default), param.metavar, param.multiple)
+    assert seen, flag
+    if flag == "--output":  # snapshot writes a file format, not a document: no default
+        seen.pop("kplan snapshot", None)
+    assert len(set(seen.values())) == 1, seen

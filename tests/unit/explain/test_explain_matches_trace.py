@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from kplan.cli.simulate import TieBreak
+from kplan.cli.options import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.errors import UnsupportedError
 from kplan.scheduler.explain import NodeExplanation, PodExplainer, explain_nodes

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kplan.cli.simulate import TieBreak
+from kplan.cli.options import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.scheduler.explain import PodExplainer
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import kplan.io.sweep as worker
-from kplan.cli.simulate import TieBreak
+from kplan.cli.options import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.io.scale import resolve_scale
 from kplan.io.sweep import SweepInputs, run_chain, run_point

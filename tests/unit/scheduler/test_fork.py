@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from kplan.cli.simulate import TieBreak
+from kplan.cli.options import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.model.objects import Volume
 from kplan.report.document import simulation_document

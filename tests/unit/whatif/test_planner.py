@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kplan.cli.simulate import TieBreak
+from kplan.cli.options import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.io.manifests import load_objects
 from kplan.io.replicas import replica_factory

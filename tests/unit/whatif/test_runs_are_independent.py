@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kplan.cli.simulate import TieBreak
+from kplan.cli.options import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.report.document import simulation_document
 from kplan.whatif.changes import CloneNode, CordonNode, DrainNode, RemoveNode

@@ -1,0 +1,114 @@
+"""The options the commands share, defined once: each command's signature takes them from here.
+
+kubectl habits: ``-f/--filename``, ``-c/--cluster``, ``--kubeconfig``, ``--context``,
+``-n/--namespace``, ``-o/--output``. ``-n`` defaults to none given: the manifests' objects that
+name no namespace then go to ``default`` (kplan.io.workspace), as kubectl puts them without a
+context namespace, and ``kplan explain pod NAME`` looks for NAME in every namespace.
+
+This module imports no engine code (``kplan --help`` and completion start fast), and no command
+module: the commands import it, never each other, for their options.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+import typer
+
+from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, disable_color
+from kplan.report.check import FailOn
+
+
+class TieBreak(StrEnum):
+    """``--tie-break``: how equal top scores are broken."""
+
+    random = "random"
+    lowest_name = "lowest-name"
+
+
+def help_text(text: str) -> str:
+    """A command help written as wrapped paragraphs, as one line per paragraph (the help formatter
+    wraps it again to the terminal)."""
+    return "\n\n".join(" ".join(p.split()) for p in text.strip().split("\n\n"))
+
+
+MANIFESTS_HELP = "Manifest files or folders (recursive *.yaml, *.yml, *.json); '-' reads stdin."
+PENDING_MANIFESTS_HELP = ("Manifest files or folders with pending pods (recursive *.yaml, *.yml, *.json); '-' reads "
+                          "stdin.")
+FILENAME_HELP = ("A manifest file or folder (recursive *.yaml, *.yml, *.json), '-' for stdin, as kubectl's -f. "
+                 "Repeatable; read after the MANIFESTS arguments.")
+NAMESPACE_HELP = "Namespace of the manifests' objects that name none (default: default)."
+FAIL_ON_HELP = ("What makes the exit code 1: 'unschedulable' (a pending pod does not run), 'preemption' (that, or "
+                "a running pod is preempted) or 'never'.")
+
+
+def manifests_argument(what: str = MANIFESTS_HELP) -> Any:
+    return typer.Argument(None, help=what)
+
+
+def filename_option(what: str = FILENAME_HELP) -> Any:
+    return typer.Option([], "--filename", "-f", metavar="FILE", help=what)
+
+
+def cluster_option() -> Any:
+    return typer.Option([], "--cluster", "-c", metavar="FILE", help="Cluster description: a snapshot or 'kubectl get "
+                        "nodes,pods,... -A -o yaml' output. Repeatable. Without it, the live cluster is read "
+                        "(read-only) into memory.")
+
+
+def kubeconfig_option(what: str = "Read the live cluster of this kubeconfig (default: $KUBECONFIG, ~/.kube/config, "
+                                  "then in-cluster).") -> Any:
+    return typer.Option(None, "--kubeconfig", metavar="PATH", help=what)
+
+
+def context_option(what: str = "Kubeconfig context of the live cluster to read.") -> Any:
+    return typer.Option(None, "--context", metavar="NAME", help=what)
+
+
+def namespace_option(what: str = NAMESPACE_HELP) -> Any:
+    return typer.Option(None, "--namespace", "-n", metavar="NS", help=what)
+
+
+def keep_existing_option() -> Any:
+    return typer.Option(False, "--keep-existing", help="Workloads already in the cluster keep their pods running "
+                        "while the applied ones are scheduled (default: the applied workload replaces them, its old "
+                        "pods leave first).")
+
+
+def scheduler_config_option(what: str = "A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1).",
+                            flag: str = "--scheduler-config") -> Any:
+    return typer.Option(None, flag, metavar="FILE", help=what)
+
+
+def seed_option() -> Any:
+    return typer.Option(0, "--seed", metavar="N", help="Seed for the scheduler's random choices (score ties, preemption) and "
+                        "for the random suffixes of the pod names the controllers generate.")
+
+
+def tie_break_option() -> Any:
+    return typer.Option(TieBreak.random, "--tie-break", help="How equal top scores are broken: 'random' as "
+                        "kube-scheduler does (seeded), or 'lowest-name' for reproducible results.")
+
+
+def output_option(kind: str, what: str = "Output format: table, json or yaml.") -> Any:
+    """``-o``: the formats of the registry for documents of ``kind`` (kplan.cli.render)."""
+    from kplan.cli.render import format_completer
+
+    return typer.Option("table", "--output", "-o", metavar="FORMAT", help=what, autocompletion=format_completer(kind))
+
+
+def fail_on_option(what: str = FAIL_ON_HELP) -> Any:
+    return typer.Option(FailOn.unschedulable, "--fail-on", help=what)
+
+
+def verbose_option(what: str) -> Any:
+    return typer.Option(False, "--verbose", "-v", help=what)
+
+
+def quiet_option() -> Any:
+    return typer.Option(False, "--quiet", "-q", help=QUIET_HELP)
+
+
+def no_color_option() -> Any:
+    return typer.Option(False, "--no-color", help=NO_COLOR_HELP, callback=disable_color, is_eager=True)
