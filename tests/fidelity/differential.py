@@ -116,6 +116,8 @@ def run_one(differ: Differ, sc: Scenario, out: Path | None, release: str, shrink
     o.differences = compare(want, got)
     if not o.differences or out is None:
         return o
+    (out / sc.name).mkdir(parents=True, exist_ok=True)
+    (out / sc.name / "original-differences.txt").write_text("".join(f"{d}\n" for d in o.differences))
     first = sorted(signature(o.differences))[:1]
     small, _ = shrink(sc, still_differs(differ, set(first)), runs=shrink_runs, seconds=shrink_seconds)
     want, got, _, _ = differ.results(small)
@@ -131,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
                                  description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--count", type=int, default=30, help="how many scenarios (seeds seed .. seed+count-1)")
     ap.add_argument("--seed", type=int, default=1, help="first seed")
+    ap.add_argument("--seeds", default=None, help="comma-separated seeds to run instead of --seed/--count")
     ap.add_argument("--release", default="1.34", help="oracle release (oracle/bin/kube-scheduler-oracle-<release>)")
     ap.add_argument("--oracle", type=Path, default=None, help="the oracle binary (default: by --release)")
     ap.add_argument("--kplan", default=None, help="command that runs kplan (default: this source tree, in-process)")
@@ -154,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     agree = differ_count = errors = skipped = 0
     kplan_s = oracle_s = 0.0
-    for seed in range(a.seed, a.seed + a.count):
+    seeds = [int(x) for x in a.seeds.split(",")] if a.seeds else range(a.seed, a.seed + a.count)
+    for seed in seeds:
         sc = generate(seed, a.nodes, features)
         if a.max_nodes is not None and sc.notes["nodes"] > a.max_nodes:
             skipped += 1
@@ -169,8 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         elif o.differences:
             differ_count += 1
             print(f"DIFF  {sc.name} ({what}): {len(o.differences)} differences", flush=True)
-            for d in o.differences[:10]:
+            for d in o.differences[:30]:
                 print(f"      {d}")
+            if len(o.differences) > 30:
+                print(f"      ... {len(o.differences) - 30} more (all in {a.out / sc.name}/original-differences.txt)")
             if o.shrunk:
                 print(f"      shrunk to {o.shrunk_size}: {o.shrunk}", flush=True)
         else:
