@@ -49,7 +49,7 @@ def capacity(
     from kplan.io.manifests import load_manifests
     from kplan.io.replicas import CLAIMS_NOT_ADDED, choose_target, declared_pods, replica_factory
     from kplan.report.capacity import capacity_document
-    from kplan.scheduler.simulate import SCHEDULED
+    from kplan.scheduler.pod_status import PodStatus
     from kplan.whatif.capacity import CapacityOutcome
 
     quiet = is_quiet(ctx, quiet)
@@ -75,7 +75,7 @@ def capacity(
             out, why = CapacityOutcome(0, {}, None, False, [], planner.simulate(stage="capacity").result), \
                 CLAIMS_NOT_ADDED
     assert out.result is not None
-    fit = sum(1 for o in out.result.pods if o.pod.uid in declared and o.status == SCHEDULED)
+    fit = sum(1 for o in out.result.pods if o.pod.uid in declared and o.status == PodStatus.SCHEDULED)
     doc = capacity_document(template, label, out, limit, declared=len(declared), declared_fit=fit, message=why)
     emit(render(doc, output, render_options()))
     if out.replicas + fit == 0:

@@ -90,7 +90,7 @@ def pod(
     from kplan.cli.terminal import emit, is_quiet, render_options
     from kplan.report.explain import explain_document
     from kplan.scheduler.explain import PodExplainer, explain
-    from kplan.scheduler.simulate import SCHEDULED
+    from kplan.scheduler.pod_status import PodStatus
 
     quiet = is_quiet(ctx, quiet)
     check_format("PodExplanation", output)
@@ -106,11 +106,11 @@ def pod(
         more = None
         rem = ex.remedy
         pending = len(loaded.inputs.pending)
-        if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated" and \
+        if ex.outcome.status != PodStatus.SCHEDULED and rem is not None and ex.outcome.status != PodStatus.GATED and \
                 (node_search or (node_search is None and pending <= AUTO_NODE_SEARCH_PODS)):
             more = more_nodes(planner, target.key, template_candidates(ex, planner.inputs.nodes), node_search_limit,
                               storage_only=storage_only(ex), claims=bool(target.resource_claims))
-    if ex.outcome.status != SCHEDULED and rem is not None and ex.outcome.status != "Gated" and more is None \
+    if ex.outcome.status != PodStatus.SCHEDULED and rem is not None and ex.outcome.status != PodStatus.GATED and more is None \
             and node_search is None:
         more = {"template": None, "count": None,
                 "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
@@ -119,7 +119,7 @@ def pod(
                            allocatable={n.name: n.allocatable for n in planner.inputs.nodes},
                            storage=run.result.snapshot.storage)
     emit(render(doc, output, render_options(full=show_all)))
-    if ex.outcome.status != SCHEDULED:
+    if ex.outcome.status != PodStatus.SCHEDULED:
         raise typer.Exit(1)
 
 

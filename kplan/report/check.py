@@ -22,11 +22,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-#: statuses of pending pods in the document that did not end up running (kplan.scheduler.simulate's
-#: UNSCHEDULABLE, NOT_CREATED, PREEMPTED; spelled out so that the CLI's option parsing and shell
-#: completion, which import this module, do not load the engine)
-NOT_RUNNING = ("Unschedulable", "NotCreated", "Preempted")
-PREEMPTED = "Preempted"
+from kplan.scheduler.pod_status import NOT_RUNNING, PodStatus
+
 #: the kind of a Problem about a running pod that a pending pod's preemption evicted
 EVICTED = "Evicted"
 
@@ -78,7 +75,7 @@ def _problems(sim: Mapping[str, Any], fail_on: FailOn) -> Iterator[Problem]:
     preempted_pending = set()
     for p in sim["pods"]:
         if p["status"] in NOT_RUNNING:
-            if p["status"] == PREEMPTED:
+            if p["status"] == PodStatus.PREEMPTED:
                 preempted_pending.add((p["namespace"], p["name"]))
             yield Problem(p["status"], p["namespace"], p["name"], p["message"] or p["status"], pending_fails,
                           p["node"])

@@ -15,7 +15,8 @@ from typing import Any
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.model.quantity import format_resource
-from kplan.scheduler.simulate import GATED, NOT_CREATED, PREEMPTED, SCHEDULED, UNSCHEDULABLE, SimulationResult
+from kplan.scheduler.pod_status import PodStatus
+from kplan.scheduler.simulate import SimulationResult
 
 API_VERSION = "kplan.dev/v1alpha1"
 
@@ -63,14 +64,14 @@ def node_usage(table: NodeTable) -> list[dict[str, Any]]:
 
 
 def simulation_document(result: SimulationResult, timing: dict[str, float] | None = None) -> dict[str, Any]:
-    counts = {s: 0 for s in (SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED, NOT_CREATED)}
+    counts = dict.fromkeys(PodStatus, 0)
     pods = []
     for o in result.pods:
-        counts[o.status] = counts.get(o.status, 0) + 1
+        counts[o.status] += 1
         pods.append({
             "namespace": o.pod.namespace,
             "name": o.pod.name,
-            "status": o.status,
+            "status": o.status.value,
             "node": o.node,
             "message": o.message,
             "attempts": o.attempts,
@@ -84,11 +85,11 @@ def simulation_document(result: SimulationResult, timing: dict[str, float] | Non
         "summary": {
             "nodes": len(table),
             "pending": len(result.pods),
-            "scheduled": counts[SCHEDULED],
-            "unschedulable": counts[UNSCHEDULABLE],
-            "gated": counts[GATED],
+            "scheduled": counts[PodStatus.SCHEDULED],
+            "unschedulable": counts[PodStatus.UNSCHEDULABLE],
+            "gated": counts[PodStatus.GATED],
             "preempted": len(result.preempted),
-            "notCreated": counts[NOT_CREATED],
+            "notCreated": counts[PodStatus.NOT_CREATED],
             "replaced": sum(1 for r in result.replaced if not r.kept),
         },
         "pods": pods,

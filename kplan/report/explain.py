@@ -32,6 +32,7 @@ from kplan.plugins.volumebinding import (
 from kplan.plugins.volumebinding import NAME as VOLUME_BINDING
 from kplan.report.document import API_VERSION
 from kplan.scheduler.explain import Explanation, NodeExplanation
+from kplan.scheduler.pod_status import PodStatus
 
 DEFAULT_TOP = 10
 
@@ -124,7 +125,7 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
                 "schedulerName": pod.scheduler_name},
         "queue": {"position": ex.position, "pending": ex.pending, "attempts": o.attempts,
                   "explainedAttempt": att.number if att is not None else None},
-        "status": o.status,
+        "status": o.status.value,
         "node": o.node,
         "message": o.message,
         "nominatedNode": o.nominated_node,
@@ -159,7 +160,7 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         number, outcome = ex.earlier_preemption
         doc["earlierPreemption"] = {"attempt": number, **(preemption_doc(outcome, all_nodes=all_nodes, top=top) or {})}
     rem = ex.remedy
-    if rem is not None and o.status != "Scheduled":
+    if rem is not None and o.status != PodStatus.SCHEDULED:
         doc["remediation"] = [{"kind": c.kind, "change": c.change, "opensNodes": c.opens, "nodes": c.nodes}
                               for c in rem.pod_changes]
         doc["nearestNodes"] = [{"name": n.name, "lacks": n.lacks, "fitsWithChanges": n.fits_with_changes,
@@ -174,7 +175,7 @@ def resource_fact(ex: Explanation, allocatable: Mapping[str, Mapping[str, int]])
     short = sorted({reason[len("Insufficient "):] for n in ex.nodes for f in n.failing if f.plugin == "NodeResourcesFit"
                     for reason in f.reasons if reason.startswith("Insufficient ")})
     short = [r for r in short if ex.pod.requests.get(r, 0) > 0]
-    if not short or ex.outcome.status == "Scheduled":
+    if not short or ex.outcome.status == PodStatus.SCHEDULED:
         return None
     allowed = [n for n in ex.nodes if not n.feasible and n.failing
                and {f.plugin for f in n.failing} <= {"NodeResourcesFit"} and n.name in allocatable]
@@ -205,7 +206,7 @@ def storage_facts(ex: Explanation, storage: StorageState | None) -> list[dict[st
     """The plain facts behind VolumeBinding's rejections, one per claim of the pod that is the
     cause: the claim, its StorageClass (or that it names none and none is default), what stops
     it and the fix. Empty when the pod is scheduled or VolumeBinding rejected no node."""
-    if storage is None or ex.outcome.status == "Scheduled":
+    if storage is None or ex.outcome.status == PodStatus.SCHEDULED:
         return []
     reasons = {r for n in ex.nodes for f in n.failing if f.plugin == VOLUME_BINDING for r in f.reasons}
     message = ex.outcome.message or ""
@@ -306,7 +307,7 @@ def claims_doc(ex: Explanation) -> dict[str, Any] | None:
     per-node reasons are the DynamicResources filters' ``detail``."""
     att = ex.attempt
     facts = att.devices if att is not None else None
-    if facts is None or ex.outcome.status == "Scheduled":
+    if facts is None or ex.outcome.status == PodStatus.SCHEDULED:
         return None
     claims = [{"name": c.name, "claim": c.claim_key, "template": c.template or None, "allocated": c.allocated,
                "requests": list(c.requests), "constraints": list(c.constraints)} for c in facts.claims]

@@ -82,8 +82,8 @@ def whatif_document(w: WhatIf, timing: dict[str, float] | None = None) -> dict[s
             "removed": d.count(REMOVED),
         },
         "changes": [{"namespace": c.namespace, "name": c.name, "change": c.kind,
-                     "before": {"status": c.before.status, "node": c.before.node},
-                     "after": {"status": c.after.status, "node": c.after.node}} for c in d.changes],
+                     "before": {"status": c.before.status.value, "node": c.before.node},
+                     "after": {"status": c.after.status.value, "node": c.after.node}} for c in d.changes],
         "utilization": {
             "nodes": [_usage_change(c, "name") for c in d.utilisation.nodes],
             "zones": [_usage_change(c, "zone") for c in d.utilisation.zones],

@@ -10,12 +10,39 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from kplan.model.objects import Pod
 
 US = 1
 SECOND = 1_000_000
+
+
+class Location(StrEnum):
+    """Where a pending pod is: in one of the queue's structures, in a scheduling cycle, or out of
+    the queue for the rest of the run."""
+
+    #: created, not added to the queue yet
+    NEW = "new"
+    #: activeQ
+    ACTIVE = "active"
+    #: backoffQ
+    BACKOFF = "backoff"
+    #: the error heap (failed without a rejecting plugin)
+    ERROR = "error"
+    #: the unschedulable pool (unschedulablePods), until an event's queueing hint says Queue
+    POOL = "pool"
+    #: popped: in its scheduling cycle
+    INFLIGHT = "inflight"
+    #: not created yet: its controller waits for an earlier pod (StatefulSet OrderedReady)
+    WAITING = "waiting"
+    #: no profile of the configuration has its schedulerName: never queued
+    IGNORED = "ignored"
+    #: bound
+    DONE = "done"
+    #: bound, then evicted by the preemption of a later pending pod
+    PREEMPTED = "preempted"
 
 
 @dataclass(eq=False)
@@ -29,7 +56,7 @@ class QueuedPod:
     errs: int = 0
     last_failure: int = 0
     rejectors: frozenset[str] = frozenset()
-    where: str = ""
+    where: Location = Location.NEW
     message: str | None = None
     #: DefaultPreemption holds the pod at PreEnqueue while its victims are being deleted
     held: bool = False
@@ -80,19 +107,19 @@ class SchedulingQueue:
     # ------------------------------------------------------------------ structures
 
     def add_active(self, q: QueuedPod) -> None:
-        q.where = "active"
+        q.where = Location.ACTIVE
         heapq.heappush(self._active, (-q.priority, q.timestamp, q.seq, q))
 
     def add_backoff(self, q: QueuedPod) -> None:
-        q.where = "backoff"
+        q.where = Location.BACKOFF
         heapq.heappush(self._backoff, (self.backoff_expiry(q), -q.priority, q.timestamp, q.seq, q))
 
     def add_error(self, q: QueuedPod) -> None:
-        q.where = "error"
+        q.where = Location.ERROR
         heapq.heappush(self._errors, (self.backoff_expiry(q), q.seq, q))
 
     def add_pool(self, q: QueuedPod) -> None:
-        q.where = "pool"
+        q.where = Location.POOL
         self.pool[q.pod.uid] = q
         self.pool_groups.setdefault((q.pod.scheduler_name, q.rejectors), {})[q.pod.uid] = q
 
@@ -128,7 +155,7 @@ class SchedulingQueue:
             q = heapq.heappop(self._backoff)[-1]
         else:
             return None
-        q.where = "inflight"
+        q.where = Location.INFLIGHT
         return q
 
     def forget(self, uids: set[str]) -> None:

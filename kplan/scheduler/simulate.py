@@ -24,12 +24,10 @@ from kplan.framework.registry import Registry
 from kplan.framework.runtime import Framework, Nominator
 from kplan.model.objects import Pod, PodDisruptionBudget, evolve_pod
 from kplan.scheduler.cycle import CycleResult, Scheduler
-from kplan.scheduler.queue import SECOND, US, QueuedPod, SchedulingQueue
+from kplan.scheduler.pod_status import PodStatus
+from kplan.scheduler.queue import SECOND, US, Location, QueuedPod, SchedulingQueue
 from kplan.workloads.names import NameGenerator
 
-SCHEDULED, UNSCHEDULABLE, GATED, PREEMPTED = "Scheduled", "Unschedulable", "Gated", "Preempted"
-#: a pod its controller had not created yet (a StatefulSet's OrderedReady policy waits for the previous pod)
-NOT_CREATED = "NotCreated"
 #: start times of the pods bound during a run (reference 12.1)
 BIND_EPOCH = datetime(2025, 1, 11, tzinfo=UTC).timestamp()
 
@@ -37,7 +35,7 @@ BIND_EPOCH = datetime(2025, 1, 11, tzinfo=UTC).timestamp()
 @dataclass
 class PodOutcome:
     pod: Pod
-    status: str
+    status: PodStatus
     node: str | None
     message: str | None
     attempts: int
@@ -219,7 +217,7 @@ class Simulation:
             self.records[pod.uid] = q
             first = self.created_after.get(pod.uid)
             if first is not None:
-                q.where = "waiting"
+                q.where = Location.WAITING
                 self.waiting.setdefault(first, []).append(q)
                 continue
             self.enqueue(q)
@@ -254,7 +252,7 @@ class Simulation:
         pod = q.pod
         fw = self.handle.frameworks.get(pod.scheduler_name)
         if fw is None:
-            q.where = "ignored"
+            q.where = Location.IGNORED
             return
         nominated = self.handle.nominated_node(pod)
         if nominated:
@@ -341,7 +339,7 @@ class Simulation:
         self.handle.nominator.remove(pod)
         self.snapshot.add_pod(placed, row)
         self.bound[pod.uid] = node
-        q.where = "done"
+        q.where = Location.DONE
         q.message = None
         storage = self.snapshot.storage
         if storage is not None:
@@ -409,7 +407,7 @@ class Simulation:
         self.evictions.append(Eviction(victim, node, preemptor))
         rec = self.records.get(victim.uid)
         if rec is not None:
-            rec.where = "preempted"
+            rec.where = Location.PREEMPTED
             self.bound.pop(victim.uid, None)
         self.offer(ClusterEvent(ASSIGNED_POD_DELETE, victim, node))
         storage = self.snapshot.storage
@@ -465,7 +463,7 @@ class Simulation:
                 continue
             q = self.records[pod.uid]
             made = dra.made_for(pod) if dra is not None and pod.resource_claims else []
-            if (q.attempts or q.first_pop >= 0 or q.where not in ("active", "pool", "ignored") or made is None
+            if (q.attempts or q.first_pop >= 0 or q.where not in (Location.ACTIVE, Location.POOL, Location.IGNORED) or made is None
                     or pod.claim_statuses or pod.nominated_node or any(v.claim_name for v in pod.volumes)):
                 return None
             claims_left = claims_left or bool(made)
@@ -502,26 +500,26 @@ class Simulation:
         outcomes = []
         for q in order:
             pod = q.pod
-            if q.where == "done":
-                status, node, msg = SCHEDULED, self.bound[pod.uid], None
-            elif q.where == "preempted":
+            if q.where == Location.DONE:
+                status, node, msg = PodStatus.SCHEDULED, self.bound[pod.uid], None
+            elif q.where == Location.PREEMPTED:
                 ev = next(e for e in self.evictions if e.pod.uid == pod.uid)
-                status, node, msg = PREEMPTED, ev.node, f"preempted by {ev.preemptor.key}"
-            elif q.where == "waiting":
+                status, node, msg = PodStatus.PREEMPTED, ev.node, f"preempted by {ev.preemptor.key}"
+            elif q.where == Location.WAITING:
                 first = next(r.pod for r in self.records.values() if r.pod.uid == self.created_after[pod.uid])
-                status, node = NOT_CREATED, None
+                status, node = PodStatus.NOT_CREATED, None
                 msg = (f"not created: its controller creates it once {first.key} is running and ready "
                        "(podManagementPolicy OrderedReady)")
-            elif q.where == "ignored":
-                status, node = UNSCHEDULABLE, None
+            elif q.where == Location.IGNORED:
+                status, node = PodStatus.UNSCHEDULABLE, None
                 msg = f'no profile of the scheduler configuration has schedulerName "{pod.scheduler_name}"'
             elif q.gate == "SchedulingGates" and q.attempts == 0:
-                status, node, msg = GATED, None, q.message
+                status, node, msg = PodStatus.GATED, None, q.message
             elif q.gate == "DynamicResources" and q.attempts == 0:
                 # a PreEnqueue rejection writes nothing to the pod (its claims do not exist yet)
-                status, node, msg = UNSCHEDULABLE, None, None
+                status, node, msg = PodStatus.UNSCHEDULABLE, None, None
             else:
-                status, node, msg = UNSCHEDULABLE, None, q.message
+                status, node, msg = PodStatus.UNSCHEDULABLE, None, q.message
             outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, self.handle.nominated_node(pod) or None))
         return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles)
 

@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kplan.scheduler.simulate import SCHEDULED, Eviction, PodOutcome, Simulation, SimulationResult
+from kplan.scheduler.pod_status import PodStatus
+from kplan.scheduler.queue import Location
+from kplan.scheduler.simulate import Eviction, PodOutcome, Simulation, SimulationResult
 
 
 @dataclass
@@ -50,14 +52,14 @@ def fill(sim: Simulation, make_replica: Callable[[int], object], limit: int) -> 
         q = sim.add_pending(pod)  # type: ignore[arg-type]
         replica_uids.add(q.pod.uid)
         sim.drain()
-        if q.where != "done":
+        if q.where != Location.DONE:
             failed_uid = q.pod.uid
             break
         count += 1
     result = sim.result()
     failed = None
     for o in result.pods:
-        if o.pod.uid in replica_uids and o.status == SCHEDULED and o.node is not None:
+        if o.pod.uid in replica_uids and o.status == PodStatus.SCHEDULED and o.node is not None:
             placements[o.node] = placements.get(o.node, 0) + 1
         if o.pod.uid == failed_uid:
             failed = o

@@ -11,13 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.model.objects import Pod
-from kplan.scheduler.simulate import GATED, PREEMPTED, SCHEDULED, UNSCHEDULABLE, SimulationResult
+from kplan.scheduler.pod_status import PodStatus
+from kplan.scheduler.simulate import SimulationResult
 
-RUNNING, DELETED, ABSENT = "Running", "Deleted", "Absent"
+
+class Presence(StrEnum):
+    """The state in a run of a pod that is not one of the run's pending pods."""
+
+    #: an input's running pod on its node, not preempted
+    RUNNING = "Running"
+    #: removed by a change, not replaced
+    DELETED = "Deleted"
+    #: not in this run at all
+    ABSENT = "Absent"
+
+
 ZONE_LABEL = "topology.kubernetes.io/zone"
 NO_ZONE = "<none>"
 
@@ -38,7 +51,7 @@ KIND_ORDER = (EVICTED, MOVED, NOW_SCHEDULABLE, NOW_UNSCHEDULABLE, PREEMPTED_KIND
 
 @dataclass(frozen=True)
 class PodState:
-    status: str
+    status: PodStatus | Presence
     node: str | None = None
 
 
@@ -60,35 +73,35 @@ def pod_states(result: SimulationResult, running: Iterable[Pod], deleted: Iterab
     """
     states: dict[tuple[str, str], PodState] = {}
     for p in running:
-        states[(p.namespace, p.name)] = PodState(RUNNING, p.node_name)
+        states[(p.namespace, p.name)] = PodState(Presence.RUNNING, p.node_name)
     for e in result.preempted:
-        states[(e.pod.namespace, e.pod.name)] = PodState(PREEMPTED, e.node)
+        states[(e.pod.namespace, e.pod.name)] = PodState(PodStatus.PREEMPTED, e.node)
     for o in result.pods:
         states[(o.pod.namespace, o.pod.name)] = PodState(o.status, o.node)
     for p in deleted:
-        states.setdefault((p.namespace, p.name), PodState(DELETED, None))
+        states.setdefault((p.namespace, p.name), PodState(Presence.DELETED, None))
     return states
 
 
 def change_kind(before: PodState, after: PodState) -> str:
     b, a = before.status, after.status
-    if b == ABSENT:
+    if b == Presence.ABSENT:
         return NEW
-    if a == ABSENT:
+    if a == Presence.ABSENT:
         return REMOVED
-    if a == DELETED:
+    if a == Presence.DELETED:
         return DELETED_KIND
-    if a == PREEMPTED and b != PREEMPTED:
+    if a == PodStatus.PREEMPTED and b != PodStatus.PREEMPTED:
         return PREEMPTED_KIND
-    if b == PREEMPTED and a != PREEMPTED:
+    if b == PodStatus.PREEMPTED and a != PodStatus.PREEMPTED:
         return NO_LONGER_PREEMPTED
-    if b == RUNNING and a != RUNNING:
+    if b == Presence.RUNNING and a != Presence.RUNNING:
         return EVICTED
-    if b == SCHEDULED and a == SCHEDULED:
+    if b == PodStatus.SCHEDULED and a == PodStatus.SCHEDULED:
         return MOVED
-    if a == SCHEDULED or (a == RUNNING and b != RUNNING):
+    if a == PodStatus.SCHEDULED or (a == Presence.RUNNING and b != Presence.RUNNING):
         return NOW_SCHEDULABLE
-    if b in (SCHEDULED, RUNNING) and a in (UNSCHEDULABLE, GATED):
+    if b in (PodStatus.SCHEDULED, Presence.RUNNING) and a in (PodStatus.UNSCHEDULABLE, PodStatus.GATED):
         return NOW_UNSCHEDULABLE
     return OTHER
 
@@ -97,8 +110,8 @@ def diff_states(before: dict[tuple[str, str], PodState], after: dict[tuple[str, 
     """Every pod whose state differs, by kind (KIND_ORDER), then namespace and name."""
     out = []
     for key in set(before) | set(after):
-        b = before.get(key, PodState(ABSENT))
-        a = after.get(key, PodState(ABSENT))
+        b = before.get(key, PodState(Presence.ABSENT))
+        a = after.get(key, PodState(Presence.ABSENT))
         if a != b:
             out.append(PodChange(key[0], key[1], b, a, change_kind(b, a)))
     return sorted(out, key=lambda c: (KIND_ORDER.index(c.kind), c.namespace, c.name))

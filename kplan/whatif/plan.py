@@ -32,7 +32,8 @@ from kplan.model.objects import (
     tolerates,
     untolerated_taints,
 )
-from kplan.scheduler.simulate import GATED, SCHEDULED, Observer, Simulation, SimulationResult
+from kplan.scheduler.pod_status import PodStatus
+from kplan.scheduler.simulate import Observer, Simulation, SimulationResult
 from kplan.whatif.capacity import CapacityOutcome, fill
 from kplan.whatif.changes import Applied, Change, CloneNode, InputsLike, apply_changes
 from kplan.whatif.diff import WhatIfDiff, diff_results, running_on_nodes
@@ -87,7 +88,7 @@ class UntilFit:
 
 def all_fit(result: SimulationResult) -> bool:
     """Every pending pod that the scheduler tries is scheduled (gated pods are never tried)."""
-    return all(o.status == SCHEDULED for o in result.pods if o.status != GATED)
+    return all(o.status == PodStatus.SCHEDULED for o in result.pods if o.status != PodStatus.GATED)
 
 
 class Planner:
@@ -258,7 +259,7 @@ class Planner:
         base = self.simulate(changed, config=config, applied=applied, stage="after")
         if all_fit(base.result):
             return base, UntilFit(name, 0, "every pending pod already fits", {0: True})
-        misfits = [o.pod.key for o in base.result.pods if o.status not in (SCHEDULED, GATED)]
+        misfits = [o.pod.key for o in base.result.pods if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED)]
         blocked = self.blocked_on_empty_node(template, misfits, changed)
         if blocked:
             why = [f"{key} ({s.plugin + ': ' if s.plugin else ''}{s.message})" for key, s in list(blocked.items())[:5]]
@@ -305,7 +306,7 @@ class Planner:
                                       for o in result.pods):
             return None
         need: dict[str, int] = {}
-        misfits = [o.pod for o in result.pods if o.status not in (SCHEDULED, GATED)]
+        misfits = [o.pod for o in result.pods if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED)]
         for pod in misfits:
             need["pods"] = need.get("pods", 0) + 1
             for r, q in pod.requests.items():
@@ -346,7 +347,7 @@ class Planner:
             changed, applied = self.changed([CloneNode(template, k)])
             run = self.simulate(changed, applied=applied, observer=stop_once_bound, stage=f"node search: {k} more")
             o = run.result.outcome(*key.split("/", 1))
-            return o is not None and o.status == SCHEDULED, run
+            return o is not None and o.status == PodStatus.SCHEDULED, run
 
         return smallest_passing(probe, limit, start=1)
 

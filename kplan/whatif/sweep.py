@@ -28,7 +28,8 @@ from fractions import Fraction
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.errors import InputError
 from kplan.model.objects import Node
-from kplan.scheduler.simulate import GATED, SCHEDULED, SimulationResult
+from kplan.scheduler.pod_status import PodStatus
+from kplan.scheduler.simulate import SimulationResult
 from kplan.whatif.changes import Change, CloneNode
 
 #: more points than this is almost surely a typo in a range (and hours of work): refuse it
@@ -212,8 +213,8 @@ class RunSummary:
 
 def summarize(seed: int, result: SimulationResult) -> RunSummary:
     table = result.snapshot.table
-    scheduled = sum(1 for o in result.pods if o.status == SCHEDULED)
-    gated = sum(1 for o in result.pods if o.status == GATED)
+    scheduled = sum(1 for o in result.pods if o.status == PodStatus.SCHEDULED)
+    gated = sum(1 for o in result.pods if o.status == PodStatus.GATED)
     # the totals of every node, as kplan whatif's utilisation "(all)" row sums them
     return RunSummary(seed, len(result.pods) - scheduled - gated, scheduled, gated,
                       len(result.preempted),

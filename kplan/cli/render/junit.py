@@ -25,7 +25,8 @@ from typing import Any
 
 from kplan import SCHEDULER_VERSION, __version__
 from kplan.cli.render import Document, RenderOptions
-from kplan.report.check import NOT_RUNNING, FailOn, simulation_of
+from kplan.report.check import FailOn, simulation_of
+from kplan.scheduler.pod_status import NOT_RUNNING
 
 #: characters XML 1.0 cannot carry, even escaped
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

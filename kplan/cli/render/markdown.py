@@ -19,7 +19,8 @@ from typing import Any
 
 from kplan.cli.render import Document, RenderOptions
 from kplan.cli.render.summary import simulation_summary
-from kplan.report.check import NOT_RUNNING, failed, simulation_of
+from kplan.report.check import failed, simulation_of
+from kplan.scheduler.pod_status import NOT_RUNNING
 
 #: the most rows a table shows unless RenderOptions.full
 ROWS = 200

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from kplan.report.check import EVICTED, NOT_RUNNING, FailOn, failed, problems
-from kplan.scheduler.simulate import NOT_CREATED, PREEMPTED, UNSCHEDULABLE
+from kplan.report.check import EVICTED, FailOn, failed, problems
+from kplan.scheduler.pod_status import NOT_RUNNING, PodStatus
 from tests.unit.cli.documents import eviction, pod, simulation
 
 FITS = simulation(pod("a"), pod("b"))
@@ -43,12 +43,12 @@ def test_each_policy_fails_on_what_it_names(doc: dict[str, Any], expected: dict[
 def test_problems_list_pending_pods_then_evictions_of_running_pods() -> None:
     doc = simulation(pod("big"), pod("x", "Unschedulable", message="why"), preempted=(eviction("victim", "default/big"),))
     got = [(p.kind, p.key, p.fails) for p in problems(doc, FailOn.unschedulable)]
-    assert got == [(UNSCHEDULABLE, "default/x", True), (EVICTED, "default/victim", False)]
+    assert got == [(PodStatus.UNSCHEDULABLE, "default/x", True), (EVICTED, "default/victim", False)]
     assert problems(doc, FailOn.unschedulable)[1].message == "preempted on node node-1 by default/big"
 
 
 def test_a_preempted_pending_pod_is_one_problem_not_two() -> None:
-    assert [(p.kind, p.key) for p in problems(PENDING_VICTIM, FailOn.preemption)] == [(PREEMPTED, "default/low")]
+    assert [(p.kind, p.key) for p in problems(PENDING_VICTIM, FailOn.preemption)] == [(PodStatus.PREEMPTED, "default/low")]
 
 
 def test_a_whatif_document_is_judged_by_its_after_run() -> None:
@@ -63,4 +63,4 @@ def test_other_documents_have_no_check() -> None:
 
 
 def test_the_statuses_spelled_out_are_the_schedulers() -> None:
-    assert NOT_RUNNING == (UNSCHEDULABLE, NOT_CREATED, PREEMPTED)
+    assert NOT_RUNNING == (PodStatus.UNSCHEDULABLE, PodStatus.NOT_CREATED, PodStatus.PREEMPTED)

@@ -11,7 +11,7 @@ from kplan.cli.options import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.model.dra import ResourceSlice
 from kplan.model.parse_dra import parse_resource_slice
-from kplan.scheduler.simulate import SCHEDULED
+from kplan.scheduler.pod_status import PodStatus
 from kplan.whatif.changes import CloneNode, apply_changes, clone_node, clone_slices
 from kplan.whatif.sweep import AxisStep, NodeAxis, SweepPlan
 from tests.builders import make_node
@@ -34,10 +34,10 @@ def status(result, key: str) -> tuple[str, str | None]:
 
 def test_the_fourth_replica_fits_only_on_a_node_added_like_a_gpu_node():
     p = planner()
-    assert status(p.simulate().result, LATE)[0] != SCHEDULED
+    assert status(p.simulate().result, LATE)[0] != PodStatus.SCHEDULED
     w = p.whatif([CloneNode("gpu-2")])
     placed = {o.pod.key: o.node for o in w.after.result.pods}
-    assert all(o.status == SCHEDULED for o in w.after.result.pods)
+    assert all(o.status == PodStatus.SCHEDULED for o in w.after.result.pods)
     assert "gpu-2-whatif-1" in placed.values()
     slices = [s for s in w.after.inputs.dra if isinstance(s, ResourceSlice) and s.node_name == "gpu-2-whatif-1"]
     assert [(s.name, s.pool, len(s.devices)) for s in slices] == [("gpu-2-whatif-1-gpu.example.com-q9d4m",
@@ -47,7 +47,7 @@ def test_the_fourth_replica_fits_only_on_a_node_added_like_a_gpu_node():
 
 def test_a_node_like_one_without_devices_does_not_help():
     w = planner().whatif([CloneNode("cpu-1", 3)])
-    assert status(w.after.result, LATE)[0] != SCHEDULED
+    assert status(w.after.result, LATE)[0] != PodStatus.SCHEDULED
 
 
 def test_until_fit_adds_one_gpu_node_and_says_cpu_nodes_never_help():
@@ -65,7 +65,7 @@ def test_a_sweep_node_axis_point_clones_the_slices_too():
     for value, fits in ((0, False), (1, True)):
         changed, _ = p.changed(plan.changes((value,), lambda spec: pytest.fail(spec)))
         run = p.simulate(changed)
-        assert (status(run.result, LATE)[0] == SCHEDULED) is fits
+        assert (status(run.result, LATE)[0] == PodStatus.SCHEDULED) is fits
 
 
 def slice_doc(name: str, **spec: object) -> ResourceSlice:

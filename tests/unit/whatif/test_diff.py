@@ -8,10 +8,9 @@ import pytest
 from planning_builders import node, pod
 
 from kplan.cluster.node_table import NodeTable
+from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import Eviction, PodOutcome
 from kplan.whatif.diff import (
-    ABSENT,
-    DELETED,
     DELETED_KIND,
     EVICTED,
     MOVED,
@@ -21,15 +20,16 @@ from kplan.whatif.diff import (
     NOW_UNSCHEDULABLE,
     PREEMPTED_KIND,
     REMOVED,
-    RUNNING,
     PodState,
+    Presence,
     change_kind,
     diff_states,
     pod_states,
     utilisation_diff,
 )
 
-S, U, G, P = "Scheduled", "Unschedulable", "Gated", "Preempted"
+S, U, G, P = PodStatus.SCHEDULED, PodStatus.UNSCHEDULABLE, PodStatus.GATED, PodStatus.PREEMPTED
+RUNNING, DELETED, ABSENT = Presence.RUNNING, Presence.DELETED, Presence.ABSENT
 
 KIND_CASES = [
     ("a pending pod that lands elsewhere moved", PodState(S, "a"), PodState(S, "b"), MOVED),

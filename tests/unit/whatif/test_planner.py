@@ -11,7 +11,7 @@ from kplan.cli.options import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.io.manifests import load_objects
 from kplan.io.replicas import replica_factory
-from kplan.scheduler.simulate import SCHEDULED
+from kplan.scheduler.pod_status import PodStatus
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "planning"
 CLUSTER = [str(FIX / "cluster.yaml"), str(FIX / "workloads.yaml")]
@@ -41,7 +41,7 @@ def test_until_fit(manifest, template, count, reason):
     assert w.until_fit.count == count
     assert reason in w.until_fit.reason
     if count is not None:
-        assert all(o.status == SCHEDULED for o in w.after.result.pods)
+        assert all(o.status == PodStatus.SCHEDULED for o in w.after.result.pods)
         assert sum(1 for n in w.after.result.snapshot.table.names if "-whatif-" in n) == count
 
 
