@@ -232,3 +232,38 @@ def test_utilisation_is_per_node_up_to_a_few_hundred_nodes_and_per_pool_beyond(m
     assert "general-00000" in few and "one bar per node" in few
     assert "general-00000" not in more and "general (11 nodes)" in more and "31 nodes are more than 30 bars" in more
     assert "general (1667 nodes)" in many and len(many.encode()) < 200_000
+
+
+#: the pairs of texts of one chart whose boxes overlap or come within a pixel of each other
+TOUCHING_TEXTS = """(() => {
+  const out = [];
+  document.querySelectorAll('svg').forEach((svg, n) => {
+    const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
+      .map(t => [t.textContent.trim(), t.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+    for (let i = 0; i < texts.length; i++) {
+      for (let j = i + 1; j < texts.length; j++) {
+        const [a, ra] = texts[i], [b, rb] = texts[j];
+        if (ra.left < rb.right + 1 && rb.left < ra.right + 1 && ra.top < rb.bottom + 1 && rb.top < ra.bottom + 1) {
+          out.push(`chart ${n + 1}: '${a}' and '${b}'`);
+        }
+      }
+    }
+  });
+  return out;
+})()"""
+
+
+@pytest.mark.parametrize("args", [c[1] for c in PAGES], ids=[f"the {c[0]} page" for c in PAGES])
+def test_no_two_labels_of_a_chart_touch(browser: Browser, tmp_path: Path, args: list[str]) -> None:
+    path = tmp_path / "report.html"
+    path.write_text(html_of(args))
+    browser.open(path)
+    assert browser.evaluate(TOUCHING_TEXTS) == []
+
+
+def test_the_touching_check_sees_labels_that_touch(browser: Browser, tmp_path: Path) -> None:
+    path = tmp_path / "touching.html"
+    path.write_text('<!DOCTYPE html><svg width="200" height="60"><text x="10" y="20" font-size="9">1. #0</text>'
+                    '<text x="10" y="28" font-size="9">2. #1</text><text x="100" y="50" font-size="9">far</text></svg>')
+    browser.open(path)
+    assert browser.evaluate(TOUCHING_TEXTS) == ["chart 1: '1. #0' and '2. #1'"]

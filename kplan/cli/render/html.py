@@ -30,6 +30,8 @@ MAX_PODS_PER_REASON = 20
 POOL_COLORS = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5",
                "#9c6b4e", "#9498a0")
 NO_POOL = "(no pool)"
+#: height of one bar's row in the utilisation and placement charts, in inches
+ROW_IN = 0.2
 
 
 @cache
@@ -81,6 +83,26 @@ def _style() -> Any:
                                   "axes.grid": True, "grid.alpha": 0.3, "font.family": "sans-serif"})
 
 
+def _integer_ticks(*axes: Any) -> None:
+    """Ticks at whole numbers only, on axes that count things (nodes, pods, replicas): never a
+    tick at 0.5 nodes."""
+    from matplotlib.ticker import MaxNLocator
+
+    for axis in axes:
+        axis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+
+
+#: markers of the sweep's curves, so that curves drawn over each other stay visible
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+
+
+def _curve_style(i: int) -> dict[str, Any]:
+    """The i-th curve: its colour, and a hollow marker of its own, smaller than the previous
+    curve's, so that a curve drawn over another leaves the other's marker showing."""
+    return {"color": POOL_COLORS[i % len(POOL_COLORS)], "marker": MARKERS[i % len(MARKERS)],
+            "markersize": max(4.0, 10.0 - 1.5 * i), "markerfacecolor": "none", "markeredgewidth": 1.5}
+
+
 def _amount(resource: str, text: Any) -> int:
     from kplan.model.quantity import resource_value
 
@@ -127,7 +149,8 @@ def utilisation_chart(nodes: Sequence[Mapping[str, Any]]) -> Any:
     # seconds for a few hundred nodes
     label_in = 0.2 + 0.065 * max(len(x) for x in labels)
     legend = per_node and len(names) > 1
-    height = 0.55 + 0.17 * len(labels) + (0.5 if legend else 0)
+    # a row of 0.2 in holds a 9-point label (0.125 in) with a gap: labels of neighbours never touch
+    height = 0.55 + ROW_IN * len(labels) + (0.5 if legend else 0)
     fig = _figure(10.5 + label_in, height, layout=None)
     with _style():
         fig.subplots_adjust(left=label_in / (10.5 + label_in), right=0.98, top=1 - 0.35 / height,
@@ -158,13 +181,16 @@ def placements_chart(placements: Mapping[str, int]) -> Any:
     if not placements:
         return None
     names = sorted(placements)
-    fig = _figure(8, 1.0 + 0.22 * len(names))
+    fig = _figure(8, 1.0 + max(ROW_IN, 0.22) * len(names))
     with _style():
         ax = fig.subplots()
-        ax.barh(range(len(names)), [placements[n] for n in names], color=POOL_COLORS[0])
+        bars = ax.barh(range(len(names)), [placements[n] for n in names], color=POOL_COLORS[0], height=0.7)
+        ax.bar_label(bars, padding=3, fontsize=8)
         ax.set_yticks(range(len(names)), names)
         ax.invert_yaxis()
         ax.set_xlabel("replicas placed")
+        ax.grid(False, axis="y")
+        _integer_ticks(ax.xaxis)
     return _svg(fig)
 
 
@@ -261,10 +287,10 @@ def sweep_charts(doc: Document) -> list[dict[str, Any]]:
             med = [best[x]["pending"]["median"] for x in xs]
             lo = [m - best[x]["pending"]["min"] for x, m in zip(xs, med, strict=True)]
             hi = [best[x]["pending"]["max"] - m for x, m in zip(xs, med, strict=True)]
-            ax.errorbar(xs, med, yerr=[lo, hi], marker="o", capsize=3, label=label,
-                        color=POOL_COLORS[i % len(POOL_COLORS)])
+            ax.errorbar(xs, med, yerr=[lo, hi], capsize=3, label=label, **_curve_style(i))
         ax.set_xlabel("nodes added")
         ax.set_ylabel("pending pods (median, min-max over seeds)")
+        _integer_ticks(ax.xaxis, ax.yaxis)
         if len(series) > 1:
             ax.legend(fontsize=8)
     charts.append({"title": "Pending pods against nodes added", "svg": _svg(fig)})
@@ -278,10 +304,11 @@ def sweep_charts(doc: Document) -> list[dict[str, Any]]:
                 x = int(p["addedNodes"])
                 fit[x] = max(fit.get(x, 0.0), float(p["fitProbability"]))
             xs = sorted(fit)
-            ax.plot(xs, [fit[x] for x in xs], marker="o", label=label, color=POOL_COLORS[i % len(POOL_COLORS)])
+            ax.plot(xs, [fit[x] for x in xs], label=label, **_curve_style(i))
         ax.axhline(float(doc["confidence"]), color="#999", linestyle="--", linewidth=0.8)
         ax.set_ylim(-0.05, 1.05)
         ax.set_xlabel("nodes added")
+        _integer_ticks(ax.xaxis)
         ax.set_ylabel("fit probability")
         if len(series) > 1:
             ax.legend(fontsize=8)
@@ -293,14 +320,23 @@ def sweep_charts(doc: Document) -> list[dict[str, Any]]:
         ax = fig.subplots()
         ys = [float(p["cost"]) if priced else float(p["addedNodes"]) for p in doc["points"]]
         ax.scatter([float(p["fitProbability"]) for p in doc["points"]], ys, color=POOL_COLORS[0], alpha=0.6)
+        # the cheapest points, marked and labelled: points at one place share one label, and a label
+        # sits left of a point near the right edge, so that labels neither overlap nor leave the plot
+        marked: dict[tuple[float, float], list[str]] = {}
         for rank, c in enumerate(doc["cheapest"], 1):
             y = float(c["cost"]) if priced else float(c["addedNodes"])
-            ax.scatter([float(c["fitProbability"])], [y], color=POOL_COLORS[2], zorder=3)
-            ax.annotate(f"{rank}. #{c['index']}", (float(c["fitProbability"]), y), textcoords="offset points",
-                        xytext=(6, 4 + 10 * (rank - 1)), fontsize=8)
+            marked.setdefault((float(c["fitProbability"]), y), []).append(f"{rank}. #{c['index']}")
+        for (x, y), names in marked.items():
+            ax.scatter([x], [y], color=POOL_COLORS[2], zorder=3)
+            right = x > 0.7
+            ax.annotate(", ".join(names), (x, y), textcoords="offset points", xytext=(-7 if right else 7, 0),
+                        ha="right" if right else "left", va="center", fontsize=8,
+                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
         ax.axvline(float(doc["confidence"]), color="#999", linestyle="--", linewidth=0.8)
         ax.set_xlim(-0.05, 1.05)
         ax.set_xlabel("fit probability")
         ax.set_ylabel("cost per hour" if priced else "nodes added")
+        if not priced:
+            _integer_ticks(ax.yaxis)
     charts.append({"title": ("Cost" if priced else "Nodes added") + " against fit probability", "svg": _svg(fig)})
     return charts
