@@ -326,10 +326,10 @@ def sweep_charts(doc: Document) -> list[dict[str, Any]]:
         for rank, c in enumerate(doc["cheapest"], 1):
             y = float(c["cost"]) if priced else float(c["addedNodes"])
             marked.setdefault((float(c["fitProbability"]), y), []).append(f"{rank}. #{c['index']}")
-        for (x, y), names in marked.items():
-            ax.scatter([x], [y], color=POOL_COLORS[2], zorder=3)
-            right = x > 0.7
-            ax.annotate(", ".join(names), (x, y), textcoords="offset points", xytext=(-7 if right else 7, 0),
+        for (fx, fy), names in marked.items():
+            ax.scatter([fx], [fy], color=POOL_COLORS[2], zorder=3)
+            right = fx > 0.7
+            ax.annotate(", ".join(names), (fx, fy), textcoords="offset points", xytext=(-7 if right else 7, 0),
                         ha="right" if right else "left", va="center", fontsize=8,
                         bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
         ax.axvline(float(doc["confidence"]), color="#999", linestyle="--", linewidth=0.8)
