@@ -29,3 +29,8 @@ class ClusterAccessError(KplanError):
 
 class UnsupportedError(KplanError):
     """The input uses a feature kplan does not model; simulating without it would mislead."""
+
+
+class OutputError(KplanError):
+    """The result could not be written (a full disk, ``> /dev/full``, an output file that cannot be
+    created): the reason in one line, exit code 2, like any other input the run cannot use."""

@@ -5,10 +5,12 @@ Exit codes, the same for every command (docs/exit-codes.md):
 - 0: success: the command did its work and its check passed;
 - 1: the check failed (``simulate``: see ``--fail-on``; each command's help says what it checks);
 - 2: bad input or usage: a file, manifest, option or configuration kplan cannot use, and every
-  usage error the command-line parser finds (unknown option, missing or malformed value);
+  usage error the command-line parser finds (unknown option, missing or malformed value); also a
+  result that cannot be written (a full disk);
 - 3: the cluster could not be reached or read;
 - 70: an internal error (a bug in kplan; the traceback is printed to report it);
-- 130: interrupted (Ctrl-C); 141: the reader of stdout went away (as a process killed by SIGPIPE).
+- 130: interrupted (Ctrl-C); 141: the reader of stdout went away (as a process killed by SIGPIPE),
+  or left part of the result unread in the pipe (``kplan.cli.terminal.reader_left``).
 
 Only this layer catches KplanError: it prints the one-line message on stderr and exits with the
 error's code (2 or 3), never with a traceback.
@@ -163,7 +165,7 @@ def main(args: list[str] | None = None) -> None:
         no_color_in,
         silence_stdout,
     )
-    from kplan.errors import KplanError
+    from kplan.errors import KplanError, OutputError
 
     args = sys.argv[1:] if args is None else args
     # before parsing: a usage error is found (and drawn by rich) before any option's callback runs
@@ -177,6 +179,8 @@ def main(args: list[str] | None = None) -> None:
         usage_error(e, args)
         sys.exit(EXIT_USAGE)
     except KplanError as e:
+        if isinstance(e, OutputError):
+            silence_stdout()  # what is left in Python's buffer would fail again at exit
         for line in str(e).splitlines() or [""]:  # validation reports one line per invalid object
             error(line)
         sys.exit(e.exit_code)

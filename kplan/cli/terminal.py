@@ -114,7 +114,8 @@ def error(message: str) -> None:
 
 
 def emit(text: str) -> None:
-    """Write the result to stdout (see OutputClosed for a reader that went away)."""
+    """Write the result to stdout (see OutputClosed for a reader that went away, OutputError for a
+    stdout that cannot take it)."""
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -130,23 +131,107 @@ class Interrupted(BaseException):
     ``interrupted``. A BaseException, so that ``except Exception`` cleanups let it through."""
 
 
+def _descriptor(stream: Any) -> int | None:
+    """The file descriptor under ``stream``, or None for one without (a test's captured output)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return None
+    return fd if isinstance(fd, int) else None
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Every byte of ``data`` to ``fd``, however many writes it takes. Python's buffered stdout is
+    not used for this: when the reader of a pipe leaves in the middle of a large write, the write
+    returns short and the rest was dropped without an error (seen with CPython 3.11), so a run
+    ended as if its reader had read everything."""
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BrokenPipeError:
+            raise OutputClosed() from None
+        except InterruptedError:  # pragma: no cover - Python retries EINTR itself (PEP 475)
+            continue
+        except OSError as e:
+            from kplan.errors import OutputError
+
+            raise OutputError(f"cannot write to stdout: {e.strerror or e}") from None
+        view = view[n:]
+
+
+#: how long a run that has written everything waits for the reader of its pipe (see reader_left)
+READER_WAIT_SECONDS = 2.0
+
+
+def reader_left(fd: int, wait: float = READER_WAIT_SECONDS) -> bool:
+    """Whether the reader of the pipe ``fd`` went away before reading everything written to it,
+    waiting at most ``wait`` seconds for it to read or leave. A pipe buffers 64 KiB, so a short
+    result is written whole before ``head`` has read a line: without this look, ``kplan … | head``
+    would end with the check's exit code although ``head`` threw most of the result away. A reader
+    that reads everything (``| cat``, ``| grep``, ``| head`` of a result shorter than its lines)
+    leaves nothing behind; one slower than ``wait`` (``| less`` with the user reading) is given the
+    benefit of the doubt."""
+    import fcntl
+    import select
+    import stat
+    import struct
+    import termios
+    import time
+
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        poller = select.poll()
+        poller.register(fd, 0)  # POLLERR (no reader any more) is reported without asking
+        deadline = time.monotonic() + wait
+        while True:
+            unread = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+            if unread == 0:
+                return False
+            if any(events & select.POLLERR for _, events in poller.poll(10)):
+                return True
+            if time.monotonic() > deadline:
+                return False
+    except OSError:  # a platform without FIONREAD on pipes: as before, no look
+        return False
+
+
 class GuardedStdout:
-    """sys.stdout, whose broken pipe raises OutputClosed at whichever write or flush meets it."""
+    """sys.stdout, whose every write goes straight to its file descriptor (see write_all): a broken
+    pipe raises OutputClosed at whichever write meets it, any other failure (a full disk,
+    ``> /dev/full``) OutputError. A stream without a descriptor is written as it is."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
+        self._fd = _descriptor(stream)
 
     def write(self, text: str) -> int:
-        try:
-            return int(self._stream.write(text))
-        except BrokenPipeError:
-            raise OutputClosed() from None
+        if self._fd is None:
+            try:
+                return int(self._stream.write(text))
+            except BrokenPipeError:
+                raise OutputClosed() from None
+        self.flush()  # whatever was written to the stream itself goes first
+        encoding = getattr(self._stream, "encoding", None) or "utf-8"
+        write_all(self._fd, text.encode(encoding, getattr(self._stream, "errors", None) or "strict"))
+        return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except BrokenPipeError:
             raise OutputClosed() from None
+        except OSError as e:
+            from kplan.errors import OutputError
+
+            raise OutputError(f"cannot write to stdout: {e.strerror or e}") from None
+
+    def finish(self) -> None:
+        """At the end of a run: OutputClosed when the reader of the pipe left unread output behind."""
+        self.flush()
+        if self._fd is not None and reader_left(self._fd):
+            raise OutputClosed()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -176,9 +261,10 @@ def interrupts_and_pipes() -> Iterator[None]:
     catch = handler is signal.default_int_handler and threading.current_thread() is threading.main_thread()
     if catch:
         signal.signal(signal.SIGINT, raise_interrupted)
-    sys.stdout = GuardedStdout(stdout)
+    guarded = sys.stdout = GuardedStdout(stdout)
     try:
         yield
+        guarded.finish()
     finally:
         sys.stdout = stdout
         if catch:

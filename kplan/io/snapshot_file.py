@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from kplan.errors import InputError, KplanError
+from kplan.errors import InputError, OutputError
 
 
 def is_yaml(path: str) -> bool:
@@ -28,11 +28,14 @@ def is_yaml(path: str) -> bool:
 
 def check_target(path: str, force: bool) -> None:
     """Fail before any cluster is read when the snapshot could not be written anyway."""
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(os.path.realpath(path))
     if not os.path.isdir(folder):
         raise InputError(f"{path}: no such folder {folder}")
     if os.path.isdir(path):
         raise InputError(f"{path}: is a folder; give a file name")
+    if os.path.exists(path) and not os.path.isfile(path):
+        # the snapshot is renamed over its target: a device, a pipe or /dev/stdout would be replaced
+        raise InputError(f"{path}: not a regular file; give a file name, or no --output-file for stdout")
     if os.path.exists(path) and not force:
         raise InputError(f"{path}: the file exists; give --force to replace it")
 
@@ -68,9 +71,12 @@ def write_snapshot(head: dict[str, Any], items: Sequence[str], path: str | None,
         writer(head, items, stdout or sys.stdout)
         return
     check_target(path, force)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".part", dir=folder)
+    # a symbolic link stays one: the file it points to is replaced, in that file's folder
+    real = os.path.realpath(path)
+    folder = os.path.dirname(real)
+    tmp: str | None = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".part", dir=folder)
         with os.fdopen(fd, "wb") as raw:
             gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) \
                 if path.endswith(".gz") else None
@@ -86,14 +92,15 @@ def write_snapshot(head: dict[str, Any], items: Sequence[str], path: str | None,
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
-        if os.path.exists(path) and not force:
+        if os.path.exists(real) and not force:
             raise InputError(f"{path}: the file appeared while the snapshot was taken; give --force to replace it")
-        os.replace(tmp, path)
+        os.replace(tmp, real)
     except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         if isinstance(e, OSError):
-            raise KplanError(f"{path}: cannot write the snapshot: {e.strerror or e}") from None
+            raise OutputError(f"{path}: cannot write the snapshot: {e.strerror or e}") from None
         raise

@@ -121,6 +121,41 @@ def test_an_interrupted_write_leaves_no_file(monkeypatch: pytest.MonkeyPatch, ca
     assert sorted(os.listdir(tmp_path)) == ["config"], "neither the target nor a temporary file is left"
 
 
+UNWRITABLE_TARGETS = [
+    ("a device, which the rename would replace", "/dev/full", True,
+     "error: /dev/full: not a regular file; give a file name, or no --output-file for stdout\n"),
+    ("a link to a device", "{tmp}/link", True,
+     "error: {tmp}/link: not a regular file; give a file name, or no --output-file for stdout\n"),
+    ("a folder where no file can be created", "/proc/self/snap.json", False,
+     "error: /proc/self/snap.json: cannot write the snapshot: No such file or directory\n"),
+]
+
+
+@pytest.mark.parametrize(("target", "before_reading", "message"), [c[1:] for c in UNWRITABLE_TARGETS],
+                         ids=[c[0] for c in UNWRITABLE_TARGETS])
+def test_an_output_file_that_cannot_be_written_is_one_line_and_exit_2(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], server: FakeApiServer, config: str,
+        tmp_path: Path, target: str, before_reading: bool, message: str) -> None:
+    (tmp_path / "link").symlink_to("/dev/full")
+    target = target.format(tmp=tmp_path)
+    code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", target, "--force")
+    assert (code, out, err) == (2, "", message.format(tmp=tmp_path))
+    assert (server.requests == []) == before_reading
+    assert os.path.islink(tmp_path / "link") and os.path.exists("/dev/full")
+
+
+def test_a_link_keeps_pointing_at_the_snapshot(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                               config: str, tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "snap.json").write_text("old")
+    (tmp_path / "snap.json").symlink_to(tmp_path / "data" / "snap.json")
+    code, _, _ = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file",
+                     str(tmp_path / "snap.json"), "--force")
+    assert code == 0 and os.path.islink(tmp_path / "snap.json")
+    assert json.loads((tmp_path / "data" / "snap.json").read_text())["kind"] == "List"
+    assert os.listdir(tmp_path / "data") == ["snap.json"]
+
+
 # --------------------------------------------------------------------------------- exit codes
 
 def test_no_permission_on_pods_exits_3_with_one_line(monkeypatch: pytest.MonkeyPatch,

@@ -5,9 +5,11 @@
 from __future__ import annotations
 
 import os
+import shlex
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -162,6 +164,68 @@ def test_a_closed_stdout_exits_141_quietly() -> None:
     os.close(write)
     assert proc.returncode == 141
     assert proc.stderr == ""
+
+
+KPLAN = f"PYTHONPATH={shlex.quote(str(ROOT))} {shlex.quote(sys.executable)} -m kplan"
+SIMULATE_PENDING = f"{KPLAN} simulate {PENDING} -c {CLUSTER}"
+
+PIPELINES = [
+    # the whole result is in the pipe before head reads a byte; head reads 100 bytes (-c 100), or
+    # its first 8 KiB (-n), and leaves the rest behind
+    ("-o json | head -c 100: the reader left the rest unread", f"{SIMULATE_PENDING} -o json | head -c 100", 141),
+    ("the shipped example's 9.7 kB -o json | head", f"{KPLAN} simulate fixtures/manifests -c fixtures/cluster.yaml "
+     "-o json | head", 141),
+    # a result shorter than head's buffer is read whole: kplan cannot tell head from cat
+    ("| cat reads everything: the check decides", f"{SIMULATE_PENDING} | cat", 1),
+    ("| head -100 reads everything: the check decides", f"{SIMULATE_PENDING} | head -100", 1),
+    ("every pod fits | cat", f"{KPLAN} simulate {FITS} -c {CLUSTER} -o json | cat", 0),
+]
+
+
+@pytest.mark.parametrize(("pipeline", "code"), [c[1:] for c in PIPELINES], ids=[c[0] for c in PIPELINES])
+def test_a_reader_that_leaves_output_unread_makes_the_pipeline_fail_with_141(pipeline: str, code: int) -> None:
+    # as a CI step runs it: bash with pipefail, whose status is kplan's when head succeeds
+    proc = subprocess.run(["bash", "-c", f"set -o pipefail; {pipeline} > /dev/null"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (code, "")
+
+
+def test_a_reader_that_leaves_in_the_middle_of_a_long_write_is_seen() -> None:
+    # the pipe takes 64 KiB; the write of the rest meets the closed pipe (Python's own buffered
+    # stdout dropped that rest without an error)
+    from kplan.cli.terminal import GuardedStdout, OutputClosed
+
+    read, write = os.pipe()
+
+    def head() -> None:
+        os.read(read, 100)
+        os.close(read)
+
+    reader = threading.Thread(target=head)
+    reader.start()
+    with open(write, "w", encoding="utf-8") as stream, pytest.raises(OutputClosed):
+        GuardedStdout(stream).write("x" * 300_000)
+    reader.join()
+
+
+UNWRITABLE = [
+    ("simulate -o json", ["simulate", PENDING, "-c", CLUSTER, "-o", "json"]),
+    ("simulate's table", ["simulate", PENDING, "-c", CLUSTER]),
+    ("explain", ["explain", "pod", "api-1", PENDING, "-c", CLUSTER]),
+    ("whatif", ["whatif", PENDING, "-c", CLUSTER, "--cordon", "node-c1"]),
+    ("capacity", ["capacity", FITS, "-c", CLUSTER]),
+    ("snapshot --print-rbac", ["snapshot", "--print-rbac"]),
+    ("completion", ["completion", "bash"]),
+]
+
+
+@pytest.mark.parametrize("args", [c[1] for c in UNWRITABLE], ids=[c[0] for c in UNWRITABLE])
+def test_a_full_disk_is_one_line_and_exit_2(args: list[str]) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "kplan", *args], cwd=ROOT, env=env, stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (2, "error: cannot write to stdout: No space left on device\n")
 
 
 def test_a_stdout_closed_while_writing_a_snapshot_exits_141_quietly(monkeypatch: pytest.MonkeyPatch,
