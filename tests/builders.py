@@ -355,7 +355,7 @@ def make_plugin(name: str, snapshot: Snapshot, args: Mapping[str, Any] | None = 
     """Build an in-tree plugin as a profile would: its args decoded (and defaulted) from ``args``."""
     spec = in_tree_registry().get(name)
     assert spec is not None, f"no in-tree plugin {name}"
-    decoded = spec.decode_args(args) if spec.decode_args is not None else args
+    decoded = spec.args.decode(args) if spec.args is not None else args
     return spec.factory(decoded, _Handle(snapshot))
 
 

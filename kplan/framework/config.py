@@ -1,13 +1,15 @@
 """KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) → effective profiles.
 
-Follows reference 1.5: strict decode, defaults, the merge of ``plugins`` with the default
-MultiPoint set, validation (all errors together), then per profile the effective plugin list of
-every extension point and the score weights. Messages use kube-scheduler's own wording.
+Follows reference 1.5 in upstream's stages, one function each: ``decode`` (strict, the first
+problem raises), ``set_defaults`` (the merge of ``plugins`` with the default MultiPoint set,
+default names and plugin args), ``validate`` (all problems together) and ``build_profile`` (per
+profile the effective plugin list of every extension point and the score weights).
+Messages use kube-scheduler's own wording.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,8 +154,51 @@ def _field_errors(errors: list[str]) -> ConfigError:
     return ConfigError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
 
 
-def load_config(doc: Mapping[str, Any] | None, registry: Registry) -> SchedulerConfig:
-    """The effective configuration of a KubeSchedulerConfiguration document (None = defaults)."""
+# ------------------------------------------------------------------------------ stage 1: decode
+
+@dataclass(frozen=True)
+class PluginConfigEntry:
+    """One ``pluginConfig`` entry as decoded: its args typed when the plugin has an args kind."""
+
+    name: str
+    #: "profiles[i].pluginConfig[j]", as messages print it
+    path: str
+    #: the args as written
+    raw: Any
+    #: the typed args (None when the plugin has no args kind, or is a removed one)
+    args: Any = None
+    decoded: bool = False
+
+
+@dataclass(frozen=True)
+class DecodedProfile:
+    """One profile as written: nothing defaulted yet."""
+
+    path: str
+    scheduler_name: str = ""
+    percentage_of_nodes_to_score: int | None = None
+    #: each plugin-set field ("multiPoint", "filter", …) as written (absent: empty)
+    plugins: Mapping[str, PluginSet] = field(default_factory=dict)
+    #: the queueSort section as written, for the message of validateCommonQueueSort
+    queue_sort_raw: Any = None
+    plugin_config: tuple[PluginConfigEntry, ...] = ()
+
+
+@dataclass(frozen=True)
+class DecodedConfig:
+    """The file as written, strictly decoded (upstream: the v1 object before SetDefaults)."""
+
+    parallelism: int | None = None
+    percentage_of_nodes_to_score: int | None = None
+    pod_initial_backoff_seconds: int | None = None
+    pod_max_backoff_seconds: int | None = None
+    extenders: int = 0
+    profiles: tuple[DecodedProfile, ...] = ()
+
+
+def decode(doc: Mapping[str, Any] | None, registry: Registry) -> DecodedConfig:
+    """Strict decoding (reference 1.5 step 1): the type, unknown fields, value types, plugin args.
+    Raises ConfigError at the first problem."""
     doc = doc or {"apiVersion": API_VERSION, "kind": KIND}
     if not isinstance(doc, Mapping):
         raise ConfigError("expected a KubeSchedulerConfiguration object")
@@ -164,139 +209,230 @@ def load_config(doc: Mapping[str, Any] | None, registry: Registry) -> SchedulerC
         raise ConfigError(f'no kind "{kind}" is registered for version "{version}" in scheme '
                           f'"pkg/scheduler/apis/config/scheme/scheme.go:33"')
     _strict(doc, _TOP_FIELDS, "")
-    cfg = SchedulerConfig()
-    # validation.go collects errors in this order: parallelism, each profile (then duplicate
-    # names), the common queue sort, and only then the global percentage, backoffs and extenders
-    errors: list[str] = []
-    tail: list[str] = []
-    if doc.get("parallelism") is not None:
-        cfg.parallelism = _as_int(doc["parallelism"], "parallelism")
-    if doc.get("percentageOfNodesToScore") is not None:
-        cfg.percentage_of_nodes_to_score = _as_int(doc["percentageOfNodesToScore"], "percentageOfNodesToScore")
-    if doc.get("podInitialBackoffSeconds") is not None:
-        cfg.pod_initial_backoff_seconds = _as_int(doc["podInitialBackoffSeconds"], "podInitialBackoffSeconds", 64)
-    if doc.get("podMaxBackoffSeconds") is not None:
-        cfg.pod_max_backoff_seconds = _as_int(doc["podMaxBackoffSeconds"], "podMaxBackoffSeconds", 64)
-    if cfg.parallelism <= 0:
-        errors.append(f"parallelism: Invalid value: {cfg.parallelism}: should be an integer value greater than zero")
-    if not 0 <= cfg.percentage_of_nodes_to_score <= 100:
-        tail.append(f"percentageOfNodesToScore: Invalid value: {cfg.percentage_of_nodes_to_score}: "
-                    "not in valid range [0-100]")
-    if cfg.pod_initial_backoff_seconds <= 0:
-        tail.append(f"podInitialBackoffSeconds: Invalid value: {cfg.pod_initial_backoff_seconds}: "
-                    "must be greater than 0")
-    if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
-        tail.append(f"podMaxBackoffSeconds: Invalid value: {cfg.pod_max_backoff_seconds}: "
-                    "must be greater than or equal to PodInitialBackoffSeconds")
-    for i, _ext in enumerate(_as_list(doc.get("extenders"), "extenders")):
-        tail.append(f"extenders[{i}]: Unsupported value: kplan does not call scheduler extenders")
 
-    raw_profiles = _as_list(doc.get("profiles"), "profiles") or [{}]
-    default_mp = PluginSet([PluginRef(n, w) for n, w in DEFAULT_MULTIPOINT])
-    merged_profiles = []
-    names_seen: set[str] = set()
-    for i, rp in enumerate(raw_profiles):
-        path = f"profiles[{i}]"
-        rp = _as_map(rp, path)
-        _strict(rp, _PROFILE_FIELDS, f"{path}.")
-        name = str(rp.get("schedulerName") or "")
-        if not name and len(raw_profiles) == 1:
-            name = "default-scheduler"
-        pct = rp.get("percentageOfNodesToScore")
-        pct = _as_int(pct, f"{path}.percentageOfNodesToScore") if pct is not None else None
-        if not name:
-            errors.append(f"{path}.schedulerName: Required value")
-        if pct is not None and not 0 <= pct <= 100:
-            errors.append(f"{path}.percentageOfNodesToScore: Invalid value: {pct}: not in valid range [0-100]")
-        plugins_raw = _as_map(rp.get("plugins"), f"{path}.plugins")
-        _strict(plugins_raw, set(_PLUGIN_SET_FIELDS), f"{path}.plugins.")
-        sets: dict[str, PluginSet] = {}
-        for point in _PLUGIN_SET_FIELDS:
-            user = _plugin_set(plugins_raw.get(point), f"{path}.plugins.{point}")
-            if point != "multiPoint":
-                for j, ref in enumerate(user.enabled):
-                    if ref.name in _REMOVED:
-                        errors.append(f'{path}.plugins.{point}.enabled[{j}]: Invalid value: "{ref.name}": was invalid '
-                                      f'in version "v1" (KubeSchedulerConfiguration is version "{API_VERSION}")')
-            sets[point] = merge_plugin_set(default_mp if point == "multiPoint" else PluginSet(), user)
-        enabled_anywhere = {r.name for s in sets.values() for r in s.enabled}
-        args, raw_args, arg_errors = _plugin_config(rp.get("pluginConfig"), path, enabled_anywhere, registry)
-        errors += arg_errors
-        if name in names_seen:
-            errors.append(f"{path}.schedulerName: Duplicate value: {{}}")
-        names_seen.add(name)
-        merged_profiles.append((name, pct, sets, args, raw_args, plugins_raw.get("queueSort")))
+    def opt_int(key: str, bits: int = 32) -> int | None:
+        return _as_int(doc[key], key, bits) if doc.get(key) is not None else None
 
-    # validateCommonQueueSort compares the merged (defaulted) queueSort sets, so an absent section
-    # and an empty one are the same
-    first_qs = merged_profiles[0][2]["queueSort"]
-    if len(first_qs.enabled) > 1:
-        errors.append(f"profiles[0].plugins.queueSort.Enabled: Invalid value: {len(first_qs.enabled)}: "
-                      "only one queue sort plugin can be enabled")
-    for i, mp in enumerate(merged_profiles[1:], 1):
-        if mp[2]["queueSort"] != first_qs:
-            errors.append(f"profiles[{i}].plugins.queueSort: Invalid value: {mp[5]!r}: must be the same for all profiles")
-    errors += tail
-    if errors:
-        raise _field_errors(errors)
-
-    for name, pct, sets, args, raw_args, _ in merged_profiles:
-        try:
-            points, weights = effective_points(sets, registry, name)
-            for pname in {n for lst in points.values() for n in lst}:
-                spec = registry.get(pname)
-                if spec is not None and spec.validate_on_build and spec.validate_args is not None:
-                    problems = spec.validate_args(args.get(pname))
-                    if problems:
-                        msg = problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
-                        raise ConfigError(f'initializing plugin "{pname}": {msg}')
-        except ConfigError as e:
-            raise ConfigError(f"initializing profiles: creating profile for scheduler name {name}: {e}") from None
-        cfg.profiles.append(ProfileSpec(name, pct, points, weights, args, raw_args))
-    return cfg
+    return DecodedConfig(
+        parallelism=opt_int("parallelism"),
+        percentage_of_nodes_to_score=opt_int("percentageOfNodesToScore"),
+        pod_initial_backoff_seconds=opt_int("podInitialBackoffSeconds", 64),
+        pod_max_backoff_seconds=opt_int("podMaxBackoffSeconds", 64),
+        extenders=len(_as_list(doc.get("extenders"), "extenders")),
+        profiles=tuple(_decode_profile(rp, f"profiles[{i}]", registry)
+                       for i, rp in enumerate(_as_list(doc.get("profiles"), "profiles"))),
+    )
 
 
-def _plugin_config(v: Any, path: str, enabled: set[str], registry: Registry
-                   ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+def _decode_profile(raw: Any, path: str, registry: Registry) -> DecodedProfile:
+    rp = _as_map(raw, path)
+    _strict(rp, _PROFILE_FIELDS, f"{path}.")
+    pct = rp.get("percentageOfNodesToScore")
+    plugins_raw = _as_map(rp.get("plugins"), f"{path}.plugins")
+    _strict(plugins_raw, set(_PLUGIN_SET_FIELDS), f"{path}.plugins.")
+    return DecodedProfile(
+        path=path,
+        scheduler_name=str(rp.get("schedulerName") or ""),
+        percentage_of_nodes_to_score=_as_int(pct, f"{path}.percentageOfNodesToScore") if pct is not None else None,
+        plugins={point: _plugin_set(plugins_raw.get(point), f"{path}.plugins.{point}") for point in _PLUGIN_SET_FIELDS},
+        queue_sort_raw=plugins_raw.get("queueSort"),
+        plugin_config=tuple(_decode_plugin_config(e, f"{path}.pluginConfig[{j}]", registry)
+                            for j, e in enumerate(_as_list(rp.get("pluginConfig"), f"{path}.pluginConfig"))),
+    )
+
+
+def _decode_plugin_config(raw: Any, path: str, registry: Registry) -> PluginConfigEntry:
+    entry = _as_map(raw, path)
+    _strict(entry, {"name", "args"}, f"{path}.")
+    name = str(entry.get("name") or "")
+    spec = registry.get(name)
+    kind = spec.args if spec is not None else None
+    if name in _REMOVED or kind is None:
+        return PluginConfigEntry(name, path, entry.get("args"))
+    raw_map = _as_map(entry.get("args"), f"{path}.args")
+    if raw_map.get("kind") and raw_map.get("kind") != kind.kind:
+        raise ConfigError(f"args for plugin {name} were not of type {kind.kind}.kubescheduler.config.k8s.io, "
+                          f"got {raw_map.get('kind')}")
+    try:
+        args = kind.decode({k: x for k, x in raw_map.items() if k not in ("kind", "apiVersion")})
+    except ArgsError as e:
+        raise ConfigError(f"strict decoding error: decoding .{path}: strict decoding error: "
+                          f"decoding args for plugin {name}: strict decoding error: {e}") from None
+    return PluginConfigEntry(name, path, entry.get("args"), args, decoded=True)
+
+
+# ------------------------------------------------------------------------------ stage 2: defaults
+
+@dataclass(frozen=True)
+class DefaultedProfile:
+    """A profile after SetDefaults: its name, its plugin sets merged with the default MultiPoint
+    set, and the args of every enabled plugin that has an args kind."""
+
+    decoded: DecodedProfile
+    scheduler_name: str
+    sets: Mapping[str, PluginSet]
+    #: typed args of every plugin that has an args kind and is enabled somewhere
+    args: Mapping[str, Any]
+    #: raw pluginConfig of plugins without an args kind (custom plugins read it)
+    raw_args: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class DefaultedConfig:
+    parallelism: int
+    percentage_of_nodes_to_score: int
+    pod_initial_backoff_seconds: int
+    pod_max_backoff_seconds: int
+    extenders: int
+    profiles: tuple[DefaultedProfile, ...]
+
+
+def set_defaults(decoded: DecodedConfig, registry: Registry,
+                 default_multipoint: Sequence[tuple[str, int]] = DEFAULT_MULTIPOINT) -> DefaultedConfig:
+    """SetDefaults_KubeSchedulerConfiguration (reference 1.1, 1.2, 1.3, 1.5 step 2)."""
+    base = SchedulerConfig()
+    profiles = decoded.profiles or (DecodedProfile("profiles[0]"),)
+    default_mp = PluginSet([PluginRef(n, w) for n, w in default_multipoint])
+    return DefaultedConfig(
+        parallelism=_or(decoded.parallelism, base.parallelism),
+        percentage_of_nodes_to_score=_or(decoded.percentage_of_nodes_to_score, base.percentage_of_nodes_to_score),
+        pod_initial_backoff_seconds=_or(decoded.pod_initial_backoff_seconds, base.pod_initial_backoff_seconds),
+        pod_max_backoff_seconds=_or(decoded.pod_max_backoff_seconds, base.pod_max_backoff_seconds),
+        extenders=decoded.extenders,
+        profiles=tuple(_default_profile(p, len(profiles) == 1, registry, default_mp) for p in profiles),
+    )
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def _default_profile(p: DecodedProfile, only: bool, registry: Registry, default_mp: PluginSet) -> DefaultedProfile:
+    sets = {point: merge_plugin_set(default_mp if point == "multiPoint" else PluginSet(),
+                                    p.plugins.get(point, PluginSet()))
+            for point in _PLUGIN_SET_FIELDS}
     args: dict[str, Any] = {}
     raw_args: dict[str, Any] = {}
+    for entry in p.plugin_config:
+        if entry.decoded:
+            args[entry.name] = entry.args
+        elif entry.name not in _REMOVED:
+            raw_args[entry.name] = entry.raw
+    for name in sorted({r.name for s in sets.values() for r in s.enabled}):
+        spec = registry.get(name)
+        if name not in args and spec is not None and spec.args is not None:
+            args[name] = spec.args.decode(None)
+    name = p.scheduler_name or ("default-scheduler" if only else "")
+    return DefaultedProfile(p, name, sets, args, raw_args)
+
+
+# ------------------------------------------------------------------------------ stage 3: validate
+
+def validate(cfg: DefaultedConfig, registry: Registry) -> list[str]:
+    """ValidateKubeSchedulerConfiguration: every problem, in the order validation.go collects them
+    (parallelism, each profile then duplicate names, the common queue sort, and only then the
+    global percentage, backoffs and extenders)."""
     errors: list[str] = []
+    if cfg.parallelism <= 0:
+        errors.append(f"parallelism: Invalid value: {cfg.parallelism}: should be an integer value greater than zero")
+    names_seen: set[str] = set()
+    for p in cfg.profiles:
+        errors += _validate_profile(p, registry)
+        if p.scheduler_name in names_seen:
+            errors.append(f"{p.decoded.path}.schedulerName: Duplicate value: {{}}")
+        names_seen.add(p.scheduler_name)
+    errors += _validate_queue_sort(cfg.profiles)
+    if not 0 <= cfg.percentage_of_nodes_to_score <= 100:
+        errors.append(f"percentageOfNodesToScore: Invalid value: {cfg.percentage_of_nodes_to_score}: "
+                      "not in valid range [0-100]")
+    if cfg.pod_initial_backoff_seconds <= 0:
+        errors.append(f"podInitialBackoffSeconds: Invalid value: {cfg.pod_initial_backoff_seconds}: "
+                      "must be greater than 0")
+    if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
+        errors.append(f"podMaxBackoffSeconds: Invalid value: {cfg.pod_max_backoff_seconds}: "
+                      "must be greater than or equal to PodInitialBackoffSeconds")
+    errors += [f"extenders[{i}]: Unsupported value: kplan does not call scheduler extenders"
+               for i in range(cfg.extenders)]
+    return errors
+
+
+def _removed(name: str) -> str:
+    return f'"{name}": was invalid in version "v1" (KubeSchedulerConfiguration is version "{API_VERSION}")'
+
+
+def _validate_profile(p: DefaultedProfile, registry: Registry) -> list[str]:
+    path, pct = p.decoded.path, p.decoded.percentage_of_nodes_to_score
+    errors: list[str] = []
+    if not p.scheduler_name:
+        errors.append(f"{path}.schedulerName: Required value")
+    if pct is not None and not 0 <= pct <= 100:
+        errors.append(f"{path}.percentageOfNodesToScore: Invalid value: {pct}: not in valid range [0-100]")
+    for point in POINTS_ORDER:
+        user = p.decoded.plugins.get(point, PluginSet())
+        errors += [f"{path}.plugins.{point}.enabled[{j}]: Invalid value: {_removed(ref.name)}"
+                   for j, ref in enumerate(user.enabled) if ref.name in _REMOVED]
     seen: set[str] = set()
-    for j, entry in enumerate(_as_list(v, f"{path}.pluginConfig")):
-        p = f"{path}.pluginConfig[{j}]"
-        entry = _as_map(entry, p)
-        _strict(entry, {"name", "args"}, f"{p}.")
-        name = str(entry.get("name") or "")
-        if name in seen:
+    for entry in p.decoded.plugin_config:
+        if entry.name in seen:
             # reported, and the entry is still checked like any other (validatePluginConfig)
-            errors.append(f'{p}: Duplicate value: "{name}"')
-        seen.add(name)
-        if name in _REMOVED:
-            errors.append(f'{p}: Invalid value: "{name}": was invalid in version "v1" '
-                          f'(KubeSchedulerConfiguration is version "{API_VERSION}")')
+            errors.append(f'{entry.path}: Duplicate value: "{entry.name}"')
+        seen.add(entry.name)
+        if entry.name in _REMOVED:
+            errors.append(f"{entry.path}: Invalid value: {_removed(entry.name)}")
             continue
-        spec = registry.get(name)
-        raw = entry.get("args")
-        if spec is None or spec.decode_args is None:
-            raw_args[name] = raw
-            continue
-        raw_map = _as_map(raw, f"{p}.args")
-        if raw_map.get("kind") and raw_map.get("kind") != spec.args_kind:
-            raise ConfigError(f"args for plugin {name} were not of type {spec.args_kind}.kubescheduler.config.k8s.io, "
-                              f"got {raw_map.get('kind')}")
-        try:
-            decoded = spec.decode_args({k: x for k, x in raw_map.items() if k not in ("kind", "apiVersion")})
-        except ArgsError as e:
-            raise ConfigError(f"strict decoding error: decoding .{p}: strict decoding error: "
-                              f"decoding args for plugin {name}: strict decoding error: {e}") from None
-        args[name] = decoded
-        if spec.validate_args is not None and not spec.validate_on_build:
-            errors += [f"{p}.args.{problem}" for problem in spec.validate_args(decoded)]
-    for name in sorted(enabled):
-        spec = registry.get(name)
-        if name not in args and spec is not None and spec.decode_args is not None:
-            args[name] = spec.decode_args(None)
-    return args, raw_args, errors
+        spec = registry.get(entry.name)
+        kind = spec.args if spec is not None else None
+        if entry.decoded and kind is not None and kind.validate is not None and not kind.validate_on_build:
+            errors += [f"{entry.path}.args.{problem}" for problem in kind.validate(entry.args)]
+    return errors
+
+
+def _validate_queue_sort(profiles: Sequence[DefaultedProfile]) -> list[str]:
+    """validateCommonQueueSort: it compares the merged (defaulted) queueSort sets, so an absent
+    section and an empty one are the same."""
+    errors: list[str] = []
+    first = profiles[0].sets["queueSort"]
+    if len(first.enabled) > 1:
+        errors.append(f"profiles[0].plugins.queueSort.Enabled: Invalid value: {len(first.enabled)}: "
+                      "only one queue sort plugin can be enabled")
+    for i, p in enumerate(profiles[1:], 1):
+        if p.sets["queueSort"] != first:
+            errors.append(f"profiles[{i}].plugins.queueSort: Invalid value: {p.decoded.queue_sort_raw!r}: "
+                          "must be the same for all profiles")
+    return errors
+
+
+# ------------------------------------------------------------------------------ stage 4: build profiles
+
+def build_profile(p: DefaultedProfile, registry: Registry) -> ProfileSpec:
+    """profile.NewMap for one profile: the effective plugin list of every extension point and the
+    score weights, and the args validated only when a plugin is built. Raises ConfigError."""
+    try:
+        points, weights = effective_points(p.sets, registry, p.scheduler_name)
+        for name in {n for lst in points.values() for n in lst}:
+            spec = registry.get(name)
+            kind = spec.args if spec is not None else None
+            if kind is not None and kind.validate_on_build and kind.validate is not None:
+                problems = kind.validate(p.args.get(name))
+                if problems:
+                    msg = problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
+                    raise ConfigError(f'initializing plugin "{name}": {msg}')
+    except ConfigError as e:
+        raise ConfigError(f"initializing profiles: creating profile for scheduler name {p.scheduler_name}: {e}"
+                          ) from None
+    return ProfileSpec(p.scheduler_name, p.decoded.percentage_of_nodes_to_score, points, weights,
+                       dict(p.args), dict(p.raw_args))
+
+
+def load_config(doc: Mapping[str, Any] | None, registry: Registry) -> SchedulerConfig:
+    """The effective configuration of a KubeSchedulerConfiguration document (None = defaults):
+    decode → defaults → validate → build profiles."""
+    cfg = set_defaults(decode(doc, registry), registry)
+    errors = validate(cfg, registry)
+    if errors:
+        raise _field_errors(errors)
+    return SchedulerConfig(cfg.parallelism, cfg.percentage_of_nodes_to_score, cfg.pod_initial_backoff_seconds,
+                           cfg.pod_max_backoff_seconds, [build_profile(p, registry) for p in cfg.profiles])
 
 
 def _unknown_plugin(iface: str, name: str) -> ConfigError:
@@ -305,14 +441,11 @@ def _unknown_plugin(iface: str, name: str) -> ConfigError:
                        'registers it in the "kplan.plugins" entry-point group)')
 
 
-def effective_points(sets: dict[str, PluginSet], registry: Registry, profile_name: str
+def effective_points(sets: Mapping[str, PluginSet], registry: Registry, profile_name: str
                      ) -> tuple[dict[str, list[str]], dict[str, int]]:
     """updatePluginList / expandMultiPointPlugins and getScoreWeights (reference 1.5.3–1.5.4)."""
 
-    def implements(name: str, point: str) -> bool:
-        spec = registry.get(name)
-        return spec is not None and point in spec.points
-
+    implements = registry.implements
     for point in POINTS_ORDER:
         seen: set[str] = set()
         for ref in sets[point].enabled:

@@ -1,43 +1,80 @@
-"""Plugin registry: name → how to build it, which points it implements, how its args decode.
+"""Plugin registry (pkg/scheduler/framework/runtime/registry.go): plugin name → factory.
 
-The in-tree registry is written out by hand in kplan/plugins/__init__.py; third-party plugins
-join it through the ``kplan.plugins`` entry-point group.
+A plugin's extension points are not written down anywhere: they come from its type, as a Go
+type satisfies an interface by having its methods (``points_of``). The same rule holds for
+kplan's in-tree plugins (kplan/plugins/__init__.py), its own opt-in ones (kplan/plugins/extra)
+and third-party plugins found through the ``kplan.plugins`` entry-point group
+(kplan/io/plugin_entry_points.py). An entry also names the plugin's args kind, which
+upstream's configuration scheme registers beside the registry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from kplan.framework.interfaces import POINT_METHODS, Handle, Plugin
 
-#: decode(raw args dict or None, path for errors) → typed args (defaults applied); raises ArgsError
+#: decode(raw args dict or None) → typed args (defaults applied); raises ArgsError
 ArgsDecoder = Callable[[Mapping[str, Any] | None], Any]
-#: validate(args) → list of (field path relative to args, message) problems
+#: validate(args) → the problems found, each "field path relative to args: message"
 ArgsValidator = Callable[[Any], list[str]]
+#: upstream's PluginFactory: (args, handle) → the plugin
+PluginFactory = Callable[[Any, Handle], Plugin]
 
 
 class ArgsError(Exception):
     """A strict-decoding problem in plugin args (unknown field, wrong type)."""
 
 
+def points_of(plugin_type: type) -> frozenset[str]:
+    """The extension points a plugin type implements: those whose method it has."""
+    return frozenset(p for p, m in POINT_METHODS.items() if callable(getattr(plugin_type, m, None)))
+
+
 @dataclass(frozen=True)
-class PluginSpec:
-    name: str
-    factory: Callable[[Any, Handle], Plugin]
-    points: frozenset[str]
-    #: the args kind ("NodeResourcesFitArgs") when the plugin has typed args
-    args_kind: str | None = None
-    decode_args: ArgsDecoder | None = None
-    validate_args: ArgsValidator | None = None
+class ArgsKind:
+    """A plugin's ``<Name>Args`` kind: how its pluginConfig args decode and validate."""
+
+    kind: str
+    decode: ArgsDecoder
+    validate: ArgsValidator | None = None
     #: NodeResourcesFit's args are validated only when the plugin is built (reference 1.5.5)
     validate_on_build: bool = False
-    in_tree: bool = True
-    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PluginSpec:
+    """One registry entry: a plugin's name, its type (built as ``plugin_type(args, handle)``) and
+    its args kind. Its extension points are ``points_of(plugin_type)``."""
+
+    name: str
+    plugin_type: type
+    args: ArgsKind | None = None
+    #: a plugin of kube-scheduler's own (False: one of kplan's or a third party's)
+    upstream: bool = True
+    #: where a third-party plugin came from ("" for plugins that ship with kplan)
+    origin: str = ""
+    #: how to build it when not plain ``plugin_type(args, handle)`` (a third party's, guarded)
+    build: PluginFactory | None = None
+
+    @property
+    def factory(self) -> PluginFactory:
+        return self.build if self.build is not None else self.plugin_type
+
+    @property
+    def points(self) -> frozenset[str]:
+        return points_of(self.plugin_type)
+
+    @property
+    def in_tree(self) -> bool:
+        return not self.origin
 
 
 class Registry:
+    """Plugin name → its entry (framework/runtime.Registry)."""
+
     def __init__(self, specs: list[PluginSpec] | None = None) -> None:
         self._specs: dict[str, PluginSpec] = {}
         for s in specs or []:
@@ -55,13 +92,6 @@ class Registry:
     def names(self) -> list[str]:
         return list(self._specs)
 
-    def merged(self, other: Registry) -> Registry:
-        out = Registry(list(self._specs.values()))
-        for s in other._specs.values():
-            out.add(s)
-        return out
-
-
-def points_of(cls: type) -> frozenset[str]:
-    """The extension points a plugin class implements, judged by its methods."""
-    return frozenset(p for p, m in POINT_METHODS.items() if callable(getattr(cls, m, None)))
+    def implements(self, name: str, point: str) -> bool:
+        spec = self._specs.get(name)
+        return spec is not None and point in spec.points

@@ -6,11 +6,13 @@ An installed distribution declares, in its pyproject.toml::
     LabelPreference = "kplan_example_plugin:LabelPreference"
 
 The entry point's name is the plugin's name in a KubeSchedulerConfiguration. It resolves to one of:
-  * a plugin class: built as ``cls(args, handle)``; its extension points are the methods it has
-    (``kplan.framework.registry.points_of``); optional class attributes ``decode_args`` /
+  * a plugin class: built as ``cls(args, handle)``; optional class attributes ``decode_args`` /
     ``validate_args`` (static functions, as the in-tree plugins' module functions) and
     ``args_kind``; without ``decode_args`` the plugin receives its raw ``args`` mapping (or None);
-  * a ``PluginSpec``, or a function without parameters returning one.
+  * a ``PluginSpec`` (``kplan.framework.registry``: the name, the plugin class and an ``ArgsKind``),
+    or a function without parameters returning one.
+Either way the plugin's extension points are the methods its class has
+(``kplan.framework.registry.points_of``), the rule kplan's own plugins follow too.
 Third-party plugins may implement PreFilter (with AddPod/RemovePod), Filter, PreScore, Score and
 NormalizeScore; other points are refused. A name that is in kplan's own registry always means
 kplan's plugin: entry points are consulted only for names it does not know.
@@ -27,7 +29,7 @@ from typing import Any
 
 from kplan.errors import ConfigError, KplanError
 from kplan.framework.interfaces import POINT_IFACE
-from kplan.framework.registry import ArgsError, PluginSpec, Registry, points_of
+from kplan.framework.registry import ArgsError, ArgsKind, PluginSpec, Registry
 
 GROUP = "kplan.plugins"
 #: the extension points kplan runs for third-party plugins
@@ -120,16 +122,12 @@ def plugin_spec_of(name: str, obj: Any, origin: str) -> PluginSpec:
                           f"kplan runs third-party plugins only at {_POINT_NAMES}")
     if not spec.points:
         raise ConfigError(f'plugin "{name}": {origin} implements none of {_POINT_NAMES}')
-    return dataclasses.replace(
-        spec,
-        factory=_guarded_factory(name, spec.factory),
-        decode_args=_guarded_decode(spec.decode_args) if spec.decode_args else None,
-        validate_args=_guarded_validate(spec.validate_args) if spec.validate_args else None,
-        args_kind=spec.args_kind or (f"{name}Args" if spec.decode_args else None),
-        validate_on_build=False,
-        in_tree=False,
-        extra={**spec.extra, "upstream": False, "origin": origin},
-    )
+    args = spec.args
+    if args is not None:
+        args = ArgsKind(args.kind or f"{name}Args", _guarded_decode(args.decode),
+                        _guarded_validate(args.validate) if args.validate else None)
+    return dataclasses.replace(spec, build=_guarded_factory(name, spec.factory), args=args, upstream=False,
+                               origin=origin)
 
 
 def _spec_of_class(name: str, cls: type) -> PluginSpec:
@@ -137,8 +135,11 @@ def _spec_of_class(name: str, cls: type) -> PluginSpec:
     if own not in (None, "", name):
         raise ConfigError(f'plugin "{name}": class {cls.__module__}.{cls.__qualname__} is named "{own}"; '
                           "the entry point must be named after the plugin")
-    return PluginSpec(name, cls, points_of(cls), getattr(cls, "args_kind", None),
-                      getattr(cls, "decode_args", None), getattr(cls, "validate_args", None))
+    decode = getattr(cls, "decode_args", None)
+    args = None
+    if decode is not None:
+        args = ArgsKind(getattr(cls, "args_kind", None) or f"{name}Args", decode, getattr(cls, "validate_args", None))
+    return PluginSpec(name, cls, args)
 
 
 def _guarded_factory(name: str, factory: Any) -> Any:

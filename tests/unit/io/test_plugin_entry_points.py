@@ -105,13 +105,13 @@ def test_the_registry_entry_is_marked_third_party_with_the_points_of_the_class(s
     read_scheduler_config(config(tmp_path, score_profile("PreferNode", {"node": "x"})), registry)
     spec = registry.get("PreferNode")
     assert spec is not None and not spec.in_tree and spec.points == frozenset({"score"})
-    assert spec.extra == {"upstream": False,
-                          "origin": 'entry point "PreferNode = prefer_node_mod2:PreferNode" (group "kplan.plugins")'}
+    assert not spec.upstream
+    assert spec.origin == 'entry point "PreferNode = prefer_node_mod2:PreferNode" (group "kplan.plugins")'
 
 
 SPEC_FACTORY = '''
 import numpy as np
-from kplan.framework.registry import ArgsError, PluginSpec
+from kplan.framework.registry import ArgsError, ArgsKind, PluginSpec
 
 class Plugin:
     def __init__(self, args, handle):
@@ -135,7 +135,7 @@ def validate(args):
     return [] if 0 <= args["b_score"] <= 100 else [f"bScore: Invalid value: {args['b_score']}: not in [0, 100]"]
 
 def make():
-    return PluginSpec("Favour", Plugin, frozenset({"preScore", "score"}), "FavourArgs", decode, validate)
+    return PluginSpec("Favour", Plugin, ArgsKind("FavourArgs", decode, validate))
 
 SPEC = make()
 '''

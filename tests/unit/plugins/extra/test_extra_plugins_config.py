@@ -28,7 +28,7 @@ def config(plugins: dict[str, Any] | None = None, plugin_config: list[dict[str, 
 def test_registered_but_not_in_the_default_profile() -> None:
     registry = in_tree_registry()
     assert all(name in registry for name in EXTRA)
-    assert all(registry.get(name).extra.get("upstream") is False for name in EXTRA)  # type: ignore[union-attr]
+    assert all(registry.get(name).upstream is False for name in EXTRA)  # type: ignore[union-attr]
     assert not set(EXTRA) & {n for n, _ in DEFAULT_MULTIPOINT}
     profile = load_config(None, registry).profiles[0]
     assert not set(EXTRA) & {n for names in profile.points.values() for n in names}
