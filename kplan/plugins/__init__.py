@@ -29,41 +29,56 @@ from kplan.plugins import (
 from kplan.plugins.extra import extra_plugin_specs
 from kplan.plugins.noderesources import balanced_allocation, fit
 
+#: NewInTreeRegistry (plugins/registry.go): plugin name → factory, the plugin's class
+FACTORIES: dict[str, type] = {
+    "SchedulingGates": schedulinggates.SchedulingGates,
+    "PrioritySort": queuesort.PrioritySort,
+    "NodeUnschedulable": nodeunschedulable.NodeUnschedulable,
+    "NodeName": nodename.NodeName,
+    "TaintToleration": tainttoleration.TaintToleration,
+    "NodeAffinity": nodeaffinity.NodeAffinity,
+    "NodePorts": nodeports.NodePorts,
+    "NodeResourcesFit": fit.NodeResourcesFit,
+    "VolumeRestrictions": volumerestrictions.VolumeRestrictions,
+    "NodeVolumeLimits": nodevolumelimits.NodeVolumeLimits,
+    "VolumeBinding": volumebinding.VolumeBinding,
+    "VolumeZone": volumezone.VolumeZone,
+    "PodTopologySpread": podtopologyspread.PodTopologySpread,
+    "InterPodAffinity": interpodaffinity.InterPodAffinity,
+    "DynamicResources": dynamicresources.DynamicResources,
+    "DefaultPreemption": defaultpreemption.DefaultPreemption,
+    "NodeResourcesBalancedAllocation": balanced_allocation.NodeResourcesBalancedAllocation,
+    "ImageLocality": imagelocality.ImageLocality,
+    "DefaultBinder": defaultbinder.DefaultBinder,
+}
+
+
+def _args_kinds() -> dict[str, ArgsKind]:
+    """The args kinds of the in-tree plugins that have one, by plugin name (upstream's
+    configuration scheme registers ``<Name>Args`` beside the registry)."""
+    return {
+        "NodeAffinity": ArgsKind("NodeAffinityArgs", nodeaffinity.decode_args, nodeaffinity.validate_args),
+        "NodeResourcesFit": ArgsKind("NodeResourcesFitArgs", fit.decode_args, fit.validate_args,
+                                     validate_on_build=True),
+        "VolumeBinding": ArgsKind("VolumeBindingArgs", volumebinding.decode_args, volumebinding.validate_args),
+        "PodTopologySpread": ArgsKind("PodTopologySpreadArgs", podtopologyspread.decode_args,
+                                      podtopologyspread.validate_args),
+        "InterPodAffinity": ArgsKind("InterPodAffinityArgs", interpodaffinity.decode_args,
+                                     interpodaffinity.validate_args),
+        "DynamicResources": ArgsKind("DynamicResourcesArgs", _dra_args, _dra_validate),
+        "DefaultPreemption": ArgsKind("DefaultPreemptionArgs", defaultpreemption.decode_args,
+                                      defaultpreemption.validate_args),
+        "NodeResourcesBalancedAllocation": ArgsKind("NodeResourcesBalancedAllocationArgs",
+                                                    balanced_allocation.decode_args, balanced_allocation.validate_args),
+    }
+
 
 def in_tree_registry() -> Registry:
     """Every plugin kplan ships, by name; each one's extension points come from its class."""
-    return Registry([
-        PluginSpec("SchedulingGates", schedulinggates.SchedulingGates),
-        PluginSpec("PrioritySort", queuesort.PrioritySort),
-        PluginSpec("NodeUnschedulable", nodeunschedulable.NodeUnschedulable),
-        PluginSpec("NodeName", nodename.NodeName),
-        PluginSpec("TaintToleration", tainttoleration.TaintToleration),
-        PluginSpec("NodeAffinity", nodeaffinity.NodeAffinity,
-                   ArgsKind("NodeAffinityArgs", nodeaffinity.decode_args, nodeaffinity.validate_args)),
-        PluginSpec("NodePorts", nodeports.NodePorts),
-        PluginSpec("NodeResourcesFit", fit.NodeResourcesFit,
-                   ArgsKind("NodeResourcesFitArgs", fit.decode_args, fit.validate_args, validate_on_build=True)),
-        PluginSpec("VolumeRestrictions", volumerestrictions.VolumeRestrictions),
-        PluginSpec("NodeVolumeLimits", nodevolumelimits.NodeVolumeLimits),
-        PluginSpec("VolumeBinding", volumebinding.VolumeBinding,
-                   ArgsKind("VolumeBindingArgs", volumebinding.decode_args, volumebinding.validate_args)),
-        PluginSpec("VolumeZone", volumezone.VolumeZone),
-        PluginSpec("PodTopologySpread", podtopologyspread.PodTopologySpread,
-                   ArgsKind("PodTopologySpreadArgs", podtopologyspread.decode_args, podtopologyspread.validate_args)),
-        PluginSpec("InterPodAffinity", interpodaffinity.InterPodAffinity,
-                   ArgsKind("InterPodAffinityArgs", interpodaffinity.decode_args, interpodaffinity.validate_args)),
-        PluginSpec("DynamicResources", dynamicresources.DynamicResources,
-                   ArgsKind("DynamicResourcesArgs", _dra_args, _dra_validate)),
-        PluginSpec("DefaultPreemption", defaultpreemption.DefaultPreemption,
-                   ArgsKind("DefaultPreemptionArgs", defaultpreemption.decode_args, defaultpreemption.validate_args)),
-        PluginSpec("NodeResourcesBalancedAllocation", balanced_allocation.NodeResourcesBalancedAllocation,
-                   ArgsKind("NodeResourcesBalancedAllocationArgs", balanced_allocation.decode_args,
-                            balanced_allocation.validate_args)),
-        PluginSpec("ImageLocality", imagelocality.ImageLocality),
-        PluginSpec("DefaultBinder", defaultbinder.DefaultBinder),
-        # kplan's own opt-in plugins: registered, but not in the default MultiPoint set
-        *extra_plugin_specs(),
-    ])
+    kinds = _args_kinds()
+    return Registry([PluginSpec(name, cls, kinds.get(name)) for name, cls in FACTORIES.items()]
+                    # kplan's own opt-in plugins: registered, but not in the default MultiPoint set
+                    + extra_plugin_specs())
 
 
 def _dra_args(raw: object) -> dict[str, object]:
