@@ -2,7 +2,7 @@
 messages IsDNS1123Label, IsDNS1123Subdomain, IsDNS1035Label, IsQualifiedName and IsValidLabelValue
 give for a string, empty when it is valid. Lengths are Go's: bytes. The API server's validation
 (kplan.validation), label selectors written as text (selector_syntax) and the named formats of
-DRA's CEL (plugins/dra/celformat.py) all use these."""
+DRA's CEL (kplan/cel/formats.py) all use these."""
 
 from __future__ import annotations
 

@@ -80,7 +80,7 @@ def _cel(expr: str, path: str) -> Errors:
     if not expr.strip():
         return [required(path, "expression is required")]
     # cel-python is loaded only when a manifest has a selector: building its parser takes seconds
-    from kplan.plugins.dra.cel import CelError, compile_selector
+    from kplan.cel import CelError, compile_selector
 
     try:
         compile_selector(expr)

@@ -124,7 +124,7 @@ def _evaluate(expression: str, driver: str, device: Device, key: int,
     """One selector on one device: its result, or (kind, detail) of its error. cel-python is
     imported on first use: building its parser takes over a second, which runs without resource
     claims should not pay."""
-    from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
+    from kplan.cel import CelError, compile_selector, device_activation, evaluate
 
     try:
         program = compile_selector(expression)

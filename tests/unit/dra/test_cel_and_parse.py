@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from kplan.cel import CelError, compile_selector, device_activation, evaluate
 from kplan.errors import InputError
 from kplan.model.dra import Device
 from kplan.model.parse_dra import parse_resource_claim, parse_resource_slice
-from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
 
 DEV = Device("gpu-0", {"model": ("string", "h100"), "driverVersion": ("version", "2.0.1"),
                        "dra.example.com/numa": ("int", 1), "rdma": ("bool", True)}, {"memory": "80Gi"})

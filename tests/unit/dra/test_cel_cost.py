@@ -7,6 +7,15 @@ from typing import Any
 
 import pytest
 
+import kplan.cel as cel
+import kplan.cel.interpreter
+from kplan.cel import (
+    COST_EXCEEDED,
+    CelError,
+    compile_selector,
+    device_activation,
+    evaluate_with_cost,
+)
 from kplan.model.dra import (
     ClaimSpec,
     Device,
@@ -15,14 +24,6 @@ from kplan.model.dra import (
     ResourceClaim,
     ResourceSlice,
     SubRequest,
-)
-from kplan.plugins.dra import cel
-from kplan.plugins.dra.cel import (
-    COST_EXCEEDED,
-    CelError,
-    compile_selector,
-    device_activation,
-    evaluate_with_cost,
 )
 from kplan.plugins.dra.structured import Allocator, AllocatorError
 
@@ -84,7 +85,7 @@ def test_the_default_limit_is_the_dra_selector_limit() -> None:
 
 
 def test_the_allocator_reports_the_limit_as_upstream(monkeypatch: Any) -> None:
-    monkeypatch.setattr(cel, "MAX_COST", 500)
+    monkeypatch.setattr(kplan.cel.interpreter, "MAX_COST", 500)  # the limit evaluate reads
     slices = [ResourceSlice("n1-d", "dra.example.com", "n1", 1, 1, node_name="n1", devices=(DEV,))]
     classes = {"any": DeviceClass("any", ())}
     spec = ClaimSpec((DeviceRequest("r", exactly=SubRequest("r", "any", (NESTED,))),))

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import kplan.plugins.dra.cel  # noqa: F401  (celpy raises the recursion limit on import: not inside a hypothesis test)
+import kplan.cel  # noqa: F401  (celpy raises the recursion limit on import: not inside a hypothesis test)
 from kplan.cluster.dra import DraState, InUseView
 from kplan.cluster.node_table import NodeTable
 from kplan.model.dra import (

@@ -19,11 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kplan.cli.app import main
-
 # cel-python raises the recursion limit when it builds its parser: let that happen at import, not
 # inside a hypothesis example (hypothesis warns about a limit changed under it)
-from kplan.plugins.dra import cel as _cel  # noqa: F401,E402
+import kplan.cel as _cel  # noqa: F401,E402
+from kplan.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[3]
 CLUSTER = str(ROOT / "tests/fixtures/planning/cluster.yaml")

@@ -12,6 +12,8 @@ from typing import Any
 
 from celpy import celtypes
 
+from kplan.cel.net import check_request_uri
+from kplan.cel.values import LibraryError, Opaque, Optional
 from kplan.model.name_rules import (
     dns1035_label,
     dns1123_label,
@@ -19,8 +21,6 @@ from kplan.model.name_rules import (
     label_value,
     qualified_name,
 )
-from kplan.plugins.dra.cellib import LibraryError, Optional
-from kplan.plugins.dra.celnet import check_request_uri
 
 
 def _prefixed(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
@@ -80,7 +80,7 @@ def _check(ok: Callable[[str], bool], message: str) -> Callable[[str], list[str]
     return lambda value: [] if ok(value) else [message]
 
 
-class Format:
+class Format(Opaque):
     """A named format: its validator, giving the messages for an invalid string."""
 
     __slots__ = ("name", "validator")

@@ -1,14 +1,14 @@
 """CEL equality and ordering across types, as cel-go evaluates them with the Kubernetes options
 (scheduler-reference-dra.md 3.3): celpy on its own raises "no such overload" where cel-go says false.
 The operands are attribute values (``dyn``) where the types differ: with two literals of different
-types cel-go's type check refuses the selector before it runs (test_celcheck.py)."""
+types cel-go's type check refuses the selector before it runs (test_check.py)."""
 
 from __future__ import annotations
 
 import pytest
 
+from kplan.cel import CelError, compile_selector, device_activation, evaluate
 from kplan.model.dra import Device
-from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
 
 A = 'device.attributes["gpu.example.com"]'
 C = 'device.capacity["gpu.example.com"]'

@@ -1,4 +1,4 @@
-"""The CEL library functions DRA selectors may call beyond cel-python's own (cellib.py), and the
+"""The CEL library functions DRA selectors may call beyond cel-python's own (kplan/cel/library.py), and the
 macros the evaluator adds (cel.bind, two-variable comprehensions): a table of selectors and what
 cel-go gives for them on one device."""
 
@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from kplan.cel import CelError, compile_selector, device_activation, evaluate
 from kplan.model.dra import Device
-from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
 
 A = 'device.attributes["gpu.example.com"]'
 DEV = Device("gpu-0", {"model": ("string", "H100-SXM5-80GB"), "index": ("int", 3), "rdma": ("bool", True),

@@ -1,13 +1,13 @@
 """cel-go's optional types (as functions: cel-python's parser has no ``.?``/``[?`` syntax) and the
-Kubernetes named-formats library (celformat.py): a table of selectors and what cel-go and the API
+Kubernetes named-formats library (kplan/cel/formats.py): a table of selectors and what cel-go and the API
 server's library (apiserver/pkg/cel/library/format.go) give for them."""
 
 from __future__ import annotations
 
 import pytest
 
+from kplan.cel import CelError, compile_selector, device_activation, evaluate
 from kplan.model.dra import Device
-from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
 
 A = 'device.attributes["gpu.example.com"]'
 DEV = Device("gpu-0", {"name": ("string", "gpu-0"), "bad": ("string", "GPU 0")}, {})

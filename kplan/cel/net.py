@@ -16,7 +16,7 @@ from typing import Any
 
 from celpy import celtypes
 
-from kplan.plugins.dra.cellib import LibraryError
+from kplan.cel.values import LibraryError, Opaque
 
 
 def go_quote(s: str) -> str:
@@ -50,7 +50,7 @@ class _AddrError(Exception):
         super().__init__(detail)
 
 
-class IPAddr:
+class IPAddr(Opaque):
     """A ``net.IP`` value: an IPv4 (32 bits) or IPv6 (128 bits) address, with the zone it was
     written with (the library refuses zoned addresses; ``netip`` parses them)."""
 
@@ -220,7 +220,7 @@ def _library_ip(text: str) -> IPAddr:
     return addr
 
 
-class CIDR:
+class CIDR(Opaque):
     """A ``net.CIDR`` value: an address and a prefix length (host bits are kept, as netip keeps them)."""
 
     __slots__ = ("addr", "prefix")
@@ -515,7 +515,7 @@ def _raw_stands_for(raw: str, decoded: str, mode: str) -> bool:
         return False
 
 
-class URL:
+class URL(Opaque):
     """A ``kubernetes.URL`` value: the parts Go's url.Parse gives."""
 
     __slots__ = ("force_query", "fragment", "host", "omit_host", "opaque", "password", "path", "raw_fragment",

@@ -29,11 +29,21 @@ import celpy
 from celpy import InterpretedRunner, celtypes
 from celpy.evaluation import CELEvalError, Evaluator
 
+from kplan.cel import formats, library, net, strformat
+from kplan.cel.check import check_selector
+from kplan.cel.values import (
+    MISSING,
+    NUMBERS,
+    LibraryError,
+    Opaque,
+    Optional,
+    cel_equal,
+    cel_in,
+    cel_not_equal,
+    map_lookup,
+)
 from kplan.model.dra import Device
 from kplan.model.quantity import QuantityError, parse_quantity
-from kplan.plugins.dra import celformat, cellib, celnet, celstrformat
-from kplan.plugins.dra.celcheck import check_selector
-from kplan.plugins.dra.cellib import LibraryError
 
 
 class CelError(Exception):
@@ -43,7 +53,7 @@ class CelError(Exception):
 # ------------------------------------------------------------------------- extension types
 
 @total_ordering
-class Quantity:
+class Quantity(Opaque):
     """A Kubernetes resource.Quantity inside CEL (apiserver/pkg/cel/library/quantity.go)."""
 
     __slots__ = ("value",)
@@ -68,7 +78,7 @@ _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
                      r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$")
 
 
-class Semver:
+class Semver(Opaque):
     """A semantic version (blang/semver v4 as the apiserver's CEL library uses it)."""
 
     __slots__ = ("major", "minor", "patch", "pre")
@@ -197,136 +207,19 @@ def _as_integer(a: Any) -> celtypes.IntType:
     return celtypes.IntType(int(v))
 
 
-# ------------------------------------------------------------------------------- equality
-
-_NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
-
-
-def _kind(v: Any) -> type | None:
-    """The CEL type family of a value for equality (ints, uints and doubles are one: numbers)."""
-    for t in (celtypes.BoolType, celtypes.StringType, celtypes.BytesType, celtypes.NullType,
-              celtypes.ListType, celtypes.MapType, celtypes.TimestampType, celtypes.DurationType):
-        if isinstance(v, t):
-            return t
-    if isinstance(v, _NUMBERS):
-        return celtypes.DoubleType
-    return None
-
-
-def cel_equal(a: Any, b: Any) -> Any:
-    """``a == b`` as cel-go evaluates it (heterogeneous equality): values of different types are
-    not equal, numbers compare by value across int, uint and double, lists and maps element by
-    element. The Kubernetes types on the left accept only their own type (their Equal returns
-    "no such overload" otherwise); on the right they are simply unequal to a built-in value."""
-    if isinstance(a, CELEvalError):
-        return a
-    if isinstance(b, CELEvalError):
-        return b
-    if isinstance(a, cellib.Optional) or isinstance(b, cellib.Optional):
-        return celtypes.BoolType(isinstance(a, cellib.Optional) and a == b)
-    if isinstance(a, _OPAQUE):
-        if type(a) is not type(b):
-            raise TypeError("no such overload")
-        return celtypes.BoolType(a == b)
-    if isinstance(b, _OPAQUE):
-        return celtypes.BoolType(False)
-    ka, kb = _kind(a), _kind(b)
-    if ka is None or kb is None:
-        return celtypes.BoolType(type(a) is type(b) and bool(a == b))
-    if ka is not kb:
-        return celtypes.BoolType(False)
-    if ka is celtypes.ListType:
-        if len(a) != len(b):
-            return celtypes.BoolType(False)
-        return _all_equal(zip(a, b, strict=True))
-    if ka is celtypes.MapType:
-        if len(a) != len(b):
-            return celtypes.BoolType(False)
-        pairs = []
-        for key, value in a.items():
-            other = _map_lookup(b, key)
-            if other is _MISSING:
-                return celtypes.BoolType(False)
-            pairs.append((value, other))
-        return _all_equal(pairs)
-    if ka is celtypes.DoubleType:
-        return celtypes.BoolType(float(a) == float(b) if isinstance(a, float) or isinstance(b, float)
-                                 else int(a) == int(b))
-    if ka is celtypes.NullType:
-        return celtypes.BoolType(True)
-    return celtypes.BoolType(bool(a == b))
-
-
-_MISSING = object()
-#: the Kubernetes library types: equal only to their own type
-_OPAQUE = (Quantity, Semver, celnet.IPAddr, celnet.CIDR, celnet.URL, celformat.Format)
-
-
-def _true(r: Any) -> bool:
-    return isinstance(r, celtypes.BoolType) and bool(r)
-
-
-def _map_lookup(m: Any, key: Any) -> Any:
-    for k, v in m.items():
-        if _kind(k) is _kind(key) and _true(cel_equal(k, key)):
-            return v
-    return _MISSING
-
-
-def _all_equal(pairs: Any) -> Any:
-    """True if every pair is equal; False as soon as one is not; an error when none is unequal
-    but one comparison failed."""
-    error: Any = None
-    for x, y in pairs:
-        try:
-            r = cel_equal(x, y)
-        except TypeError:
-            r = CELEvalError("no such overload", TypeError, ())
-        if isinstance(r, CELEvalError):
-            error = error or r
-        elif not r:
-            return celtypes.BoolType(False)
-    return error if error is not None else celtypes.BoolType(True)
-
-
-def cel_not_equal(a: Any, b: Any) -> Any:
-    r = cel_equal(a, b)
-    return r if isinstance(r, CELEvalError) else celtypes.BoolType(not r)
-
-
 def _ordering(name: str, op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
     """``<``, ``<=``, ``>``, ``>=``: numbers compare by value across int, uint and double (the
     Kubernetes environment enables cross-type numeric comparisons); everything else as celpy does."""
     fallback = celpy.evaluation.base_functions[name]
 
     def compare(a: Any, b: Any) -> Any:
-        if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS) and not isinstance(a, celtypes.BoolType) \
+        if isinstance(a, NUMBERS) and isinstance(b, NUMBERS) and not isinstance(a, celtypes.BoolType) \
                 and not isinstance(b, celtypes.BoolType) and type(a) is not type(b):
             if isinstance(a, float) or isinstance(b, float):
                 return celtypes.BoolType(op(float(a), float(b)))
             return celtypes.BoolType(op(int(a), int(b)))
         return fallback(a, b)
     return compare
-
-
-def cel_in(item: Any, container: Any) -> Any:
-    """``item in container``: a list holds an element equal to the item (comparisons that fail
-    count as unequal, as cel-go's Contains), a map has the key."""
-    if isinstance(item, CELEvalError):
-        return item
-    if isinstance(container, CELEvalError):
-        return container
-    if isinstance(container, celtypes.MapType):
-        return celtypes.BoolType(_map_lookup(container, item) is not _MISSING)
-    if isinstance(container, celtypes.ListType):
-        for element in container:
-            try:
-                if _true(cel_equal(item, element)):
-                    return celtypes.BoolType(True)
-            except TypeError:
-                continue
-        return celtypes.BoolType(False)
-    raise TypeError("no such overload")
 
 
 # ------------------------------------------------------------------------------- runtime cost
@@ -451,16 +344,16 @@ def _library(function: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-FUNCTIONS.update({name: _library(f) for name, f in cellib.FUNCTIONS.items()})
-FUNCTIONS.update({name: _library(f) for name, f in celnet.FUNCTIONS.items()})
-FUNCTIONS.update({name: _library(f) for name, f in celformat.FUNCTIONS.items()})
-FUNCTIONS["format"] = _library(celstrformat.string_format)
-_QUALIFIED = {**cellib.QUALIFIED, **celnet.QUALIFIED, **celformat.QUALIFIED}
+FUNCTIONS.update({name: _library(f) for name, f in library.FUNCTIONS.items()})
+FUNCTIONS.update({name: _library(f) for name, f in net.FUNCTIONS.items()})
+FUNCTIONS.update({name: _library(f) for name, f in formats.FUNCTIONS.items()})
+FUNCTIONS["format"] = _library(strformat.string_format)
+_QUALIFIED = {**library.QUALIFIED, **net.QUALIFIED, **formats.QUALIFIED}
 
 
 def _to_string(v: Any) -> Any:
     """``string(x)``: an IP or CIDR in its text form, anything else as celpy converts it."""
-    text = celnet.to_string(v)
+    text = net.to_string(v)
     return text if text is not None else celtypes.StringType(v)
 
 
@@ -744,7 +637,7 @@ class _CostEvaluator(Evaluator):
                 if not isinstance(out, celtypes.MapType):
                     return CELEvalError("no such overload", TypeError, ())
                 for k, v in out.items():
-                    if _map_lookup(mapped, k) is not _MISSING:
+                    if map_lookup(mapped, k) is not MISSING:
                         shown = str(bool(k)).lower() if isinstance(k, celtypes.BoolType) else str(k)
                         return CELEvalError(f"insert failed: key {shown} already exists", LibraryError, ())
                     mapped[k] = v
@@ -757,24 +650,24 @@ class _CostEvaluator(Evaluator):
         opt = self.visit(tree.children[0])
         if isinstance(opt, CELEvalError):
             return opt
-        if not isinstance(opt, cellib.Optional):
+        if not isinstance(opt, Optional):
             return CELEvalError("no such overload", TypeError, ())
         _TRACKER.charge(1)  # hasValue()
         if not opt.has_value:
             _TRACKER.charge(1)  # optional.none()
-            return cellib.Optional()
+            return Optional()
         _TRACKER.charge(_LIST_CREATE + 2)  # the bind of v to value()
         out = self._run(self.sub_evaluator(args[1]), {self._variable(args[0]): opt.value})
         if isinstance(out, CELEvalError):
             return out
         if macro == "optMap":
             _TRACKER.charge(1)  # optional.of()
-            return cellib.Optional(out)
-        return out if isinstance(out, cellib.Optional) else CELEvalError("no such overload", TypeError, ())
+            return Optional(out)
+        return out if isinstance(out, Optional) else CELEvalError("no such overload", TypeError, ())
 
     def _sort_by(self, tree: Any, args: list[Any]) -> Any:
         """list.sortBy(e, key): cel-go binds the list, maps it to its keys and sorts the list
-        by them (cellib.sort_by_keys)."""
+        by them (library.sort_by_keys)."""
         _TRACKER.charge(_LIST_CREATE)  # the bind's empty range
         items = self.visit(tree.children[0])
         if isinstance(items, CELEvalError):
@@ -792,7 +685,7 @@ class _CostEvaluator(Evaluator):
             _TRACKER.charge(1 + _LIST_CREATE + 1)  # __result__ + [key]
             keys.append(key)
         _TRACKER.charge(3)  # the map's result, the bound list, @sortByAssociatedKeys
-        return _library(cellib.sort_by_keys)(items, celtypes.ListType(keys))
+        return _library(library.sort_by_keys)(items, celtypes.ListType(keys))
 
 
 class _CountingBody:

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from kplan.cel import CelError, compile_selector, device_activation, evaluate
 from kplan.model.dra import Device
-from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
 
 A = 'device.attributes["gpu.example.com"]'
 DEV = Device("gpu-0", {"model": ("string", "H100"), "index": ("int", 3), "ratio": ("string", "0.5"),

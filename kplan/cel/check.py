@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from celpy.evaluation import celstr
 from lark import Token, Tree
 
-from kplan.plugins.dra import celstrformat
-from kplan.plugins.dra.cellib import LibraryError
+from kplan.cel import strformat
+from kplan.cel.values import LibraryError
 
 
 @dataclass(frozen=True)
@@ -621,11 +621,11 @@ class Checker:
                 bad = self._clause_misfit(elements[index], verb)
                 if bad is not None:
                     offset, given = bad
-                    raise _FormatFinding(offset, f"error during formatting: {celstrformat.CLAUSE_MESSAGES[verb]}, "
+                    raise _FormatFinding(offset, f"error during formatting: {strformat.CLAUSE_MESSAGES[verb]}, "
                                                  f"was given {given}")
                 return ""
             try:
-                _, requested = celstrformat.walk(fmt, len(elements), verify)
+                _, requested = strformat.walk(fmt, len(elements), verify)
             except LibraryError as e:
                 self.report(at, str(e))
                 continue
@@ -640,7 +640,7 @@ class Checker:
         """Where and of what type an argument (or, for ``%s``, a member of a list or map literal)
         is that the clause does not take; None when it fits or is ``dyn``."""
         t = self.types.get(id(element), DYN)
-        if t != DYN and t.name not in celstrformat.CLAUSE_TYPES[verb]:
+        if t != DYN and t.name not in strformat.CLAUSE_TYPES[verb]:
             return self.position(element), _type_name(t)
         inner = self._innermost(element)
         if verb == "s" and isinstance(inner, Tree) and inner.data in ("list_lit", "map_lit"):

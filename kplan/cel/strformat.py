@@ -10,7 +10,7 @@ sorted by their printed keys), ``%d`` (int, uint), ``%f`` and ``%.Nf`` (double, 
 ``2.718280 × 10⁰⁰``; cel-go passes the precision as a width, so ``%.Ne`` always has six places),
 ``%b`` (int, uint, bool), ``%x``/``%X`` (int, uint, and the UTF-8 bytes of a string or bytes),
 ``%o`` (int, uint) and ``%%``. Failures are runtime errors with cel-go's texts; arguments left
-unused are no runtime error (cel-go's compile-time validator reports them, see celcheck.py).
+unused are no runtime error (cel-go's compile-time validator reports them, see check.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 from celpy import celtypes
 
-from kplan.plugins.dra.cellib import LibraryError
+from kplan.cel.values import LibraryError
 
 #: the default number of places of ``%f`` and ``%e`` (cel-go's defaultPrecision)
 DEFAULT_PRECISION = 6

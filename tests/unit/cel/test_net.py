@@ -1,4 +1,4 @@
-"""The Kubernetes IP, CIDR and URL CEL libraries (celnet.py) as DRA selectors call them: a table
+"""The Kubernetes IP, CIDR and URL CEL libraries (kplan/cel/net.py) as DRA selectors call them: a table
 of selectors and what the API server's libraries (apiserver/pkg/cel/library ip.go, cidr.go,
 urls.go, on Go's net/netip and net/url) give for them, results and error texts."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from kplan.cel import CelError, compile_selector, device_activation, evaluate
 from kplan.model.dra import Device
-from kplan.plugins.dra.cel import CelError, compile_selector, device_activation, evaluate
 
 A = 'device.attributes["nic.example.com"]'
 DEV = Device("nic-0", {"ip": ("string", "10.1.2.3"), "subnet": ("string", "10.1.0.0/16"),

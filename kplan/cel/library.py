@@ -3,7 +3,7 @@ lacks, as DRA selectors may call them (scheduler-reference-dra.md 3.4):
 
 * cel-go's strings extension (version 2): ``charAt``, ``indexOf``, ``lastIndexOf``,
   ``lowerAscii``, ``upperAscii``, ``replace``, ``split``, ``substring``, ``trim``, ``join``,
-  ``strings.quote`` (``format`` lives in celstrformat.py);
+  ``strings.quote`` (``format`` lives in strformat.py);
 * the Kubernetes list library: ``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``,
   ``lastIndexOf`` on lists; the regex library: ``find``, ``findAll``;
 * cel-go's optional types as functions: ``optional.of``, ``optional.none``,
@@ -16,7 +16,7 @@ lacks, as DRA selectors may call them (scheduler-reference-dra.md 3.4):
 Strings are sequences of code points, as in cel-go. Failures are CEL runtime errors with
 cel-go's wording where it has one. The macros (``cel.bind``, two-variable comprehensions,
 ``transformList``/``transformMap``/``transformMapEntry``, ``sortBy``) live in the evaluator
-(cel.py); the IP, CIDR and URL libraries in celnet.py.
+(interpreter.py); the IP, CIDR and URL libraries in net.py; the value model and equality in values.py.
 """
 
 from __future__ import annotations
@@ -27,9 +27,7 @@ from typing import Any
 
 from celpy import celtypes
 
-
-class LibraryError(Exception):
-    """A library function's runtime error; ``str`` is cel-go's text."""
+from kplan.cel.values import LibraryError, Optional, equal
 
 
 def _string(v: Any) -> str:
@@ -166,18 +164,11 @@ def _same_kind(items: list[Any]) -> None:
         raise LibraryError("no such overload")
 
 
-def _equal(a: Any, b: Any) -> bool:
-    from kplan.plugins.dra.cel import cel_equal  # the one equality, heterogeneous as cel-go's
-
-    result = cel_equal(a, b)
-    return isinstance(result, celtypes.BoolType) and bool(result)
-
-
 def _list_index(items: Any, value: Any, *, last: bool) -> celtypes.IntType:
     seq = _list(items)
     order = range(len(seq) - 1, -1, -1) if last else range(len(seq))
     for i in order:
-        if _equal(seq[i], value):
+        if equal(seq[i], value):
             return celtypes.IntType(i)
     return celtypes.IntType(-1)
 
@@ -239,7 +230,7 @@ def slice_(items: Any, start: Any, end: Any) -> celtypes.ListType:
 def distinct(items: Any) -> celtypes.ListType:
     out: list[Any] = []
     for x in _list(items):
-        if not any(_equal(x, y) for y in out):
+        if not any(equal(x, y) for y in out):
             out.append(x)
     return celtypes.ListType(out)
 
@@ -286,7 +277,7 @@ def lists_range(n: Any) -> celtypes.ListType:
 
 def sets_contains(a: Any, b: Any) -> celtypes.BoolType:
     have = _list(a)
-    return celtypes.BoolType(all(any(_equal(x, y) for y in have) for x in _list(b)))
+    return celtypes.BoolType(all(any(equal(x, y) for y in have) for x in _list(b)))
 
 
 def sets_equivalent(a: Any, b: Any) -> celtypes.BoolType:
@@ -295,39 +286,10 @@ def sets_equivalent(a: Any, b: Any) -> celtypes.BoolType:
 
 def sets_intersects(a: Any, b: Any) -> celtypes.BoolType:
     have = _list(a)
-    return celtypes.BoolType(any(any(_equal(x, y) for y in have) for x in _list(b)))
+    return celtypes.BoolType(any(any(equal(x, y) for y in have) for x in _list(b)))
 
 
 # ------------------------------------------------------------------------- optional types
-
-class Optional:
-    """cel-go's optional value (``optional_type(T)``): a value, or none."""
-
-    __slots__ = ("value",)
-
-    _NONE: Any = object()
-
-    def __init__(self, value: Any = _NONE) -> None:
-        self.value = value
-
-    @property
-    def has_value(self) -> bool:
-        return self.value is not Optional._NONE
-
-    def __repr__(self) -> str:
-        return f"optional.of({self.value!r})" if self.has_value else "optional.none()"
-
-    def __eq__(self, other: object) -> bool:
-        """Optionals are equal when both are none or their values are equal (cel-go's Optional.Equal)."""
-        if not isinstance(other, Optional):
-            return False
-        if not self.has_value or not other.has_value:
-            return self.has_value == other.has_value
-        return _equal(self.value, other.value)
-
-    def __hash__(self) -> int:
-        return 0
-
 
 def _optional(v: Any) -> Optional:
     if not isinstance(v, Optional):

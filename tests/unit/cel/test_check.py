@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kplan.plugins.dra.cel import CelError, compile_selector
+from kplan.cel import CelError, compile_selector
 
 Q = 'device.capacity["gpu.example.com"].memory'
 A = 'device.attributes["gpu.example.com"]'
