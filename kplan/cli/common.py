@@ -28,7 +28,7 @@ def cluster_objects(cluster: Sequence[str], kubeconfig: str | None = None, conte
         if kubeconfig is not None or context is not None:
             raise InputError("--cluster reads a snapshot file; --kubeconfig/--context read a live cluster: "
                              "give one or the other")
-        return iter_objects(cluster), []
+        return iter_objects(cluster, cluster=True), []
     from kplan.cli.progress import list_progress
     from kplan.io.kube import NoClusterConfigured, snapshot
 

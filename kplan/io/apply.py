@@ -305,11 +305,14 @@ class Applier:
         first: list[RawObject] = []
         second: list[RawObject] = []
         from kplan.validation import describe
+        from kplan.validation.advice import never_matching
         from kplan.validation.unknown import unknown_fields
 
         for obj in objects:
             for path in unknown_fields(obj.doc):  # kubectl apply warns and drops them; so does kplan
                 self.inputs.warnings.append(f'{obj.source}: {describe(obj.doc)}: unknown field "{path}"')
+            for advice in never_matching(obj.doc):  # accepted by the API server, never honoured
+                self.inputs.warnings.append(f"{obj.source}: {describe(obj.doc)}: {advice}")
         for obj in self._merge_duplicates(objects):
             kind = str(obj.doc.get("kind"))
             if is_helm_test_hook(obj.doc):

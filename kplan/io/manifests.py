@@ -396,8 +396,12 @@ def _one_json_value(text: str) -> bool:
     return not text.startswith("---") and text.find("\n---") < 0
 
 
-def iter_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> Iterator[RawObject]:
-    """The objects of the files, one at a time (large JSON Lists are streamed)."""
+def iter_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None, *,
+                 cluster: bool = False) -> Iterator[RawObject]:
+    """The objects of the files, one at a time (large JSON Lists are streamed). ``cluster``: the
+    files describe a cluster, and one without any document (empty, or only comments) is an error
+    naming it rather than a cluster without nodes; an empty List is a cluster file all the same
+    (``kubectl get pods -A -o yaml`` of a cluster without pods)."""
     for path in expand_paths(paths):
         name = "<stdin>" if path == "-" else path
         text = read_text(path, stdin)
@@ -405,6 +409,9 @@ def iter_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> It
             yield from _stream_list(text, name)
             continue
         docs = parse_documents(text, name)
+        if cluster and all(d is None for d in docs):
+            raise InputError(f"{name}: no objects: the cluster file is empty (give a snapshot, or "
+                             "'kubectl get nodes,pods -A -o yaml' output)")
         for i, doc in enumerate(docs, 1):
             yield from flatten(doc, f"{name}: document {i}" if len(docs) > 1 else name)
 

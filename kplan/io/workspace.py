@@ -82,7 +82,7 @@ def simulate_files(cluster: Sequence[str], manifests: Sequence[str], scheduler_c
     """``kplan simulate`` of these files without the rendering (for plugin authors' tests)."""
     from kplan.io.manifests import iter_objects, load_manifests
 
-    workspace = load_workspace(iter_objects(cluster), load_manifests(manifests), namespace=namespace,
+    workspace = load_workspace(iter_objects(cluster, cluster=True), load_manifests(manifests), namespace=namespace,
                                keep_existing=keep_existing, seed=seed)
     planner = open_planner(workspace, scheduler_config, seed=seed, lowest_name=lowest_name)
     return planner.simulate(keep_cycles=keep_cycles).result

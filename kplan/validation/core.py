@@ -313,10 +313,14 @@ def validate_taints(v: Any, path: str) -> Errors:
     return errs
 
 
-def validate_requirement(v: Any, path: str, operators: tuple[str, ...], *, node: bool, field: bool = False) -> Errors:
+def validate_requirement(v: Any, path: str, operators: tuple[str, ...], *, node: bool, field: bool = False,
+                         required_term: bool = False) -> Errors:
     """validateNodeSelectorRequirement / ValidateNodeFieldSelectorRequirement /
     ValidateLabelSelectorRequirement. A Gt/Lt value that is not an integer passes, as upstream:
-    kube-scheduler then cannot build the selector and the term matches no node (model/parse.py)."""
+    kube-scheduler then cannot build the selector and the term matches no node (model/parse.py;
+    kplan warns, validation/advice.py). ``required_term``: a term of required node affinity, whose
+    values must be label values since v1.33 (a preferred term's need not: "they can succeed when
+    the cluster has only one node")."""
     errs: Errors = []
     r = as_map(v, path, errs)
     key = as_str(r.get("key"), f"{path}.key", errs)
@@ -348,6 +352,9 @@ def validate_requirement(v: Any, path: str, operators: tuple[str, ...], *, node:
     if not node:
         for j, val in enumerate(values):
             errs += check(f"{path}.values[{j}]", val, label_value)
+    elif required_term:
+        # one error per complaint, as ValidateNodeSelectorRequirement gives them
+        errs += [invalid(f"{path}.values[{j}]", val, msg) for j, val in enumerate(values) for msg in label_value(val)]
     return errs
 
 
@@ -361,13 +368,27 @@ def validate_label_selector(v: Any, path: str) -> Errors:
     return errs
 
 
-def _node_selector_term(v: Any, path: str) -> Errors:
+def _node_selector_term(v: Any, path: str, *, required_term: bool = False) -> Errors:
     errs: Errors = []
     t = as_map(v, path, errs)
     for i, r in enumerate(as_list(t.get("matchExpressions"), f"{path}.matchExpressions", errs)):
-        errs += validate_requirement(r, f"{path}.matchExpressions[{i}]", NODE_OPERATORS, node=True)
+        errs += validate_requirement(r, f"{path}.matchExpressions[{i}]", NODE_OPERATORS, node=True,
+                                     required_term=required_term)
     for i, r in enumerate(as_list(t.get("matchFields"), f"{path}.matchFields", errs)):
         errs += validate_requirement(r, f"{path}.matchFields[{i}]", ("In", "NotIn"), node=True, field=True)
+    return errs
+
+
+def validate_node_selector(v: Any, path: str, *, label_values: bool = True) -> Errors:
+    """ValidateNodeSelector of a required selector (a pod's required node affinity, a
+    PersistentVolume's node affinity): at least one term, label values in the expressions
+    (``label_values``; since v1.33, and ratcheted: an object stored before keeps its values)."""
+    errs: Errors = []
+    terms = as_list(as_map(v, path, errs).get("nodeSelectorTerms"), f"{path}.nodeSelectorTerms", errs)
+    if not terms:
+        errs.append(required(f"{path}.nodeSelectorTerms", "must have at least one node selector term"))
+    for i, t in enumerate(terms):
+        errs += _node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]", required_term=label_values)
     return errs
 
 
@@ -400,12 +421,7 @@ def validate_affinity(v: Any, path: str) -> Errors:
     na = as_map(a.get("nodeAffinity"), f"{path}.nodeAffinity", errs)
     req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
     if req is not None:
-        rp = f"{path}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
-        terms = as_list(as_map(req, rp, errs).get("nodeSelectorTerms"), f"{rp}.nodeSelectorTerms", errs)
-        if not terms:
-            errs.append(required(f"{rp}.nodeSelectorTerms", "must have at least one node selector term"))
-        for i, t in enumerate(terms):
-            errs += _node_selector_term(t, f"{rp}.nodeSelectorTerms[{i}]")
+        errs += validate_node_selector(req, f"{path}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
     pp = f"{path}.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
     for i, t in enumerate(as_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"), pp, errs)):
         term = as_map(t, f"{pp}[{i}]", errs)

@@ -23,6 +23,7 @@ from kplan.validation.core import (
     quantity,
     validate_label_selector,
     validate_meta,
+    validate_node_selector,
     validate_pod_template,
 )
 from kplan.validation.field import (
@@ -251,6 +252,16 @@ def validate_volume(d: Mapping[str, Any]) -> Errors:
     for m in as_list(spec.get("accessModes"), "spec.accessModes", errs):
         if m not in ACCESS_MODES:
             errs.append(not_supported("spec.accessModes", m, ACCESS_MODES))
+    affinity = spec.get("nodeAffinity")
+    if affinity is not None:
+        # validateVolumeNodeAffinity: the required selector is all a volume's affinity has
+        req = as_map(affinity, "spec.nodeAffinity", errs).get("required")
+        if req is None:
+            errs.append(required("spec.nodeAffinity.required", "must specify required node constraints"))
+        else:
+            # not the label values: a cluster's volumes are validated here too, and one created
+            # before v1.33 keeps values the API server has refused to new volumes since
+            errs += validate_node_selector(req, "spec.nodeAffinity.required", label_values=False)
     return errs
 
 

@@ -301,6 +301,18 @@ ROWS: dict[str, Row] = {
                                                 "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
                                                 "[{matchExpressions: [{key: k, operator: Gt, values: ['1', '2']}]}]}}}"),
                                             "must be specified single value when `operator` is 'Lt' or 'Gt'"),
+    "a required node affinity value that is no label value (v1.33)": Row(
+        pod("containers: [{name: c, image: a}], affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+            "{nodeSelectorTerms: [{matchExpressions: [{key: k, operator: In, values: ['a b']}]}]}}}"),
+        'nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: "a b": a valid label must be an empty string'),
+    "a PersistentVolume node affinity without its required selector": Row(
+        "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv}\nspec: {capacity: {storage: 1Gi}, accessModes: "
+        "[ReadWriteOnce], nodeAffinity: {}}\n",
+        "spec.nodeAffinity.required: Required value: must specify required node constraints"),
+    "a PersistentVolume node affinity without terms": Row(
+        "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv}\nspec: {capacity: {storage: 1Gi}, accessModes: "
+        "[ReadWriteOnce], nodeAffinity: {required: {nodeSelectorTerms: []}}}\n",
+        "spec.nodeAffinity.required.nodeSelectorTerms: Required value: must have at least one node selector term"),
     "a selector operator Equals": Row(pod("containers: [{name: c, image: a}], affinity: {nodeAffinity: "
                                           "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
                                           "[{matchExpressions: [{key: k, operator: Equals, values: [a]}]}]}}}"),
@@ -523,6 +535,41 @@ def test_a_cluster_without_nodes_is_said(tmp_path: Path, capsys: pytest.CaptureF
     code, _, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", str(tmp_path / "cluster.yaml")])
     assert code == 1
     assert "warning: the cluster has no nodes" in err
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n", "---\n---\n"], ids=["empty", "a comment", "separators"])
+def test_a_cluster_file_without_objects_is_an_error_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "pod.yaml").write_text(pod())
+    (tmp_path / "cluster.yaml").write_text(text)
+    code, out, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", CLUSTER,
+                                  "--cluster", str(tmp_path / "cluster.yaml")])
+    assert (code, out) == (2, "")
+    assert err == (f"error: {tmp_path}/cluster.yaml: no objects: the cluster file is empty (give a snapshot, or "
+                   "'kubectl get nodes,pods -A -o yaml' output)\n")
+
+
+def test_a_gt_value_that_is_no_integer_is_a_warning_and_matches_no_node(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # kube-apiserver v1.34 accepts it (one value is all it checks); kube-scheduler cannot build the
+    # selector, so the required term matches no node and the preferred one scores none
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "pod.yaml").write_text(pod(
+        "containers: [{name: c, image: app}], affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+        "{nodeSelectorTerms: [{matchExpressions: [{key: cores, operator: Gt, values: [many]}]}, {matchExpressions: "
+        "[{key: cores, operator: Lt, values: ['7']}]}]}, preferredDuringSchedulingIgnoredDuringExecution: "
+        "[{weight: 5, preference: {matchExpressions: [{key: cores, operator: Lt, values: ['1.5']}]}}]}}"))
+    code, _, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", CLUSTER])
+    assert code == 1, err
+    na = "spec.affinity.nodeAffinity"
+    assert [line for line in err.splitlines() if line.startswith("warning:")] == [
+        f"warning: {tmp_path}/pod.yaml: Pod default/web: {na}.requiredDuringSchedulingIgnoredDuringExecution."
+        'nodeSelectorTerms[0].matchExpressions[0].values[0]: "many" is not an integer, which Gt compares: '
+        "kube-scheduler cannot evaluate it, so this term matches no node",
+        f"warning: {tmp_path}/pod.yaml: Pod default/web: {na}.preferredDuringSchedulingIgnoredDuringExecution[0]."
+        'preference.matchExpressions[0].values[0]: "1.5" is not an integer, which Lt compares: kube-scheduler '
+        "cannot evaluate it, so this preference adds to no node's score"]
 
 
 def test_an_unknown_field_is_a_warning_as_kubectl_apply_gives_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
