@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from kplan.framework.outcome import FilterOutcome
 from kplan.framework.status import REASONS, Code, Status
 
 #: rejected rows up to which record_outcome collects their plugins in a set rather than counting
@@ -40,9 +41,8 @@ class Diagnosis:
         """(recorded, codes, reasons, plugins) per node, with every pass recorded so far."""
         arrays = self._arrays
         if arrays is None:
-            n = self.num_all_nodes
-            arrays = self._arrays = (np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int8),
-                                     np.zeros(n, dtype=np.int32), np.full(n, -1, dtype=np.int16))
+            blank = FilterOutcome.all_pass(np.arange(self.num_all_nodes))
+            arrays = self._arrays = (np.zeros(self.num_all_nodes, dtype=bool), blank.codes, blank.reasons, blank.plugins)
         if self._outcomes:
             outcomes, self._outcomes = self._outcomes, []
             for outcome in outcomes:

@@ -191,7 +191,7 @@ class ReprieveFilter(FilterPlugin, Protocol):
 class BatchReprieveFilter(ReprieveFilter, Protocol):
     """kplan's own addition: ``reprieve`` for many nodes at once (NodeResourcesFit), the preemption
     dry run's vectorised shortcut (framework/preemption.py _BatchReprieve), and Filter with other
-    pods' load added, which settles nominated pods without forking (Framework.run_filters_with_nominated)."""
+    pods' load added, which settles nominated pods without forking (Framework.run_filter_plugins_with_nominated_pods)."""
 
     def reprieve_rows(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray, requests: np.ndarray,
                       counts: np.ndarray, reserved: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...

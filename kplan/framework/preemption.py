@@ -24,7 +24,9 @@ from kplan.model.selectors import selector_matches
 
 if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
-    from kplan.framework.runtime import FilterOutcome, Framework, ReprievePlan
+    from kplan.framework.fast_path import FastPath
+    from kplan.framework.outcome import FilterOutcome
+    from kplan.framework.runtime import Framework
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -307,7 +309,7 @@ class Evaluator:
         for p in potential:
             fork.remove_pod(p, 0)
             self.fw.remove_pod_from_state(st, pod, p, fork, 0)
-        out = self.fw.run_filters_with_nominated(st, pod, fork, here, nominator)
+        out = self.fw.run_filter_plugins_with_nominated_pods(st, pod, fork, here, nominator)
         if out.codes[0] != 0:
             return [], 0, out.status(0, self.fw.filter_names)
         potential.sort(key=importance_key)
@@ -318,7 +320,7 @@ class Evaluator:
             for p in group:
                 fork.add_pod(p, 0)
                 self.fw.add_pod_to_state(st, pod, p, fork, 0)
-                if self.fw.run_filters_with_nominated(st, pod, fork, here, nominator).codes[0] != 0:
+                if self.fw.run_filter_plugins_with_nominated_pods(st, pod, fork, here, nominator).codes[0] != 0:
                     fork.remove_pod(p, 0)
                     self.fw.remove_pod_from_state(st, pod, p, fork, 0)
                     victims.append(p)
@@ -334,13 +336,8 @@ class Evaluator:
         pod must be added there first. None otherwise: the reprieve then runs every filter."""
         if self.handle.nominator.yielding_to(pod, node):
             return None
-        return self.fw.resource_filter_alone(state)
-
-    def batch_plan(self, state: CycleState) -> ReprievePlan | None:
-        """Framework.reprieve_plan where the resource filter has a batch form: the dry run then
-        settles many nodes at once (_BatchReprieve)."""
-        plan = self.fw.reprieve_plan(state)
-        return plan if plan is not None and plan.batch is not None else None
+        fast = self.fw.fast_path(state)
+        return fast.resource if fast is not None and not fast.selective else None
 
     def pick(self, candidates: list[Candidate]) -> Candidate | None:
         """pickOneNodeForPreemption (reference 7.6)."""
@@ -394,8 +391,8 @@ class _DryRun:
         self.batches: list[_Batch] = []
         self.batch_of = np.full(n, -1, dtype=np.int64)
         self.examined = n
-        plan = ev.batch_plan(state)
-        self.batch = _BatchReprieve(ev, state, pod, plan, tried) if plan is not None else None
+        fast = ev.fw.fast_path(state)
+        self.batch = _BatchReprieve(ev, state, pod, fast, tried) if fast is not None else None
         self.n_candidates = 0
         self.n_clean = 0
 
@@ -593,10 +590,9 @@ class _BatchReprieve:
     is the first rejection in filter order. Nodes where some such pod does touch a selective
     filter's state take the node-by-node path."""
 
-    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plan: ReprievePlan,
+    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plan: FastPath,
                  tried: np.ndarray) -> None:
-        assert plan.batch is not None
-        self.ev, self.state, self.pod, self.plan, self.plugin = evaluator, state, pod, plan, plan.batch
+        self.ev, self.state, self.pod, self.plan, self.plugin = evaluator, state, pod, plan, plan.resource
         self.tried = tried
         self.order = VictimOrder.of(evaluator.handle.snapshot.table)
         pdbs = evaluator.handle.snapshot.pdbs
@@ -645,13 +641,12 @@ class _BatchReprieve:
             # them, or passes with them but not without (the second pass would decide), the
             # node takes the node-by-node path too
             nominated = ev.handle.nominator.classes(pod, table, rows)
-            selective, fork = ev.fw.selective_with_counts(state, pod, table, rows, self.plan, nominated.examples,
-                                                          nominated.spread(len(rows)))
+            selective, fork = self.plan.selective_with_counts(state, pod, table, rows, nominated.examples,
+                                                              nominated.spread(len(rows)))
             general |= fork
             if len(nominated):
                 at_nominated = nominated.positions
-                plain = ev.fw.run_filter_subset(state, pod, table, rows.take(at_nominated),
-                                                [k for k, _ in self.plan.selective])
+                plain = self.plan.selective_as_is(state, pod, table, rows.take(at_nominated))
                 general[at_nominated[(selective.codes.take(at_nominated) == 0) & (plain.codes != 0)]] = True
         members = None
         if self.pdbs:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import weakref
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from kplan.framework.config import ProfileSpec
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.fast_path import FastPath
 from kplan.framework.interfaces import (
     MAX_NODE_SCORE,
     BatchReprieveFilter,
@@ -37,16 +38,16 @@ from kplan.framework.interfaces import (
     PreScorePlugin,
     QueueSortPlugin,
     RejectionExplainer,
-    ReprieveFilter,
     ReservePlugin,
     ScoreExplainer,
     ScoreExtensions,
     ScorePlugin,
     SelectiveStateFilter,
 )
+from kplan.framework.outcome import FilterOutcome
 from kplan.framework.pod_classes import PodClasses
 from kplan.framework.registry import Registry
-from kplan.framework.status import OK, REASONS, Code, Status, Verdicts
+from kplan.framework.status import OK, Code, Status
 
 if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
@@ -88,6 +89,15 @@ class Nominator(dict[str, list["Pod"]], PodClasses):
     def yielding_to(self, pod: Pod, node: str) -> list[Pod]:
         """Nominated pods the pod must leave room for on a node: priority >= its own, not itself."""
         return [p for p in self.get(node, ()) if p.priority >= pod.priority and p.uid != pod.uid]
+
+    def positions(self, table: NodeTable, rows: np.ndarray) -> list[int]:
+        """The positions in ``rows`` of the nodes with nominated pods."""
+        if len(rows) <= len(self):
+            # a few rows (a preemption fork): look each up rather than every nomination
+            names = table.names
+            return [k for k, r in enumerate(rows.tolist()) if names[r] in self]
+        nominated = [r for node in self if (r := table.row_of.get(node)) is not None]
+        return [int(k) for k in np.flatnonzero(np.isin(rows, nominated)).tolist()]
 
     def load(self, pod: Pod, table: NodeTable, rows: np.ndarray) -> NominatedLoad:
         """The pods ``pod`` must leave room for (yielding_to) on the nodes of ``rows``, as load:
@@ -282,48 +292,6 @@ class _RowLoads:
 
 
 @dataclass
-class FilterOutcome:
-    """Verdicts of the filters for ``rows`` (table rows, in the order examined)."""
-
-    rows: np.ndarray
-    codes: np.ndarray      # int8 Code per row; 0 = feasible
-    reasons: np.ndarray    # int32 reason ids
-    plugins: np.ndarray    # int16 index into Framework.filter_plugins; -1 = feasible
-
-    def status(self, k: int, names: Sequence[str]) -> Status:
-        p = int(self.plugins[k])
-        return Status(Code(int(self.codes[k])), REASONS[int(self.reasons[k])], names[p] if p >= 0 else "")
-
-    @classmethod
-    def empty(cls) -> FilterOutcome:
-        z = np.zeros(0, dtype=np.int64)
-        return cls(z, z.astype(np.int8), z.astype(np.int32), z.astype(np.int16))
-
-    def take(self, which: np.ndarray) -> FilterOutcome:
-        """The verdicts at ``which`` (positions or a mask)."""
-        return FilterOutcome(self.rows[which], self.codes[which], self.reasons[which], self.plugins[which])
-
-    @classmethod
-    def join(cls, parts: Sequence[FilterOutcome]) -> FilterOutcome:
-        """The verdicts of ``parts`` one after the other."""
-        return cls(np.concatenate([p.rows for p in parts]), np.concatenate([p.codes for p in parts]),
-                   np.concatenate([p.reasons for p in parts]), np.concatenate([p.plugins for p in parts]))
-
-
-@dataclass(frozen=True)
-class ReprievePlan:
-    """Which filters decide preemption's reprieve on a node in one cycle (Framework.reprieve_plan):
-    the resource filter (at index ``at`` of filter_plugins; ``batch`` its batch form, if any)
-    and the selective-state filters, with their indexes. The leading node-attribute filters are
-    checked apart; every other filter was skipped at PreFilter."""
-
-    resource: ReprieveFilter
-    at: int
-    selective: tuple[tuple[int, SelectiveStateFilter], ...]
-    batch: BatchReprieveFilter | None
-
-
-@dataclass
 class _FixedVerdicts:
     """The leading fixed-input filters' verdicts for every row of one node table."""
 
@@ -342,6 +310,8 @@ _FIXED_KEY = "kplan/FixedFilterVerdicts"
 _FIXED_SIGNATURES_KEPT = 1024
 #: the cycle state's record of the pod's fixed-filter signature, once fixed_filters_share hashed it
 _SIGNATURE_KEY = "kplan/FixedFilterSignature"
+#: the cycle state's record of (its skip_filter, the fast path chosen for it): Framework.fast_path
+_FAST_PATH_KEY = "kplan/FastPath"
 #: sets of skipped plugins whose active filter lists are kept
 _ACTIVE_SETS_KEPT = 1024
 
@@ -398,12 +368,9 @@ class Framework:
         #: plugins with EnqueueExtensions, by name (the others are registered for every event)
         self.enqueue_extensions: dict[str, EnqueueExtensions] = {
             n: p for n, p in self.plugins.items() if isinstance(p, EnqueueExtensions)}
-        #: Filter plugins whose verdict preemption can settle on scalars (ReprieveFilter), by name
-        self.reprieves: dict[str, ReprieveFilter] = {
-            p.name: p for p in self.filter_plugins if isinstance(p, ReprieveFilter)}
-        #: those of them that also decide many nodes at once (BatchReprieveFilter)
+        #: Filter plugins that tell their verdicts with other pods as load (BatchReprieveFilter), by name
         self.batch_reprieves: dict[str, BatchReprieveFilter] = {
-            n: p for n, p in self.reprieves.items() if isinstance(p, BatchReprieveFilter)}
+            p.name: p for p in self.filter_plugins if isinstance(p, BatchReprieveFilter)}
         #: Filter plugins that tell which pods change their PreFilter state (SelectiveStateFilter)
         self.selective: dict[str, SelectiveStateFilter] = {
             p.name: p for p in self.filter_plugins if isinstance(p, SelectiveStateFilter)}
@@ -469,46 +436,39 @@ class Framework:
         return result, returned, with_nodes
 
     def run_filters(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> FilterOutcome:
-        """RunFilterPlugins for every row at once."""
+        """RunFilterPlugins for every row at once: each row's first rejection in filter order."""
         rows = np.asarray(rows)
-        n = len(rows)
         fixed = self._fixed_verdicts(state, pod, table) if self._fixed_count else None
         if fixed is None or not fixed.any_rejected:
-            codes = np.zeros(n, dtype=np.int8)
-            reasons = np.zeros(n, dtype=np.int32)
-            plugins = np.full(n, -1, dtype=np.int16)
-            pending = np.arange(n)
+            out = FilterOutcome.all_pass(rows)
+            pending = np.arange(len(rows))
         else:
-            codes, reasons, plugins = fixed.codes.take(rows), fixed.reasons.take(rows), fixed.plugins.take(rows)
-            pending = (codes == 0).nonzero()[0]
+            out = FilterOutcome(rows, fixed.codes.take(rows), fixed.reasons.take(rows), fixed.plugins.take(rows))
+            pending = (out.codes == 0).nonzero()[0]
         first = 0 if fixed is None else self._fixed_count
-        self._filter_range(state, pod, table, rows, first, codes, reasons, plugins, pending)
-        return FilterOutcome(rows, codes, reasons, plugins)
+        self._filter_in_order(state, pod, table, out, pending,
+                              self._active_filters(state.skip_filter, first, len(self.filter_plugins)))
+        return out
 
-    def _filter_range(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray, first: int,
-                      codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray, pending: np.ndarray,
-                      last: int | None = None) -> None:
-        """Run filter plugins ``first:last`` on the ``pending`` positions of ``rows``, writing each
-        rejected position's verdict and plugin index into ``codes``/``reasons``/``plugins``."""
+    @staticmethod
+    def _filter_in_order(state: CycleState, pod: Pod, table: NodeTable, out: FilterOutcome, pending: np.ndarray,
+                         active: Sequence[tuple[int, FilterPlugin]]) -> None:
+        """Run the filter plugins ``active`` (with their indexes, in filter order) on the
+        ``pending`` positions of ``out``, each on the positions every earlier one passed: the
+        first rejection is the position's verdict."""
         if len(pending) == 0:
             return
-        active = self._active_filters(state.skip_filter, first, len(self.filter_plugins) if last is None else last)
+        rows = out.rows
         sub = rows if len(pending) == len(rows) else rows.take(pending)
         for i, (k, pl) in enumerate(active):
-            v = pl.filter(state, pod, table, sub)
-            if not v.any_rejected:
+            passed = out.reject(pending, pl.filter(state, pod, table, sub), k)
+            if len(passed) == len(pending):
                 continue
-            bad = v.codes != 0
-            pos = pending[bad]
-            if len(pos):
-                codes[pos] = v.codes[bad]
-                reasons[pos] = v.reasons[bad]
-                plugins[pos] = k
-                pending = pending[~bad]
-                if len(pending) == 0:
-                    return
-                if i + 1 < len(active):
-                    sub = rows.take(pending)
+            pending = passed
+            if len(pending) == 0:
+                return
+            if i + 1 < len(active):
+                sub = rows.take(pending)
 
     def _active_filters(self, skip: set[str], first: int, last: int) -> tuple[tuple[int, FilterPlugin], ...]:
         """The Filter plugins ``first:last`` that PreFilter did not skip, with their indexes: a
@@ -545,11 +505,9 @@ class Framework:
 
     def _run_fixed(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> FilterOutcome:
         """The leading node-attribute filters on ``rows``."""
-        n = len(rows)
-        out = FilterOutcome(rows, np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32),
-                            np.full(n, -1, dtype=np.int16))
-        self._filter_range(state, pod, table, rows, 0, out.codes, out.reasons, out.plugins, np.arange(n),
-                           last=self._fixed_count)
+        out = FilterOutcome.all_pass(rows)
+        self._filter_in_order(state, pod, table, out, np.arange(len(rows)),
+                              self._active_filters(state.skip_filter, 0, self._fixed_count))
         return out
 
     def _fixed_verdicts(self, state: CycleState, pod: Pod, table: NodeTable) -> _FixedVerdicts | None:
@@ -605,175 +563,82 @@ class Framework:
             if name not in state.skip_filter:
                 ext.remove_pod(state, pod, other, table, row)
 
-    def run_filters_with_nominated(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
-                                   nominator: Nominator) -> FilterOutcome:
-        """RunFilterPluginsWithNominatedPods (reference 5.4) for every row.
+    # ------------------------------------------------------------------ filtering with nominated pods
 
-        A node with nominated pods of priority >= the pod's is first filtered as if they ran there
-        (on a fork, with the PreFilter state updated through AddPod); only if that passes does the
-        verdict without them count.
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, table: NodeTable,
+                                               rows: np.ndarray, nominator: Nominator) -> FilterOutcome:
+        """RunFilterPluginsWithNominatedPods (reference 5.4) for every row of ``rows``.
+
+        Upstream filters a node twice where pods of priority >= the pod's are nominated to it
+        (Nominator.yielding_to): first as if they ran there (added to a copy of the node and,
+        through AddPod, to a clone of the cycle state), then, only if every filter passed, as
+        the node is. A rejection of the first pass is the node's verdict, else the second
+        pass's; a node without such pods is filtered once, as it is.
+
+        Here the pass as the nodes are runs first, on every row; then the pass with the
+        nominated pods, on the nodes that have some, overrules it where it rejects. The cycle's
+        fast path (FastPath.filter_with_nominated) tells that pass without copies where it can.
         """
+        rows = np.asarray(rows)
         out = self.run_filters(state, pod, table, rows)
         if not nominator:
             return out
-        plan = self.reprieve_plan(state)
-        if plan is not None and plan.batch is not None:
-            # only the resource filter and selective-state filters read the nodes' pods: the
-            # nominated pods are load to the one and counts to the others instead of forks
-            load = nominator.load(pod, table, rows)
-            if not len(load):
-                return out
-            if not plan.selective:
-                self._filter_with_load(state, pod, table, rows, out, load, plan.batch)
-                return out
-            forked = self._filter_with_nominated_counts(state, pod, table, rows, out, load, plan, nominator)
-            if not forked:
-                return out
-            positions = forked
-        elif len(rows) <= len(nominator):
-            # a few rows (a preemption fork): look each up rather than every nomination
-            names = table.names
-            positions = [k for k, r in enumerate(np.asarray(rows).tolist()) if names[r] in nominator]
+        fast = self.fast_path(state)
+        if fast is not None:
+            positions = fast.filter_with_nominated(state, pod, table, rows, out, nominator).tolist()
         else:
-            nominated_rows = [r for node in nominator if (r := table.row_of.get(node)) is not None]
-            positions = np.flatnonzero(np.isin(rows, nominated_rows)).tolist()
-        yielding = [(k, nominated) for k in positions
-                    if (nominated := nominator.yielding_to(pod, table.names[int(rows[k])]))]
-        if not yielding:
-            return out
-        if any(name not in state.skip_filter for name, _ in self.extensions):
-            # AddPod changes the cycle state, and each node needs its own: one fork per node
-            groups = [[entry] for entry in yielding]
-        else:
-            # the state stays as PreFilter left it, so one fork of all these nodes serves them all
-            groups = [yielding]
-        for group in groups:
-            fork = table.take([int(rows[k]) for k, _ in group])
-            fork_state = state.clone()
-            for at, (_, nominated) in enumerate(group):
-                for other in nominated:
-                    fork.add_pod(other, at)
-                    self.add_pod_to_state(fork_state, pod, other, fork, at)
-            first = self.run_filters(fork_state, pod, fork, np.arange(len(group)))
-            for at in np.flatnonzero(first.codes).tolist():
-                k = group[at][0]
-                out.codes[k], out.reasons[k], out.plugins[k] = first.codes[at], first.reasons[at], first.plugins[at]
+            positions = nominator.positions(table, rows)
+        with_pods = [(k, nominated) for k in positions
+                     if (nominated := nominator.yielding_to(pod, table.names[int(rows[k])]))]
+        if with_pods:
+            at = np.array([k for k, _ in with_pods], dtype=np.int64)
+            out.overrule(at, self._filter_with_pods_added(state, pod, table, rows.take(at),
+                                                          [nominated for _, nominated in with_pods]))
         return out
 
-    def _filter_with_load(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray, out: FilterOutcome,
-                          load: NominatedLoad, load_filter: BatchReprieveFilter) -> None:
-        """RunFilterPluginsWithNominatedPods' first pass where ``load_filter`` alone reads the
-        nodes' pods: a node a leading node-attribute filter rejects keeps that verdict with the
-        pods added too; on the others the load filter decides with the load, and where it
-        rejects, that verdict replaces the one without the nominated pods."""
-        at = load.positions
-        plugin = out.plugins.take(at)
-        settled = (plugin >= 0) & (plugin < self._fixed_count)
-        pods, requests = load.pods, load.requests
-        if settled.any():
-            keep = ~settled
-            at, pods = at[keep], pods[keep]
-            requests = {name: column[keep] for name, column in requests.items()}
-        if not len(at):
-            return
-        v = load_filter.filter_with_load(state, pod, table, rows.take(at), pods, requests)
-        if not v.any_rejected:
-            return
-        bad = v.codes != 0
-        hit = at[bad]
-        out.codes[hit] = v.codes[bad]
-        out.reasons[hit] = v.reasons[bad]
-        out.plugins[hit] = self.filter_names.index(load_filter.name)
+    def _filter_with_pods_added(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
+                                added: Sequence[Sequence[Pod]]) -> FilterOutcome:
+        """RunFilterPlugins on the nodes of ``rows``, each on a copy with ``added[k]`` pods added
+        to the k-th and the cycle state told of them through AddPod (addGENominatedPods)."""
+        if not any(name not in state.skip_filter for name, _ in self.extensions):
+            # AddPod changes nothing in the cycle state: one copy of all these nodes serves them all
+            groups = [np.arange(len(rows))]
+        else:
+            groups = [np.array([k]) for k in range(len(rows))]
+        out = FilterOutcome.all_pass(rows)
+        for group in groups:
+            copy = table.take(rows.take(group).tolist())
+            copy_state = state.clone()
+            for at, k in enumerate(group.tolist()):
+                for other in added[k]:
+                    copy.add_pod(other, at)
+                    self.add_pod_to_state(copy_state, pod, other, copy, at)
+            out.overrule(group, self.run_filters(copy_state, pod, copy, np.arange(len(group))))
+        return out
 
-    def _filter_with_nominated_counts(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
-                                      out: FilterOutcome, load: NominatedLoad, plan: ReprievePlan,
-                                      nominator: Nominator) -> list[int]:
-        """RunFilterPluginsWithNominatedPods' first pass where the resource filter and the
-        selective-state filters alone read the nodes' pods (reprieve_plan): on each node with
-        nominated pods, the first rejection in filter order among the resource filter with
-        their load and the selective filters with them counted (filter_with_pods), which
-        replaces the verdict without them. A node a leading node-attribute filter rejects
-        keeps that verdict. Returns the positions (of ``rows``) that need a fork: nodes whose
-        nominated pods a selective filter that cannot take counts would count."""
-        assert plan.batch is not None
-        at = load.positions
-        plugin = out.plugins.take(at)
-        keep = ~((plugin >= 0) & (plugin < self._fixed_count))
-        at, pods = at[keep], load.pods[keep]
-        requests = {name: column[keep] for name, column in load.requests.items()}
-        if not len(at):
-            return []
-        sub = rows.take(at)
-        n = len(at)
-        found = nominator.classes(pod, table, sub)
-        counts = found.spread(n)
-        codes = np.zeros(n, dtype=np.int8)
-        reasons = np.zeros(n, dtype=np.int32)
-        plugins = np.full(n, -1, dtype=np.int16)
-        verdicts, fork = self._selective_with_counts(state, pod, table, sub, plan, found.examples, counts)
-        verdicts.append((plan.at, plan.batch.filter_with_load(state, pod, table, sub, pods, requests)))
-        for k, v in sorted(verdicts, key=lambda kv: kv[0]):
-            if not v.any_rejected:
-                continue
-            bad = (v.codes != 0) & (codes == 0)
-            codes[bad], reasons[bad], plugins[bad] = v.codes[bad], v.reasons[bad], k
-        hit = np.flatnonzero((codes != 0) & ~fork)
-        if len(hit):
-            where = at[hit]
-            out.codes[where], out.reasons[where], out.plugins[where] = codes[hit], reasons[hit], plugins[hit]
-        return [int(k) for k in at[fork].tolist()]
+    def fast_path(self, state: CycleState) -> FastPath | None:
+        """The cycle's fast path (framework/fast_path.py), chosen once per cycle: when, among the
+        filters after the leading node-attribute ones and not skipped at PreFilter, one is the
+        resource filter (a BatchReprieveFilter) and every other is a SelectiveStateFilter, and
+        no other PreFilter extension is active. None otherwise: every pass then runs on copies."""
+        kept = state.data.get(_FAST_PATH_KEY)
+        # PreFilter sets skip_filter once per cycle (a clone copies it): the choice holds for it
+        if kept is not None and kept[0] is state.skip_filter:
+            return cast("FastPath | None", kept[1])
+        found = self._choose_fast_path(state.skip_filter)
+        state.data[_FAST_PATH_KEY] = (state.skip_filter, found)
+        return found
 
-    def _selective_with_counts(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
-                               plan: ReprievePlan, examples: Sequence[Pod], counts: np.ndarray
-                               ) -> tuple[list[tuple[int, Verdicts]], np.ndarray]:
-        """Each selective filter of ``plan`` (with its index) on ``rows`` as if ``counts[k, j]``
-        pods like ``examples[j]`` were added to the node of ``rows[k]`` (filter_with_pods), and
-        the positions where that cannot be told without a fork: a filter that cannot take counts
-        counts some of those pods there (elsewhere its verdict is the same with them or without,
-        and is the one given)."""
-        fork = np.zeros(len(rows), dtype=bool)
-        verdicts: list[tuple[int, Verdicts]] = []
-        for k, selective in plan.selective:
-            counting = self.counting.get(selective.name)
-            v = counting.filter_with_pods(state, pod, table, rows, examples, counts) if counting else None
-            if v is None:
-                touches = np.array([selective.affected_by(state, pod, p) for p in examples], dtype=bool)
-                if touches.any():
-                    fork |= (counts[:, touches] != 0).any(axis=1)
-                v = selective.filter(state, pod, table, rows)
-            verdicts.append((k, v))
-        return verdicts, fork
-
-    def selective_with_counts(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
-                              plan: ReprievePlan, examples: Sequence[Pod], counts: np.ndarray
-                              ) -> tuple[FilterOutcome, np.ndarray]:
-        """_selective_with_counts as each row's first rejection among the selective filters
-        (plugins index filter_plugins), and the positions to fork."""
-        n = len(rows)
-        out = FilterOutcome(rows, np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32),
-                            np.full(n, -1, dtype=np.int16))
-        verdicts, fork = self._selective_with_counts(state, pod, table, rows, plan, examples, counts)
-        for k, v in verdicts:
-            if not v.any_rejected:
-                continue
-            bad = (v.codes != 0) & (out.codes == 0)
-            out.codes[bad], out.reasons[bad], out.plugins[bad] = v.codes[bad], v.reasons[bad], k
-        return out, fork
-
-    def reprieve_plan(self, state: CycleState) -> ReprievePlan | None:
-        """How preemption may settle a node in this cycle without forking it: when, among the
-        filters after the leading node-attribute ones (fixed_filters_pass) and not skipped at
-        PreFilter, one is the resource filter (a ReprieveFilter) and every other is a
-        SelectiveStateFilter, and no other PreFilter extension is active. None otherwise."""
-        resource: ReprieveFilter | None = None
+    def _choose_fast_path(self, skip: set[str]) -> FastPath | None:
+        resource: BatchReprieveFilter | None = None
         at = -1
         selective: list[tuple[int, SelectiveStateFilter]] = []
         # a node-attribute filter placed after another filter (a custom order) counts as any other
         for k in range(self._fixed_count, len(self.filter_plugins)):
             name = self.filter_plugins[k].name
-            if name in state.skip_filter:
+            if name in skip:
                 continue
-            found = self.reprieves.get(name)
+            found = self.batch_reprieves.get(name)
             if found is not None and resource is None:
                 resource, at = found, k
                 continue
@@ -784,43 +649,9 @@ class Framework:
         if resource is None:
             return None
         chosen = {p.name for _, p in selective}
-        if any(name not in state.skip_filter and name not in chosen for name, _ in self.extensions):
+        if any(name not in skip and name not in chosen for name, _ in self.extensions):
             return None
-        return ReprievePlan(resource, at, tuple(selective), self.batch_reprieves.get(resource.name))
-
-    def resource_filter_alone(self, state: CycleState) -> ReprieveFilter | None:
-        """The resource Filter plugin if every other filter either reads only the node's fixed
-        attributes or was skipped at PreFilter in this cycle (reprieve_plan without selective
-        filters); None otherwise."""
-        plan = self.reprieve_plan(state)
-        return plan.resource if plan is not None and not plan.selective else None
-
-    def load_filter(self, state: CycleState) -> BatchReprieveFilter | None:
-        """resource_filter_alone if it takes other pods as load (BatchReprieveFilter): no
-        PreFilter state changes as pods are added or removed (every PreFilterExtensions plugin
-        is skipped), so pods added to or removed from a node matter to that filter only."""
-        plan = self.reprieve_plan(state)
-        return plan.batch if plan is not None and not plan.selective else None
-
-    def run_filter_subset(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
-                          indices: Sequence[int]) -> FilterOutcome:
-        """The filter plugins at ``indices`` (ascending, none skipped) on ``rows``: each row's
-        first rejection among them (plugins index filter_plugins)."""
-        n = len(rows)
-        out = FilterOutcome(rows, np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32),
-                            np.full(n, -1, dtype=np.int16))
-        pending = np.arange(n)
-        for k in indices:
-            if not len(pending):
-                break
-            v = self.filter_plugins[k].filter(state, pod, table, rows.take(pending))
-            if not v.any_rejected:
-                continue
-            bad = v.codes != 0
-            pos = pending[bad]
-            out.codes[pos], out.reasons[pos], out.plugins[pos] = v.codes[bad], v.reasons[bad], k
-            pending = pending[~bad]
-        return out
+        return FastPath(resource, at, tuple(selective), self._fixed_count, self.counting)
 
     # ------------------------------------------------------------------ scoring
 

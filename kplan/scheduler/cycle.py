@@ -14,8 +14,9 @@ import numpy as np
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
 from kplan.framework.interfaces import Handle
+from kplan.framework.outcome import FilterOutcome
 from kplan.framework.preemption import PreemptionOutcome
-from kplan.framework.runtime import FilterOutcome, Framework, Nominator
+from kplan.framework.runtime import Framework, Nominator
 from kplan.framework.status import Code, PluginError, Status
 from kplan.model.objects import Pod
 
@@ -100,7 +101,7 @@ class Scheduler:
         if nominated:
             row = snap.row_of(nominated)
             if row is not None:
-                out = fw.run_filters_with_nominated(state, pod, table, np.array([row]), nominator)
+                out = fw.run_filter_plugins_with_nominated_pods(state, pod, table, np.array([row]), nominator)
                 if out.codes[0] == 0:
                     res.node = nominated
                     res.nominated_fast_path = True
@@ -165,7 +166,7 @@ class Scheduler:
         pos = 0
         while pos < n:
             part = order[pos:pos + chunk]
-            out = fw.run_filters_with_nominated(state, pod, table, part, nominator)
+            out = fw.run_filter_plugins_with_nominated_pods(state, pod, table, part, nominator)
             ok = (out.codes == 0).nonzero()[0]
             if found + len(ok) > k:
                 # the (k+1)-th feasible node is examined but neither kept nor counted

@@ -80,7 +80,7 @@ def feasible_mask(fw: Framework, pod: Pod, nominator: Nominator | None = None) -
     else:
         rows = np.arange(len(table), dtype=np.int64)
     if nominator:
-        out = fw.run_filters_with_nominated(state, pod, table, rows, nominator)
+        out = fw.run_filter_plugins_with_nominated_pods(state, pod, table, rows, nominator)
     else:
         out = fw.run_filters(state, pod, table, rows)
     mask[rows[out.codes == Code.SUCCESS]] = True

@@ -345,7 +345,7 @@ def nearest_nodes(fw: Framework, pod: Pod, nominator: Nominator | None, inspecti
         patch = node_patch(fw, pod, table, row, failing, nominated)
         fork = patched_fork(table, row, patch)
         if nominator:
-            verdict = fw.run_filters_with_nominated(state.clone(), pod, fork, zero, nominator)
+            verdict = fw.run_filter_plugins_with_nominated_pods(state.clone(), pod, fork, zero, nominator)
         else:
             verdict = fw.run_filters(state.clone(), pod, fork, zero)
         fits = verdict.codes[0] == Code.SUCCESS and not patch.unfixable

@@ -1,4 +1,4 @@
-"""The Nominator's nominated pods by class (Framework.run_filters_with_nominated and the
+"""The Nominator's nominated pods by class (Framework.run_filter_plugins_with_nominated_pods and the
 preemption dry run count them for the selective-state filters): the per-table slots it keeps
 current as nominations change give what the node lists give."""
 

@@ -18,6 +18,7 @@ from kplan.framework.preemption import (
     Candidate,
     Evaluator,
     PreemptionOutcome,
+    _BatchReprieve,
     _DryRun,
     split_by_pdb,
 )
@@ -334,7 +335,7 @@ def every_reprieve_path_agrees(run: Any) -> None:
     NodeResourcesFit for many nodes at once (_BatchReprieve, nominated pods as load), node by node
     on scalars (Evaluator._resources_alone), nominated pods that a selective filter would count
     on forks instead of counted (filter_with_pods), every step running the filters on a fork (which
-    also turns off filtering with nominated pods as load, Framework.load_filter, and the batch's
+    also turns off filtering with nominated pods as load, FastPath.filter_with_nominated, and the batch's
     handling of selective-state filters and PDBs), and the dry run written out node after node
     (reference_preempt) on forks."""
     from unittest.mock import patch
@@ -348,12 +349,12 @@ def every_reprieve_path_agrees(run: Any) -> None:
         # the batch's chunks sized for almost every node at once, and for a few nodes at a time
         with patch.object(_DryRun, "_learn_yield", _fixed_yield(candidate_yield)):
             assert run() == batched, f"chunks sized for a yield of {candidate_yield}"
-    with patch.object(Evaluator, "batch_plan", lambda self, state: None):
+    with patch.object(_BatchReprieve, "compute", lambda self, at: None):
         assert run() == batched, "node by node on scalars"
     with patch.object(PodTopologySpread, "filter_with_pods", lambda self, *args: None), \
             patch.object(InterPodAffinity, "filter_with_pods", lambda self, *args: None):
         assert run() == batched, "nominated pods that the selective filters count on forks"
-    with patch.object(Framework, "reprieve_plan", lambda self, state: None):
+    with patch.object(Framework, "fast_path", lambda self, state: None):
         assert run() == batched, "every step on a fork"
         with patch.object(Evaluator, "preempt", reference_preempt):
             assert run() == batched, "the dry run node after node, on forks"
