@@ -37,13 +37,15 @@ def capacity(
     tie_break: opt.TieBreak = opt.tie_break_option(),
     output: str = opt.output_option("CapacityResult", "Output format: table, json, yaml or html (a self-contained page "
                                                     "with charts)."),
+    output_file: str | None = opt.output_file_option(),
     quiet: bool = opt.quiet_option(),
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
+    from kplan.cli.output import check_destination, deliver, result_options
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
-    from kplan.cli.terminal import emit, is_quiet, render_options
+    from kplan.cli.terminal import is_quiet
     from kplan.errors import InputError
     from kplan.io.apply import with_namespace
     from kplan.io.manifests import load_manifests
@@ -54,6 +56,7 @@ def capacity(
 
     quiet = is_quiet(ctx, quiet)
     check_format("CapacityResult", output)
+    check_destination(output, output_file)
     files = [*(manifests or []), *filename]
     if not files:
         raise InputError("give the Pod or workload whose replicas to count: a file or folder, or -f FILE")
@@ -77,6 +80,6 @@ def capacity(
     assert out.result is not None
     fit = sum(1 for o in out.result.pods if o.pod.uid in declared and o.status == PodStatus.SCHEDULED)
     doc = capacity_document(template, label, out, limit, declared=len(declared), declared_fit=fit, message=why)
-    emit(render(doc, output, render_options()))
+    deliver(render(doc, output, result_options(output_file)), output_file, quiet)
     if out.replicas + fit == 0:
         raise typer.Exit(1)

@@ -81,19 +81,22 @@ def pod(
         f"whole simulation a few times). Default: on up to {AUTO_NODE_SEARCH_PODS} pending pods."),
     node_search_limit: int = typer.Option(128, "--node-search-limit", min=1,
                                           help="The most nodes the node search tries."),
+    output_file: str | None = opt.output_file_option(),
     quiet: bool = opt.quiet_option(),
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
+    from kplan.cli.output import check_destination, deliver, result_options
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
-    from kplan.cli.terminal import emit, is_quiet, render_options
+    from kplan.cli.terminal import is_quiet
     from kplan.report.explain import explain_document
     from kplan.scheduler.explain import PodExplainer, explain
     from kplan.scheduler.pod_status import PodStatus
 
     quiet = is_quiet(ctx, quiet)
     check_format("PodExplanation", output)
+    check_destination(output, output_file)
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     target = find_pending(loaded.inputs, name, namespace)
@@ -118,7 +121,7 @@ def pod(
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more,
                            allocatable={n.name: n.allocatable for n in planner.inputs.nodes},
                            storage=run.result.snapshot.storage)
-    emit(render(doc, output, render_options(full=show_all)))
+    deliver(render(doc, output, result_options(output_file, full=show_all)), output_file, quiet)
     if ex.outcome.status != PodStatus.SCHEDULED:
         raise typer.Exit(1)
 

@@ -98,6 +98,13 @@ def output_option(kind: str, what: str = "Output format: table, json or yaml.") 
     return typer.Option("table", "--output", "-o", metavar="FORMAT", help=what, autocompletion=format_completer(kind))
 
 
+def output_file_option() -> Any:
+    """``--output-file``: the result into a file instead of stdout (kplan.cli.output)."""
+    return typer.Option(None, "--output-file", metavar="FILE", help="Write the result into FILE instead of stdout, "
+                        "atomically (a temporary file renamed over it; gzip-compressed for *.gz). Replaces FILE if "
+                        "it exists.")
+
+
 def fail_on_option(what: str = FAIL_ON_HELP) -> Any:
     return typer.Option(FailOn.unschedulable, "--fail-on", help=what)
 

@@ -35,13 +35,15 @@ def simulate(
     output: str = opt.output_option("SimulationResult", OUTPUT_HELP),
     fail_on: FailOn = opt.fail_on_option(),
     verbose: bool = opt.verbose_option("Print load and scheduling times on stderr."),
+    output_file: str | None = opt.output_file_option(),
     quiet: bool = opt.quiet_option(),
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
+    from kplan.cli.output import check_destination, deliver, result_options
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
-    from kplan.cli.terminal import emit, is_quiet, render_options
+    from kplan.cli.terminal import is_quiet
     from kplan.cli.workspace import load_inputs, open_planner
     from kplan.report.check import failed
     from kplan.report.document import simulation_document
@@ -49,6 +51,7 @@ def simulate(
     t0 = time.perf_counter()
     quiet = is_quiet(ctx, quiet, verbose)
     check_format("SimulationResult", output)
+    check_destination(output, output_file)
     workspace = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context,
                             namespace=namespace, keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(workspace, scheduler_config, seed=seed, tie_break=tie_break)
@@ -60,7 +63,7 @@ def simulate(
     # the CLI measures the times: the engine reads no clock
     timing = {"loadSeconds": round(t1 - t0, 4), "scheduleSeconds": round(t2 - t1, 4)}
     doc = simulation_document(result, timing)
-    emit(render(doc, output, render_options(fail_on=fail_on)))
+    deliver(render(doc, output, result_options(output_file, fail_on=fail_on)), output_file, quiet)
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, scheduled in {t2 - t1:.3f} s "
               f"({time.perf_counter() - t0:.3f} s in all)", file=sys.stderr)

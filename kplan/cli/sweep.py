@@ -228,12 +228,14 @@ def sweep(
     output: str = opt.output_option("SweepResult", "Output format: table, json, yaml, markdown or html (a "
                                 "self-contained page with the curves)."),
     verbose: bool = opt.verbose_option("Print load and run times on stderr."),
+    output_file: str | None = opt.output_file_option(),
     quiet: bool = opt.quiet_option(),
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
+    from kplan.cli.output import check_destination, deliver, result_options
     from kplan.cli.render import check_format, render
-    from kplan.cli.terminal import emit, is_quiet, render_options
+    from kplan.cli.terminal import is_quiet
     from kplan.io.sweep import SweepInputs
     from kplan.report.sweep import sweep_document
     from kplan.whatif.sweep import point_results
@@ -241,6 +243,7 @@ def sweep(
     t0 = time.perf_counter()
     quiet = is_quiet(ctx, quiet, verbose)
     check_format("SweepResult", output)
+    check_destination(output, output_file)
     plan, fixed = parse_plan(add_node, scale, cordon, drain, remove_node, parse_prices(price))
     bar = parse_confidence(confidence)
     seed_list = [seed + i for i in range(seeds)]
@@ -266,7 +269,7 @@ def sweep(
     runs = [[summaries[i, s] for s in seed_list] for i in range(len(points))]
     results = point_results(plan, runs)
     doc = sweep_document(plan, fixed, seed_list, tie_break.value, bar, results)
-    emit(render(doc, output, render_options()))
+    deliver(render(doc, output, result_options(output_file)), output_file, quiet)
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, {len(points) * len(seed_list)} simulations on {n_workers} worker"
               f"{'s' if n_workers != 1 else ''} in {t2 - t1:.3f} s ({setup:.3f} s of it starting the workers "

@@ -136,13 +136,15 @@ def whatif(
     show_all: bool = typer.Option(False, "--all", help="List every changed pod and node in the table output "
                                   "(default: up to 20 of each kind; JSON and YAML always list all)."),
     verbose: bool = opt.verbose_option("Print load and simulation times on stderr."),
+    output_file: str | None = opt.output_file_option(),
     quiet: bool = opt.quiet_option(),
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
+    from kplan.cli.output import check_destination, deliver, result_options
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
-    from kplan.cli.terminal import emit, is_quiet, render_options
+    from kplan.cli.terminal import is_quiet
     from kplan.io.scale import parse_scale, resolve_scale
     from kplan.io.scheduler_config import read_scheduler_config
     from kplan.report.check import failed
@@ -151,6 +153,7 @@ def whatif(
     t0 = time.perf_counter()
     quiet = is_quiet(ctx, quiet, verbose)
     check_format("WhatIfResult", output)
+    check_destination(output, output_file)
     for v in scale:
         parse_scale(v)  # a malformed option fails before any loading
     added, node_changes = build_changes(add_node, remove_node, cordon, drain)
@@ -167,7 +170,7 @@ def whatif(
         result = planner.whatif(changes, after_config=after_config, until_fit=template, limit=until_fit_limit)
     t2 = time.perf_counter()
     doc = whatif_document(result)
-    emit(render(doc, output, render_options(fail_on=fail_on, full=show_all)))
+    deliver(render(doc, output, result_options(output_file, fail_on=fail_on, full=show_all)), output_file, quiet)
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, simulated in {t2 - t1:.3f} s", file=sys.stderr)
     if failed(doc, fail_on):

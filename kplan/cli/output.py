@@ -1,0 +1,63 @@
+"""Where a command's result goes: stdout, or ``--output-file FILE``, written atomically as a
+snapshot is (kplan.io.atomic), gzip-compressed when the name ends in .gz.
+
+An ``--output-file`` that could not be written, and ``-o html`` on a terminal (a page of tens of
+kilobytes for a browser, not for reading there), fail before the run, with exit code 2, rather
+than after minutes of simulation. A report replaces an existing file, as ``> FILE`` would; a
+snapshot, slow to take again, asks for ``--force``."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from typing import Any
+
+#: formats whose output is not for reading on a terminal
+NOT_FOR_A_TERMINAL = {"html": "report.html"}
+
+
+def to_file(output_file: str | None) -> bool:
+    """``--output-file`` names a file ('-' is stdout, as for the manifests)."""
+    return output_file is not None and output_file != "-"
+
+
+def check_destination(fmt: str, output_file: str | None) -> None:
+    """Before the run: the result could be written where it is to go."""
+    from kplan.cli.terminal import is_terminal
+    from kplan.errors import InputError
+    from kplan.io.atomic import check_target
+
+    if to_file(output_file):
+        assert output_file is not None
+        check_target(output_file, force=True)
+    elif fmt in NOT_FOR_A_TERMINAL and is_terminal(sys.stdout):
+        name = NOT_FOR_A_TERMINAL[fmt]
+        raise InputError(f"-o {fmt} makes a page for a browser, not for a terminal: give --output-file {name}, "
+                         f"or redirect stdout (> {name})")
+
+
+def result_options(output_file: str | None, **kw: Any) -> Any:
+    """The RenderOptions of the result: for stdout as kplan.cli.terminal.render_options says; for a
+    file, no colour, no wrapping and ASCII bars, as for a pipe."""
+    from kplan.cli.terminal import render_options
+
+    opts = render_options(**kw)
+    return replace(opts, color=False, width=None, terminal=False) if to_file(output_file) else opts
+
+
+def deliver(text: str, output_file: str | None, quiet: bool = False) -> None:
+    """The result to stdout, or into the file (a line on stderr says where, unless ``quiet``)."""
+    from kplan.cli.terminal import emit
+    from kplan.io.atomic import write_atomically
+
+    if not to_file(output_file):
+        emit(text)
+        return
+    assert output_file is not None
+    write_atomically(output_file, lambda out: out.write(text), force=True, what="result")
+    if not quiet:
+        import os
+
+        size = os.path.getsize(output_file)
+        amount = f"{size} bytes" if size < 10_000 else f"{size // 1000} kB"
+        print(f"wrote {output_file} ({amount})", file=sys.stderr)
