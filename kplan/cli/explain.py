@@ -86,7 +86,7 @@ def pod(
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.output import check_destination, deliver, result_options
+    from kplan.cli.output import check_destination, deliver, result_options, run_info
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
@@ -121,7 +121,9 @@ def pod(
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more,
                            allocatable={n.name: n.allocatable for n in planner.inputs.nodes},
                            storage=run.result.snapshot.storage)
-    deliver(render(doc, output, result_options(output_file, full=show_all)), output_file, quiet)
+    deliver(render(doc, output, result_options(output_file, full=show_all, run=run_info(
+        cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
+        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)
     if ex.outcome.status != PodStatus.SCHEDULED:
         raise typer.Exit(1)
 

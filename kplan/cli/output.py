@@ -9,6 +9,7 @@ snapshot, slow to take again, asks for ``--force``."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -43,6 +44,28 @@ def result_options(output_file: str | None, **kw: Any) -> Any:
 
     opts = render_options(**kw)
     return replace(opts, color=False, width=None, terminal=False) if to_file(output_file) else opts
+
+
+def run_info(*, cluster: Sequence[str] = (), manifests: Sequence[str] = (), context: str | None = None,
+             scheduler_config: str | None = None, seed: int | None = None, tie_break: str | None = None) -> Any:
+    """The RunInfo of this run: its inputs as given, its seed, the release kplan models and the time
+    now (SOURCE_DATE_EPOCH, when set, instead: reproducible reports)."""
+    import os
+    import time
+
+    from kplan import SCHEDULER_VERSION
+    from kplan.cli.render import RunInfo
+
+    inputs = [("Cluster", ", ".join(cluster) if cluster else
+               f"the live cluster of {'context ' + context if context else 'the current context'}")]
+    if manifests:
+        inputs.append(("Manifests", ", ".join("stdin" if m == "-" else m for m in manifests)))
+    if scheduler_config:
+        inputs.append(("Scheduler configuration", scheduler_config))
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = int(epoch) if epoch.isdigit() else time.time()
+    made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(when))
+    return RunInfo(inputs=tuple(inputs), seed=seed, tie_break=tie_break, release=SCHEDULER_VERSION, made=made)
 
 
 def deliver(text: str, output_file: str | None, quiet: bool = False) -> None:

@@ -233,7 +233,7 @@ def sweep(
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.output import check_destination, deliver, result_options
+    from kplan.cli.output import check_destination, deliver, result_options, run_info
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
     from kplan.io.sweep import SweepInputs
@@ -269,7 +269,9 @@ def sweep(
     runs = [[summaries[i, s] for s in seed_list] for i in range(len(points))]
     results = point_results(plan, runs)
     doc = sweep_document(plan, fixed, seed_list, tie_break.value, bar, results)
-    deliver(render(doc, output, result_options(output_file)), output_file, quiet)
+    deliver(render(doc, output, result_options(output_file, run=run_info(
+        cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
+        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, {len(points) * len(seed_list)} simulations on {n_workers} worker"
               f"{'s' if n_workers != 1 else ''} in {t2 - t1:.3f} s ({setup:.3f} s of it starting the workers "

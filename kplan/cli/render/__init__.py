@@ -26,6 +26,23 @@ Document = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
+class RunInfo:
+    """What a report says of the run it comes from, which its document does not carry: the command
+    fills it in (kplan.cli.output.run_info), the clock included, so that renderers read no clock."""
+
+    #: the inputs, as (what, value) pairs: ("Cluster", "fixtures/cluster.yaml"), ("Manifests", …)
+    inputs: tuple[tuple[str, str], ...] = ()
+    #: the seed of the scheduler's random choices (None for a command that has none)
+    seed: int | None = None
+    #: how equal top scores are broken: "random" (seeded) or "lowest-name"
+    tie_break: str | None = None
+    #: the kube-scheduler release kplan models, e.g. "v1.34.1"
+    release: str = ""
+    #: when the run was made, as a sentence, e.g. "2026-12-05 20:45 UTC"
+    made: str = ""
+
+
+@dataclass(frozen=True)
 class RenderOptions:
     #: ANSI colours (the table formats only); the command sets it for a terminal without NO_COLOR
     color: bool = False
@@ -37,6 +54,8 @@ class RenderOptions:
     width: int | None = None
     #: stdout is a terminal: bars drawn with block glyphs (█████░░░░░), which pipes do not get
     terminal: bool = False
+    #: the run's inputs, seed, release and date, for the reports that name them (-o html)
+    run: RunInfo | None = None
 
 
 Renderer = Callable[[Document, RenderOptions], str]

@@ -18,7 +18,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from kplan import __version__
 from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render.reasons import merged, shape
 from kplan.cli.render.summary import short_reason
 from kplan.errors import InputError
 
@@ -197,15 +199,19 @@ def placements_chart(placements: Mapping[str, int]) -> Any:
 # ------------------------------------------------------------------------------ pods
 
 def pending_by_reason(pods: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The pods that do not run, grouped by status and kube-scheduler's reason, most pods first."""
-    groups: dict[tuple[str, str], list[str]] = {}
+    """The pods that do not run, grouped by status and what kube-scheduler's reason says (node
+    counts aside: kplan.cli.render.reasons), most pods first; a group's reason shows each count as
+    the range of its values."""
+    groups: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
     for p in pods:
         if p["status"] == "Scheduled":
             continue
         reason = short_reason(p.get("message")) or "(no message)"
-        groups.setdefault((str(p["status"]), reason), []).append(f"{p['namespace']}/{p['name']}")
-    out = [{"status": status, "reason": reason, "count": len(keys), "pods": keys[:MAX_PODS_PER_REASON],
-            "more": max(0, len(keys) - MAX_PODS_PER_REASON)} for (status, reason), keys in groups.items()]
+        keys, messages = groups.setdefault((str(p["status"]), shape(reason)), ([], []))
+        keys.append(f"{p['namespace']}/{p['name']}")
+        messages.append(reason)
+    out = [{"status": status, "reason": merged(messages), "count": len(keys), "pods": keys[:MAX_PODS_PER_REASON],
+            "more": max(0, len(keys) - MAX_PODS_PER_REASON)} for (status, _), (keys, messages) in groups.items()]
     return sorted(out, key=lambda g: (-g["count"], g["status"], g["reason"]))
 
 
@@ -215,8 +221,8 @@ def _nodes_section(sim: Document) -> dict[str, Any]:
             "count": len(nodes), "max_bars": MAX_NODE_BARS}
 
 
-def _page(template: str, title: str, doc: Document, **context: Any) -> str:
-    return _render(template, title=title, doc=doc, max_rows=MAX_ROWS, **context)
+def _page(template: str, title: str, doc: Document, opts: RenderOptions, **context: Any) -> str:
+    return _render(template, title=title, doc=doc, run=opts.run, version=__version__, max_rows=MAX_ROWS, **context)
 
 
 # ------------------------------------------------------------------------------ documents
@@ -224,14 +230,14 @@ def _page(template: str, title: str, doc: Document, **context: Any) -> str:
 def simulation_html(doc: Document, opts: RenderOptions) -> str:
     from kplan.cli.render.summary import simulation_summary
 
-    return _page("simulation.html.j2", "kplan simulate", doc, summary=simulation_summary(doc),
+    return _page("simulation.html.j2", "kplan simulate", doc, opts, summary=simulation_summary(doc),
                  reasons=pending_by_reason(doc["pods"]), nodes=_nodes_section(doc))
 
 
 def whatif_html(doc: Document, opts: RenderOptions) -> str:
     from kplan.cli.render.summary import simulation_summary
 
-    return _page("whatif.html.j2", "kplan whatif", doc, before=simulation_summary(doc["before"]),
+    return _page("whatif.html.j2", "kplan whatif", doc, opts, before=simulation_summary(doc["before"]),
                  after=simulation_summary(doc["after"]), reasons=pending_by_reason(doc["after"]["pods"]),
                  nodes=_nodes_section(doc["after"]))
 
@@ -240,7 +246,7 @@ def capacity_html(doc: Document, opts: RenderOptions) -> str:
     from kplan.cli.render.capacity import capacity_table
 
     headline = capacity_table(doc, RenderOptions()).splitlines()[0]
-    return _page("capacity.html.j2", "kplan capacity", doc, headline=headline,
+    return _page("capacity.html.j2", "kplan capacity", doc, opts, headline=headline,
                  placements=placements_chart(doc["placements"]),
                  nodes=_nodes_section(doc) if doc.get("nodes") else None)
 
@@ -249,7 +255,7 @@ def sweep_html(doc: Document, opts: RenderOptions) -> str:
     from kplan.cli.render import sweep
 
     headers, rows = sweep.rows(doc)
-    return _page("sweep.html.j2", "kplan sweep", doc, header=sweep.header(doc), verdict=sweep.verdict(doc),
+    return _page("sweep.html.j2", "kplan sweep", doc, opts, header=sweep.header(doc), verdict=sweep.verdict(doc),
                  headers=headers, rows=rows, charts=sweep_charts(doc))
 
 

@@ -19,8 +19,13 @@ FIX = ROOT / "fixtures"
 CLUSTER = ["--cluster", str(FIX / "cluster.yaml")]
 
 
+#: 2026-12-05 20:00 UTC: the time a report names, fixed as reproducible builds fix it
+EPOCH = "1796500800"
+
+
 def page(*args: str) -> str:
-    r = CliRunner().invoke(app, [*args, "-o", "html", "-q", "--tie-break", "lowest-name"], catch_exceptions=False)
+    r = CliRunner().invoke(app, [*args, "-o", "html", "-q", "--tie-break", "lowest-name"], catch_exceptions=False,
+                           env={"SOURCE_DATE_EPOCH": EPOCH})
     assert r.exit_code in (0, 1), r.stderr
     return r.stdout
 
@@ -66,3 +71,34 @@ def test_points_at_one_place_share_one_label(sweep_page: str) -> None:
     nodes = charts(sweep_page)[2]
     labels = re.findall(r"<text[^>]*>(\d\. #\d+[^<]*)</text>", nodes)
     assert labels == ["1. #0, 2. #1", "3. #3"]
+
+
+def run_header(html: str) -> dict[str, str]:
+    """The header's (what, value) pairs: inputs, seed, release and date."""
+    block = re.search(r'<dl class="run">(.*?)</dl>', html, re.S)
+    assert block is not None
+    pairs = re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", block.group(1), re.S)
+    return {k: re.sub(r"<[^>]+>", "", v) for k, v in pairs}
+
+
+def test_the_header_names_the_inputs_the_seed_the_release_and_the_date(capacity_page: str) -> None:
+    from kplan import __version__
+
+    assert run_header(capacity_page) == {
+        "Cluster": str(FIX / "cluster.yaml"),
+        "Manifests": str(FIX / "manifests" / "gpu-inference.yaml"),
+        "Seed": "0 (equal scores broken by the lowest node name)",
+        "Models": "Kubernetes 1.34 (kube-scheduler v1.34.1)",
+        "Made": f"2026-12-05 20:00 UTC by kplan {__version__}",
+    }
+
+
+def test_the_header_of_a_sweep_and_a_scheduler_configuration(sweep_page: str) -> None:
+    header = run_header(sweep_page)
+    assert header["Cluster"] == str(FIX / "cluster.yaml") and header["Manifests"] == str(FIX / "app" / "deployment.yaml")
+    custom = page("simulate", str(FIX / "custom-scoring" / "pods.yaml"), "--cluster",
+                  str(FIX / "custom-scoring" / "cluster.yaml"), "--scheduler-config",
+                  str(FIX / "scheduler-configs" / "custom-scoring.yaml"), "--seed", "7")
+    header = run_header(custom)
+    assert header["Scheduler configuration"] == str(FIX / "scheduler-configs" / "custom-scoring.yaml")
+    assert header["Seed"] == "7 (equal scores broken by the lowest node name)"
