@@ -5,6 +5,11 @@ Unschedulable, Gated, Preempted) and node; a running pod of the input is Running
 unless the run preempted it; a pod a change removed is Deleted; a pod that does not exist in a
 run is Absent. A change is any pod whose (status, node) differs. Utilisation compares the
 requested cpu, memory and pod counts of every node, and of every zone, at the end of each run.
+
+A move is a pod that had a place before and has another one after: a running pod evicted (by a
+drain, say) and scheduled on another node. A pending pod has no place yet: that the run after the
+change puts it on another node than the run before is a different plan, not a move ("placed
+elsewhere"); an added node or the seeded tie-breaks of a large run reshuffle thousands of them.
 """
 
 from __future__ import annotations
@@ -45,8 +50,9 @@ DELETED_KIND = "deleted"
 NEW = "new"
 REMOVED = "removed"
 OTHER = "changed"
+PLACED_ELSEWHERE = "placed elsewhere"
 KIND_ORDER = (EVICTED, MOVED, NOW_SCHEDULABLE, NOW_UNSCHEDULABLE, PREEMPTED_KIND, NO_LONGER_PREEMPTED,
-              DELETED_KIND, NEW, REMOVED, OTHER)
+              DELETED_KIND, NEW, REMOVED, OTHER, PLACED_ELSEWHERE)
 
 
 @dataclass(frozen=True)
@@ -95,10 +101,12 @@ def change_kind(before: PodState, after: PodState) -> str:
         return PREEMPTED_KIND
     if b == PodStatus.PREEMPTED and a != PodStatus.PREEMPTED:
         return NO_LONGER_PREEMPTED
+    if b == Presence.RUNNING and a == PodStatus.SCHEDULED and after.node != before.node:
+        return MOVED
     if b == Presence.RUNNING and a != Presence.RUNNING:
         return EVICTED
     if b == PodStatus.SCHEDULED and a == PodStatus.SCHEDULED:
-        return MOVED
+        return PLACED_ELSEWHERE
     if a == PodStatus.SCHEDULED or (a == Presence.RUNNING and b != Presence.RUNNING):
         return NOW_SCHEDULABLE
     if b in (PodStatus.SCHEDULED, Presence.RUNNING) and a in (PodStatus.UNSCHEDULABLE, PodStatus.GATED):

@@ -93,7 +93,8 @@ def whatif_summary(doc: Mapping[str, Any]) -> str:
                                                  ("nowUnschedulable", "now unschedulable"),
                                                  ("preempted", "preempted"),
                                                  ("noLongerPreempted", "no longer preempted"), ("deleted", "deleted"),
-                                                 ("new", "new"), ("removed", "removed")) if s[k]]
+                                                 ("new", "new"), ("removed", "removed"),
+                                                 ("placedElsewhere", "placed elsewhere")) if s.get(k)]
     changed = f"{s['changed']} pod{'s' if s['changed'] != 1 else ''} change" + (f" ({', '.join(parts)})" if parts else "")
     return f"Before: {side(b)}.\nAfter:  {side(a)}.\n{changed}."
 

@@ -18,6 +18,7 @@ from kplan.whatif.diff import (
     NO_LONGER_PREEMPTED,
     NOW_SCHEDULABLE,
     NOW_UNSCHEDULABLE,
+    PLACED_ELSEWHERE,
     PREEMPTED_KIND,
     REMOVED,
     PodState,
@@ -32,10 +33,13 @@ S, U, G, P = PodStatus.SCHEDULED, PodStatus.UNSCHEDULABLE, PodStatus.GATED, PodS
 RUNNING, DELETED, ABSENT = Presence.RUNNING, Presence.DELETED, Presence.ABSENT
 
 KIND_CASES = [
-    ("a pending pod that lands elsewhere moved", PodState(S, "a"), PodState(S, "b"), MOVED),
+    ("a pending pod that lands elsewhere is placed elsewhere, not moved", PodState(S, "a"), PodState(S, "b"),
+     PLACED_ELSEWHERE),
     ("a pending pod that now lands became schedulable", PodState(U), PodState(S, "a"), NOW_SCHEDULABLE),
     ("a pending pod that no longer lands became unschedulable", PodState(S, "a"), PodState(U), NOW_UNSCHEDULABLE),
-    ("a running pod that must be scheduled again was evicted", PodState(RUNNING, "a"), PodState(S, "b"), EVICTED),
+    ("a running pod evicted and scheduled on another node moved", PodState(RUNNING, "a"), PodState(S, "b"), MOVED),
+    ("a running pod evicted and scheduled on its own node again was evicted", PodState(RUNNING, "a"),
+     PodState(S, "a"), EVICTED),
     ("an evicted pod that finds no node is still evicted", PodState(RUNNING, "a"), PodState(U), EVICTED),
     ("a running pod a preemption removes was preempted", PodState(RUNNING, "a"), PodState(P, "a"), PREEMPTED_KIND),
     ("a pod preempted only before is no longer preempted", PodState(P, "a"), PodState(RUNNING, "a"),
@@ -58,7 +62,7 @@ def test_unchanged_pods_are_not_changes_and_changes_are_ordered_by_kind_then_nam
     after = {("d", "x"): PodState(S, "a"), ("d", "b"): PodState(S, "n"), ("d", "a"): PodState(S, "m"),
              ("d", "r"): PodState(S, "m")}
     changes = diff_states(before, after)
-    assert [(c.name, c.kind) for c in changes] == [("r", EVICTED), ("a", NOW_SCHEDULABLE), ("b", NOW_SCHEDULABLE)]
+    assert [(c.name, c.kind) for c in changes] == [("r", MOVED), ("a", NOW_SCHEDULABLE), ("b", NOW_SCHEDULABLE)]
 
 
 @dataclass
