@@ -8,7 +8,7 @@ protocols (``class MyScore(PluginBase, PreScorePlugin, ScorePlugin)``): mypy the
 method signatures against them and reports, for instance,
 ``Argument 4 of "score" is incompatible with supertype "ScorePlugin"``. The optional interfaces
 (PreFilterExtensions, ScoreExtensions, EnqueueExtensions and kplan's own FixedInputFilter,
-ScoreExplainer, RejectionExplainer, ReprieveFilter) are recognised once, when the framework is
+ScoreExplainer, RejectionExplainer, BatchReprieveFilter) are recognised once, when the framework is
 built.
 """
 
@@ -179,19 +179,11 @@ class PostFilterPlugin(Plugin, Protocol):
 
 
 @runtime_checkable
-class ReprieveFilter(FilterPlugin, Protocol):
-    """kplan's own addition: a Filter whose verdict preemption can settle on scalars while it adds
-    victims back (NodeResourcesFit); see framework/preemption.py."""
-
-    def reprieve(self, state: CycleState, pod: Pod, table: NodeTable, row: int, removed: list[Pod],
-                 order: list[Pod]) -> list[Pod] | None: ...
-
-
-@runtime_checkable
-class BatchReprieveFilter(ReprieveFilter, Protocol):
-    """kplan's own addition: ``reprieve`` for many nodes at once (NodeResourcesFit), the preemption
-    dry run's vectorised shortcut (framework/preemption.py _BatchReprieve), and Filter with other
-    pods' load added, which settles nominated pods without forking (Framework.run_filter_plugins_with_nominated_pods)."""
+class BatchReprieveFilter(FilterPlugin, Protocol):
+    """kplan's own addition: a Filter whose verdict, where other pods join or leave a node, can
+    be told from their requests alone (NodeResourcesFit): ``filter_with_load`` settles nominated
+    pods without copying nodes, and ``reprieve_rows`` is SelectVictimsOnNode's greedy walk for
+    many nodes at once (framework/fast_path.py; preemption's _BatchReprieve)."""
 
     def reprieve_rows(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray, requests: np.ndarray,
                       counts: np.ndarray, reserved: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...

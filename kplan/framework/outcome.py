@@ -2,8 +2,8 @@
 (pkg/scheduler/framework/runtime/framework.go, v1.34.1):
 
 * RunFilterPlugins stops at the first plugin that rejects a node: among several filters, the
-  first rejection in filter order is the node's verdict (``FilterOutcome.reject``,
-  ``FilterOutcome.first_rejections``);
+  first rejection in filter order is the node's verdict (``FilterOutcome.add``; ``reject``
+  where the filters come in filter order; ``first_rejections``);
 * RunFilterPluginsWithNominatedPods filters a node with its nominated pods added first, and
   without them only if that passed: a rejection of the pass with them overrules the pass
   without them (``FilterOutcome.overrule``).
@@ -46,18 +46,29 @@ class FilterOutcome:
         """The verdicts of several filters, each given for every row with its index in filter
         order (in any order here): per row, the first rejection in filter order."""
         out = cls.all_pass(rows)
-        pending = np.arange(len(rows))
-        for plugin, v in sorted(verdicts, key=lambda kv: kv[0]):
-            if not len(pending):
-                break
-            if v.any_rejected:
-                pending = out.reject(pending, Verdicts(v.codes.take(pending), v.reasons.take(pending)), plugin)
+        everywhere = np.arange(len(rows))
+        for plugin, v in verdicts:
+            out.add(everywhere, v, plugin)
         return out
 
+    def add(self, at: np.ndarray, v: Verdicts, plugin: int) -> None:
+        """Filter ``plugin``'s verdicts ``v`` on the positions ``at``, in any order of filters:
+        where it rejects and no earlier filter in filter order did, its rejection is the
+        position's verdict (the first rejection in filter order wins)."""
+        if not v.any_rejected:
+            return
+        current = self.plugins.take(at)
+        wins = (v.codes != 0) & ((current < 0) | (current > plugin))
+        where = at[wins]
+        self.codes[where] = v.codes[wins]
+        self.reasons[where] = v.reasons[wins]
+        self.plugins[where] = plugin
+
     def reject(self, pending: np.ndarray, v: Verdicts, plugin: int) -> np.ndarray:
-        """Filter ``plugin``'s verdicts ``v`` on the positions ``pending``, which every earlier
-        filter passed: where it rejects, that is the position's verdict (the first rejection in
-        filter order wins). Returns the positions it passed, for the filters after it."""
+        """``add`` for filters taken in filter order: ``v`` is filter ``plugin``'s verdicts on
+        the positions ``pending``, which every earlier filter passed and no later one has
+        judged, so each of its rejections is the position's verdict. Returns the positions it
+        passed, for the filters after it (RunFilterPlugins stops at a node's first rejection)."""
         if not v.any_rejected:
             return pending
         bad = v.codes != 0

@@ -16,7 +16,8 @@ import numpy as np
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis
-from kplan.framework.interfaces import Handle, ReprieveFilter
+from kplan.framework.interfaces import Handle
+from kplan.framework.outcome import FilterOutcome
 from kplan.framework.pod_classes import PodClasses
 from kplan.framework.status import OK, Code, Status
 from kplan.model.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
@@ -25,8 +26,7 @@ from kplan.model.selectors import selector_matches
 if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
     from kplan.framework.fast_path import FastPath
-    from kplan.framework.outcome import FilterOutcome
-    from kplan.framework.runtime import Framework
+    from kplan.framework.runtime import Framework, NominatedLoad
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -280,78 +280,80 @@ class Evaluator:
         """Whether no node of ``rows`` holds a pod of lower priority than ``pod``."""
         return not bool((table.min_priority(rows) < pod.priority).any())
 
-    def select_victims(self, state: CycleState, pod: Pod, row: int, pdbs: list[PodDisruptionBudget],
-                       allowed: dict[int, int], *, fixed_passed: bool = False) -> tuple[list[Pod], int, Status]:
-        """SelectVictimsOnNode on a fork of the node and a clone of the cycle state.
-
-        When the resource filter alone can change its verdict as pods leave and return (see
-        _resources_alone) and the node-attribute filters pass (``fixed_passed``), it decides
-        on scalars without a fork; where the pod does not fit even so, the fork gives the
-        filters' own status."""
+    def select_victims_on_node(self, state: CycleState, pod: Pod, row: int, pdbs: list[PodDisruptionBudget],
+                               allowed: dict[int, int]) -> tuple[list[Pod], int, Status]:
+        """SelectVictimsOnNode (default_preemption.go), on a copy of the node and a clone of the
+        cycle state: take away every pod of lower priority than the pod; if the pod does not fit
+        even so (RunFilterPluginsWithNominatedPods), the node is no candidate. Else add them
+        back, most important first and those whose eviction would violate a
+        PodDisruptionBudget before the others, keeping each one the pod still fits beside; the
+        rest are the victims. Returns (victims, how many violate a budget, status)."""
         table = self.handle.snapshot.table
         potential = [p for p in table.pods[row] if p.priority < pod.priority]
         if not potential:
             return [], 0, Status(Code.UNRESOLVABLE, (NO_VICTIMS,))
-        by_resources = self._resources_alone(state, pod, table.names[row]) if fixed_passed else None
-        if by_resources is not None:
-            order = sorted(potential, key=importance_key)
-            bad, good = split_by_pdb(order, pdbs, allowed)
-            found = by_resources.reprieve(state, pod, table, row, potential, bad + good)
-            if found is not None:
-                n_violations = sum(1 for p in found if any(p is b for b in bad))
-                if bad and good:
-                    found.sort(key=importance_key)
-                return found, n_violations, OK
-        fork = table.take([row])
-        st = state.clone()
-        nominator = self.handle.nominator
+        copy = table.take([row])
+        copy_state = state.clone()
         here = np.zeros(1, dtype=np.int64)
+
+        def fits() -> FilterOutcome:
+            return self.fw.run_filter_plugins_with_nominated_pods(copy_state, pod, copy, here, self.handle.nominator)
+
+        def remove(p: Pod) -> None:
+            copy.remove_pod(p, 0)
+            self.fw.remove_pod_from_state(copy_state, pod, p, copy, 0)
+
+        def reprieve(p: Pod) -> bool:
+            copy.add_pod(p, 0)
+            self.fw.add_pod_to_state(copy_state, pod, p, copy, 0)
+            if fits().codes[0] == 0:
+                return True
+            remove(p)
+            return False
+
         for p in potential:
-            fork.remove_pod(p, 0)
-            self.fw.remove_pod_from_state(st, pod, p, fork, 0)
-        out = self.fw.run_filter_plugins_with_nominated_pods(st, pod, fork, here, nominator)
-        if out.codes[0] != 0:
-            return [], 0, out.status(0, self.fw.filter_names)
+            remove(p)
+        without = fits()
+        if without.codes[0] != 0:
+            return [], 0, without.status(0, self.fw.filter_names)
         potential.sort(key=importance_key)
-        bad, good = split_by_pdb(potential, pdbs, allowed)
-        victims: list[Pod] = []
-        n_violations = 0
-        for group, counts in ((bad, True), (good, False)):
-            for p in group:
-                fork.add_pod(p, 0)
-                self.fw.add_pod_to_state(st, pod, p, fork, 0)
-                if self.fw.run_filter_plugins_with_nominated_pods(st, pod, fork, here, nominator).codes[0] != 0:
-                    fork.remove_pod(p, 0)
-                    self.fw.remove_pod_from_state(st, pod, p, fork, 0)
-                    victims.append(p)
-                    if counts:
-                        n_violations += 1
-        if bad and good:
+        violating, non_violating = split_by_pdb(potential, pdbs, allowed)
+        victims = [p for p in violating if not reprieve(p)]
+        n_violations = len(victims)
+        victims += [p for p in non_violating if not reprieve(p)]
+        if violating and non_violating:
             victims.sort(key=importance_key)
         return victims, n_violations, OK
 
-    def _resources_alone(self, state: CycleState, pod: Pod, node: str) -> ReprieveFilter | None:
-        """The resource Filter plugin (one with ``reprieve``) if it alone can change its verdict
-        as victims are added back on ``node`` (Framework.resource_filter_alone) and no nominated
-        pod must be added there first. None otherwise: the reprieve then runs every filter."""
-        if self.handle.nominator.yielding_to(pod, node):
+    def pick_one_node_for_preemption(self, candidates: list[Candidate]) -> Candidate | None:
+        """pickOneNodeForPreemption (reference 7.6) over candidate objects (pick_by_criteria)."""
+        if not candidates:
             return None
-        fast = self.fw.fast_path(state)
-        return fast.resource if fast is not None and not fast.selective else None
+        columns = [np.array(column) for column in zip(*(c.criteria() for c in candidates), strict=True)]
+        names = [c.node.encode() for c in candidates]
+        name_rank = np.zeros(len(candidates), dtype=np.int64)
+        name_rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+        return candidates[pick_by_criteria(columns, name_rank, self.handle)]
 
-    def pick(self, candidates: list[Candidate]) -> Candidate | None:
-        """pickOneNodeForPreemption (reference 7.6)."""
-        if len(candidates) == 1:
-            return candidates[0]
-        # the criteria applied one after another, each keeping the best: a lexicographic maximum
-        ranks = [c.criteria() for c in candidates]
-        best = max(ranks)
-        remaining = [c for c, r in zip(candidates, ranks, strict=True) if r == best]
-        if len(remaining) == 1:
-            return remaining[0]
-        if self.handle.lowest_name:
-            return min(remaining, key=lambda c: c.node.encode())
-        return remaining[int(self.handle.rng.integers(len(remaining)))]
+
+def pick_by_criteria(criteria: list[np.ndarray], name_rank: np.ndarray, handle: Handle) -> int:
+    """pickOneNodeForPreemption (reference 7.6) over candidates given as columns: ``criteria``
+    (Candidate.criteria, one array per criterion, each to maximise) and ``name_rank`` (the
+    order of their node names' bytes). The criteria apply one after another, each keeping the
+    best candidates (a lexicographic maximum); a full tie goes to the smallest name with
+    lowest-name ties, else to a random one. Returns the chosen candidate's index."""
+    n = len(name_rank)
+    if n == 1:
+        return 0
+    keep = np.ones(n, dtype=bool)
+    for column in criteria:
+        keep &= column == column[keep].max()
+    remaining = np.flatnonzero(keep)
+    if len(remaining) == 1:
+        return int(remaining[0])
+    if handle.lowest_name:
+        return int(remaining[int(np.argmin(name_rank.take(remaining)))])
+    return int(remaining[int(handle.rng.integers(len(remaining)))])
 
 
 class _DryRun:
@@ -360,11 +362,13 @@ class _DryRun:
     examined in order until some candidate without PDB violations is known and ``want``
     candidates in all; whatever was settled for nodes past that point is dropped.
 
-    Per node, in the order of the cheapest that applies: no pod of lower priority (no victims);
-    a leading node-attribute filter rejects it (its verdict, which no eviction changes); the
-    batch walk (_BatchReprieve) for many nodes at once; else SelectVictimsOnNode node by node
-    (Evaluator.select_victims). Candidates stay columns (their pick criteria and where their
-    victims are) and become Candidate objects only when read."""
+    Each node's answer is SelectVictimsOnNode's. Its first steps are taken for many nodes at
+    once: a node without a pod of lower priority has no victims, and one a leading
+    node-attribute filter rejects keeps that verdict (no eviction changes it). The others go
+    through the cycle's fast path where it is open (_BatchReprieve: many nodes at once) and
+    else through Evaluator.select_victims_on_node, node by node. Candidates stay columns
+    (their pick criteria and where their victims are) and become Candidate objects only when
+    read."""
 
     def __init__(self, ev: Evaluator, state: CycleState, pod: Pod, tried: np.ndarray, want: int) -> None:
         self.ev, self.state, self.pod, self.tried, self.want = ev, state, pod, tried, want
@@ -382,13 +386,11 @@ class _DryRun:
         self.criteria = [np.zeros(n, dtype=np.int64) for _ in range(4)] + [np.zeros(n)]
         #: failed positions settled in bulk, with their verdicts (plugins index filter_plugins)
         self.failed = np.zeros(n, dtype=bool)
-        self.codes = np.zeros(n, dtype=np.int8)
-        self.reasons = np.zeros(n, dtype=np.int32)
-        self.plugins = np.full(n, -1, dtype=np.int16)
+        self.verdicts = FilterOutcome.all_pass(tried)
         #: the node-by-node path's results
         self.singles: dict[int, Candidate] = {}
         self.statuses: dict[int, Status] = {}
-        self.batches: list[_Batch] = []
+        self.batches: list[BatchVictims] = []
         self.batch_of = np.full(n, -1, dtype=np.int64)
         self.examined = n
         fast = ev.fw.fast_path(state)
@@ -408,8 +410,7 @@ class _DryRun:
             todo = self.has_victims[lo:hi].copy()
             rejected = todo & (self.fixed.codes[lo:hi] != 0)
             if rejected.any():
-                at = lo + np.flatnonzero(rejected)
-                self._fail(at, self.fixed.codes[at], self.fixed.reasons[at], self.fixed.plugins[at])
+                self._fail(self.fixed.take(lo + np.flatnonzero(rejected)), lo + np.flatnonzero(rejected))
                 todo &= ~rejected
             if self.batch is not None and todo.any():
                 found = self.batch.compute(lo + np.flatnonzero(todo))
@@ -432,24 +433,23 @@ class _DryRun:
         if examined:
             self.ev.sizing.candidate_yield = candidates / examined
 
-    def _fail(self, at: np.ndarray, codes: np.ndarray, reasons: np.ndarray, plugins: np.ndarray | int) -> None:
+    def _fail(self, verdicts: FilterOutcome, at: np.ndarray) -> None:
         self.failed[at] = True
-        self.codes[at] = codes
-        self.reasons[at] = reasons
-        self.plugins[at] = plugins
+        self.verdicts.codes[at] = verdicts.codes
+        self.verdicts.reasons[at] = verdicts.reasons
+        self.verdicts.plugins[at] = verdicts.plugins
 
-    def _take(self, found: _Batch) -> None:
+    def _take(self, found: BatchVictims) -> None:
         at = found.at
         self.batch_of[at] = len(self.batches)
         self.batches.append(found)
         ok = found.fits & (found.n_victims > 0)
         self.is_candidate[at[ok]] = True
         self.is_clean[at[ok]] = found.violations[ok] == 0
-        for column, values in zip(self.criteria, found.criteria(), strict=True):
+        for column, values in zip(self.criteria, found.criteria, strict=True):
             column[at] = values
-        bad = ~found.fits
-        if bad.any():
-            self._fail(at[bad], found.fail_codes, found.fail_reasons, found.fail_plugins)
+        if len(found.failures.rows):
+            self._fail(found.failures, at[~found.fits])
         empty = found.fits & (found.n_victims == 0)
         if empty.any():
             for i in at[empty].tolist():
@@ -459,7 +459,7 @@ class _DryRun:
         return Status(Code.ERROR, (f'expected at least one victim pod on node "{self.names[row]}"',))
 
     def _scan(self, lo: int, hi: int, singles: np.ndarray) -> int:
-        """Walk positions ``lo:hi`` in order, running the node-by-node path at ``singles``; the
+        """Walk positions ``lo:hi`` in order, running SelectVictimsOnNode at ``singles``; the
         position where the dry run stops, or -1."""
         p = lo
         for g in singles.tolist() + [hi]:
@@ -473,8 +473,8 @@ class _DryRun:
             if g == hi:
                 return -1
             row = int(self.tried[g])
-            victims, n_violations, status = self.ev.select_victims(self.state, self.pod, row, self.pdbs, self.allowed,
-                                                                   fixed_passed=True)
+            victims, n_violations, status = self.ev.select_victims_on_node(self.state, self.pod, row, self.pdbs,
+                                                                           self.allowed)
             if status.ok and victims:
                 c = Candidate(self.names[row], row, victims, n_violations)
                 self.singles[g] = c
@@ -495,10 +495,9 @@ class _DryRun:
         """The dry run's NodeToStatus: the nodes examined that are no candidate."""
         nested = Diagnosis(len(self.table), statuses=self.statuses, absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
         ex = self.examined
-        failed = np.flatnonzero(self.failed[:ex])
-        if len(failed):
-            nested.record_outcome(self.tried[failed], self.codes[failed], self.reasons[failed], self.plugins[failed],
-                                  self.ev.fw.filter_names)
+        failed = self.verdicts.take(np.flatnonzero(self.failed[:ex]))
+        if len(failed.rows):
+            nested.record_outcome(failed.rows, failed.codes, failed.reasons, failed.plugins, self.ev.fw.filter_names)
         nested.record(self.tried[:ex][~self.has_victims[:ex]], Status(Code.UNRESOLVABLE, (NO_VICTIMS,)))
         return nested
 
@@ -510,21 +509,9 @@ class _DryRun:
         return np.concatenate([np.flatnonzero(found & clean), np.flatnonzero(found & ~clean)])
 
     def pick(self, order: np.ndarray) -> int:
-        """pickOneNodeForPreemption (reference 7.6) over the candidates at ``order``: the
-        criteria applied one after another, each keeping the best, is a lexicographic maximum;
-        a full tie goes to the smallest name or a random one."""
-        if len(order) == 1:
-            return int(order[0])
-        keep = np.ones(len(order), dtype=bool)
-        for column in self.criteria:
-            values = column.take(order)
-            keep &= values == values[keep].max()
-        remaining = order[keep]
-        if len(remaining) == 1:
-            return int(remaining[0])
-        if self.ev.handle.lowest_name:
-            return int(remaining[int(np.argmin(self.table.name_rank.take(self.tried.take(remaining))))])
-        return int(remaining[int(self.ev.handle.rng.integers(len(remaining)))])
+        """pickOneNodeForPreemption over the candidates at ``order``: the position chosen."""
+        return int(order[pick_by_criteria([column.take(order) for column in self.criteria],
+                                          self.table.name_rank.take(self.tried.take(order)), self.ev.handle)])
 
     def candidate(self, i: int) -> Candidate:
         """The candidate at position ``i``, as an object."""
@@ -539,60 +526,95 @@ class _DryRun:
         return Candidate(self.names[row], row, found.victims(k), int(found.violations[k]), rank)
 
 
-@dataclass
-class _Batch:
-    """What one batch walk settled, for the positions ``at`` (ascending) of the dry run."""
+@dataclass(frozen=True)
+class BatchVictims:
+    """What the fast path settled for the positions ``at`` (ascending) of the dry run: per
+    node, SelectVictimsOnNode's answer."""
 
     at: np.ndarray
-    fits: np.ndarray          # the pod fits with every lower-priority pod gone, all filters passing
-    chosen: np.ndarray        # victims: [k, j] for the j-th pod of position k in the walk's order
-    offsets: np.ndarray       # [k, j]: that pod's index in pods[k], from base[k]
-    base: np.ndarray          # where the lower-priority pods start in pods[rows[k]]
+    #: the pod fits with every lower-priority pod gone (and the selective filters pass)
+    fits: np.ndarray
+    #: the node's lower-priority pods (LowerPods) in the order they were added back
+    lower: LowerPods
+    #: [k, j]: the j-th pod of position k in that order is a victim
+    chosen: np.ndarray
+    violations: np.ndarray
+    n_victims: np.ndarray
+    #: Candidate.criteria, one array per criterion
+    criteria: tuple[np.ndarray, ...]
+    #: the verdicts where the pod does not fit, for the positions at[~fits] in order
+    failures: FilterOutcome
+
+    def victims(self, k: int) -> list[Pod]:
+        """The victims of position ``k``, in MoreImportantPod order, as SelectVictimsOnNode sorts them."""
+        return self.lower.pods_at(k, self.chosen[k])
+
+
+@dataclass(frozen=True)
+class LowerPods:
+    """The lower-priority pods of some nodes, as padded arrays: per position ``k`` (node
+    ``rows[k]``), ``count[k]`` pods; ``present[k, j]`` whether slot ``j`` holds one, and
+    ``picked[k, j]`` its index in ``pods[rows[k]]`` (the node's pods in MoreImportantPod
+    order, where the lower-priority ones start at ``start[k]``)."""
+
     rows: np.ndarray
+    start: np.ndarray
+    count: np.ndarray
+    present: np.ndarray
+    picked: np.ndarray
     #: per table row, its pods in MoreImportantPod order: a shallow copy of VictimOrder.pods,
     #: whose refresh replaces a row's list rather than changing it, so candidates read later
     #: (explain reads them after the cycle has bound pods) see the lists of this dry run
     pods: list[list[Pod]]
-    violations: np.ndarray
-    top: np.ndarray
-    total: np.ndarray
-    n_victims: np.ndarray
-    earliest: np.ndarray
-    #: the verdicts where the pod does not fit, in the order of np.flatnonzero(~fits)
-    fail_codes: np.ndarray
-    fail_reasons: np.ndarray
-    fail_plugins: np.ndarray
 
-    def criteria(self) -> tuple[np.ndarray, ...]:
-        """Candidate.criteria, one array per criterion."""
-        return -self.violations, -self.top, -self.total, -self.n_victims, self.earliest
+    @classmethod
+    def of(cls, order: VictimOrder, table: NodeTable, pod: Pod, rows: np.ndarray) -> LowerPods:
+        order.refresh(table, rows)
+        # the lower-priority pods of a row are the tail of its list, after those of priority >= the pod's
+        start = (order.neg_priority[rows] <= -pod.priority).sum(axis=1)
+        count = order.count[rows] - start
+        step = np.arange(int(count.max()) if len(count) else 0)
+        present = step < count[:, None]
+        picked = np.where(present, start[:, None] + step, 0)
+        return cls(rows, start, count, present, picked, order.pods.copy())
 
-    def victims(self, k: int) -> list[Pod]:
-        """In MoreImportantPod order, as SelectVictimsOnNode sorts them."""
-        pods, base = self.pods[int(self.rows[k])], int(self.base[k])
-        return [pods[base + j] for j in np.sort(self.offsets[k][self.chosen[k]]).tolist()]
+    def take(self, keep: np.ndarray) -> LowerPods:
+        return LowerPods(self.rows[keep], self.start[keep], self.count[keep], self.present[keep], self.picked[keep],
+                         self.pods)
+
+    def reordered(self, walk: np.ndarray) -> LowerPods:
+        """The same pods, slot ``j`` of position ``k`` now the one at ``walk[k, j]``."""
+        return LowerPods(self.rows, self.start, self.count, self.present, np.take_along_axis(self.picked, walk, axis=1),
+                         self.pods)
+
+    def pods_at(self, k: int, which: np.ndarray) -> list[Pod]:
+        """The pods of position ``k`` at the slots ``which`` (a mask), in MoreImportantPod order."""
+        pods = self.pods[int(self.rows[k])]
+        return [pods[j] for j in np.sort(self.picked[k][which]).tolist()]
+
+    def column(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (VictimOrder's per row and pod) at each slot."""
+        at: np.ndarray = values[self.rows[:, None], self.picked]
+        return at
 
 
 class _BatchReprieve:
-    """The dry run's shortcut for many nodes at once (Framework.reprieve_plan): the resource
-    filter decides the reprieve, and the selective-state filters (PodTopologySpread,
-    InterPodAffinity) give the same verdict on a node with or without its lower-priority pods
-    when none of those is a pod their PreFilter state counts (affected_by). On such nodes,
-    where the node-attribute filters pass, the selective filters are run once on the node with
-    its nominated pods of at least the pod's priority counted (filter_with_pods), and the
-    victims come from one vectorised greedy walk (the resource plugin's ``reprieve_rows``) over
-    every such node, with those nominated pods as load: the filters' pass with them added is
-    the stricter of RunFilterPluginsWithNominatedPods' two (a node where a selective filter
-    passes with them but not without, as pod affinity may, takes the node-by-node path, as does
-    one where a filter cannot count them). PodDisruptionBudgets order the walk as
+    """The dry run's fast path for many nodes at once (Framework.fast_path): SelectVictimsOnNode
+    for every node where the resource filter alone decides which lower-priority pods can
+    return. The selective-state filters (PodTopologySpread, InterPodAffinity) give the same
+    verdict on a node with or without its lower-priority pods when none of those is a pod
+    their PreFilter state counts (affected_by); on such nodes they are run once, with the
+    node's nominated pods of at least the pod's priority counted (filter_with_pods), and the
+    victims come from one vectorised greedy walk (the resource plugin's ``reprieve_rows``)
+    with those nominated pods as load: the filters' pass with them added is the stricter of
+    RunFilterPluginsWithNominatedPods' two. PodDisruptionBudgets order the walk as
     filterPodsWithPDBViolation does: per node, the pods past each budget's allowed disruptions
-    first. Where the pod does not fit even with every lower-priority pod gone, the node's status
-    is the first rejection in filter order. Nodes where some such pod does touch a selective
-    filter's state take the node-by-node path."""
+    first. Where the pod does not fit even with every lower-priority pod gone, the node's
+    status is the first rejection in filter order. The nodes it cannot settle so go to
+    SelectVictimsOnNode node by node."""
 
-    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, plan: FastPath,
-                 tried: np.ndarray) -> None:
-        self.ev, self.state, self.pod, self.plan, self.plugin = evaluator, state, pod, plan, plan.resource
+    def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, fast: FastPath, tried: np.ndarray) -> None:
+        self.ev, self.state, self.pod, self.fast = evaluator, state, pod, fast
         self.tried = tried
         self.order = VictimOrder.of(evaluator.handle.snapshot.table)
         pdbs = evaluator.handle.snapshot.pdbs
@@ -614,118 +636,119 @@ class _BatchReprieve:
         table[keys] = np.fromiter(cache.values(), dtype=dtype, count=len(cache))
         return table
 
-    def compute(self, at: np.ndarray) -> _Batch | None:
-        ev, state, pod, order = self.ev, self.state, self.pod, self.order
-        table = ev.handle.snapshot.table
-        rows = self.tried[at]
-        order.refresh(table, rows)
-        # the lower-priority pods of a row are the tail of its list, after those of priority >= the pod's
-        start = (order.neg_priority[rows] <= -pod.priority).sum(axis=1)
-        counts = order.count[rows] - start
-        width = int(counts.max()) if len(counts) else 0
-        step = np.arange(width)
-        present = step < counts[:, None]
-        picked = np.where(present, start[:, None] + step, 0)
-        classes = np.where(present, order.classes[rows[:, None], picked], 0)
-        load = ev.handle.nominator.load(pod, table, rows)
-        general = np.zeros(len(rows), dtype=bool)
-        selective: FilterOutcome | None = None
-        if self.plan.selective:
-            # a node whose pods leaving would change a selective filter's state takes the
-            # node-by-node path
-            affects = self._class_table(classes[present], self.affects, lambda p: any(
-                f.affected_by(state, pod, p) for _, f in self.plan.selective), bool)
-            general |= (affects[classes] & present).any(axis=1)
-            # their verdicts with the nominated pods counted (RunFilterPluginsWithNominatedPods'
-            # first pass): the same with the victims gone or back; where a filter cannot count
-            # them, or passes with them but not without (the second pass would decide), the
-            # node takes the node-by-node path too
-            nominated = ev.handle.nominator.classes(pod, table, rows)
-            selective, fork = self.plan.selective_with_counts(state, pod, table, rows, nominated.examples,
-                                                              nominated.spread(len(rows)))
-            general |= fork
-            if len(nominated):
-                at_nominated = nominated.positions
-                plain = self.plan.selective_as_is(state, pod, table, rows.take(at_nominated))
-                general[at_nominated[(selective.codes.take(at_nominated) == 0) & (plain.codes != 0)]] = True
+    def compute(self, at: np.ndarray) -> BatchVictims | None:
+        """SelectVictimsOnNode for the positions ``at`` of the dry run that this path can settle
+        (None if it can settle none of them)."""
+        table = self.ev.handle.snapshot.table
+        lower = LowerPods.of(self.order, table, self.pod, self.tried[at])
+        classes = np.where(lower.present, lower.column(self.order.classes), 0)
+        load = self.ev.handle.nominator.load(self.pod, table, lower.rows)
+        left, selective = self._selective_verdicts(lower, classes)
         members = None
         if self.pdbs:
             if self.pdbs_by_class:
-                members = self._class_table(classes[present], self.members, lambda p: sum(
-                    1 << i for i, b in enumerate(self.pdbs) if counts_against(p, b)), np.int64)[classes]
-                members = np.where(present, members, 0)
+                members = np.where(lower.present, self._class_table(classes[lower.present], self.members, lambda p: sum(
+                    1 << i for i, b in enumerate(self.pdbs) if counts_against(p, b)), np.int64)[classes], 0)
             else:
                 # a row with a pod a PDB guards takes the general path (split_by_pdb's order)
-                general |= np.array([any(counts_against(p, b) for p in order.pods[r][s:] for b in self.pdbs)
-                                     for r, s in zip(rows.tolist(), start.tolist(), strict=True)], dtype=bool)
-        if general.any():
-            keep = ~general
-            kept = np.flatnonzero(keep)
-            at, rows, start, counts = at[keep], rows[keep], start[keep], counts[keep]
-            present, picked = present[keep], picked[keep]
-            if selective is not None:
-                selective = selective.take(keep)
+                left |= np.array([any(counts_against(p, b) for p in self.order.pods[r][s:] for b in self.pdbs)
+                                  for r, s in zip(lower.rows.tolist(), lower.start.tolist(), strict=True)], dtype=bool)
+        if left.any():
+            keep = ~left
+            at, lower, load = at[keep], lower.take(keep), load.kept(keep)
+            selective = selective.take(keep)
             if members is not None:
                 members = members[keep]
-            if len(load):
-                where = np.full(len(keep), -1, dtype=np.int64)
-                where[kept] = np.arange(len(kept))
-                moved = where[load.positions]
-                ok = moved >= 0
-                load = type(load)(moved[ok], load.pods[ok], {n: a[ok] for n, a in load.requests.items()})
-        k_rows = len(rows)
-        if not k_rows:
+        if not len(at):
             return None
-        violating = np.zeros(present.shape, dtype=bool)
-        if members is not None and members.any():
-            # filterPodsWithPDBViolation per node: a pod past any of its budgets' allowed
-            # disruptions (counted in MoreImportantPod order) violates; those are tried first
-            for i in range(len(self.pdbs)):
-                member = (members >> i) & 1 == 1
-                violating |= member & (np.cumsum(member, axis=1) > self.allowed[i])
-            walk = np.argsort(~violating, axis=1, kind="stable")
-            picked = np.take_along_axis(picked, walk, axis=1)
-            violating = np.take_along_axis(violating, walk, axis=1)
-        stacked = order.requests[rows[:, None], picked] * present[:, :, None]
-        columns = stacked.shape[2]
-        reserved = np.zeros((k_rows, columns + 1), dtype=np.int64)   # the last column counts pods
+        lower, violating = self._pdb_order(lower, members)
+        requests = lower.column(self.order.requests) * lower.present[:, :, None]
+        reserved = self._reserved(table, load, len(at), requests.shape[2])
+        fits, victim = self.fast.resource.reprieve_rows(self.state, self.pod, table, lower.rows, requests, lower.count,
+                                                        reserved)
+        passed = fits & (selective.codes == 0)
+        chosen = victim & passed[:, None]
+        violations, n_victims = (chosen & violating).sum(axis=1), chosen.sum(axis=1)
+        return BatchVictims(at, passed, lower, chosen, violations, n_victims,
+                            self._criteria(lower, chosen, violations, n_victims),
+                            self._failures(table, lower, requests, reserved, fits, selective, ~passed))
+
+    def _selective_verdicts(self, lower: LowerPods, classes: np.ndarray) -> tuple[np.ndarray, FilterOutcome]:
+        """The positions left to SelectVictimsOnNode for the selective filters' sake, and those
+        filters' first rejection on each node with its nominated pods counted
+        (RunFilterPluginsWithNominatedPods' first pass): the same with the victims gone or
+        back, unless a victim is a pod their state counts (the node is left), a filter cannot
+        count the nominated pods, or it passes with them but not without (the second pass
+        would decide: the node is left too)."""
+        state, pod, rows = self.state, self.pod, lower.rows
+        left = np.zeros(len(rows), dtype=bool)
+        if not self.fast.selective:
+            return left, FilterOutcome.all_pass(rows)
+        table = self.ev.handle.snapshot.table
+        affects = self._class_table(classes[lower.present], self.affects, lambda p: any(
+            f.affected_by(state, pod, p) for _, f in self.fast.selective), bool)
+        left |= (affects[classes] & lower.present).any(axis=1)
+        nominated = self.ev.handle.nominator.classes(pod, table, rows)
+        selective, copies = self.fast.selective_with_counts(state, pod, table, rows, nominated.examples,
+                                                            nominated.spread(len(rows)))
+        left |= copies
+        if len(nominated):
+            at = nominated.positions
+            as_is = self.fast.selective_as_is(state, pod, table, rows.take(at))
+            left[at[(selective.codes.take(at) == 0) & (as_is.codes != 0)]] = True
+        return left, selective
+
+    def _pdb_order(self, lower: LowerPods, members: np.ndarray | None) -> tuple[LowerPods, np.ndarray]:
+        """filterPodsWithPDBViolation per node: a pod past any of its budgets' allowed
+        disruptions (counted in MoreImportantPod order) violates; those are tried first. The
+        pods in that order, and whether each violates."""
+        violating = np.zeros(lower.present.shape, dtype=bool)
+        if members is None or not members.any():
+            return lower, violating
+        for i in range(len(self.pdbs)):
+            member = (members >> i) & 1 == 1
+            violating |= member & (np.cumsum(member, axis=1) > self.allowed[i])
+        walk = np.argsort(~violating, axis=1, kind="stable")
+        return lower.reordered(walk), np.take_along_axis(violating, walk, axis=1)
+
+    @staticmethod
+    def _reserved(table: NodeTable, load: NominatedLoad, n: int, columns: int) -> np.ndarray:
+        """What the nominated pods hold per position: per resource column and, in the last
+        column, in pods."""
+        reserved = np.zeros((n, columns + 1), dtype=np.int64)
         if len(load):
             reserved[load.positions, columns] = load.pods
             for name, amount in load.requests.items():
                 col = table.res.get(name)
                 if col is not None and col < columns:
                     reserved[load.positions, col] = amount
-        fits, victim = self.plugin.reprieve_rows(state, pod, table, rows, stacked, counts, reserved)
-        n = len(rows)
-        s_plugins = np.full(n, -1, dtype=np.int16)
-        s_codes = np.zeros(n, dtype=np.int8)
-        s_reasons = np.zeros(n, dtype=np.int32)
-        if selective is not None:
-            s_plugins, s_codes, s_reasons = selective.plugins, selective.codes, selective.reasons
-        passed = fits & (s_codes == 0)
-        chosen = victim & passed[:, None]
-        # Candidate.criteria for every row at once
-        priority = -order.neg_priority[rows[:, None], picked]
+        return reserved
+
+    def _criteria(self, lower: LowerPods, chosen: np.ndarray, violations: np.ndarray, n_victims: np.ndarray
+                  ) -> tuple[np.ndarray, ...]:
+        """Candidate.criteria for every position at once."""
+        priority = -lower.column(self.order.neg_priority)
         top = np.where(chosen, priority, _INT64_MIN).max(axis=1)
         total = np.where(chosen, priority + INT32_OFFSET, 0).sum(axis=1)
-        earliest = np.where(chosen & (priority == top[:, None]), order.start[rows[:, None], picked], np.inf).min(axis=1)
-        n_victims = chosen.sum(axis=1)
-        violations = (chosen & violating).sum(axis=1)
-        bad = np.flatnonzero(~passed)
-        fail_codes = s_codes[bad]
-        fail_reasons = s_reasons[bad]
-        fail_plugins = s_plugins[bad]
-        resource_first = ~fits[bad] & ((fail_plugins < 0) | (fail_plugins > self.plan.at))
-        if resource_first.any():
-            # the resource filter's verdict on the node without its lower-priority pods, with the load
-            r = bad[resource_first]
-            gone = stacked[r].sum(axis=1)
-            held = reserved[r]
-            requests = {name: held[:, col] - gone[:, col] for name, col in
-                        ((name, table.res.get(name)) for name in table.res.names) if col is not None and col < columns}
-            v = self.plugin.filter_with_load(state, pod, table, rows[r], held[:, columns] - counts[r], requests)
-            fail_codes[resource_first] = v.codes
-            fail_reasons[resource_first] = v.reasons
-            fail_plugins[resource_first] = self.plan.at
-        return _Batch(at, passed, chosen, picked - start[:, None], start, rows, order.pods.copy(), violations, top, total, n_victims,
-                      earliest, fail_codes, fail_reasons, fail_plugins)
+        earliest = np.where(chosen & (priority == top[:, None]), lower.column(self.order.start), np.inf).min(axis=1)
+        return -violations, -top, -total, -n_victims, earliest
+
+    def _failures(self, table: NodeTable, lower: LowerPods, requests: np.ndarray, reserved: np.ndarray,
+                  fits: np.ndarray, selective: FilterOutcome, failed: np.ndarray) -> FilterOutcome:
+        """The status of the positions ``failed`` (where the pod does not fit with every
+        lower-priority pod gone): the first rejection in filter order among the selective
+        filters and the resource filter, whose verdict is asked for the nodes with those pods
+        gone and the nominated pods' load."""
+        bad = np.flatnonzero(failed)
+        out = selective.take(bad)
+        short = np.flatnonzero(~fits[bad])
+        if len(short):
+            r = bad[short]
+            columns = requests.shape[2]
+            gone, held = requests[r].sum(axis=1), reserved[r]
+            freed = {name: held[:, col] - gone[:, col] for name in table.res.names
+                     if (col := table.res.get(name)) is not None and col < columns}
+            v = self.fast.resource.filter_with_load(self.state, self.pod, table, lower.rows[r],
+                                                    held[:, columns] - lower.count[r], freed)
+            out.add(short, v, self.fast.at)
+        return out

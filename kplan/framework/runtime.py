@@ -186,6 +186,17 @@ class NominatedLoad:
     def __len__(self) -> int:
         return len(self.positions)
 
+    def kept(self, keep: np.ndarray) -> NominatedLoad:
+        """The load on the rows asked about that ``keep`` (a mask over them) keeps, its
+        positions renumbered among those."""
+        if not len(self):
+            return self
+        where = np.full(len(keep), -1, dtype=np.int64)
+        where[keep] = np.arange(int(np.count_nonzero(keep)))
+        moved = where[self.positions]
+        ok = moved >= 0
+        return NominatedLoad(moved[ok], self.pods[ok], {name: column[ok] for name, column in self.requests.items()})
+
 
 class _RowLoads:
     """Per row of one node table: how many pods are nominated there, their summed requests per

@@ -284,43 +284,15 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
             ids = reason_of.take(bits)
         return ids
 
-    def reprieve(self, state: CycleState, pod: Pod, table: NodeTable, row: int, removed: list[Pod],
-                 order: list[Pod]) -> list[Pod] | None:
-        """Preemption on ``row`` when this filter alone depends on the node's pods: None if the pod
-        does not fit even with ``removed`` gone; else add those back one by one in ``order``,
-        keeping each the pod still fits beside, and return the rest (the victims). The same test
-        as Filter, on scalars."""
-        checked = state.read(_PRE_FILTER_KEY)
-        if checked is None:
-            checked = self.checked_resources(pod)
-        cols = [table.column(name) for name, _ in checked]
-        free = [int(table.alloc_t[c, row]) - int(table.requested_t[c, row])
-                + sum(p.requests.get(name, 0) for p in removed) for c, (name, _) in zip(cols, checked, strict=True)]
-        slots = int(table.allowed_pods[row]) - int(table.pod_count[row]) + len(removed)
-
-        def fits(free: list[int], slots: int) -> bool:
-            # Filter: pod count + 1 <= allowed, and every checked request <= allocatable - requested
-            return slots >= 1 and all(q <= f for (_, q), f in zip(checked, free, strict=True))
-
-        if not fits(free, slots):
-            return None
-        victims = []
-        for p in order:
-            after = [f - p.requests.get(name, 0) for f, (name, _) in zip(free, checked, strict=True)]
-            if fits(after, slots - 1):
-                free, slots = after, slots - 1
-            else:
-                victims.append(p)
-        return victims
-
     def reprieve_rows(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
                       requests: np.ndarray, counts: np.ndarray, reserved: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``reprieve`` for many nodes at once. Row ``k`` of ``rows`` has ``counts[k]`` lower-priority
-        pods, whose requests (over the table's resource columns) are ``requests[k, :counts[k]]`` in
+        """SelectVictimsOnNode's walk for many nodes at once. Row ``k`` of ``rows`` has ``counts[k]``
+        lower-priority pods, whose requests (over the table's resource columns) are ``requests[k, :counts[k]]`` in
         the order they are added back; ``reserved[k]`` is what other pods (nominated there) hold on
         top of the node's own, per resource column and, in its last column, in pods. Returns (fits
-        with all of them gone per row, victim per row and pod): the same greedy walk as
-        ``reprieve``, one step per pod position for every node."""
+        with all of them gone per row, victim per row and pod): the pods added back one by one,
+        each kept where the pod still fits beside it (Filter's test), one step per pod position
+        for every node."""
         checked = state.read(_PRE_FILTER_KEY)
         if checked is None:
             checked = self.checked_resources(pod)

@@ -15,6 +15,7 @@ from kplan.cluster.disruption import disruptions_allowed
 from kplan.framework.diagnosis import Diagnosis
 from kplan.framework.preemption import (
     NOT_HELPFUL,
+    BatchVictims,
     Candidate,
     Evaluator,
     PreemptionOutcome,
@@ -267,7 +268,7 @@ PICK_CASES = [
 def test_pick_one_node_for_preemption(candidates: list[Candidate], chosen: str) -> None:
     handle = SimpleNamespace(lowest_name=True, rng=np.random.default_rng(0))
     ev = Evaluator(None, SimpleNamespace(), handle)  # type: ignore[arg-type]
-    best = ev.pick(candidates)
+    best = ev.pick_one_node_for_preemption(candidates)
     assert best is not None and best.node == chosen
 
 
@@ -310,7 +311,7 @@ def reference_preempt(self: Evaluator, state: Any, pod: Any, diagnosis: Any) -> 
         offset = 0 if self.handle.lowest_name else int(self.handle.rng.integers(len(potential)))
         want = self.num_candidates(len(potential))
         for r in np.roll(potential, -offset).tolist():
-            found, n_violations, status = self.select_victims(state, pod, r, pdbs, allowed)
+            found, n_violations, status = self.select_victims_on_node(state, pod, r, pdbs, allowed)
             if status.ok and found:
                 (clean if n_violations == 0 else violating).append(Candidate(table.names[r], r, found, n_violations))
                 if clean and len(clean) + len(violating) >= want:
@@ -321,7 +322,7 @@ def reference_preempt(self: Evaluator, state: Any, pod: Any, diagnosis: Any) -> 
     outcome.dry_run = nested
     candidates = clean + violating
     outcome.candidate_source = lambda: candidates
-    best = self.pick(candidates) if candidates else None
+    best = self.pick_one_node_for_preemption(candidates)
     if best is None:
         outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
         outcome.nominated_node = ""
@@ -332,12 +333,12 @@ def reference_preempt(self: Evaluator, state: Any, pod: Any, diagnosis: Any) -> 
 
 def every_reprieve_path_agrees(run: Any) -> None:
     """``run()`` (a whole simulation's outcomes) is the same whichever path decides the reprieve:
-    NodeResourcesFit for many nodes at once (_BatchReprieve, nominated pods as load), node by node
-    on scalars (Evaluator._resources_alone), nominated pods that a selective filter would count
-    on forks instead of counted (filter_with_pods), every step running the filters on a fork (which
-    also turns off filtering with nominated pods as load, FastPath.filter_with_nominated, and the batch's
-    handling of selective-state filters and PDBs), and the dry run written out node after node
-    (reference_preempt) on forks."""
+    NodeResourcesFit for many nodes at once (_BatchReprieve, nominated pods as load), chunks of
+    several sizes, SelectVictimsOnNode node by node (the batch settling nothing), nominated pods
+    that a selective filter would count on forks instead of counted (filter_with_pods), the fast
+    path closed (Framework.fast_path: every step running the filters on a copy, which also turns
+    off filtering with nominated pods as load, FastPath.filter_with_nominated), and the dry run
+    written out node after node (reference_preempt) on copies."""
     from unittest.mock import patch
 
     from kplan.framework.runtime import Framework
@@ -350,7 +351,7 @@ def every_reprieve_path_agrees(run: Any) -> None:
         with patch.object(_DryRun, "_learn_yield", _fixed_yield(candidate_yield)):
             assert run() == batched, f"chunks sized for a yield of {candidate_yield}"
     with patch.object(_BatchReprieve, "compute", lambda self, at: None):
-        assert run() == batched, "node by node on scalars"
+        assert run() == batched, "SelectVictimsOnNode node by node"
     with patch.object(PodTopologySpread, "filter_with_pods", lambda self, *args: None), \
             patch.object(InterPodAffinity, "filter_with_pods", lambda self, *args: None):
         assert run() == batched, "nominated pods that the selective filters count on forks"
@@ -531,3 +532,41 @@ def test_spread_anti_affinity_and_pdbs_decide_the_dry_run_alike_on_every_path(
     # the batch settles PodTopologySpread and InterPodAffinity once per node where no victim or
     # nominated pod is one their state counts, and orders PDB-guarded pods first in the walk
     every_reprieve_path_agrees(lambda: _constrained_run(seed, absolute, lowest_name, budget, anti))
+
+
+def _take_checked(self: _DryRun, found: BatchVictims) -> None:
+    """_DryRun._take, after checking every node the fast path settled against
+    Evaluator.select_victims_on_node with the fast path closed (on copies)."""
+    from unittest.mock import patch
+
+    from kplan.framework.runtime import Framework
+
+    failed = np.cumsum(~found.fits) - 1
+    for k, i in enumerate(found.at.tolist()):
+        row = int(self.tried[i])
+        with patch.object(Framework, "fast_path", lambda self, state: None):
+            victims, violations, status = self.ev.select_victims_on_node(self.state, self.pod, row, self.pdbs,
+                                                                         self.allowed)
+        if found.fits[k]:
+            assert (status, [v.uid for v in victims], violations) == (
+                OK, [v.uid for v in found.victims(k)], int(found.violations[k])), self.names[row]
+        else:
+            assert status == found.failures.status(int(failed[k]), self.ev.fw.filter_names), self.names[row]
+    _ORIGINAL_TAKE(self, found)
+
+
+_ORIGINAL_TAKE = _DryRun._take
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(st.integers(0, 10**6), st.booleans(), st.sampled_from([None, 0, 1]), st.sampled_from(["sampled", "spread",
+                                                                                              "anti"]))
+def test_the_fast_path_settles_each_node_as_select_victims_on_node_does(
+        seed: int, lowest_name: bool, budget: int | None, cluster: str) -> None:
+    from unittest.mock import patch
+
+    with patch.object(_DryRun, "_take", _take_checked):
+        if cluster == "sampled":
+            _sampled_run(seed, 40, lowest_name, budget)
+        else:
+            _constrained_run(seed, 100, lowest_name, budget, cluster == "anti")
