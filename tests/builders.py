@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ import numpy as np
 from kplan.cluster.snapshot import Snapshot
 from kplan.framework.config import SchedulerConfig, load_config
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.release import Release, default_release
 from kplan.framework.status import Code, Status
 from kplan.io.inputs import Scenario, build_scenario, classify
 from kplan.io.manifests import RawObject
@@ -343,6 +344,7 @@ class _Handle:
     """framework.Handle for plugins tested on their own: a snapshot, no simulation around it."""
 
     snapshot: Snapshot
+    release: Release = field(default_factory=default_release)
 
     def framework_for(self, pod: Pod) -> Any:
         raise AssertionError("plugins tested alone have no framework to run")

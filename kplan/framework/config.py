@@ -16,18 +16,10 @@ from typing import Any
 from kplan.errors import ConfigError
 from kplan.framework.interfaces import POINT_IFACE
 from kplan.framework.registry import ArgsError, Registry
+from kplan.framework.release import Release, default_release
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
-
-#: reference 1.2: the default MultiPoint set and weights (DynamicResources inserted, DRA is GA)
-DEFAULT_MULTIPOINT: tuple[tuple[str, int], ...] = (
-    ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
-    ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
-    ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
-    ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 0), ("DefaultPreemption", 0),
-    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
-)
 
 #: the order in which upstream fills the extension points (framework.go NewFramework)
 POINTS_ORDER = ("preFilter", "filter", "postFilter", "reserve", "preScore", "score", "preBind",
@@ -75,6 +67,8 @@ class SchedulerConfig:
     pod_initial_backoff_seconds: int = 1
     pod_max_backoff_seconds: int = 10
     profiles: list[ProfileSpec] = field(default_factory=list)
+    #: the Kubernetes release and feature gates of the run (handed to plugins as handle.release)
+    release: Release = field(default_factory=default_release)
 
     def profile(self, scheduler_name: str) -> ProfileSpec | None:
         for p in self.profiles:
@@ -285,21 +279,24 @@ class DefaultedConfig:
     pod_max_backoff_seconds: int
     extenders: int
     profiles: tuple[DefaultedProfile, ...]
+    release: Release
 
 
-def set_defaults(decoded: DecodedConfig, registry: Registry,
-                 default_multipoint: Sequence[tuple[str, int]] = DEFAULT_MULTIPOINT) -> DefaultedConfig:
-    """SetDefaults_KubeSchedulerConfiguration (reference 1.1, 1.2, 1.3, 1.5 step 2)."""
+def set_defaults(decoded: DecodedConfig, registry: Registry, release: Release | None = None) -> DefaultedConfig:
+    """SetDefaults_KubeSchedulerConfiguration (reference 1.1, 1.2, 1.3, 1.5 step 2) of ``release``
+    (None: the default one): its default MultiPoint set and default plugin args."""
+    release = release or default_release()
     base = SchedulerConfig()
     profiles = decoded.profiles or (DecodedProfile("profiles[0]"),)
-    default_mp = PluginSet([PluginRef(n, w) for n, w in default_multipoint])
+    default_mp = PluginSet([PluginRef(n, w) for n, w in release.default_profile])
     return DefaultedConfig(
         parallelism=_or(decoded.parallelism, base.parallelism),
         percentage_of_nodes_to_score=_or(decoded.percentage_of_nodes_to_score, base.percentage_of_nodes_to_score),
         pod_initial_backoff_seconds=_or(decoded.pod_initial_backoff_seconds, base.pod_initial_backoff_seconds),
         pod_max_backoff_seconds=_or(decoded.pod_max_backoff_seconds, base.pod_max_backoff_seconds),
         extenders=decoded.extenders,
-        profiles=tuple(_default_profile(p, len(profiles) == 1, registry, default_mp) for p in profiles),
+        profiles=tuple(_default_profile(p, len(profiles) == 1, registry, default_mp, release) for p in profiles),
+        release=release,
     )
 
 
@@ -307,7 +304,8 @@ def _or(value: int | None, default: int) -> int:
     return default if value is None else value
 
 
-def _default_profile(p: DecodedProfile, only: bool, registry: Registry, default_mp: PluginSet) -> DefaultedProfile:
+def _default_profile(p: DecodedProfile, only: bool, registry: Registry, default_mp: PluginSet,
+                     release: Release) -> DefaultedProfile:
     sets = {point: merge_plugin_set(default_mp if point == "multiPoint" else PluginSet(),
                                     p.plugins.get(point, PluginSet()))
             for point in _PLUGIN_SET_FIELDS}
@@ -321,7 +319,8 @@ def _default_profile(p: DecodedProfile, only: bool, registry: Registry, default_
     for name in sorted({r.name for s in sets.values() for r in s.enabled}):
         spec = registry.get(name)
         if name not in args and spec is not None and spec.args is not None:
-            args[name] = spec.args.decode(None)
+            # setDefaults_KubeSchedulerProfile: the release's default args of a plugin left unconfigured
+            args[name] = spec.args.decode(release.default_args(name))
     name = p.scheduler_name or ("default-scheduler" if only else "")
     return DefaultedProfile(p, name, sets, args, raw_args)
 
@@ -424,15 +423,17 @@ def build_profile(p: DefaultedProfile, registry: Registry) -> ProfileSpec:
                        dict(p.args), dict(p.raw_args))
 
 
-def load_config(doc: Mapping[str, Any] | None, registry: Registry) -> SchedulerConfig:
-    """The effective configuration of a KubeSchedulerConfiguration document (None = defaults):
-    decode → defaults → validate → build profiles."""
-    cfg = set_defaults(decode(doc, registry), registry)
+def load_config(doc: Mapping[str, Any] | None, registry: Registry, release: Release | None = None
+                ) -> SchedulerConfig:
+    """The effective configuration of a KubeSchedulerConfiguration document (None = defaults) for
+    ``release`` (None: the default one): decode → defaults → validate → build profiles."""
+    cfg = set_defaults(decode(doc, registry), registry, release)
     errors = validate(cfg, registry)
     if errors:
         raise _field_errors(errors)
     return SchedulerConfig(cfg.parallelism, cfg.percentage_of_nodes_to_score, cfg.pod_initial_backoff_seconds,
-                           cfg.pod_max_backoff_seconds, [build_profile(p, registry) for p in cfg.profiles])
+                           cfg.pod_max_backoff_seconds, [build_profile(p, registry) for p in cfg.profiles],
+                           cfg.release)
 
 
 def _unknown_plugin(iface: str, name: str) -> ConfigError:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from kplan.framework.config import SchedulerConfig
     from kplan.framework.diagnosis import Diagnosis
     from kplan.framework.events import ClusterEvent
+    from kplan.framework.release import Release
     from kplan.framework.runtime import Framework, Nominator
     from kplan.model.objects import Pod, PodDisruptionBudget
 
@@ -39,7 +40,8 @@ MAX_NODE_SCORE = 100
 
 class Handle(Protocol):
     """Everything plugins and the framework may read of the running scheduler (framework.Handle):
-    the current snapshot, the nominations, the configuration, the seeded RNG and tie-break rule,
+    the current snapshot, the nominations, the configuration and its release (version and feature
+    gates), the seeded RNG and tie-break rule,
     and what DefaultPreemption asks of the running simulation."""
 
     @property
@@ -50,6 +52,11 @@ class Handle(Protocol):
 
     @property
     def config(self) -> SchedulerConfig: ...
+
+    @property
+    def release(self) -> Release:
+        """The Kubernetes release and feature gates of the run (upstream: feature.Features)."""
+        ...
 
     @property
     def rng(self) -> np.random.Generator: ...

@@ -6,7 +6,11 @@ it implements are those of its class (``kplan.framework.registry.points_of``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kplan.framework.registry import ArgsKind, PluginSpec, Registry
+from kplan.framework.release import KubeVersion, Release, default_release
+from kplan.framework.release_tables import V1_34
 from kplan.plugins import (
     defaultbinder,
     defaultpreemption,
@@ -53,6 +57,13 @@ FACTORIES: dict[str, type] = {
 }
 
 
+#: plugins whose formula changed in a release: release → plugin name → the class it runs instead
+#: of FACTORIES' one (one row per release kplan models; 1.34 runs FACTORIES as they are)
+VARIANTS: Mapping[KubeVersion, Mapping[str, type]] = {
+    V1_34: {},
+}
+
+
 def _args_kinds() -> dict[str, ArgsKind]:
     """The args kinds of the in-tree plugins that have one, by plugin name (upstream's
     configuration scheme registers ``<Name>Args`` beside the registry)."""
@@ -73,10 +84,14 @@ def _args_kinds() -> dict[str, ArgsKind]:
     }
 
 
-def in_tree_registry() -> Registry:
-    """Every plugin kplan ships, by name; each one's extension points come from its class."""
+def in_tree_registry(release: Release | None = None) -> Registry:
+    """The plugins ``release`` has (None: the default release), by name, and kplan's own; each
+    one's extension points come from its class."""
+    release = release or default_release()
+    variants = VARIANTS[release.version]
     kinds = _args_kinds()
-    return Registry([PluginSpec(name, cls, kinds.get(name)) for name, cls in FACTORIES.items()]
+    return Registry([PluginSpec(name, variants.get(name, cls), kinds.get(name))
+                     for name, cls in FACTORIES.items() if name in release.plugins]
                     # kplan's own opt-in plugins: registered, but not in the default MultiPoint set
                     + extra_plugin_specs())
 

@@ -1,7 +1,8 @@
 """TaintToleration (plugins/tainttoleration/taint_toleration.go, v1.34.1).
 
 Filter: the first NoSchedule/NoExecute taint of the node (in the node's order) that the pod does
-not tolerate rejects it, UnschedulableAndUnresolvable, "node(s) had untolerated taint {k: v}".
+not tolerate rejects it, UnschedulableAndUnresolvable, "node(s) had untolerated taint {k: v}" (the
+release's Messages.untolerated_taint).
 Score: the number of PreferNoSchedule taints not tolerated by the pod's tolerations whose effect
 is empty or PreferNoSchedule; normalised in reverse (fewer is better).
 
@@ -40,10 +41,6 @@ def untolerated_taint(taints: tuple[Taint, ...], tolerations: tuple[Toleration, 
     return found[0] if found else None
 
 
-def taint_reason(t: Taint) -> str:
-    return f"node(s) had untolerated taint {t.render()}"
-
-
 def intolerable_prefer_no_schedule(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> int:
     relevant = tuple(t for t in tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
     return sum(1 for t in taints if t.effect == PREFER_NO_SCHEDULE and not tolerates(relevant, t))
@@ -55,6 +52,8 @@ class TaintToleration(PluginBase, FixedInputFilter, PreScorePlugin, ScorePlugin,
 
     def __init__(self, args: object, handle: Handle) -> None:
         super().__init__(args, handle)
+        #: the release's wording of the Filter reason (Messages.untolerated_taint)
+        self._untolerated = handle.release.messages.untolerated_taint
         self._filter_cache: dict[tuple[int, int, tuple[Toleration, ...]], np.ndarray] = {}
         self._score_cache: dict[tuple[int, int, tuple[Toleration, ...]], np.ndarray] = {}
 
@@ -76,7 +75,7 @@ class TaintToleration(PluginBase, FixedInputFilter, PreScorePlugin, ScorePlugin,
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         def reason_of(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> int:
             t = untolerated_taint(taints, tolerations)
-            return 0 if t is None else reason_id(taint_reason(t))
+            return 0 if t is None else reason_id(self._untolerated.format(taint=t.render(), effect=t.effect))
 
         by_set = self._per_set(self._filter_cache, table, pod.tolerations, reason_of)
         reasons = by_set[table.taint_ids[rows]].astype(np.int32)

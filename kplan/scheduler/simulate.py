@@ -77,6 +77,7 @@ class SchedulerHandle:
                  pdb_allowed: dict[tuple[str, str], int]) -> None:
         self.snapshot = snapshot
         self.config = config
+        self.release = config.release
         self.rng = np.random.default_rng(seed)
         self.lowest_name = lowest_name
         self.nominator = Nominator()

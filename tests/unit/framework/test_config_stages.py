@@ -21,6 +21,7 @@ from kplan.framework.config import (
     set_defaults,
     validate,
 )
+from kplan.framework.release import default_release
 from kplan.plugins import in_tree_registry
 from kplan.plugins.noderesources.fit import FitArgs
 
@@ -117,15 +118,21 @@ def test_defaults_name_the_profiles(profiles: tuple[DecodedProfile, ...], names:
     assert [p.scheduler_name for p in set_defaults(DecodedConfig(profiles=profiles), REGISTRY).profiles] == names
 
 
-def test_defaults_merge_the_plugin_sets_with_the_given_multipoint_set() -> None:
-    p = DecodedProfile("profiles[0]", plugins={"multiPoint": PluginSet([PluginRef("B", 7)], ["A"])})
-    (d,) = set_defaults(DecodedConfig(profiles=(p,)), REGISTRY, (("A", 1), ("B", 2), ("C", 0))).profiles
-    assert d.sets["multiPoint"].enabled == [PluginRef("B", 7), PluginRef("C", 0)]
+def test_defaults_merge_the_plugin_sets_with_the_release_s_default_profile() -> None:
+    p = DecodedProfile("profiles[0]", plugins={"multiPoint": PluginSet([PluginRef("ImageLocality", 7)],
+                                                                       ["TaintToleration"])})
+    c = set_defaults(DecodedConfig(profiles=(p,)), REGISTRY, default_release())
+    (d,) = c.profiles
+    expected = [PluginRef(n, 7 if n == "ImageLocality" else w) for n, w in default_release().default_profile
+                if n != "TaintToleration"]
+    assert d.sets["multiPoint"].enabled == expected
     assert d.sets["score"] == PluginSet()
+    assert c.release == default_release()
 
 
-def test_defaults_add_default_args_of_enabled_plugins_only() -> None:
-    (d,) = set_defaults(DecodedConfig(), REGISTRY, (("NodeResourcesFit", 1), ("PrioritySort", 0))).profiles
+def test_defaults_add_the_release_s_default_args_of_enabled_plugins_only() -> None:
+    p = DecodedProfile("profiles[0]", plugins={"multiPoint": PluginSet([PluginRef("NodeResourcesFit")], ["*"])})
+    (d,) = set_defaults(DecodedConfig(profiles=(p,)), REGISTRY).profiles
     assert d.args == {"NodeResourcesFit": FitArgs()}
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from kplan.cluster.snapshot import Snapshot
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.release import default_release
 from kplan.framework.status import Code
 from kplan.model.objects import Node, Pod
 
@@ -44,6 +45,7 @@ def pod(name: str, namespace: str = "default", *, labels: dict[str, str] | None 
 class Handle:
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
+        self.release = default_release()
 
 
 def cluster(nodes: list[Node], placed: list[tuple[Pod, str]] = ()) -> Snapshot:  # type: ignore[assignment]

@@ -8,7 +8,8 @@ import pytest
 from extra_builders import Gi, cluster, node, pod
 
 from kplan.errors import ConfigError
-from kplan.framework.config import DEFAULT_MULTIPOINT, load_config
+from kplan.framework.config import load_config
+from kplan.framework.release import default_release
 from kplan.plugins import in_tree_registry
 from kplan.scheduler.simulate import run_simulation
 
@@ -29,7 +30,7 @@ def test_registered_but_not_in_the_default_profile() -> None:
     registry = in_tree_registry()
     assert all(name in registry for name in EXTRA)
     assert all(registry.get(name).upstream is False for name in EXTRA)  # type: ignore[union-attr]
-    assert not set(EXTRA) & {n for n, _ in DEFAULT_MULTIPOINT}
+    assert not set(EXTRA) & {n for n, _ in default_release().default_profile}
     profile = load_config(None, registry).profiles[0]
     assert not set(EXTRA) & {n for names in profile.points.values() for n in names}
 

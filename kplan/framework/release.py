@@ -1,0 +1,126 @@
+"""The Kubernetes release kplan models in a run: its minor version and its feature gates.
+
+One frozen ``Release`` is built once (``Release.of``) from the version and ``--feature-gates``
+syntax, carried by the SchedulerConfig and handed to every plugin factory through the framework
+handle (``handle.release``), as upstream hands ``feature.Features`` to its plugins. What differs
+between releases is looked up in the tables of framework/release_tables.py by ``release.version``
+(default profile, default plugin args, the plugins the release has, message texts), never
+decided by version checks inside plugins; where a formula changed, the tables pick a plugin
+variant. How to add a release: docs/development.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import total_ordering
+from typing import Any
+
+from kplan.errors import ConfigError
+from kplan.framework.features import Features, Gate, GateSpec, parse_feature_gates
+
+
+@dataclass(frozen=True)
+class Messages:
+    """Reason texts that releases word differently, as format strings."""
+
+    #: TaintToleration's Filter reason; ``{taint}`` is the taint as Taint.render prints it
+    #: (``{key: value}``), ``{effect}`` its effect
+    untolerated_taint: str
+
+
+@total_ordering
+@dataclass(frozen=True)
+class KubeVersion:
+    """A Kubernetes minor release, such as 1.34."""
+
+    major: int
+    minor: int
+
+    @classmethod
+    def parse(cls, text: str) -> KubeVersion:
+        """"1.34", "v1.34" or "v1.34.1" (the patch level is not modelled apart)."""
+        parts = text.strip().removeprefix("v").split(".")
+        if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
+            raise ConfigError(f'"{text}" is not a Kubernetes version (expected MAJOR.MINOR such as 1.34)')
+        return cls(int(parts[0]), int(parts[1]))
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, KubeVersion):
+            return NotImplemented
+        return (self.major, self.minor) < (other.major, other.minor)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+
+@dataclass(frozen=True)
+class Release:
+    """One modelled kube-scheduler release and the values of its feature gates."""
+
+    version: KubeVersion
+    features: Features
+
+    @classmethod
+    def of(cls, version: KubeVersion | str | None = None, feature_gates: str | Mapping[str, bool] = "") -> Release:
+        """The release ``version`` (None: the default) with ``feature_gates`` (``--feature-gates``
+        syntax, or already parsed) applied to its defaults. Raises ConfigError for a release
+        kplan does not model, a gate the release does not know or one locked to its default,
+        and for a gate changed from its default where kplan has no variant for that."""
+        from kplan.framework.release_tables import DEFAULT_RELEASE, GATES, MODELLED_GATE_CHANGES
+
+        v = DEFAULT_RELEASE if version is None else (
+            KubeVersion.parse(version) if isinstance(version, str) else version)
+        if v not in GATES:
+            raise ConfigError(f"kplan does not model Kubernetes {v} (it models {', '.join(map(str, sorted(GATES)))})")
+        overrides = parse_feature_gates(feature_gates) if isinstance(feature_gates, str) else feature_gates
+        features = Features.of(GATES[v], overrides)
+        for gate, on in features.changed(GATES[v]).items():
+            if (gate, on) not in MODELLED_GATE_CHANGES.get(v, frozenset()):
+                raise ConfigError(f"feature gate {gate.value}={str(on).lower()}: kplan models kube-scheduler {v} "
+                                  f"with this gate at its default ({str(not on).lower()}) only")
+        return cls(v, features)
+
+    def enabled(self, gate: Gate) -> bool:
+        return self.features.enabled(gate)
+
+    @property
+    def gates(self) -> Mapping[Gate, GateSpec]:
+        from kplan.framework.release_tables import GATES
+
+        return GATES[self.version]
+
+    @property
+    def default_profile(self) -> tuple[tuple[str, int], ...]:
+        """The default MultiPoint set, in order, with weights (reference 1.2)."""
+        from kplan.framework.release_tables import DEFAULT_PROFILE
+
+        return DEFAULT_PROFILE[self.version]
+
+    def default_args(self, plugin: str) -> Mapping[str, Any] | None:
+        """The args (v1 API shape) of ``plugin`` when the configuration gives none (None: the
+        plugin's decoder decides alone)."""
+        from kplan.framework.release_tables import DEFAULT_ARGS
+
+        return DEFAULT_ARGS[self.version].get(plugin)
+
+    @property
+    def plugins(self) -> frozenset[str]:
+        """The in-tree plugins this release's registry has."""
+        from kplan.framework.release_tables import PLUGINS
+
+        return PLUGINS[self.version]
+
+    @property
+    def messages(self) -> Messages:
+        from kplan.framework.release_tables import MESSAGES
+
+        return MESSAGES[self.version]
+
+    def __str__(self) -> str:
+        return str(self.version)
+
+
+def default_release() -> Release:
+    """The release kplan models when none is asked for, with its default gates."""
+    return Release.of()

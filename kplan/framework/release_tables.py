@@ -1,0 +1,98 @@
+"""Per-release tables: one row per modelled Kubernetes minor release, one table per concern.
+
+Adding a release means adding a row to each table (docs/development.md, "How to add a
+Kubernetes release"). The 1.34 rows are kube-scheduler v1.34.1's defaults
+(../shared/scheduler-reference.md sections 1.2–1.4 and 13.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kplan.framework.features import Gate, GateSpec, Stage
+from kplan.framework.release import KubeVersion, Messages
+
+V1_34 = KubeVersion(1, 34)
+
+#: the release modelled when none is asked for
+DEFAULT_RELEASE = V1_34
+
+_A, _B, _GA = Stage.ALPHA, Stage.BETA, Stage.GA
+
+#: pkg/features/kube_features.go: the gates that change scheduling, with their default, stage and lock
+GATES: Mapping[KubeVersion, Mapping[Gate, GateSpec]] = {
+    V1_34: {
+        Gate.DYNAMIC_RESOURCE_ALLOCATION: GateSpec(True, _GA),
+        Gate.DRA_ADMIN_ACCESS: GateSpec(True, _B),
+        Gate.DRA_CONSUMABLE_CAPACITY: GateSpec(False, _A),
+        Gate.DRA_DEVICE_BINDING_CONDITIONS: GateSpec(False, _A),
+        Gate.DRA_DEVICE_TAINTS: GateSpec(False, _A),
+        Gate.DRA_EXTENDED_RESOURCE: GateSpec(False, _A),
+        Gate.DRA_PARTITIONABLE_DEVICES: GateSpec(False, _A),
+        Gate.DRA_PRIORITIZED_LIST: GateSpec(True, _B),
+        Gate.DRA_RESOURCE_CLAIM_DEVICE_STATUS: GateSpec(True, _B),
+        Gate.DRA_SCHEDULER_FILTER_TIMEOUT: GateSpec(True, _B),
+        Gate.IN_PLACE_POD_VERTICAL_SCALING: GateSpec(True, _B),
+        Gate.MATCH_LABEL_KEYS_IN_POD_AFFINITY: GateSpec(True, _GA),
+        Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _B),
+        Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD_SELECTOR_MERGE: GateSpec(True, _B),
+        Gate.NODE_INCLUSION_POLICY_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _GA),
+        Gate.NOMINATED_NODE_NAME_FOR_EXPECTATION: GateSpec(False, _A),
+        Gate.POD_LEVEL_RESOURCES: GateSpec(True, _B),
+        Gate.SCHEDULER_ASYNC_API_CALLS: GateSpec(True, _B),
+        Gate.SCHEDULER_ASYNC_PREEMPTION: GateSpec(True, _B),
+        Gate.SCHEDULER_POP_FROM_BACKOFF_Q: GateSpec(True, _B),
+        Gate.SCHEDULER_QUEUEING_HINTS: GateSpec(True, _GA, locked=True),
+        Gate.SIDECAR_CONTAINERS: GateSpec(True, _GA),
+        Gate.STORAGE_CAPACITY_SCORING: GateSpec(False, _A),
+        Gate.VOLUME_ATTRIBUTES_CLASS: GateSpec(True, _GA),
+    },
+}
+
+#: the gate values other than a release's defaults that kplan models (the rest are refused)
+MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
+    V1_34: frozenset(),
+}
+
+#: default_plugins.go: the default MultiPoint set in order, with score weights (0: none given)
+DEFAULT_PROFILE: Mapping[KubeVersion, tuple[tuple[str, int], ...]] = {
+    V1_34: (
+        ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
+        ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
+        ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
+        ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 0), ("DefaultPreemption", 0),
+        ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
+    ),
+}
+
+_CPU_MEMORY = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
+
+#: defaults.go / types_pluginargs.go: each plugin's args (v1 API shape) when pluginConfig has none
+DEFAULT_ARGS: Mapping[KubeVersion, Mapping[str, Mapping[str, Any]]] = {
+    V1_34: {
+        "NodeResourcesFit": {"scoringStrategy": {"type": "LeastAllocated", "resources": _CPU_MEMORY}},
+        "NodeResourcesBalancedAllocation": {"resources": _CPU_MEMORY},
+        "PodTopologySpread": {"defaultingType": "System"},
+        "InterPodAffinity": {"hardPodAffinityWeight": 1},
+        "NodeAffinity": {},
+        "VolumeBinding": {"bindTimeoutSeconds": 600},
+        "DefaultPreemption": {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100},
+        "DynamicResources": {"filterTimeout": "10s"},
+    },
+}
+
+#: plugins/registry.go NewInTreeRegistry: the in-tree plugins each release has
+PLUGINS: Mapping[KubeVersion, frozenset[str]] = {
+    V1_34: frozenset({
+        "SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+        "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+        "PodTopologySpread", "InterPodAffinity", "DynamicResources", "DefaultPreemption",
+        "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder",
+    }),
+}
+
+#: reason texts that releases word differently
+MESSAGES: Mapping[KubeVersion, Messages] = {
+    V1_34: Messages(untolerated_taint="node(s) had untolerated taint {taint}"),
+}

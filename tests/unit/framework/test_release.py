@@ -1,0 +1,141 @@
+"""The release value: its version, its feature gates (``--feature-gates`` syntax), its tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from kplan.errors import ConfigError
+from kplan.framework import release_tables
+from kplan.framework.config import load_config
+from kplan.framework.features import Features, Gate, GateSpec, Stage, parse_feature_gates
+from kplan.framework.release import KubeVersion, Release, default_release
+from kplan.plugins import VARIANTS, in_tree_registry
+from kplan.scheduler.simulate import SchedulerHandle
+from tests.builders import make_snapshot
+
+# ------------------------------------------------------------------------------ --feature-gates syntax
+
+
+@pytest.mark.parametrize(("text", "parsed"), [
+    ("", {}),
+    ("A=true", {"A": True}),
+    (" A = false , B=1,,C=T", {"A": False, "B": True, "C": True}),
+    ("A=true,A=false", {"A": False}),
+    ("A=FALSE,B=0,C=f,D=True", {"A": False, "B": False, "C": False, "D": True}),
+], ids=["nothing", "one gate", "spaces trimmed and empty items skipped", "the last of a repeated name wins",
+        "strconv.ParseBool's spellings"])
+def test_feature_gates_parse_as_kube_scheduler_reads_them(text: str, parsed: dict[str, bool]) -> None:
+    assert parse_feature_gates(text) == parsed
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("A", "missing bool value for A"),
+    ("A=yes", 'invalid value of A=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'),
+    ("A=", 'invalid value of A=, err: strconv.ParseBool: parsing "": invalid syntax'),
+], ids=["no value", "a word that is not a bool", "an empty value"])
+def test_malformed_feature_gates_are_refused_in_kube_scheduler_s_words(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        parse_feature_gates(text)
+    assert str(e.value) == message
+
+
+# ------------------------------------------------------------------------------ gates against a release
+
+SPECS = {Gate.STORAGE_CAPACITY_SCORING: GateSpec(False, Stage.ALPHA),
+         Gate.DRA_ADMIN_ACCESS: GateSpec(True, Stage.BETA),
+         Gate.SCHEDULER_QUEUEING_HINTS: GateSpec(True, Stage.GA, locked=True)}
+
+
+@pytest.mark.parametrize(("overrides", "on"), [
+    ({}, {Gate.DRA_ADMIN_ACCESS, Gate.SCHEDULER_QUEUEING_HINTS}),
+    ({"StorageCapacityScoring": True, "DRAAdminAccess": False}, {Gate.STORAGE_CAPACITY_SCORING,
+                                                                 Gate.SCHEDULER_QUEUEING_HINTS}),
+    ({"SchedulerQueueingHints": True}, {Gate.DRA_ADMIN_ACCESS, Gate.SCHEDULER_QUEUEING_HINTS}),
+    ({"AllAlpha": True}, {Gate.STORAGE_CAPACITY_SCORING, Gate.DRA_ADMIN_ACCESS, Gate.SCHEDULER_QUEUEING_HINTS}),
+    ({"AllBeta": False}, {Gate.SCHEDULER_QUEUEING_HINTS}),
+    ({"AllBeta": False, "DRAAdminAccess": True}, {Gate.DRA_ADMIN_ACCESS, Gate.SCHEDULER_QUEUEING_HINTS}),
+], ids=["the defaults", "gates set both ways", "a locked gate set to its default", "AllAlpha",
+        "AllBeta leaves GA gates alone", "a named gate wins over AllBeta"])
+def test_features_are_the_release_s_defaults_with_the_overrides(overrides: dict[str, bool], on: set[Gate]) -> None:
+    f = Features.of(SPECS, overrides)
+    assert {g for g in SPECS if f.enabled(g)} == on
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"NoSuchGate": True}, "unrecognized feature gate: NoSuchGate"),
+    ({"SchedulerQueueingHints": False}, "cannot set feature gate SchedulerQueueingHints to false, "
+                                        "feature is locked to true"),
+], ids=["an unknown gate", "a locked gate"])
+def test_gates_the_release_does_not_allow_are_refused(overrides: dict[str, bool], message: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        Features.of(SPECS, overrides)
+    assert str(e.value) == message
+
+
+def test_a_gate_the_release_does_not_have_cannot_be_read() -> None:
+    with pytest.raises(KeyError):
+        Features.of({}).enabled(Gate.STORAGE_CAPACITY_SCORING)
+
+
+# ------------------------------------------------------------------------------ Release.of
+
+def test_the_default_release_is_1_34_with_its_default_gates() -> None:
+    r = default_release()
+    assert r.version == KubeVersion(1, 34) and str(r) == "1.34"
+    assert r.enabled(Gate.DYNAMIC_RESOURCE_ALLOCATION) and not r.enabled(Gate.STORAGE_CAPACITY_SCORING)
+    assert Release.of("v1.34.1") == Release.of("1.34", "DRAAdminAccess=true") == r
+
+
+@pytest.mark.parametrize(("version", "gates", "message"), [
+    ("1.29", "", "kplan does not model Kubernetes 1.29 (it models 1.34)"),
+    ("one.two", "", '"one.two" is not a Kubernetes version'),
+    ("1.34", "Foo=true", "unrecognized feature gate: Foo"),
+    ("1.34", "StorageCapacityScoring=true", "feature gate StorageCapacityScoring=true: kplan models "
+                                            "kube-scheduler 1.34 with this gate at its default (false) only"),
+], ids=["a release not modelled", "not a version", "a gate 1.34 does not know", "a gate change not modelled"])
+def test_a_release_kplan_cannot_model_is_refused(version: str, gates: str, message: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        Release.of(version, gates)
+    assert message in str(e.value)
+
+
+def test_the_release_reaches_plugins_through_the_handle() -> None:
+    cfg = load_config(None, in_tree_registry(), Release.of("1.34"))
+    handle = SchedulerHandle(make_snapshot([]), cfg, 0, False, {})
+    assert handle.release is cfg.release == default_release()
+
+
+# ------------------------------------------------------------------------------ the tables
+
+TABLES = ("GATES", "MODELLED_GATE_CHANGES", "DEFAULT_PROFILE", "DEFAULT_ARGS", "PLUGINS", "MESSAGES")
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_every_table_has_a_row_for_every_release(table: str) -> None:
+    assert set(getattr(release_tables, table)) == set(release_tables.GATES)
+
+
+def test_the_plugin_variants_have_a_row_for_every_release_and_name_plugins_it_has() -> None:
+    assert set(VARIANTS) == set(release_tables.GATES)
+    for version, row in VARIANTS.items():
+        assert set(row) <= release_tables.PLUGINS[version]
+
+
+@pytest.mark.parametrize("version", sorted(release_tables.GATES), ids=str)
+def test_a_release_s_default_profile_and_args_name_only_plugins_it_has(version: KubeVersion) -> None:
+    release = Release.of(version)
+    registry = in_tree_registry(release)
+    assert {n for n, _ in release.default_profile} <= release.plugins
+    for name in release_tables.DEFAULT_ARGS[version]:
+        spec = registry.get(name)
+        assert spec is not None and spec.args is not None, name
+        assert spec.args.validate is None or not spec.args.validate(spec.args.decode(release.default_args(name)))
+
+
+def test_1_34_default_args_are_what_each_decoder_gives_for_no_args() -> None:
+    release = Release.of("1.34")
+    registry = in_tree_registry(release)
+    for name in release_tables.DEFAULT_ARGS[release.version]:
+        spec = registry.get(name)
+        assert spec is not None and spec.args is not None
+        assert spec.args.decode(release.default_args(name)) == spec.args.decode(None), name
