@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tests.fidelity.generate import FEATURES, generate
 from tests.fidelity.runners import ROOT, RunError, oracle_path, run_kplan, run_oracle
-from tests.fidelity.scenario import Doc, Scenario, compare
+from tests.fidelity.scenario import Doc, Scenario, compare, without_taint_names
 from tests.fidelity.shrink import shrink
 
 
@@ -49,8 +49,9 @@ class Outcome:
 class Differ:
     """Runs one scenario through both sides, in a scratch folder of its own."""
 
-    def __init__(self, oracle: Path, kplan: str | None, timeout: float) -> None:
+    def __init__(self, oracle: Path, kplan: str | None, timeout: float, merge_taints: bool = False) -> None:
         self.oracle, self.kplan, self.timeout = oracle, kplan, timeout
+        self.merge_taints = merge_taints
         self.scratch = Path(tempfile.mkdtemp(prefix="kplan-fidelity-"))
         self.runs = 0
 
@@ -68,6 +69,8 @@ class Differ:
             for f in folder.iterdir():
                 f.unlink()
             folder.rmdir()
+        if self.merge_taints:
+            want, got = without_taint_names(want), without_taint_names(got)
         return want, got, t1 - t0, t2 - t1
 
 
@@ -146,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shrink-runs", type=int, default=300, help="most oracle+kplan runs one shrink may take")
     ap.add_argument("--shrink-seconds", type=float, default=600, help="most seconds one shrink may take")
     ap.add_argument("--timeout", type=float, default=600, help="seconds one run of either side may take")
+    ap.add_argument("--merge-taint-reasons", action="store_true",
+                    help="compare 'node(s) had untolerated taint {k: v}' reasons as 'node(s) had untolerated taint(s)' "
+                         "(the text of v1.34.2 and later; kplan prints v1.34.1's)")
     ap.add_argument("--quiet", action="store_true", help="print only differences, errors and the figures")
     a = ap.parse_args(argv)
     oracle = a.oracle or oracle_path(a.release)
@@ -153,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no oracle at {oracle}: build it with oracle/build.sh {a.release}", file=sys.stderr)
         return 2
     features = tuple(a.features.split(",")) if a.features else None
-    differ = Differ(oracle, a.kplan, a.timeout)
+    differ = Differ(oracle, a.kplan, a.timeout, a.merge_taint_reasons)
     started = time.monotonic()
     agree = differ_count = errors = skipped = 0
     kplan_s = oracle_s = 0.0

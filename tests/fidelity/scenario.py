@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,3 +102,30 @@ def compare(expected: Doc, got: Doc) -> list[str]:
     if victims(got) != victims(expected):
         diffs.append(f"preempted: want {victims(expected)}, got {victims(got)}")
     return diffs
+
+
+_TAINT = re.compile(r"node\(s\) had untolerated taint \{[^}]*\}")
+_AVAILABLE = re.compile(r"(\d+/\d+ nodes are available: )(.*?)\.(?= |$)")
+
+
+def without_taint_names(result: Doc) -> Doc:
+    """The result with 1.34.1's ``node(s) had untolerated taint {key: value}`` reasons written as
+    later patch releases write them (``node(s) had untolerated taint(s)``, #134740: one reason,
+    counts summed, reasons re-sorted as FitError sorts them), for comparing kplan (1.34.1's text)
+    with an oracle built on v1.34.2 or later."""
+    out = dict(result)
+    out["pods"] = [{**p, "message": _merge_taints(p["message"])} if p.get("message") else p
+                   for p in result.get("pods", [])]
+    return out
+
+
+def _merge_taints(message: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        counts: dict[str, int] = {}
+        for part in m.group(2).split(", "):
+            n, _, reason = part.partition(" ")
+            if not n.isdigit():
+                return m.group(0)
+            counts[reason] = counts.get(reason, 0) + int(n)
+        return m.group(1) + ", ".join(sorted(f"{n} {r}" for r, n in counts.items())) + "."
+    return _AVAILABLE.sub(one, _TAINT.sub("node(s) had untolerated taint(s)", message))

@@ -95,3 +95,16 @@ def test_a_planted_difference_is_found_shrunk_and_written(tmp_path: Path) -> Non
     got = json.loads((o.shrunk / "kplan.json").read_text())
     assert signature(compare(want, got)) == {f"default/{repro.pods[0]['metadata']['name']}: node"}
     assert (o.shrunk / "differences.txt").read_text().strip()
+
+
+def test_taint_reasons_merge_as_later_patch_releases_print_them() -> None:
+    from tests.fidelity.scenario import without_taint_names
+    kplan = ("0/9 nodes are available: 1 node(s) had untolerated taint {dedicated: ml}, 1 node(s) were unschedulable, "
+             "2 Insufficient example.com/gpu, 2 node(s) had untolerated taint {nvidia.com/gpu: present}. still not "
+             "schedulable, preemption: 0/9 nodes are available: 1 node(s) had untolerated taint {maintenance: }, "
+             "8 Preemption is not helpful for scheduling.")
+    oracle = ("0/9 nodes are available: 1 node(s) were unschedulable, 2 Insufficient example.com/gpu, 3 node(s) had "
+              "untolerated taint(s). still not schedulable, preemption: 0/9 nodes are available: 1 node(s) had "
+              "untolerated taint(s), 8 Preemption is not helpful for scheduling.")
+    doc = {"pods": [{"name": "p", "message": kplan}], "preempted": []}
+    assert without_taint_names(doc)["pods"][0]["message"] == oracle
