@@ -120,7 +120,8 @@ def pod(
                 "(--node-search runs it)"}
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more,
                            allocatable={n.name: n.allocatable for n in planner.inputs.nodes},
-                           storage=run.result.snapshot.storage)
+                           storage=run.result.snapshot.storage,
+                           held_back=run.result.snapshot.dra.missing(target) if run.result.snapshot.dra else [])
     deliver(render(doc, output, result_options(output_file, full=show_all, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
         scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)

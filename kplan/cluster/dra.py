@@ -196,6 +196,18 @@ class DraState:
             out.append(claim)
         return out
 
+    def missing(self, pod: Pod) -> list[str]:
+        """The claims and templates the pod names that do not exist, in words: the reason the
+        scheduler keeps it at PreEnqueue without a word (lookup's text names no template)."""
+        out = []
+        for entry in pod_claim_entries(pod):
+            if entry.claim_name and f"{pod.namespace}/{entry.claim_name}" not in self.claims:
+                out.append(f'ResourceClaim "{pod.namespace}/{entry.claim_name}" does not exist')
+            elif entry.template_name and f"{pod.namespace}/{entry.template_name}" not in self.templates:
+                out.append(f'ResourceClaimTemplate "{pod.namespace}/{entry.template_name}" does not exist, '
+                           "so no ResourceClaim is made from it")
+        return out
+
     # ------------------------------------------------------------------ the resourceclaim controller
 
     def create_template_claims(self, pod: Pod, generate_name: Callable[[str], str]) -> None:

@@ -12,7 +12,7 @@ controllers create, and replace the same workloads of the cluster.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -224,6 +224,7 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
     names = {n.name for n in inputs.nodes}
     if not inputs.nodes:
         warnings.append("the cluster has no nodes: no pod can be scheduled (is a Node list missing from --cluster?)")
+    warnings += unheard_of(inputs, snapshot.dra, pending) if snapshot.dra is not None else []
     if len(names) != len(inputs.nodes):
         dup = next(n.name for n in inputs.nodes if sum(1 for m in inputs.nodes if m.name == n.name) > 1)
         raise InputError(f"Node {dup}: metadata.name: Duplicate value: the node is defined twice")
@@ -239,6 +240,43 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
     snapshot.add_pods(placed_in_order, [row_of[pod.node_name] for pod in placed_in_order])
     allowed = {pdb_key(pdb): disruptions_allowed(pdb, placed) for pdb in snapshot.pdbs}
     return Scenario(snapshot, pending, allowed, warnings, inputs)
+
+
+def _names(items: Sequence[str], most: int = 3) -> str:
+    return ", ".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+def unheard_of(inputs: Inputs, dra: DraState, pending: Sequence[Pod]) -> list[str]:
+    """What the run takes as kube-scheduler would though the result says nothing of it: a pending
+    pod whose ResourceClaim (or template) does not exist waits at PreEnqueue with no condition; a
+    pending pod in a namespace the cluster does not list could not have been created; a node
+    without allocatable (or capacity, which the API server copies into it) takes no pod at all."""
+    out = []
+    for pod in pending:
+        if pod.resource_claims:
+            for what in dra.missing(pod):
+                out.append(f"{pod.source}: Pod {pod.key}: {what}: kube-scheduler keeps the pod out of its queue "
+                           "(DynamicResources PreEnqueue) and reports no reason")
+    if inputs.namespaces:
+        absent: dict[str, list[str]] = {}
+        for pod in pending:
+            if pod.namespace not in inputs.namespaces:
+                absent.setdefault(pod.namespace, []).append(pod.name)
+        for ns, pods in sorted(absent.items()):
+            out.append(f"namespace {ns} is not among the cluster's {len(inputs.namespaces)} namespaces: the API "
+                       f'server would refuse its pending pod{"s" if len(pods) != 1 else ""} {_names(pods)} '
+                       f'(namespaces "{ns}" not found); simulated as if it existed')
+    bare = [n.name for n in inputs.nodes if not n.allocatable]
+    if bare:
+        out.append(f"node{'s' if len(bare) != 1 else ''} {_names(bare)} "
+                   f"{'have' if len(bare) != 1 else 'has'} neither status.allocatable nor status.capacity: "
+                   "kube-scheduler sees no cpu, memory or pods there, so no pod fits (is the nodes' status missing "
+                   "from the cluster file?)")
+    no_pods = [n.name for n in inputs.nodes if n.allocatable and "pods" not in n.allocatable]
+    if no_pods:
+        out.append(f"node{'s' if len(no_pods) != 1 else ''} {_names(no_pods)}: status.allocatable has no pods "
+                   "entry: kube-scheduler allows 0 pods there (Too many pods)")
+    return out
 
 
 def dra_state(inputs: Inputs, seed: int, running: list[Pod], pending: list[Pod]) -> DraState:

@@ -7,7 +7,7 @@ nodes by total score, then the rejected nodes that are closest to fitting); only
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -112,7 +112,9 @@ def preemption_doc(p: PreemptionOutcome | None, *, all_nodes: bool = False, top:
 def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEFAULT_TOP, tie_break: str = "random",
                      more_nodes: dict[str, Any] | None = None,
                      allocatable: Mapping[str, Mapping[str, int]] | None = None,
-                     storage: StorageState | None = None) -> dict[str, Any]:
+                     storage: StorageState | None = None, held_back: Sequence[str] = ()) -> dict[str, Any]:
+    """``held_back``: why PreEnqueue keeps the pod out of the queue when kube-scheduler records no
+    reason for it (a ResourceClaim or template that does not exist; kplan's own words)."""
     pod, o = ex.pod, ex.outcome
     att = ex.attempt
     shown = ex.nodes if all_nodes else ex.nodes[:top]
@@ -155,6 +157,7 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         "resources": resource_fact(ex, allocatable) if allocatable is not None else None,
         "storage": storage_facts(ex, storage),
         "resourceClaims": claims_doc(ex),
+        "heldBack": list(held_back) if o.attempts == 0 and o.status == PodStatus.UNSCHEDULABLE else [],
     }
     if ex.earlier_preemption is not None:
         number, outcome = ex.earlier_preemption

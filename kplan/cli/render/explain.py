@@ -190,6 +190,9 @@ def explanation_table(doc: Mapping[str, Any], opts: RenderOptions | None = None)
     if q["explainedAttempt"] is None:
         why = {"Gated": "its scheduling gates hold it back until they are removed"}.get(
             doc["status"], "no scheduler profile serves it" if doc["message"] else "it never reached the queue's head")
+        if doc.get("heldBack"):
+            why = ("kube-scheduler keeps it out of its queue (DynamicResources PreEnqueue) and reports no reason: "
+                   + "; ".join(doc["heldBack"]))
         return "\n".join(out) + f"\n\n{wrap(f'The pod was never attempted: {why}.', width)}\n"
     out.append("")
     shown, total = doc["nodesShown"], doc["nodesTotal"]
