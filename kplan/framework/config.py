@@ -444,19 +444,34 @@ def _unknown_plugin(iface: str, name: str) -> ConfigError:
 
 def effective_points(sets: Mapping[str, PluginSet], registry: Registry, profile_name: str
                      ) -> tuple[dict[str, list[str]], dict[str, int]]:
-    """updatePluginList / expandMultiPointPlugins and getScoreWeights (reference 1.5.3–1.5.4)."""
+    """NewFramework's plugin lists and score weights for one profile (reference 1.5.3–1.5.4)."""
+    check_point_lists(sets, registry)
+    points = expand_multipoint(sets, registry)
+    if len(points["queueSort"]) != 1:
+        raise ConfigError("only one queue sort plugin required for profile with scheduler name "
+                          f'"{profile_name}", but got {len(points["queueSort"])}')
+    if not points["bind"]:
+        raise ConfigError(f'at least one bind plugin is needed for profile with scheduler name "{profile_name}"')
+    return points, score_weights(sets, points, registry)
 
-    implements = registry.implements
+
+def check_point_lists(sets: Mapping[str, PluginSet], registry: Registry) -> None:
+    """updatePluginList: each plugin enabled at a point exists, implements it, and is there once."""
     for point in POINTS_ORDER:
         seen: set[str] = set()
         for ref in sets[point].enabled:
             if ref.name not in registry:
                 raise _unknown_plugin(POINT_IFACE[point], ref.name)
-            if not implements(ref.name, point):
+            if not registry.implements(ref.name, point):
                 raise ConfigError(f'plugin "{ref.name}" does not extend {POINT_IFACE[point]} plugin')
             if ref.name in seen:
                 raise ConfigError(f'plugin "{ref.name}" already registered as "{POINT_IFACE[point]}"')
             seen.add(ref.name)
+
+
+def expand_multipoint(sets: Mapping[str, PluginSet], registry: Registry) -> dict[str, list[str]]:
+    """expandMultiPointPlugins: every point's list, the MultiPoint plugins that implement it
+    joined with those enabled there explicitly (which keep their place when they override one)."""
     mp = sets["multiPoint"]
     points: dict[str, list[str]] = {}
     for point in POINTS_ORDER:
@@ -469,7 +484,7 @@ def effective_points(sets: Mapping[str, PluginSet], registry: Registry, profile_
         for ref in mp.enabled:
             if ref.name not in registry:
                 raise _unknown_plugin("PreFilterPlugin", ref.name)
-            if not implements(ref.name, point) or ref.name in sets[point].disabled:
+            if not registry.implements(ref.name, point) or ref.name in sets[point].disabled:
                 continue
             if ref.name in own:
                 overriding.add(ref.name)
@@ -478,16 +493,17 @@ def effective_points(sets: Mapping[str, PluginSet], registry: Registry, profile_
                 raise ConfigError(f'plugin "{ref.name}" already registered as "{POINT_IFACE[point]}"')
             from_mp.append(ref.name)
         points[point] = [n for n in own if n in overriding] + from_mp + [n for n in own if n not in overriding]
-    if len(points["queueSort"]) != 1:
-        raise ConfigError("only one queue sort plugin required for profile with scheduler name "
-                          f'"{profile_name}", but got {len(points["queueSort"])}')
-    if not points["bind"]:
-        raise ConfigError(f'at least one bind plugin is needed for profile with scheduler name "{profile_name}"')
+    return points
 
+
+def score_weights(sets: Mapping[str, PluginSet], points: Mapping[str, list[str]], registry: Registry
+                  ) -> dict[str, int]:
+    """getScoreWeights: the Score set's weights first, then MultiPoint's (0 counts as 1), with
+    Go's int64 overflow check of the total; a score plugin without a weight gets 1."""
     weights: dict[str, int] = {}
     running = 0
-    for ref in sets["score"].enabled + mp.enabled:
-        if not implements(ref.name, "score") or ref.name in weights:
+    for ref in sets["score"].enabled + sets["multiPoint"].enabled:
+        if not registry.implements(ref.name, "score") or ref.name in weights:
             continue
         w = ref.weight or 1
         limit = (2**63 - 1 - running)
@@ -498,4 +514,4 @@ def effective_points(sets: Mapping[str, PluginSet], registry: Registry, profile_
         running += w * 100
     for name in points["score"]:
         weights.setdefault(name, 1)
-    return points, weights
+    return weights

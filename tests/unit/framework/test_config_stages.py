@@ -12,12 +12,16 @@ import pytest
 
 from kplan.errors import ConfigError
 from kplan.framework.config import (
+    POINTS_ORDER,
     DecodedConfig,
     DecodedProfile,
     PluginRef,
     PluginSet,
     build_profile,
+    check_point_lists,
     decode,
+    expand_multipoint,
+    score_weights,
     set_defaults,
     validate,
 )
@@ -211,3 +215,57 @@ def test_build_raises_for_the_profile_it_cannot_create(doc: dict[str, Any], mess
         build_profile(defaulted(doc), REGISTRY)
     assert str(e.value).startswith("initializing profiles: creating profile for scheduler name default-scheduler: ")
     assert message in str(e.value)
+
+
+def sets_of(**points: PluginSet) -> dict[str, PluginSet]:
+    return {p: points.get(p, PluginSet()) for p in ("multiPoint",) + POINTS_ORDER}
+
+
+def refs(*names: str | tuple[str, int]) -> list[PluginRef]:
+    return [PluginRef(n) if isinstance(n, str) else PluginRef(*n) for n in names]
+
+
+@pytest.mark.parametrize(("sets", "message"), [
+    (sets_of(filter=PluginSet(refs("Nope"))), 'FilterPlugin "Nope" does not exist'),
+    (sets_of(bind=PluginSet(refs("PrioritySort"))), 'plugin "PrioritySort" does not extend BindPlugin plugin'),
+    (sets_of(score=PluginSet(refs("ImageLocality", "ImageLocality"))),
+     'plugin "ImageLocality" already registered as "ScorePlugin"'),
+], ids=["an unknown plugin", "a plugin at a point its type lacks", "a plugin twice at one point"])
+def test_check_point_lists_refuses_what_updatePluginList_refuses(sets: dict[str, PluginSet], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        check_point_lists(sets, REGISTRY)
+
+
+@pytest.mark.parametrize(("sets", "point", "expected"), [
+    (sets_of(multiPoint=PluginSet(refs("NodeName", "TaintToleration"))), "filter", ["NodeName", "TaintToleration"]),
+    (sets_of(multiPoint=PluginSet(refs("NodeName", "TaintToleration"))), "score", ["TaintToleration"]),
+    (sets_of(multiPoint=PluginSet(refs("NodeName", "TaintToleration")),
+             filter=PluginSet(refs("NodePorts", "TaintToleration"))),
+     "filter", ["TaintToleration", "NodeName", "NodePorts"]),
+    (sets_of(multiPoint=PluginSet(refs("NodeName", "TaintToleration")), filter=PluginSet([], ["NodeName"])),
+     "filter", ["TaintToleration"]),
+    (sets_of(multiPoint=PluginSet(refs("NodeName")), filter=PluginSet(refs("NodePorts"), ["*"])),
+     "filter", ["NodePorts"]),
+], ids=["MultiPoint plugins at the points they implement", "only plugins that implement the point",
+        "an explicit plugin that overrides MultiPoint comes first, others after MultiPoint's",
+        "a plugin disabled at one point", "'*' keeps only the point's own plugins"])
+def test_expand_multipoint_orders_each_point_as_upstream(sets: dict[str, PluginSet], point: str,
+                                                         expected: list[str]) -> None:
+    assert expand_multipoint(sets, REGISTRY)[point] == expected
+
+
+@pytest.mark.parametrize(("sets", "expected"), [
+    (sets_of(multiPoint=PluginSet(refs(("ImageLocality", 4), "TaintToleration"))),
+     {"ImageLocality": 4, "TaintToleration": 1}),
+    (sets_of(multiPoint=PluginSet(refs(("ImageLocality", 4))), score=PluginSet(refs(("ImageLocality", 9)))),
+     {"ImageLocality": 9}),
+    (sets_of(multiPoint=PluginSet(refs(("NodeName", 5), ("ImageLocality", 2)))), {"ImageLocality": 2}),
+], ids=["MultiPoint's weights, 0 counting as 1", "the Score set's weight wins", "plugins that do not score get none"])
+def test_score_weights_follow_getScoreWeights(sets: dict[str, PluginSet], expected: dict[str, int]) -> None:
+    assert score_weights(sets, expand_multipoint(sets, REGISTRY), REGISTRY) == expected
+
+
+def test_score_weights_refuse_a_total_that_could_overflow_int64() -> None:
+    sets = sets_of(multiPoint=PluginSet(refs(("ImageLocality", 2**62), ("TaintToleration", 2**62))))
+    with pytest.raises(ConfigError, match="total score of Score plugins could overflow"):
+        score_weights(sets, expand_multipoint(sets, REGISTRY), REGISTRY)
