@@ -108,9 +108,9 @@ def generate(a: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str
 
 
 def child(a: argparse.Namespace) -> None:
-    from kplan.io.manifests import RawObject
     from kplan.io.scheduler_config import read_scheduler_config
     from kplan.io.workspace import load_scenario
+    from kplan.model.raw import RawObject
     from kplan.plugins import in_tree_registry
     from kplan.scheduler.simulate import run_simulation
 

@@ -25,11 +25,11 @@ from kplan.framework.config import SchedulerConfig, load_config
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.release import Release, default_release
 from kplan.framework.status import Code, Status
-from kplan.io.inputs import Scenario, build_scenario, classify
-from kplan.io.manifests import RawObject
 from kplan.model.objects import Node, Pod
 from kplan.model.parse import parse_node, parse_pod
+from kplan.model.raw import RawObject
 from kplan.plugins import in_tree_registry
+from kplan.scenario import Scenario, build_scenario, classify
 from kplan.scheduler.simulate import SimulationResult, run_simulation
 
 ZONE = "topology.kubernetes.io/zone"
@@ -435,7 +435,7 @@ def scenario(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable
     cluster = [raw(o, "cluster.yaml") for o in objects] + [raw(n, "cluster.yaml") for n in nodes]
     cluster += [raw(p, "cluster.yaml") for p in running]
     inputs = classify(cluster)
-    classify([raw(p, "pods.yaml") for p in pending], inputs, pending_role=True)
+    classify([raw(p, "pods.yaml") for p in pending], inputs)
     return build_scenario(inputs)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kplan.io.manifests import RawObject, iter_objects
+from kplan.io.manifests import iter_objects
+from kplan.model.raw import RawObject
 
 
 def print_warnings(warnings: Sequence[str], quiet: bool = False) -> None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kplan.cli import options as opt
 from kplan.cli.workspace import load_inputs, open_planner
+
+if TYPE_CHECKING:  # the engine loads only when a command runs
+    from kplan.model.objects import Pod
+    from kplan.scenario import Inputs
+    from kplan.whatif.plan import Planner
 
 HELP = opt.help_text("""Explain why a pending pod lands where it does, or why it cannot, and what would help.
 
@@ -24,7 +29,7 @@ app = typer.Typer(help="Explain scheduling decisions.", no_args_is_help=True, ri
 AUTO_NODE_SEARCH_PODS = 1000
 
 
-def find_pending(inputs: Any, name: str, namespace: str | None) -> Any:
+def find_pending(inputs: Inputs, name: str, namespace: str | None) -> Pod:
     """The pending pod NAME (or NS/NAME) of the inputs; a clear error otherwise."""
     from kplan.errors import InputError
 
@@ -169,7 +174,7 @@ def storage_only(ex: Any) -> bool:
     return bool(failing) and all(f.plugin == VOLUME_BINDING for f in failing)
 
 
-def more_nodes(planner: Any, key: str, templates: list[str], limit: int, *, storage_only: bool = False,
+def more_nodes(planner: Planner, key: str, templates: list[str], limit: int, *, storage_only: bool = False,
                claims: bool = False) -> dict[str, Any]:
     """How many nodes like one of the template candidates make the pod fit, by whole simulations.
 

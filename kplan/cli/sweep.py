@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -17,6 +17,7 @@ from kplan.errors import InputError
 
 if TYPE_CHECKING:
     from kplan.io.workspace import Workspace
+    from kplan.whatif.plan import Planner
     from kplan.whatif.sweep import Axis, Step, SweepPlan
 
 HELP = opt.help_text("""Simulate a grid of changes at once, each point with several seeds, and find the cheapest
@@ -149,7 +150,7 @@ def load_per_seed(cluster: Sequence[str], manifests: Sequence[str], seeds: Seque
     return loads, index
 
 
-def resolve_labels(plan: SweepPlan, loaded: Workspace, planner: Any, seed: int) -> SweepPlan:
+def resolve_labels(plan: SweepPlan, loaded: Workspace, planner: Planner, seed: int) -> SweepPlan:
     """Checks the grid's changes against the inputs, once, before any worker starts (an unknown
     node or workload is a one-line error here, not a failed task), and names the scaled workloads.
 

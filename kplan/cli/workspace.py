@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from kplan.cli.options import TieBreak
 
 if TYPE_CHECKING:  # the engine loads only when a command runs, so that --help starts fast
-    from kplan.io.manifests import RawObject
     from kplan.io.workspace import Workspace
+    from kplan.model.raw import RawObject
     from kplan.whatif.plan import Planner
 
 __all__ = ["load_inputs", "open_planner"]

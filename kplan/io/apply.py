@@ -21,37 +21,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from kplan.errors import InputError
-from kplan.io.manifests import RawObject
 from kplan.model.json_tree import copy_tree
-from kplan.model.objects import Pod
-from kplan.model.parse import (
-    parse_csi_driver,
-    parse_csi_node,
-    parse_csi_storage_capacity,
-    parse_persistent_volume,
-    parse_persistent_volume_claim,
-    parse_pod,
-    parse_storage_class,
-    parse_volume_attachment,
-)
+from kplan.model.objects import Pod, Replaced
+from kplan.model.parse import STORAGE_PARSERS, parse_persistent_volume_claim, parse_pod
+from kplan.model.raw import RawObject
+from kplan.model.storage import StorageObject
+from kplan.scenario import Inputs, classify
 from kplan.workloads import WORKLOAD_KINDS, NameGenerator, apply_limit_ranges, ephemeral_claims, expand
 from kplan.workloads.common import sub
-
-STORAGE_PARSERS = {
-    "PersistentVolumeClaim": parse_persistent_volume_claim,
-    "PersistentVolume": parse_persistent_volume,
-    "StorageClass": parse_storage_class,
-    "CSINode": parse_csi_node,
-    "CSIDriver": parse_csi_driver,
-    "CSIStorageCapacity": parse_csi_storage_capacity,
-    "VolumeAttachment": parse_volume_attachment,
-}
-#: kinds kplan reads but does not turn into typed objects itself
-HANDLED_KINDS = ("LimitRange", *WORKLOAD_KINDS)
 
 CLUSTER_SCOPED = frozenset({
     "Node", "Namespace", "PersistentVolume", "StorageClass", "PriorityClass", "CSINode", "CSIDriver",
@@ -59,18 +39,6 @@ CLUSTER_SCOPED = frozenset({
     "RuntimeClass", "VolumeAttachment", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
     "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "PodSecurityPolicy", "VolumeSnapshotClass",
 })
-
-
-@dataclass
-class Replaced:
-    """A pod of the cluster that an applied workload replaces."""
-
-    pod: Pod
-    node: str
-    #: "Deployment default/web"
-    workload: str
-    #: still running (--keep-existing)
-    kept: bool
 
 
 def with_namespace(objects: Iterable[RawObject], namespace: str) -> list[RawObject]:
@@ -110,7 +78,7 @@ def _controller(d: Mapping[str, Any]) -> tuple[str, str] | None:
 class Applier:
     """Applies manifest objects onto classified cluster inputs (see the module docstring)."""
 
-    def __init__(self, inputs: Any, *, keep_existing: bool, seed: int) -> None:
+    def __init__(self, inputs: Inputs, *, keep_existing: bool, seed: int) -> None:
         self.inputs = inputs
         self.keep_existing = keep_existing
         self.seed = seed
@@ -124,7 +92,7 @@ class Applier:
         self._owned_of: tuple[list[Pod] | None, int] = (None, -1)
         #: _identity of every storage object in inputs.storage, read up to _storage_seen
         self._storage_ids: set[tuple[str, str]] = set()
-        self._storage_seen: tuple[list[Any] | None, int] = (None, 0)   # (the list, items read)
+        self._storage_seen: tuple[list[StorageObject] | None, int] = (None, 0)   # (the list, items read)
         #: cluster objects by (kind, namespace, name), as given in the cluster input
         self.cluster: dict[tuple[str, str, str], Mapping[str, Any]] = {}
         for kind, objs in inputs.other.items():
@@ -244,7 +212,7 @@ class Applier:
             return  # the controllers create a claim only if it does not exist yet
         self.inputs.storage.append(claim)
 
-    def apply_pod(self, obj: RawObject, classify: Any) -> None:
+    def apply_pod(self, obj: RawObject) -> None:
         d = copy_tree(obj.doc)  # admission changes the pod; the input stays as read
         md = dict(d.get("metadata") or {})
         ns = str(md.get("namespace") or "default")
@@ -301,7 +269,7 @@ class Applier:
 
     # ------------------------------------------------------------------ entry point
 
-    def apply(self, objects: Sequence[RawObject], classify: Any) -> None:
+    def apply(self, objects: Sequence[RawObject]) -> None:
         first: list[RawObject] = []
         second: list[RawObject] = []
         from kplan.validation import describe
@@ -329,7 +297,7 @@ class Applier:
                 classify([obj], self.inputs)
         for obj in second:
             if obj.doc.get("kind") == "Pod":
-                self.apply_pod(obj, classify)
+                self.apply_pod(obj)
             else:
                 self.apply_workload(obj)
         self._check_names()
@@ -396,7 +364,7 @@ class Applier:
                                  "apply without --keep-existing to replace it")
 
 
-def _identity(item: Any) -> tuple[str, str]:
+def _identity(item: StorageObject) -> tuple[str, str]:
     kind = type(item).__name__
     ns = getattr(item, "namespace", "")
     return kind, f"{ns}/{item.name}" if ns else item.name

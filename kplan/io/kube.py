@@ -35,7 +35,7 @@ from urllib.parse import urlencode
 from kplan import __version__
 from kplan.errors import ClusterAccessError, InputError
 from kplan.io.collector import collector_paused
-from kplan.io.manifests import RawObject
+from kplan.model.raw import RawObject
 
 #: Added by ``kubectl apply``: a full copy of the object, of no use to a scheduler simulation.
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"

@@ -22,10 +22,10 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from kplan.errors import InputError
+from kplan.model.raw import RawObject
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz")
 #: deepest nesting of a document kplan reads; Kubernetes objects nest about 15 levels, CRD
@@ -34,12 +34,6 @@ MAX_DEPTH = 100
 #: most values a YAML document may expand to through its aliases (a "billion laughs" stays small
 #: on disk and grows exponentially when walked)
 MAX_EXPANDED_VALUES = 1_000_000
-
-
-@dataclass
-class RawObject:
-    doc: dict[str, Any]
-    source: str
 
 
 def _yaml_loader() -> Any:

@@ -19,11 +19,12 @@ from typing import Any
 
 from kplan.errors import InputError
 from kplan.io.apply import Applier
-from kplan.io.manifests import RawObject
 from kplan.model.admission import admit_priority, with_builtin_classes
 from kplan.model.json_tree import copy_tree
 from kplan.model.objects import Pod
 from kplan.model.parse import parse_selecting_object
+from kplan.model.raw import RawObject
+from kplan.scenario import Inputs
 from kplan.workloads import expand
 from kplan.workloads.statefulset import POD_INDEX_LABEL, POD_NAME_LABEL
 
@@ -67,7 +68,7 @@ def _names(objects: Sequence[RawObject]) -> str:
     return ", ".join(f"{o.doc.get('kind')}/{'/'.join(_meta(o))}" for o in objects)
 
 
-def declared_pods(inputs: Any, target: RawObject, seed: int) -> list[Pod]:
+def declared_pods(inputs: Inputs, target: RawObject, seed: int) -> list[Pod]:
     """The pending pods the target itself declares (a workload's replicas, or the Pod), which
     were applied with the rest of the manifests: they are placed before any extra replica."""
     kind = str(target.doc.get("kind"))
@@ -100,7 +101,7 @@ CLAIMS_NOT_ADDED = ("more replicas of a StatefulSet with volumeClaimTemplates wo
                     "which kplan capacity does not create: only the declared replicas are counted")
 
 
-def replica_factory(inputs: Any, obj: RawObject, *, seed: int) -> tuple[Pod, Callable[[int], Pod] | None, str]:
+def replica_factory(inputs: Inputs, obj: RawObject, *, seed: int) -> tuple[Pod, Callable[[int], Pod] | None, str]:
     """(the template pod, replica k → a fresh pod, "Kind namespace/name"). ``inputs`` gains what creating the workload adds
     (the selectors of its ReplicaSets); its pending pods are unchanged. No replica function (None)
     for a StatefulSet with volumeClaimTemplates: see CLAIMS_NOT_ADDED."""

@@ -19,7 +19,7 @@ workload's replica count changes, resolved against the parsed inputs into a pure
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import math
 import re
 from collections.abc import Mapping
@@ -27,9 +27,11 @@ from typing import Any
 
 from kplan.errors import InputError, UnsupportedError
 from kplan.io.apply import Applier
-from kplan.io.manifests import RawObject
 from kplan.model.json_tree import copy_tree
 from kplan.model.objects import Pod
+from kplan.model.raw import RawObject
+from kplan.model.storage import PersistentVolumeClaim
+from kplan.scenario import Inputs
 from kplan.whatif.changes import ScaleWorkload
 from kplan.workloads import expand
 
@@ -108,7 +110,7 @@ def deletion_order(pods: list[Pod]) -> list[Pod]:
     return sorted(pods, key=key)
 
 
-def resolve_scale(inputs: Any, workloads: Mapping[tuple[str, str, str], RawObject], value: str, *,
+def resolve_scale(inputs: Inputs, workloads: Mapping[tuple[str, str, str], RawObject], value: str, *,
                   seed: int) -> ScaleWorkload:
     kind, ns, name, n = parse_scale(value)
     obj = _find(workloads, kind, ns, name, value)
@@ -134,17 +136,13 @@ def resolve_scale(inputs: Any, workloads: Mapping[tuple[str, str, str], RawObjec
     return _scale_up(inputs, applier, obj, kind, ns, name, n, want, current, label, seed)
 
 
-def _scratch(inputs: Any) -> Any:
+def _scratch(inputs: Inputs) -> Inputs:
     """A copy of the inputs the Applier may write into (claims, explicit flags) without touching them."""
-    out = copy.copy(inputs)
-    out.storage = list(inputs.storage)
-    out.explicit = dict(inputs.explicit)
-    out.pending = list(inputs.pending)
-    out.warnings = []
-    return out
+    return dataclasses.replace(inputs, storage=list(inputs.storage), explicit=dict(inputs.explicit),
+                               pending=list(inputs.pending), warnings=[])
 
 
-def _scale_up(inputs: Any, applier: Applier, obj: RawObject, kind: str, ns: str, name: str, n: int, want: int,
+def _scale_up(inputs: Inputs, applier: Applier, obj: RawObject, kind: str, ns: str, name: str, n: int, want: int,
               current: list[Pod], label: str, seed: int) -> ScaleWorkload:
     in_use = {p.name for p in inputs.running + inputs.pending if p.namespace == ns}
     replica_sets = [o.doc for o in inputs.other.get("ReplicaSet", [])
@@ -170,7 +168,7 @@ def _scale_up(inputs: Any, applier: Applier, obj: RawObject, kind: str, ns: str,
         if str((claim.get("metadata") or {}).get("name")) in wanted_claims:
             applier.add_claim(claim, f"{obj.source}: {exp.key}")
     pods = [applier.create_pod(d, f"{obj.source}: {exp.key}") for d in fresh]
-    claims = tuple(scratch.storage[before_claims:])
+    claims = tuple(c for c in scratch.storage[before_claims:] if isinstance(c, PersistentVolumeClaim))
     order: list[tuple[str, str]] = []
     if exp.ordered and pods:
         last = max(current, key=_ordinal, default=None)

@@ -25,9 +25,9 @@ from typing import Any
 
 from kplan.framework.config import SchedulerConfig
 from kplan.framework.registry import Registry
-from kplan.io.inputs import Inputs, build_scenario
-from kplan.io.manifests import RawObject
 from kplan.io.scale import resolve_scale
+from kplan.model.raw import RawObject
+from kplan.scenario import Inputs
 from kplan.whatif.changes import Change, ScaleWorkload
 from kplan.whatif.plan import Planner
 from kplan.whatif.sweep import RunSummary, SweepPlan, summarize
@@ -69,7 +69,7 @@ class SweepInputs:
     def planner(self) -> Planner:
         with self._lock:  # a Dask worker may run tasks in several threads
             if self._planner is None:
-                self._planner = Planner(self.inputs, build_scenario, self.config, self.registry,
+                self._planner = Planner(self.inputs, self.config, self.registry,
                                         lowest_name=self.lowest_name, keep_base=False)
             return self._planner
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from kplan.io.apply import Applier, with_namespace
 from kplan.io.collector import collector_paused
-from kplan.io.inputs import Inputs, Scenario, build_scenario, classify, settle
-from kplan.io.manifests import RawObject
 from kplan.io.scheduler_config import read_scheduler_config
+from kplan.model.raw import RawObject
+from kplan.scenario import Inputs, Scenario, build_scenario, classify, settle
 from kplan.scheduler.simulate import SimulationResult
 from kplan.whatif.plan import Planner
 from kplan.workloads import WORKLOAD_KINDS
@@ -45,7 +45,7 @@ def load_workspace(cluster_objects: Iterable[RawObject], manifest_objects: Itera
     with bulk_load():
         inputs = classify(cluster_objects)
         applied = list(with_namespace(manifest_objects, namespace or "default"))
-        Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied, classify)
+        Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied)
         settle(inputs)
     workloads: dict[tuple[str, str, str], RawObject] = {}
     for obj in [o for kind in WORKLOAD_KINDS for o in inputs.other.get(kind, [])] + applied:
@@ -63,7 +63,7 @@ def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: in
 
     registry = in_tree_registry()
     config = read_scheduler_config(scheduler_config, registry)
-    planner = Planner(workspace.inputs, build_scenario, config, registry, seed=seed, lowest_name=lowest_name)
+    planner = Planner(workspace.inputs, config, registry, seed=seed, lowest_name=lowest_name)
     planner.warnings = workspace.warnings + planner.warnings
     return planner
 

@@ -174,4 +174,7 @@ class PodClaim:
     template_name: str = ""
 
 
+#: the resource.k8s.io objects of the inputs, each of its own type
+DraObject = DeviceClass | ResourceSlice | ResourceClaim | ResourceClaimTemplate
+
 share_frozen_dataclasses(globals())

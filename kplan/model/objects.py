@@ -313,4 +313,17 @@ class SelectingObject:
     selector: LabelSelector | None
 
 
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """A pod of the cluster that an applied workload replaces (its old pods leave, or stay with
+    --keep-existing): the run's result lists them."""
+
+    pod: Pod
+    node: str
+    #: "Deployment default/web"
+    workload: str
+    #: still running (--keep-existing)
+    kept: bool
+
+
 share_frozen_dataclasses(globals())

@@ -7,7 +7,7 @@ The pod's requests are computed here, once, exactly as reference section 2 descr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from types import MappingProxyType
 from typing import Any
@@ -61,6 +61,7 @@ from kplan.model.storage import (
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
+    StorageObject,
     TopologySelectorTerm,
     VolumeAttachment,
 )
@@ -1084,3 +1085,15 @@ def parse_csi_storage_capacity(d: Mapping[str, Any], source: str = "") -> CSISto
         _storage_bytes(d.get("capacity"), where, "capacity"),
         _storage_bytes(d.get("maximumVolumeSize"), where, "maximumVolumeSize"),
         source)
+
+
+#: kind → the parser of a storage object
+STORAGE_PARSERS: dict[str, Callable[[Mapping[str, Any], str], StorageObject]] = {
+    "PersistentVolumeClaim": parse_persistent_volume_claim,
+    "PersistentVolume": parse_persistent_volume,
+    "StorageClass": parse_storage_class,
+    "CSINode": parse_csi_node,
+    "CSIDriver": parse_csi_driver,
+    "CSIStorageCapacity": parse_csi_storage_capacity,
+    "VolumeAttachment": parse_volume_attachment,
+}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kplan.model.dra import (
@@ -18,6 +18,7 @@ from kplan.model.dra import (
     DeviceClass,
     DeviceRequest,
     DeviceResult,
+    DraObject,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -257,7 +258,8 @@ def parse_resource_claim_template(d: Mapping[str, Any], source: str = "") -> Res
                                  _labels(md.get("annotations"), where, "spec.metadata.annotations"), source)
 
 
-DRA_PARSERS = {
+#: kind → the parser of a resource.k8s.io object
+DRA_PARSERS: dict[str, Callable[[Mapping[str, Any], str], DraObject]] = {
     "DeviceClass": parse_device_class,
     "ResourceSlice": parse_resource_slice,
     "ResourceClaim": parse_resource_claim,

@@ -188,4 +188,8 @@ class CSIStorageCapacity:
         return self.maximum_volume_size if self.maximum_volume_size is not None else self.capacity
 
 
+#: the storage objects of the inputs, each of its own type
+StorageObject = (PersistentVolumeClaim | PersistentVolume | StorageClass | CSINode | CSIDriver | CSIStorageCapacity
+                 | VolumeAttachment)
+
 share_frozen_dataclasses(globals())

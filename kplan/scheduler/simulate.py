@@ -22,7 +22,7 @@ from kplan.framework.config import SchedulerConfig
 from kplan.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, ClusterEvent
 from kplan.framework.registry import Registry
 from kplan.framework.runtime import Framework, Nominator
-from kplan.model.objects import Pod, PodDisruptionBudget, evolve_pod
+from kplan.model.objects import Pod, PodDisruptionBudget, Replaced, evolve_pod
 from kplan.scheduler.cycle import CycleResult, Scheduler
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.queue import SECOND, US, Location, QueuedPod, SchedulingQueue
@@ -56,8 +56,8 @@ class SimulationResult:
     snapshot: Snapshot
     #: cycle results per pod uid, newest last (explain reads them)
     cycles: dict[str, list[CycleResult]] = field(default_factory=dict)
-    #: cluster pods that the applied workloads replace (io/apply.py Replaced), set by the caller
-    replaced: list[Any] = field(default_factory=list)
+    #: cluster pods that the applied workloads replace (kplan.io.apply), as the run was given them
+    replaced: list[Replaced] = field(default_factory=list)
 
     def outcome(self, namespace: str, name: str) -> PodOutcome | None:
         for o in self.pods:
@@ -114,7 +114,8 @@ class Simulation:
     def __init__(self, snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],
                  *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[tuple[str, str], int] | None = None,
                  keep_cycles: bool = False, observer: Observer | None = None,
-                 created_after: Mapping[str, str] | None = None, progress: Progress | None = None) -> None:
+                 created_after: Mapping[str, str] | None = None, progress: Progress | None = None,
+                 replaced: Sequence[Replaced] = ()) -> None:
         self.snapshot = snapshot
         self.handle = SchedulerHandle(snapshot, config, seed, lowest_name, pdb_allowed or {})
         for spec in config.profiles:
@@ -139,6 +140,8 @@ class Simulation:
         #: pod uid → the pod whose bind creates it (a StatefulSet's OrderedReady policy: the
         #: controller creates the next pod once the previous one runs; kplan counts a bind as that)
         self.created_after = dict(created_after or {})
+        #: cluster pods that the applied workloads replace: the result reports them
+        self.replaced = tuple(replaced)
         self.waiting: dict[str, list[QueuedPod]] = {}
         self._seed = seed
         self._claim_names: NameGenerator | None = None
@@ -522,7 +525,7 @@ class Simulation:
             else:
                 status, node, msg = PodStatus.UNSCHEDULABLE, None, q.message
             outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, self.handle.nominated_node(pod) or None))
-        return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles)
+        return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles, list(self.replaced))
 
 
 def run_simulation(snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],

@@ -1,9 +1,7 @@
 """Cluster changes as pure deltas on the parsed inputs (``kplan whatif``).
 
 A change never edits a file or an input object: ``apply_changes`` returns a copy of the inputs
-with new lists, and every object it alters is a new object. The inputs are the typed objects of
-``kplan.io.inputs.Inputs`` (nodes, running and pending pods, PDBs, …); this module only relies on
-those attribute names (``InputsLike``), so it does not depend on the io layer.
+(kplan.scenario.Inputs) with new lists, and every object it alters is a new object.
 
 What each change means:
 * add nodes (from a Node manifest or as clones of a node): clones are named ``<node>-whatif-<i>``,
@@ -35,34 +33,22 @@ the disruption controller would report before the replacements run.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
 
 from kplan.cluster.disruption import disruptions_allowed, pdb_key
 from kplan.errors import InputError, KplanError
 from kplan.model.admission import admit_priority, with_builtin_classes
-from kplan.model.dra import ResourceSlice
+from kplan.model.dra import DraObject, ResourceSlice
 from kplan.model.objects import Node, Pod, PodDisruptionBudget, PriorityClass
 from kplan.model.selectors import NodeSelector, NodeSelectorTerm, Requirement, selector_matches
+from kplan.model.storage import PersistentVolumeClaim
+from kplan.scenario import Inputs
 
 HOSTNAME = "kubernetes.io/hostname"
 CLONE_INFIX = "-whatif-"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
-
-
-class InputsLike(Protocol):
-    nodes: list[Node]
-    running: list[Pod]
-    pending: list[Pod]
-    pdbs: list[PodDisruptionBudget]
-    priority_classes: dict[str, PriorityClass]
-    admitted: set[str]
-
-
-InputsT = TypeVar("InputsT", bound=InputsLike)
 
 
 # ------------------------------------------------------------------------------------ changes
@@ -127,7 +113,7 @@ class ScaleWorkload:
     add: tuple[Pod, ...] = ()
     delete: tuple[Pod, ...] = ()
     #: PersistentVolumeClaims the controller creates with the new pods (StatefulSet claim templates)
-    claims: tuple[Any, ...] = ()
+    claims: tuple[PersistentVolumeClaim, ...] = ()
     #: new pod uid → the pod that must run first (StatefulSet OrderedReady)
     created_after: tuple[tuple[str, str], ...] = ()
     #: new pod uid → (explicit spec.priority, explicit spec.preemptionPolicy), for admission
@@ -210,7 +196,7 @@ def _selector_for(sel: NodeSelector, template: str, clone: str) -> NodeSelector:
                                                t.valid) for t in sel.terms))
 
 
-def clone_slices(slices: Iterable[Any], template: Node, clone: Node) -> list[ResourceSlice]:
+def clone_slices(slices: Iterable[DraObject], template: Node, clone: Node) -> list[ResourceSlice]:
     """The ResourceSlices the template's DRA drivers would publish for ``clone`` (module docstring)."""
     out = []
     for s in slices:
@@ -266,7 +252,7 @@ def replacement(pod: Pod, classes: dict[str, PriorityClass]) -> tuple[Pod, str]:
 # ------------------------------------------------------------------------------------ apply
 
 class _Work:
-    def __init__(self, inputs: InputsLike) -> None:
+    def __init__(self, inputs: Inputs) -> None:
         self.nodes: list[Node] = list(inputs.nodes)
         self.running: list[Pod] = list(inputs.running)
         self.pending: list[Pod] = list(inputs.pending)
@@ -279,12 +265,12 @@ class _Work:
         self.allowed: dict[tuple[str, str], int] = {pdb_key(b): disruptions_allowed(b, placed) for b in self.pdbs}
         self.spent: dict[tuple[str, str], int] = {}
         self.applied = Applied()
-        self.claims: list[Any] = []
-        #: the resource.k8s.io objects, when the inputs have them; clones add ResourceSlices
-        self.dra: list[Any] = list(getattr(inputs, "dra", []) or [])
+        self.claims: list[PersistentVolumeClaim] = []
+        #: the resource.k8s.io objects; clones add ResourceSlices
+        self.dra: list[DraObject] = list(inputs.dra)
         self.dra_changed = False
-        self.explicit: dict[str, tuple[bool, bool]] = dict(getattr(inputs, "explicit", {}) or {})
-        self.created_after: dict[str, str] = dict(getattr(inputs, "created_after", {}) or {})
+        self.explicit: dict[str, tuple[bool, bool]] = dict(inputs.explicit)
+        self.created_after: dict[str, str] = dict(inputs.created_after)
 
     def node(self, name: str, option: str) -> Node:
         for n in self.nodes:
@@ -408,7 +394,7 @@ class _Work:
         return out
 
 
-def apply_changes(inputs: InputsT, changes: Sequence[Change]) -> tuple[InputsT, Applied]:
+def apply_changes(inputs: Inputs, changes: Sequence[Change]) -> tuple[Inputs, Applied]:
     """A copy of ``inputs`` with the changes applied in order, and what they did."""
     w = _Work(inputs)
     for c in changes:
@@ -427,18 +413,10 @@ def apply_changes(inputs: InputsT, changes: Sequence[Change]) -> tuple[InputsT, 
             w.scale(c)
         else:  # pragma: no cover - the union is closed
             raise TypeError(f"unknown change {c!r}")
-    out: Any = copy.copy(inputs)
-    out.nodes = w.nodes
-    out.running = w.running
-    out.pending = w.pending
-    out.pdbs = w.pinned_pdbs()
-    out.admitted = w.admitted
-    if hasattr(inputs, "created_after"):
-        out.created_after = w.created_after
-    if hasattr(inputs, "explicit"):
-        out.explicit = w.explicit
+    out = dataclasses.replace(inputs, nodes=w.nodes, running=w.running, pending=w.pending, pdbs=w.pinned_pdbs(),
+                              admitted=w.admitted, created_after=w.created_after, explicit=w.explicit)
     if w.claims:
-        out.storage = list(getattr(inputs, "storage", [])) + w.claims
+        out.storage = [*inputs.storage, *w.claims]
     if w.dra_changed:
         out.dra = w.dra
     return out, w.applied

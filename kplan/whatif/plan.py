@@ -1,24 +1,22 @@
 """Running simulations of the parsed inputs, changed or not: the planner behind every command
 (``kplan simulate``, ``whatif``, ``capacity`` and the node-count search of ``kplan explain``).
 
-The inputs and their pods are immutable (kplan.io.inputs.settle decided the pods' priorities and
-start times once, at load). Every run builds its own snapshot from them with the ``build``
-function the caller hands in (``kplan.io.inputs.build_scenario``), and a simulation keeps what it
-decides (nominations, placements) in its own state, so runs cannot leak into each other.
+The inputs and their pods are immutable (kplan.scenario.settle decided the pods' priorities and
+start times once, at load). Every run builds its own snapshot from them
+(kplan.scenario.build_scenario), and a simulation keeps what it decides (nominations,
+placements) in its own state, so runs cannot leak into each other.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
-from kplan.cluster.snapshot import Snapshot
 from kplan.errors import InputError
 from kplan.framework.config import SchedulerConfig
 from kplan.framework.cycle_state import CycleState
@@ -32,10 +30,13 @@ from kplan.model.objects import (
     tolerates,
     untolerated_taints,
 )
+from kplan.scenario import Inputs, Scenario, build_scenario
+from kplan.scheduler.cycle import CycleResult
 from kplan.scheduler.pod_status import PodStatus
+from kplan.scheduler.queue import QueuedPod
 from kplan.scheduler.simulate import Observer, Simulation, SimulationResult
 from kplan.whatif.capacity import CapacityOutcome, fill
-from kplan.whatif.changes import Applied, Change, CloneNode, InputsLike, apply_changes
+from kplan.whatif.changes import Applied, Change, CloneNode, apply_changes
 from kplan.whatif.diff import WhatIfDiff, diff_results, running_on_nodes
 from kplan.whatif.search import SearchResult, smallest_passing
 
@@ -43,22 +44,10 @@ DEFAULT_SEARCH_LIMIT = 1024
 T = TypeVar("T")
 
 
-class Built(Protocol):
-    snapshot: Snapshot
-    pending: list[Pod]
-    pdb_allowed: dict[tuple[str, str], int]
-    warnings: list[str]
-    #: the inputs it was built from (created_after: a StatefulSet's creation order; replaced pods)
-    inputs: Any
-
-
-Builder = Callable[[Any], Built]
-
-
 @dataclass
 class Run:
-    inputs: Any
-    built: Built
+    inputs: Inputs
+    built: Scenario
     result: SimulationResult
     applied: Applied | None = None
 
@@ -92,10 +81,9 @@ def all_fit(result: SimulationResult) -> bool:
 
 
 class Planner:
-    def __init__(self, inputs: InputsLike, build: Builder, config: SchedulerConfig, registry: Registry, *,
+    def __init__(self, inputs: Inputs, config: SchedulerConfig, registry: Registry, *,
                  seed: int = 0, lowest_name: bool = False, keep_base: bool = True) -> None:
         self.inputs = inputs
-        self.build = build
         self.config = config
         self.registry = registry
         self.seed = seed
@@ -103,26 +91,26 @@ class Planner:
         # built now for its warnings; the first unchanged run reuses it (a snapshot serves one
         # run: the simulation binds pods into it), unless the planner only runs changed inputs
         # (kplan sweep) and would hold a whole snapshot it never reads
-        base = build(inputs)
+        base = build_scenario(inputs)
         self.warnings = list(base.warnings)
-        self._base: Built | None = base if keep_base else None
+        self._base: Scenario | None = base if keep_base else None
         #: told (what the run is, pods tried, pods created) as each run goes: the CLI's progress
         #: bar; the planner prints nothing
         self.progress: Callable[[str, int, int], None] | None = None
 
     # -------------------------------------------------------------------------- runs
 
-    def _built(self, inputs: Any | None) -> tuple[Any, Built]:
+    def _built(self, inputs: Inputs | None) -> tuple[Inputs, Scenario]:
         if inputs is None:
             inputs = self.inputs
             if self._base is not None:
                 built, self._base = self._base, None
                 return inputs, built
-        return inputs, self.build(inputs)
+        return inputs, build_scenario(inputs)
 
-    def simulation(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
+    def simulation(self, inputs: Inputs | None = None, *, config: SchedulerConfig | None = None,
                    observer: Observer | None = None, keep_cycles: bool = False,
-                   stage: str = "scheduling", seed: int | None = None) -> tuple[Any, Built, Simulation]:
+                   stage: str = "scheduling", seed: int | None = None) -> tuple[Inputs, Scenario, Simulation]:
         """A simulation of ``inputs`` (default: the unchanged inputs); ``seed`` overrides the
         planner's for this run (kplan sweep runs one planner with many seeds)."""
         inputs, built = self._built(inputs)
@@ -130,20 +118,18 @@ class Planner:
         sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending,
                          seed=self.seed if seed is None else seed,
                          lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
-                         observer=observer, created_after=getattr(built.inputs, "created_after", None),
+                         observer=observer, created_after=built.inputs.created_after, replaced=built.inputs.replaced,
                          progress=None if report is None else lambda done, total: report(stage, done, total))
         return inputs, built, sim
 
-    def simulate(self, inputs: Any | None = None, *, config: SchedulerConfig | None = None,
+    def simulate(self, inputs: Inputs | None = None, *, config: SchedulerConfig | None = None,
                  observer: Observer | None = None, keep_cycles: bool = False, applied: Applied | None = None,
                  stage: str = "scheduling", seed: int | None = None) -> Run:
         inputs, built, sim = self.simulation(inputs, config=config, observer=observer, keep_cycles=keep_cycles,
                                              stage=stage, seed=seed)
-        result = sim.run()
-        result.replaced = list(built.inputs.replaced)
-        return Run(inputs, built, result, applied)
+        return Run(inputs, built, sim.run(), applied)
 
-    def simulate_subsets(self, inputs: Any, subsets: Sequence[Collection[int]], then: Callable[[SimulationResult], T],
+    def simulate_subsets(self, inputs: Inputs, subsets: Sequence[Collection[int]], then: Callable[[SimulationResult], T],
                          *, seed: int | None = None) -> list[T]:
         """For each subset (indices of ``inputs.pending``), ``then`` of the run of ``inputs`` with
         only those pending pods, as ``simulate`` gives it, computed together: one run of all the
@@ -161,13 +147,11 @@ class Planner:
             if not kept <= set(range(len(uids))):
                 raise ValueError(f"pending pod indices {sorted(kept)} of {len(uids)} pending pods")
             lacking[i] = {u for j, u in enumerate(uids) if j not in kept}
-        replaced = list(built.inputs.replaced)
         #: per pod uid, how many subsets still waiting for their fork lack it
         lacked = Counter(u for missing in lacking.values() for u in missing)
         found: dict[int, T] = {}
 
         def finish(i: int, result: SimulationResult) -> None:
-            result.replaced = replaced
             found[i] = then(result)
 
         sim.start()
@@ -180,8 +164,8 @@ class Planner:
                 lacked.subtract(missing)
                 fork = (sim.without(missing) if len(sim.popped) * 20 >= len(uids) - len(missing) else None)
                 if fork is None:
-                    alone = copy.copy(inputs)
-                    alone.pending = [p for j, p in enumerate(inputs.pending) if uids[j] not in missing]
+                    alone = dataclasses.replace(inputs, pending=[p for j, p in enumerate(inputs.pending)
+                                                                 if uids[j] not in missing])
                     found[i] = then(self.simulate(alone, seed=seed).result)
                     continue
                 fork.drain()
@@ -194,13 +178,13 @@ class Planner:
                     finish(i, result)
         return [found[i] for i in range(len(subsets))]
 
-    def changed(self, changes: Sequence[Change], inputs: Any | None = None) -> tuple[Any, Applied]:
+    def changed(self, changes: Sequence[Change], inputs: Inputs | None = None) -> tuple[Inputs, Applied]:
         return apply_changes(inputs if inputs is not None else self.inputs, changes)
 
     # -------------------------------------------------------------------------- cheap check
 
     def blocked_on_empty_node(self, template: str | Node, pods: Sequence[str] | None = None,
-                              inputs: Any | None = None) -> dict[str, Status]:
+                              inputs: Inputs | None = None) -> dict[str, Status]:
         """Pods (by namespace/name) that do not pass the filters on one new empty node like ``template``.
 
         The node is added to the cluster as it is before any pending pod is placed. Such a pod
@@ -250,7 +234,7 @@ class Planner:
         diff = diff_results(before.result, before.running, after.result, after.running, deleted)
         return WhatIf(before, after, diff, fit)
 
-    def _until_fit(self, changed: Any, applied: Applied, template: str | Node, config: SchedulerConfig | None,
+    def _until_fit(self, changed: Inputs, applied: Applied, template: str | Node, config: SchedulerConfig | None,
                    limit: int) -> tuple[Run, UntilFit]:
         name = template if isinstance(template, str) else template.name
         if isinstance(template, str) and all(n.name != template for n in changed.nodes):
@@ -290,7 +274,7 @@ class Planner:
                                              "fit", probes, bound)
         return run, UntilFit(name, found.count, "", probes, bound)
 
-    def lower_bound(self, base: Run, template: str | Node, inputs: Any) -> int | None:
+    def lower_bound(self, base: Run, template: str | Node, inputs: Inputs) -> int | None:
         """Fewer nodes like the template than this cannot fit every pod: the pending pods that did
         not fit need more of some resource than all free room plus that many template nodes.
 
@@ -338,7 +322,7 @@ class Planner:
 
     def nodes_for_pod(self, key: str, template: str, limit: int) -> SearchResult[Run]:
         """The smallest number of nodes like ``template`` with which pod ``key`` is scheduled."""
-        def stop_once_bound(sim: Simulation, q: Any, r: Any) -> None:
+        def stop_once_bound(sim: Simulation, q: QueuedPod, r: CycleResult) -> None:
             # what happens after the pod is bound cannot unbind it: the rest of the run is not needed
             if r.node is not None and q.pod.key == key:
                 sim.stop()

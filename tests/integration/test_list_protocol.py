@@ -205,8 +205,8 @@ DRA_RESOURCES = ("deviceclasses", "resourceslices", "resourceclaims", "resourcec
 
 @pytest.mark.parametrize("version", ["v1beta2", "v1beta1"])
 def test_resource_kinds_fall_back_to_the_beta_version_the_cluster_serves(tmp_path: Path, version: str) -> None:
-    from kplan.io.inputs import classify
     from kplan.model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+    from kplan.scenario import classify
 
     objs = [o for o in small_cluster() if not o["apiVersion"].startswith("resource.k8s.io/")]
     with FakeApiServer(objs + dra_objects(version), token=TOKEN) as srv:

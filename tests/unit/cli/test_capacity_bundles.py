@@ -9,8 +9,8 @@ import pytest
 
 from kplan.cli.render.capacity import capacity_table, ordinal
 from kplan.errors import InputError
-from kplan.io.manifests import RawObject
 from kplan.io.replicas import choose_target
+from kplan.model.raw import RawObject
 
 
 def obj(kind: str, name: str, namespace: str | None = None) -> RawObject:

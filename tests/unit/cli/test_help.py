@@ -49,7 +49,7 @@ def test_help_does_not_load_the_engine() -> None:
     import sys
 
     code = ("import sys; from kplan.cli.app import app; "
-            "print(' '.join(m for m in ('numpy', 'kplan.scheduler.simulate', 'kplan.io.inputs', 'kubernetes', "
+            "print(' '.join(m for m in ('numpy', 'kplan.scheduler.simulate', 'kplan.scenario.build', 'kubernetes', "
             "'dask', 'distributed') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kplan.io.apply import Applier
-from kplan.io.inputs import classify
-from kplan.io.manifests import RawObject
+from kplan.model.raw import RawObject
+from kplan.scenario import classify
 
 NAMESPACES = ("a", "b")
 WORKLOADS = [(k, n) for k in ("Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob", "DaemonSet")

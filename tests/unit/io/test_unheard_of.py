@@ -1,5 +1,5 @@
 """Warnings for what the run takes as kube-scheduler would while its result says nothing of it
-(kplan.io.inputs.unheard_of): the warning names the object; the scheduling result stays
+(kplan.scenario.build.unheard_of): the warning names the object; the scheduling result stays
 kube-scheduler's (a pod held at PreEnqueue is Unschedulable with no message)."""
 
 from __future__ import annotations

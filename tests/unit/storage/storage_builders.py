@@ -11,8 +11,8 @@ import numpy as np
 from kplan.framework.config import load_config
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.status import REASONS, Code
-from kplan.io.manifests import RawObject
 from kplan.io.workspace import load_scenario
+from kplan.model.raw import RawObject
 from kplan.plugins import in_tree_registry
 from kplan.scheduler.simulate import Simulation, SimulationResult
 

@@ -1,10 +1,8 @@
-"""Small builders for what-if tests: nodes, pods, budgets and a minimal Inputs-like holder."""
+"""Small builders for what-if tests: nodes, pods and budgets."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from kplan.model.objects import Node, OwnerRef, Pod, PodDisruptionBudget, PriorityClass, Taint
+from kplan.model.objects import Node, OwnerRef, Pod, PodDisruptionBudget, Taint
 from kplan.model.quantity import resource_value
 from kplan.model.selectors import LabelSelector
 
@@ -30,13 +28,3 @@ def pod(name: str, node_name: str = "", cpu: str = "1", ns: str = "default", own
 
 def pdb(name: str, allowed: int | None, ns: str = "default", **match: str) -> PodDisruptionBudget:
     return PodDisruptionBudget(ns, name, LabelSelector(tuple(match.items())), allowed)
-
-
-@dataclass
-class FakeInputs:
-    nodes: list[Node] = field(default_factory=list)
-    running: list[Pod] = field(default_factory=list)
-    pending: list[Pod] = field(default_factory=list)
-    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
-    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
-    admitted: set[str] = field(default_factory=set)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from planning_builders import FakeInputs, node, pdb, pod
+from planning_builders import node, pdb, pod
 
 from kplan.errors import InputError
 from kplan.model.objects import Taint
+from kplan.scenario import Inputs
 from kplan.whatif.changes import (
     AddNodes,
     CloneNode,
@@ -18,8 +19,8 @@ from kplan.whatif.changes import (
 )
 
 
-def cluster() -> FakeInputs:
-    return FakeInputs(
+def cluster() -> Inputs:
+    return Inputs(
         nodes=[node("n1", disk="ssd"), node("n2")],
         running=[
             pod("web-a", "n1", owner="ReplicaSet/web", app="web"),

@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from planning_builders import FakeInputs, pod
+from planning_builders import pod
 
 from kplan.errors import InputError
 from kplan.io.scale import deletion_order, parse_scale
+from kplan.scenario import Inputs
 from kplan.whatif.changes import ScaleWorkload, apply_changes
 
 PARSE_CASES = [
@@ -59,7 +60,7 @@ def test_deletion_order(pods, order):
 
 def test_a_scale_delta_adds_pending_pods_and_deletes_running_ones():
     keep, gone = pod("web-a", "n1"), pod("web-b", "n1")
-    inputs = FakeInputs(running=[keep, gone], pending=[pod("other")])
+    inputs = Inputs(running=[keep, gone], pending=[pod("other")])
     new = pod("web-c")
     after, applied = apply_changes(inputs, [ScaleWorkload("Deployment default/web", 2, 2, add=(new,), delete=(gone,))])
     assert [p.name for p in after.running] == ["web-a"]

@@ -98,8 +98,8 @@ def running_pod(name: str, node_name: str, owner: tuple[str, str] | None = None,
 
 
 def load(cluster: list[Obj], manifests: list[Obj], **kw: Any) -> Any:
-    from kplan.io.manifests import RawObject
     from kplan.io.workspace import load_scenario
+    from kplan.model.raw import RawObject
 
     return load_scenario([RawObject(d, f"cluster.yaml: document {i + 1}") for i, d in enumerate(cluster)],
                          [RawObject(d, f"app.yaml: document {i + 1}") for i, d in enumerate(manifests)], **kw)
@@ -114,6 +114,5 @@ def run(cluster: list[Obj], manifests: list[Obj], **kw: Any) -> Any:
     registry = in_tree_registry()
     result = run_simulation(scenario.snapshot, load_config(None, registry), registry, scenario.pending,
                             lowest_name=True, pdb_allowed=scenario.pdb_allowed,
-                            created_after=scenario.inputs.created_after)
-    result.replaced = list(scenario.inputs.replaced)
+                            created_after=scenario.inputs.created_after, replaced=scenario.inputs.replaced)
     return result

@@ -1,148 +1,65 @@
-"""From raw objects to what a simulation needs: the cluster snapshot and the pending pods.
+"""From the parsed inputs to what a simulation needs: the snapshot and the pending pods.
 
-Kinds used: Node, Pod, Namespace, PriorityClass, PodDisruptionBudget, and Service, ReplicaSet,
-StatefulSet, ReplicationController (their selectors switch on default topology spreading),
-the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver,
-CSIStorageCapacity, VolumeAttachment), the resource.k8s.io kinds (DeviceClass, ResourceSlice,
-ResourceClaim, ResourceClaimTemplate) and LimitRange. Other kinds are reported once per kind as skipped. Pods
-with ``spec.nodeName`` are running; pods without are pending, in the order given (cluster files
-first, then manifests). Manifests are applied by io/apply.py: workloads become the pods their
-controllers create, and replace the same workloads of the cluster.
+``settle`` decides once, at load, what admission decides about the pods (priorities, the running
+pods' start times); ``build_scenario`` builds a run's snapshot from the inputs and only reads
+them. Both take the same steps first (``_admitted``): invalid objects refused, pod names
+unique, PriorityClasses with the built-in ones, every pod admitted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from kplan.cluster.disruption import disruptions_allowed, pdb_key
 from kplan.cluster.dra import DraState
 from kplan.cluster.snapshot import Snapshot
 from kplan.cluster.storage import StorageState
 from kplan.errors import InputError
-from kplan.io.apply import HANDLED_KINDS, STORAGE_PARSERS, Replaced
-from kplan.io.manifests import RawObject
+from kplan.model import storage as kinds
 from kplan.model.admission import admit_priority, with_builtin_classes
-from kplan.model.objects import (
-    Namespace,
-    Node,
-    Pod,
-    PodDisruptionBudget,
-    PriorityClass,
-    SelectingObject,
-    evolve_pod,
-)
-from kplan.model.parse import (
-    parse_namespace,
-    parse_node,
-    parse_pdb,
-    parse_pod,
-    parse_priority_class,
-    parse_selecting_object,
-)
-from kplan.model.parse_dra import DRA_PARSERS
+from kplan.model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from kplan.model.objects import Pod, PriorityClass, evolve_pod
+from kplan.scenario.inputs import HANDLED_KINDS, SELECTING_KINDS, Inputs
 from kplan.workloads.names import NameGenerator
 
 #: start of the input's running pods without a start time (reference 12.1)
 RUNNING_EPOCH = datetime(2024, 12, 31, tzinfo=UTC).timestamp()
-SELECTING_KINDS = ("Service", "ReplicaSet", "StatefulSet", "ReplicationController")
-
-
-@dataclass
-class Inputs:
-    nodes: list[Node] = field(default_factory=list)
-    running: list[Pod] = field(default_factory=list)
-    pending: list[Pod] = field(default_factory=list)
-    namespaces: dict[str, Namespace] = field(default_factory=dict)
-    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
-    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
-    selecting: list[SelectingObject] = field(default_factory=list)
-    #: objects of kinds other plugins or expansions read, by kind
-    other: dict[str, list[RawObject]] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    #: (explicit spec.priority, explicit spec.preemptionPolicy) per pending pod uid
-    explicit: dict[str, tuple[bool, bool]] = field(default_factory=dict)
-    #: typed storage objects (model/storage.py), in input order
-    storage: list[Any] = field(default_factory=list)
-    #: cluster pods that applied workloads replace (io/apply.py)
-    replaced: list[Replaced] = field(default_factory=list)
-    #: pending pod uid → the pod that must run first (a StatefulSet's OrderedReady policy)
-    created_after: dict[str, str] = field(default_factory=dict)
-    #: uids of pods whose priority is already final (settled at load; what-if replacements)
-    admitted: set[str] = field(default_factory=set)
-    #: one line per invalid object of the validated cluster kinds (kplan.validation)
-    invalid: list[str] = field(default_factory=list)
-    #: typed resource.k8s.io objects (model/dra.py), in input order
-    dra: list[Any] = field(default_factory=list)
-
-    def storage_of(self, kind: str) -> list[Any]:
-        return [x for x in self.storage if type(x).__name__ == kind]
-
-
-#: cluster kinds whose objects are validated as they are classified: they are few (a cluster's
-#: pods and workloads, up to 150,000, were accepted by its API server and are parsed as they come)
-VALIDATED_CLUSTER_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PodDisruptionBudget", "LimitRange",
-                                     "StorageClass", "PersistentVolume", "PersistentVolumeClaim"})
-
-
-def classify(objects: Iterable[RawObject], into: Inputs | None = None, *, pending_role: bool = False) -> Inputs:
-    """Parse each object once into its typed form."""
-    from kplan.validation import problems
-
-    out = into or Inputs()
-    for obj in objects:
-        d, src = obj.doc, obj.source
-        kind = d.get("kind")
-        if kind in VALIDATED_CLUSTER_KINDS:
-            # a hand-written cluster file can hold what no API server would have accepted (a
-            # negative allocatable); the API version is not judged: exports often omit it
-            found = problems([obj], api_versions=False)
-            if found:
-                out.invalid += found
-                continue  # not parsed: build_scenario reports every invalid object at once
-        if kind == "Pod":
-            spec = d.get("spec")
-            spec = spec if isinstance(spec, dict) else {}
-            status = d.get("status")
-            phase = status.get("phase") if isinstance(status, dict) else None
-            if phase in ("Succeeded", "Failed"):
-                continue  # the scheduler's informer ignores finished pods
-            running = bool(spec.get("nodeName"))
-            pod = parse_pod(d, src, keep_raw=not running)
-            (out.running if running else out.pending).append(pod)
-            out.explicit[pod.uid] = (spec.get("priority") is not None, spec.get("preemptionPolicy") is not None)
-        elif kind == "Node":
-            out.nodes.append(parse_node(d, src))
-        elif kind == "Namespace":
-            ns = parse_namespace(d, src)
-            out.namespaces[ns.name] = ns
-        elif kind == "PriorityClass":
-            pc = parse_priority_class(d, src)
-            out.priority_classes[pc.name] = pc
-        elif kind == "PodDisruptionBudget":
-            out.pdbs.append(parse_pdb(d, src))
-        elif kind in STORAGE_PARSERS:
-            out.storage.append(STORAGE_PARSERS[kind](d, src))
-        elif kind in DRA_PARSERS and str(d.get("apiVersion", "")).startswith("resource.k8s.io/"):
-            out.dra.append(DRA_PARSERS[kind](d, src))
-        elif kind in SELECTING_KINDS:
-            out.selecting.append(parse_selecting_object(d, src))
-            out.other.setdefault(str(kind), []).append(obj)
-        else:
-            out.other.setdefault(str(kind), []).append(obj)
-    return out
 
 
 @dataclass
 class Scenario:
+    """One run's cluster: the snapshot with the running pods on their nodes, the pending pods in
+    order, and the disruptions each PodDisruptionBudget allows."""
+
     snapshot: Snapshot
     pending: list[Pod]
     #: disruptions allowed per budget, by pdb_key (namespace, name)
     pdb_allowed: dict[tuple[str, str], int]
     warnings: list[str]
+    #: what it was built from (created_after: a StatefulSet's creation order; replaced pods)
     inputs: Inputs
+
+
+@dataclass(frozen=True)
+class _Admission:
+    classes: dict[str, PriorityClass]
+    pending: list[Pod]
+    running: list[Pod]
+
+
+def _admitted(inputs: Inputs, warnings: list[str] | None) -> _Admission:
+    """The steps settling and building share: invalid objects are reported before anything else,
+    pod names are unique, and every pod is admitted against the PriorityClasses (the built-in
+    ones added). A running pod whose class is missing is warned about into ``warnings``."""
+    if inputs.invalid:
+        raise InputError("\n".join(inputs.invalid))
+    _check_unique(inputs)
+    classes = with_builtin_classes(inputs.priority_classes)
+    pending = [_admitted_pending(inputs, pod, classes) for pod in inputs.pending]
+    running = [_admitted_running(inputs, pod, i, classes, warnings) for i, pod in enumerate(inputs.running)]
+    return _Admission(classes, pending, running)
 
 
 def _check_unique(inputs: Inputs) -> None:
@@ -187,38 +104,29 @@ def settle(inputs: Inputs) -> None:
     priority admission of the pending and running pods and the running pods' start times (by
     their order once the manifests are applied). Every build, and every what-if's build, then
     starts from the same pods; no build changes them."""
-    if inputs.invalid:
-        # invalid objects are reported before anything else, as build_scenario does
-        raise InputError("\n".join(inputs.invalid))
-    _check_unique(inputs)
-    classes = with_builtin_classes(inputs.priority_classes)
-    inputs.pending = [_admitted_pending(inputs, pod, classes) for pod in inputs.pending]
-    inputs.running = [_admitted_running(inputs, pod, i, classes, None) for i, pod in enumerate(inputs.running)]
+    admission = _admitted(inputs, None)
+    inputs.pending, inputs.running = admission.pending, admission.running
     # a running pod whose class is missing stays unadmitted: every build warns about it
     inputs.admitted |= {p.uid for p in inputs.pending}
     inputs.admitted |= {p.uid for p in inputs.running
-                        if not (p.priority_class_name and p.priority_class_name not in classes)}
+                        if not (p.priority_class_name and p.priority_class_name not in admission.classes)}
 
 
 def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: int = 0) -> Scenario:
     """The snapshot with the running pods on their nodes, the pending pods, PDB budgets. The inputs
     are only read: pods that ``settle`` has not seen (a what-if's new pods) are admitted into
     this scenario's own copies."""
-    if inputs.invalid:
-        raise InputError("\n".join(inputs.invalid))
-    warnings = list(inputs.warnings)
     skipped = sorted(k for k in inputs.other if k not in SELECTING_KINDS and k not in HANDLED_KINDS
                      and k not in set(handled_kinds))
+    warnings = list(inputs.warnings)
     for kind in skipped:
         n = len(inputs.other[kind])
         warnings.append(f"skipped {n} object{'s' if n != 1 else ''} of kind {kind}: kplan does not use this kind")
-    classes = with_builtin_classes(inputs.priority_classes)
-    _check_unique(inputs)
-    pending = [_admitted_pending(inputs, pod, classes) for pod in inputs.pending]
-    running = [_admitted_running(inputs, pod, i, classes, warnings) for i, pod in enumerate(inputs.running)]
+    admission = _admitted(inputs, warnings)
+    pending, running = admission.pending, admission.running
     storage = storage_state(inputs)
     snapshot = Snapshot.build(inputs.nodes, namespaces=dict(inputs.namespaces), pdbs=list(inputs.pdbs),
-                              priority_classes=classes, selecting=list(inputs.selecting), storage=storage,
+                              priority_classes=admission.classes, selecting=list(inputs.selecting), storage=storage,
                               dra=dra_state(inputs, seed, running, pending))
     snapshot.table.listeners.append(storage)
     names = {n.name for n in inputs.nodes}
@@ -282,8 +190,8 @@ def unheard_of(inputs: Inputs, dra: DraState, pending: Sequence[Pod]) -> list[st
 def dra_state(inputs: Inputs, seed: int, running: list[Pod], pending: list[Pod]) -> DraState:
     """The DRA objects, with the claims the resourceclaim controller creates from templates for
     each pending pod before the pod exists (scheduler-reference.md 13.1)."""
-    dra = DraState(*(([x for x in inputs.dra if type(x).__name__ == kind]) for kind in
-                     ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")))
+    dra = DraState(inputs.dra_of(DeviceClass), inputs.dra_of(ResourceSlice), inputs.dra_of(ResourceClaim),
+                   inputs.dra_of(ResourceClaimTemplate))
     for pod in running + pending:
         if pod.claim_statuses:  # most pods have none: every build walks them all
             dra.set_pod_statuses(pod, pod.claim_statuses)
@@ -297,9 +205,9 @@ def dra_state(inputs: Inputs, seed: int, running: list[Pod], pending: list[Pod])
 
 def storage_state(inputs: Inputs) -> StorageState:
     """The storage objects, with the claims the PV controller would already have bound."""
-    storage = StorageState(inputs.storage_of("PersistentVolumeClaim"), inputs.storage_of("PersistentVolume"),
-                           inputs.storage_of("StorageClass"), inputs.storage_of("CSINode"),
-                           inputs.storage_of("CSIDriver"), inputs.storage_of("CSIStorageCapacity"),
-                           inputs.storage_of("VolumeAttachment"))
+    storage = StorageState(inputs.storage_of(kinds.PersistentVolumeClaim), inputs.storage_of(kinds.PersistentVolume),
+                           inputs.storage_of(kinds.StorageClass), inputs.storage_of(kinds.CSINode),
+                           inputs.storage_of(kinds.CSIDriver), inputs.storage_of(kinds.CSIStorageCapacity),
+                           inputs.storage_of(kinds.VolumeAttachment))
     storage.settle({n.name: n for n in inputs.nodes})
     return storage
