@@ -11,6 +11,7 @@ from kplan.cli.workspace import load_inputs, open_planner
 
 if TYPE_CHECKING:  # the engine loads only when a command runs
     from kplan.model.objects import Pod
+    from kplan.report.explain import MoreNodesDoc
     from kplan.scenario import Inputs
     from kplan.whatif.plan import Planner
 
@@ -95,7 +96,7 @@ def pod(
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
-    from kplan.report.explain import explain_document
+    from kplan.report.explain import MoreNodesDoc, explain_document
     from kplan.scheduler.explain import PodExplainer, explain
     from kplan.scheduler.pod_status import PodStatus
 
@@ -120,9 +121,9 @@ def pod(
                               storage_only=storage_only(ex), claims=bool(target.resource_claims))
     if ex.outcome.status != PodStatus.SCHEDULED and rem is not None and ex.outcome.status != PodStatus.GATED and more is None \
             and node_search is None:
-        more = {"template": None, "count": None,
-                "reason": f"not searched: with {pending} pending pods each probe is a long simulation "
-                "(--node-search runs it)"}
+        more = MoreNodesDoc(template=None, count=None,
+                            reason=f"not searched: with {pending} pending pods each probe is a long simulation "
+                            "(--node-search runs it)")
     doc = explain_document(ex, all_nodes=all_nodes, tie_break=tie_break.value, more_nodes=more,
                            allocatable={n.name: n.allocatable for n in planner.inputs.nodes},
                            storage=run.result.snapshot.storage,
@@ -175,12 +176,14 @@ def storage_only(ex: Any) -> bool:
 
 
 def more_nodes(planner: Planner, key: str, templates: list[str], limit: int, *, storage_only: bool = False,
-               claims: bool = False) -> dict[str, Any]:
+               claims: bool = False) -> MoreNodesDoc:
     """How many nodes like one of the template candidates make the pod fit, by whole simulations.
 
     The first candidate on which the pod passes every filter when it is new and empty is the
     template; nodes the pod can never fit on (labels, taints, size) are skipped.
     """
+    from kplan.report.explain import MoreNodesDoc
+
     tried = []
     for template in templates[:3]:
         blocked = planner.blocked_on_empty_node(template, [key])
@@ -190,16 +193,17 @@ def more_nodes(planner: Planner, key: str, templates: list[str], limit: int, *, 
             continue
         found = planner.nodes_for_pod(key, template, limit)
         if found.count is None:
-            return {"template": template, "count": None,
-                    "reason": f"still unschedulable with up to {limit} more nodes like {template} (whole simulations)"}
-        return {"template": template, "count": found.count, "reason": ""}
+            return MoreNodesDoc(template=template, count=None,
+                                reason=f"still unschedulable with up to {limit} more nodes like {template} "
+                                "(whole simulations)")
+        return MoreNodesDoc(template=template, count=found.count, reason="")
     if storage_only and not tried:
-        return {"template": None, "count": None,
-                "reason": "no number of them helps: the pod's volume claims stop it on every node (see Storage above)"}
+        return MoreNodesDoc(template=None, count=None, reason="no number of them helps: the pod's volume claims stop "
+                            "it on every node (see Storage above)")
     why = "labels, taints, or requests above the node's allocatable"
     if claims:
         why = "labels, taints, requests above the node's allocatable, or resource claims no node's devices satisfy"
     reason = ("the pod does not fit on a new empty node like " + "; ".join(tried) if tried else
               "no node of the cluster could hold the pod even if it were new and empty: every rejection is "
               f"UnschedulableAndUnresolvable ({why})")
-    return {"template": None, "count": None, "reason": reason}
+    return MoreNodesDoc(template=None, count=None, reason=reason)

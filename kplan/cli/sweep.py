@@ -277,6 +277,6 @@ def sweep(
         print(f"loaded in {t1 - t0:.3f} s, {len(points) * len(seed_list)} simulations on {n_workers} worker"
               f"{'s' if n_workers != 1 else ''} in {t2 - t1:.3f} s ({setup:.3f} s of it starting the workers "
               "and sending them the inputs)", file=sys.stderr)
-    if not doc["cheapest"]:
+    if not doc.cheapest:
         raise typer.Exit(1)
 

@@ -10,38 +10,69 @@ FitError) or that the limit was reached; ``evictions`` the pods the replicas pre
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Literal
 
 from kplan.model.objects import Pod
-from kplan.report.document import API_VERSION, node_usage
+from kplan.report.document import API_VERSION, ApiVersion, NodeUsage, PodKey, PodRef, node_usage
 from kplan.whatif.capacity import CapacityOutcome
 
 
+@dataclass(frozen=True, kw_only=True)
+class Declared:
+    """The replicas the manifests declare (1 for a Pod) and how many of them fit."""
+
+    replicas: int
+    fit: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class CapacityEviction(PodKey):
+    """A running pod a replica preempted."""
+
+    node: str
+    priority: int
+    preemptor: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CapacityDocument:
+    """The result of ``kplan capacity``: how many more replicas of a workload fit, and where."""
+
+    api_version: ApiVersion = API_VERSION
+    kind: Literal["CapacityResult"] = "CapacityResult"
+    workload: str
+    pod: PodRef
+    declared: Declared
+    #: false when no replica beyond the declared ones was tried (``message`` says why)
+    more_counted: bool
+    replicas: int
+    placements: dict[str, int]
+    message: str | None
+    limit_reached: bool
+    limit: int
+    evictions: tuple[CapacityEviction, ...]
+    #: the nodes' requested share with the replicas placed
+    nodes: tuple[NodeUsage, ...]
+
+
 def capacity_document(template: Pod, workload: str, out: CapacityOutcome, limit: int, *, declared: int = 0,
-                      declared_fit: int = 0, message: str | None = None) -> dict[str, Any]:
+                      declared_fit: int = 0, message: str | None = None) -> CapacityDocument:
     more_counted = message is None
-    if message is not None:
-        pass
-    elif out.failed is not None:
-        message = out.failed.message
-    else:
-        message = f"stopped at the limit of {limit} replicas; more may fit"
-    doc: dict[str, Any] = {
-        "apiVersion": API_VERSION,
-        "kind": "CapacityResult",
-        "workload": workload,
-        "pod": {"namespace": template.namespace, "name": template.name, "priority": template.priority},
-        "declared": {"replicas": declared, "fit": declared_fit},
-        #: false when no replica beyond the declared ones was tried (``message`` says why)
-        "moreCounted": more_counted,
-        "replicas": out.replicas,
-        "placements": out.placements,
-        "message": message,
-        "limitReached": out.limit_reached,
-        "limit": limit,
-        "evictions": [{"namespace": e.pod.namespace, "name": e.pod.name, "node": e.node, "priority": e.pod.priority,
-                       "preemptor": e.preemptor.name} for e in out.evictions],
-        # the nodes' requested share with the replicas placed
-        "nodes": node_usage(out.result.snapshot.table) if out.result is not None else [],
-    }
-    return doc
+    if message is None:
+        message = out.failed.message if out.failed is not None else \
+            f"stopped at the limit of {limit} replicas; more may fit"
+    return CapacityDocument(
+        workload=workload,
+        pod=PodRef(namespace=template.namespace, name=template.name, priority=template.priority),
+        declared=Declared(replicas=declared, fit=declared_fit),
+        more_counted=more_counted,
+        replicas=out.replicas,
+        placements=dict(out.placements),
+        message=message,
+        limit_reached=out.limit_reached,
+        limit=limit,
+        evictions=tuple(CapacityEviction(namespace=e.pod.namespace, name=e.pod.name, node=e.node,
+                                         priority=e.pod.priority, preemptor=e.preemptor.name) for e in out.evictions),
+        nodes=node_usage(out.result.snapshot.table) if out.result is not None else (),
+    )

@@ -17,12 +17,21 @@ controller removes their gates, so the run says nothing about whether they fit.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kplan.scheduler.pod_status import NOT_RUNNING, PodStatus
+
+if TYPE_CHECKING:  # not at run time: shell completion imports this module without the engine
+    from kplan.report.capacity import CapacityDocument
+    from kplan.report.document import SimulationDocument
+    from kplan.report.explain import ExplanationDocument
+    from kplan.report.sweep import SweepDocument
+    from kplan.report.whatif import WhatIfDocument
+
+    AnyDocument = SimulationDocument | WhatIfDocument | CapacityDocument | SweepDocument | ExplanationDocument
 
 #: the kind of a Problem about a running pod that a pending pod's preemption evicted
 EVICTED = "Evicted"
@@ -53,39 +62,36 @@ class Problem:
         return f"{self.namespace}/{self.name}"
 
 
-def simulation_of(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+def simulation_of(doc: AnyDocument) -> SimulationDocument:
     """The SimulationResult a check reads: the document itself, or a what-if's ``after`` run."""
-    kind = doc.get("kind")
-    if kind == "SimulationResult":
+    if doc.kind == "SimulationResult":
         return doc
-    if kind == "WhatIfResult":
-        after: Mapping[str, Any] = doc["after"]
-        return after
-    raise ValueError(f"no pass/fail check for a {kind} document")
+    if doc.kind == "WhatIfResult":
+        return doc.after
+    raise ValueError(f"no pass/fail check for a {doc.kind} document")
 
 
-def problems(doc: Mapping[str, Any], fail_on: FailOn) -> list[Problem]:
+def problems(doc: AnyDocument, fail_on: FailOn) -> list[Problem]:
     """Every problem of the run in the document's order: pending pods first, then evictions of
     running pods. A pending pod that was placed and then preempted is reported once, as a pod."""
     return list(_problems(simulation_of(doc), fail_on))
 
 
-def _problems(sim: Mapping[str, Any], fail_on: FailOn) -> Iterator[Problem]:
+def _problems(sim: SimulationDocument, fail_on: FailOn) -> Iterator[Problem]:
     pending_fails = fail_on is not FailOn.never
     preempted_pending = set()
-    for p in sim["pods"]:
-        if p["status"] in NOT_RUNNING:
-            if p["status"] == PodStatus.PREEMPTED:
-                preempted_pending.add((p["namespace"], p["name"]))
-            yield Problem(p["status"], p["namespace"], p["name"], p["message"] or p["status"], pending_fails,
-                          p["node"])
-    for e in sim["preempted"]:
-        if (e["namespace"], e["name"]) in preempted_pending:
+    for p in sim.pods:
+        if p.status in NOT_RUNNING:
+            if p.status == PodStatus.PREEMPTED:
+                preempted_pending.add((p.namespace, p.name))
+            yield Problem(p.status, p.namespace, p.name, p.message or p.status, pending_fails, p.node)
+    for e in sim.preempted:
+        if (e.namespace, e.name) in preempted_pending:
             continue
-        yield Problem(EVICTED, e["namespace"], e["name"], f"preempted on node {e['node']} by {e['preemptor']}",
-                      fail_on is FailOn.preemption, e["node"])
+        yield Problem(EVICTED, e.namespace, e.name, f"preempted on node {e.node} by {e.preemptor}",
+                      fail_on is FailOn.preemption, e.node)
 
 
-def failed(doc: Mapping[str, Any], fail_on: FailOn) -> bool:
+def failed(doc: AnyDocument, fail_on: FailOn) -> bool:
     """Whether the check fails: the command then exits with 1."""
     return any(p.fails for p in problems(doc, fail_on))

@@ -5,20 +5,29 @@ scheduler first popped it (pods never popped, such as gated ones, follow in crea
 Each node's ``percent`` holds requested / allocatable in whole percent (truncated; null when
 nothing is allocatable) for each resource the node lists, and for pods; its ``pool`` is the value
 of the first of POOL_LABELS the node has (null when none).
+
+The document is a typed value (``SimulationDocument``) that the renderers read; ``codec.encode``
+writes it and ``kplan/report/schema/`` holds its JSON Schema.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Final, Literal
 
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
-from kplan.model.quantity import format_resource
+from kplan.report.codec import Quantity, is_none, member
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import SimulationResult
 
-API_VERSION = "kplan.dev/v1alpha1"
+API_VERSION: Final = "kplan.dev/v1alpha1"
+ApiVersion = Literal["kplan.dev/v1alpha1"]
+
+#: amounts of resources by name: millicores for cpu, bytes for memory and storage, counts otherwise
+#: (written as Kubernetes quantities: ``{"cpu": "3920m", "memory": "16Gi", "pods": "110"}``)
+Resources = dict[str, Annotated[int, Quantity()]]
 
 
 def _pct(used: int, total: int) -> int | None:
@@ -41,66 +50,141 @@ def node_pool(labels: Mapping[str, str]) -> str | None:
     return next((labels[k] for k in POOL_LABELS if labels.get(k)), None)
 
 
-def node_usage(table: NodeTable) -> list[dict[str, Any]]:
+@dataclass(frozen=True, kw_only=True)
+class PodKey:
+    """A pod by namespace and name (the first members of every pod a document lists)."""
+
+    namespace: str
+    name: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PodRef(PodKey):
+    priority: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunCounts:
+    """How many pending pods ended scheduled, unschedulable, gated, on how many nodes."""
+
+    nodes: int
+    pending: int
+    scheduled: int
+    unschedulable: int
+    gated: int
+    #: pods preempted during the run (running or pending)
+    preempted: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimulationSummary(RunCounts):
+    """How many pending pods ended in each status, on how many nodes."""
+
+    not_created: int
+    #: cluster pods of the replaced workloads that are gone (not kept with --keep-existing)
+    replaced: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingPod(PodKey):
+    """A pending pod at the end of the run: where it went, or kube-scheduler's message."""
+
+    status: PodStatus
+    node: str | None
+    message: str | None
+    attempts: int
+    nominated_node: str | None
+    priority: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Eviction(PodKey):
+    """A pod preempted during the run, and the pending pod that preempted it."""
+
+    node: str
+    preemptor: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplacedPod(PodKey):
+    """A cluster pod of a workload the manifests replace: gone before scheduling, or still running
+    next to the new pods with --keep-existing (``kept``)."""
+
+    node: str | None
+    workload: str
+    kept: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeUsage:
+    """A node's requests against its allocatable at the end of the run."""
+
+    name: str
+    pool: str | None
+    allocatable: Resources
+    requested: Resources
+    #: pods on the node
+    pods: int
+    #: requested / allocatable in whole percent per resource (and pods); null: nothing allocatable
+    percent: dict[str, int | None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimulationDocument:
+    """The result of ``kplan simulate``: every pending pod's outcome and the nodes' use."""
+
+    api_version: ApiVersion = API_VERSION
+    kind: Literal["SimulationResult"] = "SimulationResult"
+    summary: SimulationSummary
+    pods: tuple[PendingPod, ...]
+    preempted: tuple[Eviction, ...]
+    replaced: tuple[ReplacedPod, ...]
+    nodes: tuple[NodeUsage, ...]
+    #: wall-clock seconds of loading and scheduling (absent unless the command measured them)
+    timing: dict[str, float] | None = member(omit=is_none, default=None)
+
+
+def node_usage(table: NodeTable) -> tuple[NodeUsage, ...]:
     out = []
     for i, name in enumerate(table.names):
-        alloc = {"cpu": format_resource("cpu", int(table.alloc[i, CPU])),
-                 "memory": format_resource("memory", int(table.alloc[i, MEMORY]))}
-        req = {"cpu": format_resource("cpu", int(table.requested[i, CPU])),
-               "memory": format_resource("memory", int(table.requested[i, MEMORY]))}
+        alloc = {"cpu": int(table.alloc[i, CPU]), "memory": int(table.alloc[i, MEMORY])}
+        req = {"cpu": int(table.requested[i, CPU]), "memory": int(table.requested[i, MEMORY])}
         for col, res in enumerate(table.res.names):
             if col in (CPU, MEMORY):
                 continue
             a, r = int(table.alloc[i, col]), int(table.requested[i, col])
             if a or r:
-                alloc[res] = format_resource(res, a)
-                req[res] = format_resource(res, r)
-        alloc["pods"] = str(int(table.allowed_pods[i]))
+                alloc[res] = a
+                req[res] = r
+        alloc["pods"] = int(table.allowed_pods[i])
         percent = {res: _percent(table, i, col) for col, res in enumerate(table.res.names) if res in alloc}
         percent["pods"] = _pct(int(table.pod_count[i]), int(table.allowed_pods[i]))
-        out.append({"name": name, "pool": node_pool(table.nodes[i].labels), "allocatable": alloc, "requested": req,
-                    "pods": int(table.pod_count[i]), "percent": percent})
-    return sorted(out, key=lambda n: n["name"])
+        out.append(NodeUsage(name=name, pool=node_pool(table.nodes[i].labels), allocatable=alloc, requested=req,
+                             pods=int(table.pod_count[i]), percent=percent))
+    return tuple(sorted(out, key=lambda n: n.name))
 
 
-def simulation_document(result: SimulationResult, timing: dict[str, float] | None = None) -> dict[str, Any]:
+def simulation_document(result: SimulationResult, timing: dict[str, float] | None = None) -> SimulationDocument:
     counts = dict.fromkeys(PodStatus, 0)
-    pods = []
     for o in result.pods:
         counts[o.status] += 1
-        pods.append({
-            "namespace": o.pod.namespace,
-            "name": o.pod.name,
-            "status": o.status.value,
-            "node": o.node,
-            "message": o.message,
-            "attempts": o.attempts,
-            "nominatedNode": o.nominated_node,
-            "priority": o.pod.priority,
-        })
     table = result.snapshot.table
-    doc: dict[str, Any] = {
-        "apiVersion": API_VERSION,
-        "kind": "SimulationResult",
-        "summary": {
-            "nodes": len(table),
-            "pending": len(result.pods),
-            "scheduled": counts[PodStatus.SCHEDULED],
-            "unschedulable": counts[PodStatus.UNSCHEDULABLE],
-            "gated": counts[PodStatus.GATED],
-            "preempted": len(result.preempted),
-            "notCreated": counts[PodStatus.NOT_CREATED],
-            "replaced": sum(1 for r in result.replaced if not r.kept),
-        },
-        "pods": pods,
-        "preempted": [{"namespace": e.pod.namespace, "name": e.pod.name, "node": e.node,
-                       "preemptor": e.preemptor.key} for e in result.preempted],
-        # cluster pods of the workloads the manifests replace: gone before scheduling, or still
-        # running next to the new pods with --keep-existing ("kept": true)
-        "replaced": [{"namespace": r.pod.namespace, "name": r.pod.name, "node": r.node or None,
-                      "workload": r.workload, "kept": r.kept} for r in result.replaced],
-        "nodes": node_usage(table),
-    }
-    if timing is not None:
-        doc["timing"] = timing
-    return doc
+    return SimulationDocument(
+        summary=SimulationSummary(nodes=len(table), pending=len(result.pods), scheduled=counts[PodStatus.SCHEDULED],
+                                  unschedulable=counts[PodStatus.UNSCHEDULABLE], gated=counts[PodStatus.GATED],
+                                  preempted=len(result.preempted), not_created=counts[PodStatus.NOT_CREATED],
+                                  replaced=sum(1 for r in result.replaced if not r.kept)),
+        pods=tuple(PendingPod(namespace=o.pod.namespace, name=o.pod.name, status=o.status, node=o.node,
+                              message=o.message, attempts=o.attempts, nominated_node=o.nominated_node,
+                              priority=o.pod.priority) for o in result.pods),
+        preempted=tuple(Eviction(namespace=e.pod.namespace, name=e.pod.name, node=e.node, preemptor=e.preemptor.key)
+                        for e in result.preempted),
+        replaced=tuple(ReplacedPod(namespace=r.pod.namespace, name=r.pod.name, node=r.node or None,
+                                   workload=r.workload, kept=r.kept) for r in result.replaced),
+        nodes=node_usage(table),
+        timing=timing,
+    )

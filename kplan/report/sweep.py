@@ -13,15 +13,18 @@ fits): the node mix for that growth.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Literal
 
-from kplan.model.quantity import format_resource
-from kplan.report.document import API_VERSION
+from kplan.report.codec import is_none, member
+from kplan.report.document import API_VERSION, ApiVersion
+from kplan.report.whatif import CpuShare, MemoryShare
 from kplan.whatif.sweep import (
     NodeAxis,
     PointResult,
+    RunSummary,
     ScaleAxis,
     SweepPlan,
     cheapest,
@@ -30,79 +33,183 @@ from kplan.whatif.sweep import (
 )
 
 
-def _number(x: Decimal | Fraction | float | None) -> float | int | None:
-    if x is None:
-        return None
+def _number(x: Decimal | Fraction | float) -> float:
+    """A number as JSON writes it: an integer when it is whole (3, not 3.0)."""
     f = float(x)
     return int(f) if f == int(f) else f
 
 
-def _axis(a: Any) -> dict[str, Any]:
+def _maybe(x: Decimal | Fraction | float | None) -> float | None:
+    return None if x is None else _number(x)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeAxisDoc:
+    """An axis that adds 0, 1, … nodes like a template node."""
+
+    change: Literal["addNodes"] = "addNodes"
+    template: str
+    values: tuple[int, ...]
+    price_per_node: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScaleAxisDoc:
+    """An axis that scales a workload to each of its replica counts."""
+
+    change: Literal["scale"] = "scale"
+    workload: str
+    values: tuple[int, ...]
+
+
+Axis = NodeAxisDoc | ScaleAxisDoc
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunDoc:
+    """One simulation of a point, with one seed."""
+
+    seed: int
+    fits: bool
+    pending: int
+    scheduled: int
+    gated: int
+    preempted: int
+    nodes: int
+    cpu: CpuShare
+    memory: MemoryShare
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingRange:
+    """Pending pods left over the seeds: fewest, median, most."""
+
+    min: int
+    median: float
+    max: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PercentRange:
+    """Smallest and largest requested share over the seeds (null when nothing is allocatable)."""
+
+    min: int | None
+    max: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointDoc:
+    """A grid point: the axes' values, its changes, and its runs."""
+
+    index: int
+    values: tuple[int, ...]
+    changes: tuple[str, ...]
+    added_nodes: int
+    cost: float | None
+    fits: int
+    fit_probability: float
+    pending: PendingRange
+    cpu_percent: PercentRange
+    memory_percent: PercentRange
+    runs: tuple[RunDoc, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Choice:
+    """A point that fits with probability >= confidence."""
+
+    index: int
+    changes: tuple[str, ...]
+    cost: float | None
+    added_nodes: int
+    fit_probability: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScaleChoice:
+    """The cheapest fitting point for one combination of the scaled workloads' replica counts."""
+
+    replicas: dict[str, int]
+    cheapest: Choice | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepSummary:
+    points: int
+    simulations: int
+    points_that_fit: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepDocument:
+    """The result of ``kplan sweep``: every grid point's runs, and the cheapest points that fit."""
+
+    api_version: ApiVersion = API_VERSION
+    kind: Literal["SweepResult"] = "SweepResult"
+    seeds: tuple[int, ...]
+    tie_break: str
+    confidence: float
+    axes: tuple[Axis, ...]
+    fixed_changes: tuple[str, ...]
+    summary: SweepSummary
+    cheapest: tuple[Choice, ...]
+    cheapest_per_scale: tuple[ScaleChoice, ...]
+    points: tuple[PointDoc, ...]
+    timing: dict[str, float] | None = member(omit=is_none, default=None)
+
+    @property
+    def priced(self) -> bool:
+        return any(isinstance(a, NodeAxisDoc) and a.price_per_node is not None for a in self.axes)
+
+
+def _axis(a: NodeAxis | ScaleAxis) -> Axis:
     if isinstance(a, NodeAxis):
-        return {"change": "addNodes", "template": a.template_name, "values": list(a.values),
-                "pricePerNode": _number(a.price)}
-    return {"change": "scale", "workload": a.workload or a.target, "values": list(a.values)}
+        return NodeAxisDoc(template=a.template_name, values=tuple(a.values), price_per_node=_maybe(a.price))
+    return ScaleAxisDoc(workload=a.workload or a.target, values=tuple(a.values))
 
 
-def _run(r: Any) -> dict[str, Any]:
-    return {"seed": r.seed, "fits": r.fits, "pending": r.pending, "scheduled": r.scheduled, "gated": r.gated,
-            "preempted": r.preempted, "nodes": r.nodes,
-            "cpu": {"requested": format_resource("cpu", r.cpu_requested),
-                    "allocatable": format_resource("cpu", r.cpu_allocatable),
-                    "percent": percent(r.cpu_requested, r.cpu_allocatable)},
-            "memory": {"requested": format_resource("memory", r.memory_requested),
-                       "allocatable": format_resource("memory", r.memory_allocatable),
-                       "percent": percent(r.memory_requested, r.memory_allocatable)}}
+def _run(r: RunSummary) -> RunDoc:
+    return RunDoc(seed=r.seed, fits=r.fits, pending=r.pending, scheduled=r.scheduled, gated=r.gated,
+                  preempted=r.preempted, nodes=r.nodes,
+                  cpu=CpuShare(requested=r.cpu_requested, allocatable=r.cpu_allocatable,
+                               percent=percent(r.cpu_requested, r.cpu_allocatable)),
+                  memory=MemoryShare(requested=r.memory_requested, allocatable=r.memory_allocatable,
+                                     percent=percent(r.memory_requested, r.memory_allocatable)))
 
 
-def _point(plan: SweepPlan, p: PointResult) -> dict[str, Any]:
+def _point(plan: SweepPlan, p: PointResult) -> PointDoc:
     lo, med, hi = p.pending()
     cpu, mem = p.share("cpu"), p.share("memory")
-    return {
-        "index": p.index,
-        "values": list(p.values),
-        "changes": plan.describe(p.values),
-        "addedNodes": p.added_nodes,
-        "cost": _number(p.cost),
-        "fits": p.fits,
-        "fitProbability": _number(p.fit_probability),
-        "pending": {"min": lo, "median": _number(med), "max": hi},
-        "cpuPercent": {"min": cpu[0], "max": cpu[1]},
-        "memoryPercent": {"min": mem[0], "max": mem[1]},
-        "runs": [_run(r) for r in p.runs],
-    }
+    return PointDoc(index=p.index, values=tuple(p.values), changes=tuple(plan.describe(p.values)),
+                    added_nodes=p.added_nodes, cost=_maybe(p.cost), fits=p.fits,
+                    fit_probability=_number(p.fit_probability), pending=PendingRange(min=lo, median=_number(med), max=hi),
+                    cpu_percent=PercentRange(min=cpu[0], max=cpu[1]), memory_percent=PercentRange(min=mem[0], max=mem[1]),
+                    runs=tuple(_run(r) for r in p.runs))
 
 
-def _choice(plan: SweepPlan, p: PointResult) -> dict[str, Any]:
-    return {"index": p.index, "changes": plan.describe(p.values), "cost": _number(p.cost),
-            "addedNodes": p.added_nodes, "fitProbability": _number(p.fit_probability)}
+def _choice(plan: SweepPlan, p: PointResult) -> Choice:
+    return Choice(index=p.index, changes=tuple(plan.describe(p.values)), cost=_maybe(p.cost),
+                  added_nodes=p.added_nodes, fit_probability=_number(p.fit_probability))
 
 
 def sweep_document(plan: SweepPlan, fixed: Sequence[str], seeds: Sequence[int], tie_break: str,
-                   confidence: Fraction, points: Sequence[PointResult], timing: dict[str, Any] | None = None
-                   ) -> dict[str, Any]:
+                   confidence: Fraction, points: Sequence[PointResult], timing: dict[str, float] | None = None
+                   ) -> SweepDocument:
     best = cheapest(points, confidence)
     scale_axes = [a for a in plan.axes if isinstance(a, ScaleAxis)]
-    doc: dict[str, Any] = {
-        "apiVersion": API_VERSION,
-        "kind": "SweepResult",
-        "seeds": list(seeds),
-        "tieBreak": tie_break,
-        "confidence": _number(confidence),
-        "axes": [_axis(a) for a in plan.axes],
-        "fixedChanges": list(fixed),
-        "summary": {
-            "points": len(points),
-            "simulations": sum(len(p.runs) for p in points),
-            "pointsThatFit": sum(1 for p in points if p.fit_probability >= confidence),
-        },
-        "cheapest": [_choice(plan, p) for p in best],
-        "cheapestPerScale": [
-            {"replicas": {a.workload or a.target: v for a, v in zip(scale_axes, key, strict=True)},
-             "cheapest": _choice(plan, p) if p is not None else None}
-            for key, p in cheapest_by_scale(plan, points, confidence)],
-        "points": [_point(plan, p) for p in points],
-    }
-    if timing is not None:
-        doc["timing"] = timing
-    return doc
+    return SweepDocument(
+        seeds=tuple(seeds),
+        tie_break=tie_break,
+        confidence=_number(confidence),
+        axes=tuple(_axis(a) for a in plan.axes),
+        fixed_changes=tuple(fixed),
+        summary=SweepSummary(points=len(points), simulations=sum(len(p.runs) for p in points),
+                             points_that_fit=sum(1 for p in points if p.fit_probability >= confidence)),
+        cheapest=tuple(_choice(plan, p) for p in best),
+        cheapest_per_scale=tuple(
+            ScaleChoice(replicas={a.workload or a.target: v for a, v in zip(scale_axes, key, strict=True)},
+                        cheapest=_choice(plan, p) if p is not None else None)
+            for key, p in cheapest_by_scale(plan, points, confidence)),
+        points=tuple(_point(plan, p) for p in points),
+        timing=timing,
+    )

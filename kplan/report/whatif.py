@@ -7,14 +7,23 @@ unless ``--until-fit`` was given, and its ``count`` is null when no number of su
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Literal
 
-from kplan.model.quantity import format_resource
-from kplan.report.document import API_VERSION, simulation_document
-from kplan.scheduler.simulate import SimulationResult
+from kplan.report.codec import Quantity, is_none, member
+from kplan.report.document import (
+    API_VERSION,
+    ApiVersion,
+    PodKey,
+    RunCounts,
+    SimulationDocument,
+    SimulationSummary,
+    simulation_document,
+)
 from kplan.whatif.diff import (
     DELETED_KIND,
     EVICTED,
+    KIND_ORDER,
     MOVED,
     NEW,
     NO_LONGER_PREEMPTED,
@@ -33,73 +42,201 @@ def _pct(used: int, total: int) -> int | None:
     return used * 100 // total if total > 0 else None
 
 
-def usage_doc(u: Usage | None) -> dict[str, Any] | None:
+@dataclass(frozen=True, kw_only=True)
+class CpuShare:
+    """Requested cpu against allocatable cpu (millicores; whole percent, null when none is allocatable)."""
+
+    requested: Annotated[int, Quantity("cpu")]
+    allocatable: Annotated[int, Quantity("cpu")]
+    percent: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryShare:
+    """Requested memory against allocatable memory (bytes; whole percent)."""
+
+    requested: Annotated[int, Quantity("memory")]
+    allocatable: Annotated[int, Quantity("memory")]
+    percent: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CountShare:
+    """Pods on the nodes against the pods they allow."""
+
+    requested: int
+    allocatable: int
+    percent: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageDoc:
+    """Requests against allocatable of a node, a zone or the whole cluster."""
+
+    cpu: CpuShare
+    memory: MemoryShare
+    pods: CountShare
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeUsageChange:
+    """A node's use before and after (null where the node does not exist)."""
+
+    name: str
+    zone: str
+    before: UsageDoc | None
+    after: UsageDoc | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ZoneUsageChange:
+    zone: str
+    before: UsageDoc | None
+    after: UsageDoc | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TotalUsage:
+    before: UsageDoc | None
+    after: UsageDoc | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Utilization:
+    nodes: tuple[NodeUsageChange, ...]
+    zones: tuple[ZoneUsageChange, ...]
+    total: TotalUsage
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhatIfSummary:
+    before: RunCounts
+    after: RunCounts
+    #: pods whose (status, node) differs, and how many of them by kind of change
+    changed: int
+    moved: int
+    evicted: int
+    now_schedulable: int
+    now_unschedulable: int
+    preempted: int
+    no_longer_preempted: int
+    deleted: int
+    new: int
+    removed: int
+    #: pending pods both runs place, on other nodes (a different plan, not a move)
+    placed_elsewhere: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class AffectedPod(PodKey):
+    """A running pod a modification touched, and what became of it."""
+
+    node: str
+    #: replaced (a pending replacement was created), deleted, or kept
+    fate: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PodState:
+    #: a pod status, Running, or Absent
+    status: str
+    node: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PodChange(PodKey):
+    """A pod whose status or node differs between the runs."""
+
+    change: str = member(enum=KIND_ORDER)
+    before: PodState
+    after: PodState
+
+
+@dataclass(frozen=True, kw_only=True)
+class Probe:
+    count: int
+    fits: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class UntilFitDoc:
+    """The smallest number of nodes like ``template`` that fits every pending pod (null: none does)."""
+
+    template: str
+    count: int | None
+    reason: str | None
+    lower_bound: int | None
+    probes: tuple[Probe, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhatIfDocument:
+    """The result of ``kplan whatif``: the runs before and after the changes, and what differs."""
+
+    api_version: ApiVersion = API_VERSION
+    kind: Literal["WhatIfResult"] = "WhatIfResult"
+    modifications: tuple[str, ...]
+    pods_affected: tuple[AffectedPod, ...]
+    summary: WhatIfSummary
+    changes: tuple[PodChange, ...]
+    utilization: Utilization
+    until_fit: UntilFitDoc | None
+    before: SimulationDocument
+    after: SimulationDocument
+    timing: dict[str, float] | None = member(omit=is_none, default=None)
+
+
+def usage_doc(u: Usage | None) -> UsageDoc | None:
     if u is None:
         return None
-    return {
-        "cpu": {"requested": format_resource("cpu", u.cpu), "allocatable": format_resource("cpu", u.cpu_alloc),
-                "percent": _pct(u.cpu, u.cpu_alloc)},
-        "memory": {"requested": format_resource("memory", u.memory),
-                   "allocatable": format_resource("memory", u.memory_alloc), "percent": _pct(u.memory, u.memory_alloc)},
-        "pods": {"requested": u.pods, "allocatable": u.pods_alloc, "percent": _pct(u.pods, u.pods_alloc)},
-    }
+    return UsageDoc(cpu=CpuShare(requested=u.cpu, allocatable=u.cpu_alloc, percent=_pct(u.cpu, u.cpu_alloc)),
+                    memory=MemoryShare(requested=u.memory, allocatable=u.memory_alloc,
+                                       percent=_pct(u.memory, u.memory_alloc)),
+                    pods=CountShare(requested=u.pods, allocatable=u.pods_alloc, percent=_pct(u.pods, u.pods_alloc)))
 
 
-def _usage_change(c: UsageChange, key: str) -> dict[str, Any]:
-    d: dict[str, Any] = {key: c.name}
-    if key == "name":
-        d["zone"] = c.zone
-    d["before"] = usage_doc(c.before)
-    d["after"] = usage_doc(c.after)
-    return d
+def _counts(s: SimulationSummary) -> RunCounts:
+    return RunCounts(nodes=s.nodes, pending=s.pending, scheduled=s.scheduled, unschedulable=s.unschedulable,
+                     gated=s.gated, preempted=s.preempted)
 
 
-def _counts(result: SimulationResult) -> dict[str, int]:
-    doc = simulation_document(result)["summary"]
-    return {k: doc[k] for k in ("nodes", "pending", "scheduled", "unschedulable", "gated", "preempted")}
+def _node_change(c: UsageChange) -> NodeUsageChange:
+    return NodeUsageChange(name=c.name, zone=c.zone, before=usage_doc(c.before), after=usage_doc(c.after))
 
 
-def whatif_document(w: WhatIf, timing: dict[str, float] | None = None) -> dict[str, Any]:
+def _zone_change(c: UsageChange) -> ZoneUsageChange:
+    return ZoneUsageChange(zone=c.name, before=usage_doc(c.before), after=usage_doc(c.after))
+
+
+def whatif_document(w: WhatIf, timing: dict[str, float] | None = None) -> WhatIfDocument:
     applied = w.after.applied
     d = w.diff
-    doc: dict[str, Any] = {
-        "apiVersion": API_VERSION,
-        "kind": "WhatIfResult",
-        "modifications": applied.changes if applied else [],
-        "podsAffected": [{"namespace": f.pod.namespace, "name": f.pod.name, "node": f.node, "fate": f.fate,
-                          "reason": f.reason} for f in (applied.pods if applied else [])],
-        "summary": {
-            "before": _counts(w.before.result),
-            "after": _counts(w.after.result),
-            "changed": len(d.changes),
-            "moved": d.count(MOVED),
-            "evicted": d.count(EVICTED),
-            "nowSchedulable": d.count(NOW_SCHEDULABLE),
-            "nowUnschedulable": d.count(NOW_UNSCHEDULABLE),
-            "preempted": d.count(PREEMPTED_KIND),
-            "noLongerPreempted": d.count(NO_LONGER_PREEMPTED),
-            "deleted": d.count(DELETED_KIND),
-            "new": d.count(NEW),
-            "removed": d.count(REMOVED),
-            "placedElsewhere": d.count(PLACED_ELSEWHERE),
-        },
-        "changes": [{"namespace": c.namespace, "name": c.name, "change": c.kind,
-                     "before": {"status": c.before.status.value, "node": c.before.node},
-                     "after": {"status": c.after.status.value, "node": c.after.node}} for c in d.changes],
-        "utilization": {
-            "nodes": [_usage_change(c, "name") for c in d.utilisation.nodes],
-            "zones": [_usage_change(c, "zone") for c in d.utilisation.zones],
-            "total": {"before": usage_doc(d.utilisation.total_before), "after": usage_doc(d.utilisation.total_after)},
-        },
-        "untilFit": None,
-        "before": simulation_document(w.before.result),
-        "after": simulation_document(w.after.result),
-    }
+    before, after = simulation_document(w.before.result), simulation_document(w.after.result)
+    until = None
     if w.until_fit is not None:
         u = w.until_fit
-        doc["untilFit"] = {"template": u.template, "count": u.count, "reason": u.reason or None,
-                           "lowerBound": u.lower_bound,
-                           "probes": [{"count": k, "fits": v} for k, v in u.probes.items()]}
-    if timing is not None:
-        doc["timing"] = timing
-    return doc
+        until = UntilFitDoc(template=u.template, count=u.count, reason=u.reason or None, lower_bound=u.lower_bound,
+                            probes=tuple(Probe(count=k, fits=v) for k, v in u.probes.items()))
+    return WhatIfDocument(
+        modifications=tuple(applied.changes if applied else ()),
+        pods_affected=tuple(AffectedPod(namespace=f.pod.namespace, name=f.pod.name, node=f.node, fate=f.fate,
+                                        reason=f.reason) for f in (applied.pods if applied else [])),
+        summary=WhatIfSummary(
+            before=_counts(before.summary), after=_counts(after.summary), changed=len(d.changes),
+            moved=d.count(MOVED), evicted=d.count(EVICTED), now_schedulable=d.count(NOW_SCHEDULABLE),
+            now_unschedulable=d.count(NOW_UNSCHEDULABLE), preempted=d.count(PREEMPTED_KIND),
+            no_longer_preempted=d.count(NO_LONGER_PREEMPTED), deleted=d.count(DELETED_KIND), new=d.count(NEW),
+            removed=d.count(REMOVED), placed_elsewhere=d.count(PLACED_ELSEWHERE)),
+        changes=tuple(PodChange(namespace=c.namespace, name=c.name, change=c.kind,
+                                before=PodState(status=c.before.status.value, node=c.before.node),
+                                after=PodState(status=c.after.status.value, node=c.after.node)) for c in d.changes),
+        utilization=Utilization(nodes=tuple(_node_change(c) for c in d.utilisation.nodes),
+                                zones=tuple(_zone_change(c) for c in d.utilisation.zones),
+                                total=TotalUsage(before=usage_doc(d.utilisation.total_before),
+                                                 after=usage_doc(d.utilisation.total_after))),
+        until_fit=until,
+        before=before,
+        after=after,
+        timing=timing,
+    )

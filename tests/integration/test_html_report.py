@@ -24,6 +24,8 @@ from typer.testing import CliRunner
 from kplan.cli.app import app
 from kplan.cli.render import render
 from kplan.cli.render.html import MAX_NODE_BARS
+from kplan.report.codec import decode
+from kplan.report.document import SimulationDocument
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures"
@@ -213,12 +215,12 @@ def node(i: int, pool: str) -> dict[str, Any]:
             "percent": {"cpu": (i * 37) % 16000 // 160, "memory": (i * 7) % 64 * 100 // 64, "pods": (i % 110) * 100 // 110}}
 
 
-def simulation(nodes: int) -> dict[str, Any]:
+def simulation(nodes: int) -> SimulationDocument:
     pools = ("general", "memory", "spot")
-    return {"apiVersion": "kplan.dev/v1alpha1", "kind": "SimulationResult",
+    return decode(SimulationDocument, {"apiVersion": "kplan.dev/v1alpha1", "kind": "SimulationResult",
             "summary": {"nodes": nodes, "pending": 0, "scheduled": 0, "unschedulable": 0, "gated": 0, "preempted": 0,
                         "notCreated": 0, "replaced": 0},
-            "pods": [], "preempted": [], "replaced": [], "nodes": [node(i, pools[i % 3]) for i in range(nodes)]}
+            "pods": [], "preempted": [], "replaced": [], "nodes": [node(i, pools[i % 3]) for i in range(nodes)]})
 
 
 def test_utilisation_is_per_node_up_to_a_few_hundred_nodes_and_per_pool_beyond(monkeypatch: pytest.MonkeyPatch

@@ -13,7 +13,7 @@ import pytest
 
 from kplan.cli.app import main
 from kplan.io.manifests import load_objects
-from kplan.report.document import simulation_document
+from kplan.report.document import SimulationDocument, simulation_document
 from tests.builders import simulate_files
 from tests.integration.conftest import TOKEN
 from tests.integration.fake_apiserver import FakeApiServer
@@ -46,7 +46,7 @@ def write_manifest(tmp_path: Path) -> Path:
     return path
 
 
-def sim(cluster: list[str], manifests: list[str], **kw: Any) -> dict[str, Any]:
+def sim(cluster: list[str], manifests: list[str], **kw: Any) -> SimulationDocument:
     return simulation_document(simulate_files(cluster, manifests, **kw))
 
 
@@ -210,7 +210,7 @@ def test_simulating_the_snapshot_gives_the_result_of_the_source_objects(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], config: str, tmp_path: Path) -> None:
     source, manifest = write_source(tmp_path), write_manifest(tmp_path)
     expected = sim([str(source)], [str(manifest)])
-    assert expected["summary"]["pending"] == 6 and expected["summary"]["unschedulable"] >= 1, "a telling scenario"
+    assert expected.summary.pending == 6 and expected.summary.unschedulable >= 1, "a telling scenario"
     for name in ("snap.json", "snap.yaml.gz"):
         run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", str(tmp_path / name))
         assert sim([str(tmp_path / name)], [str(manifest)]) == expected, name

@@ -237,3 +237,16 @@ def test_an_unreachable_dask_scheduler_is_a_one_line_error() -> None:
                        env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"})
     assert r.returncode == 3
     assert r.stderr.startswith("error: --dask tcp://127.0.0.1:") and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_the_document_validates_against_the_shipped_schema(local_sweep: dict[str, Any]) -> None:
+    import jsonschema
+
+    from kplan.cli.render import to_json
+    from kplan.report.codec import decode, encode
+    from kplan.report.schema import shipped
+    from kplan.report.sweep import SweepDocument
+
+    jsonschema.Draft202012Validator(shipped()).validate(local_sweep)
+    assert encode(decode(SweepDocument, local_sweep)) == local_sweep
+    assert to_json(encode(decode(SweepDocument, local_sweep))) == to_json(local_sweep)

@@ -1,7 +1,8 @@
 """Output renderers: one pure function per (document kind, ``-o`` format).
 
 A renderer turns a versioned result document (``kind: SimulationResult``, ``WhatIfResult``, …,
-``apiVersion: kplan.dev/v1alpha1``) and the RenderOptions into the text written to stdout. It
+``apiVersion: kplan.dev/v1alpha1``; the typed classes of kplan.report) and the RenderOptions into
+the text written to stdout. It
 reads nothing else: no environment, no terminal, no clock, so its output is fixed by its input
 and can be compared to golden files. The command decides colour and the --fail-on policy and
 passes them in.
@@ -13,16 +14,24 @@ registers its renderers here, and ``-o`` validation, help and shell completion f
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from kplan.errors import InputError
 from kplan.report.check import FailOn
 
-Document = Mapping[str, Any]
+if TYPE_CHECKING:
+    from kplan.report.capacity import CapacityDocument
+    from kplan.report.document import SimulationDocument
+    from kplan.report.explain import ExplanationDocument
+    from kplan.report.sweep import SweepDocument
+    from kplan.report.whatif import WhatIfDocument
+
+#: every kind of result document (kplan.report's typed classes)
+Document: TypeAlias = "SimulationDocument | WhatIfDocument | CapacityDocument | SweepDocument | ExplanationDocument"
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,7 @@ class RenderOptions:
     run: RunInfo | None = None
 
 
-Renderer = Callable[[Document, RenderOptions], str]
+Renderer = Callable[[Any, RenderOptions], str]
 
 
 def to_json(doc: Any) -> str:
@@ -79,11 +88,15 @@ def to_yaml(doc: Any) -> str:
 
 
 def _json(doc: Document, opts: RenderOptions) -> str:
-    return to_json(doc)
+    from kplan.report.codec import encode
+
+    return to_json(encode(doc))
 
 
 def _yaml(doc: Document, opts: RenderOptions) -> str:
-    return to_yaml(doc)
+    from kplan.report.codec import encode
+
+    return to_yaml(encode(doc))
 
 
 @dataclass(frozen=True)
@@ -97,7 +110,7 @@ class _Lazy:
         found: Renderer = getattr(import_module(f"kplan.cli.render.{self.module}"), self.name)
         return found
 
-    def __call__(self, doc: Document, opts: RenderOptions) -> str:
+    def __call__(self, doc: Any, opts: RenderOptions) -> str:
         return self.resolve()(doc, opts)
 
 
@@ -149,7 +162,7 @@ def check_format(kind: str, fmt: str) -> None:
 
 
 def render(doc: Document, fmt: str, opts: RenderOptions | None = None) -> str:
-    kind = str(doc.get("kind"))
+    kind = doc.kind
     check_format(kind, fmt)
     return registry()[(kind, fmt)](doc, opts or RenderOptions())
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import table, wrap
+from kplan.report.capacity import CapacityDocument
 
 
 def ordinal(n: int) -> str:
@@ -16,12 +14,12 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _headline(doc: Mapping[str, Any], declared: int, fit: int) -> str:
+def _headline(doc: CapacityDocument, declared: int, fit: int) -> str:
     """The declared replicas first, then the extra ones: "3 declared replicas of Deployment shop/web
     (priority 0) fit; 8 more would fit, 11 in all; the 12th fails: <FitError>"."""
-    n = doc["replicas"]
-    what = f"{doc['workload']} (priority {doc['pod']['priority']})"
-    if declared == 1 and str(doc["workload"]).startswith("Pod "):
+    n = doc.replicas
+    what = f"{doc.workload} (priority {doc.pod.priority})"
+    if declared == 1 and doc.workload.startswith("Pod "):
         first = f"{what} fits" if fit else f"{what} does not fit"
     elif fit == declared:
         first = f"{'the' if declared > 1 else 'its'} {declared} declared replica{'s' if declared != 1 else ''} " \
@@ -29,39 +27,37 @@ def _headline(doc: Mapping[str, Any], declared: int, fit: int) -> str:
         first = first[0].upper() + first[1:]
     else:
         first = f"{fit} of the {declared} declared replicas of {what} fit"
-    if doc["limitReached"]:
+    if doc.limit_reached:
         return f"{first}; {n}+ more would fit, {fit + n}+ in all (the --limit stopped the count)."
-    if not doc.get("moreCounted", True):
-        return f"{first}; {doc['message']}."
+    if not doc.more_counted:
+        return f"{first}; {doc.message}."
     if n == 0:
-        return f"{first}; no more would fit: {doc['message']}"
-    return f"{first}; {n} more would fit, {fit + n} in all; the {ordinal(fit + n + 1)} fails: {doc['message']}"
+        return f"{first}; no more would fit: {doc.message}"
+    return f"{first}; {n} more would fit, {fit + n} in all; the {ordinal(fit + n + 1)} fails: {doc.message}"
 
 
-def capacity_table(doc: Mapping[str, Any], opts: RenderOptions | None = None) -> str:
+def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> str:
     width = (opts or RenderOptions()).width
-    pod = doc["pod"]
-    n = doc["replicas"]
-    more = "+" if doc["limitReached"] else ""
-    declared = doc.get("declared") or {"replicas": 0, "fit": 0}
-    if declared["replicas"]:
-        out = [wrap(_headline(doc, declared["replicas"], declared["fit"]), width, hanging="  ")]
+    n = doc.replicas
+    more = "+" if doc.limit_reached else ""
+    declared = doc.declared
+    if declared.replicas:
+        out = [wrap(_headline(doc, declared.replicas, declared.fit), width, hanging="  ")]
     else:
-        out = [wrap(f"{n}{more} more replica{'s' if n != 1 else ''} of {doc['workload']} (priority {pod['priority']}) "
+        out = [wrap(f"{n}{more} more replica{'s' if n != 1 else ''} of {doc.workload} (priority {doc.pod.priority}) "
                     "fit.", width)]
-    if doc["placements"]:
+    if doc.placements:
         out.append("")
-        out.append(tabulate(sorted(doc["placements"].items()),
-                            headers=["NODE", "MORE REPLICAS" if declared["replicas"] else "REPLICAS"], tablefmt="plain"))
-    if doc["limitReached"]:
-        out += ["", f"Stopped at the limit of {doc['limit']} replicas (--limit)."]
-    elif not declared["replicas"]:
-        out += ["", wrap(f"The next replica does not fit: {doc['message']}", width, hanging="  ")]
-    if doc["evictions"]:
+        out.append(tabulate(sorted(doc.placements.items()),
+                            headers=["NODE", "MORE REPLICAS" if declared.replicas else "REPLICAS"], tablefmt="plain"))
+    if doc.limit_reached:
+        out += ["", f"Stopped at the limit of {doc.limit} replicas (--limit)."]
+    elif not declared.replicas:
+        out += ["", wrap(f"The next replica does not fit: {doc.message}", width, hanging="  ")]
+    if doc.evictions:
         out.append("")
         out.append("Pods the replicas preempt:")
-        out.append(table([[f"{e['namespace']}/{e['name']}", e["node"], e["priority"], e["preemptor"]]
-                          for e in doc["evictions"]], ["EVICTED POD", "NODE", "PRIORITY", "PREEMPTED BY"], width,
-                         wrap_columns=[0, 3]))
+        out.append(table([[f"{e.namespace}/{e.name}", e.node, e.priority, e.preemptor] for e in doc.evictions],
+                         ["EVICTED POD", "NODE", "PRIORITY", "PREEMPTED BY"], width, wrap_columns=[0, 3]))
     return "\n".join(out) + "\n"
 

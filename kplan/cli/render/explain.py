@@ -2,37 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import human_quantity, table, visible_len, wrap
+from kplan.report.explain import (
+    ClaimsDoc,
+    ExplanationDocument,
+    FilterDoc,
+    NodeDoc,
+    PreemptionDoc,
+    ResourceFact,
+)
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _verdict(f: Mapping[str, Any]) -> str:
-    detail = f" ({f['detail']})" if f.get("detail") else ""
-    return f"{f['plugin']}: {', '.join(f['reasons']) or f['code']}{detail}"
+def _verdict(f: FilterDoc) -> str:
+    detail = f" ({f.detail})" if f.detail else ""
+    return f"{f.plugin}: {', '.join(f.reasons) or f.code}{detail}"
 
 
-def _node_row(n: Mapping[str, Any], chosen: str | None) -> list[str]:
-    failing = [f for f in n["filters"] if f["code"] not in ("Success", "Skip")]
-    first = next((f for f in failing if f.get("firstFailure")), None)
+def _node_row(n: NodeDoc, chosen: str | None) -> list[str]:
+    failing = [f for f in n.filters if f.failing]
+    first = next((f for f in failing if f.first_failure), None)
     others = [f for f in failing if f is not first]
-    if n["feasible"]:
-        result = "chosen" if n["name"] == chosen else "feasible"
+    if n.feasible:
+        result = "chosen" if n.name == chosen else "feasible"
     elif first is not None:
         result = "rejected"
-    elif not n["examined"]:
+    elif not n.examined:
         result = "not examined"
     else:
         result = "rejected"
-    return [n["name"], result, _verdict(first) if first else ("-" if not n["feasible"] else ""),
+    return [n.name, result, _verdict(first) if first else ("-" if not n.feasible else ""),
             "; ".join(_verdict(f) for f in others) or ("-" if failing else "")]
 
 
@@ -41,15 +46,15 @@ def abbreviation(plugin: str) -> str:
     return "".join(ch for ch in plugin if ch.isupper()) or plugin
 
 
-def _scores(doc: Mapping[str, Any], width: int | None = None) -> list[str]:
-    scored = [n for n in doc["nodes"] if n["scores"] is not None]
+def _scores(doc: ExplanationDocument, width: int | None = None) -> list[str]:
+    scored = [(n, n.scores) for n in doc.nodes if n.scores is not None]
     if not scored:
         return []
-    plugins = list(scored[0]["scores"])
-    rows = []
-    for rank, n in enumerate(scored, 1):
-        rows.append([rank, n["name"], n["total"]] + [
-            f"{n['scores'][p]['weighted']} ({n['scores'][p]['raw']}→{n['scores'][p]['normalized']})" for p in plugins])
+    plugins = list(scored[0][1])
+    rows: list[list[object]] = []
+    for rank, (n, scores) in enumerate(scored, 1):
+        rows.append([rank, n.name, n.total] + [
+            f"{scores[p].weighted} ({scores[p].raw}→{scores[p].normalized})" for p in plugins])
     cell = "weighted (raw→normalised)"
     text = str(tabulate(rows, headers=["RANK", "NODE", "TOTAL"] + plugins, tablefmt="plain"))
     legend = []
@@ -61,203 +66,200 @@ def _scores(doc: Mapping[str, Any], width: int | None = None) -> list[str]:
         text = str(tabulate([r[1:] for r in rows], headers=["NODE", "TOTAL"] + short, tablefmt="plain"))
         if visible_len(text) > width:
             cell = "weighted; -o json has the raw and normalised scores"
-            text = str(tabulate([[r[1], r[2]] + [n["scores"][p]["weighted"] for p in plugins]
-                                 for r, n in zip(rows, scored, strict=True)],
+            text = str(tabulate([[r[1], r[2]] + [scores[p].weighted for p in plugins]
+                                 for r, (_, scores) in zip(rows, scored, strict=True)],
                                 headers=["NODE", "TOTAL"] + short, tablefmt="plain"))
     head = f"Scores of the feasible nodes (cell: {cell}; total = sum of weighted)"
-    if doc["decision"].get("scoresComputedByKplan"):
+    if doc.decision.scores_computed_by_kplan:
         head += "; kube-scheduler did not score here, kplan computed them for information"
     out = [wrap(head + ":", width), text, *legend]
-    notes = [wrap(f"  {n['name']}  {p}: {s['explanation']}", width, hanging="    ") for n in scored
-             for p, s in n["scores"].items() if s.get("explanation")]
+    notes = [wrap(f"  {n.name}  {p}: {s.explanation}", width, hanging="    ") for n, scores in scored
+             for p, s in scores.items() if s.explanation]
     if notes:
         out += ["", "Why kplan's own score plugins scored as they did:"] + notes
     return out
 
 
-def _decision(doc: Mapping[str, Any]) -> list[str]:
-    d = doc["decision"]
+def _decision(doc: ExplanationDocument) -> list[str]:
+    d = doc.decision
     out = []
-    if d["chosen"]:
+    if d.chosen:
         how = ""
-        if d["nominatedFastPath"]:
+        if d.nominated_fast_path:
             how = " (its nominated node, taken without scoring once it passed the filters)"
-        elif not d["scored"]:
+        elif not d.scored:
             how = " (the only feasible node: kube-scheduler does not score it)"
-        out.append(f"Chosen: {d['chosen']}{how}")
-        if d["ties"]:
-            rule = "at random (seeded)" if d["tieBreak"] == "random" else "by lowest name"
-            out.append(f"Tie: {', '.join(d['ties'])} shared the top score; kube-scheduler chose {rule}.")
+        out.append(f"Chosen: {d.chosen}{how}")
+        if d.ties:
+            rule = "at random (seeded)" if d.tie_break == "random" else "by lowest name"
+            out.append(f"Tie: {', '.join(d.ties)} shared the top score; kube-scheduler chose {rule}.")
     return out
 
 
-def _preemption(p: Mapping[str, Any] | None, title: str = "Preemption (DefaultPreemption at this attempt):",
+def _preemption(p: PreemptionDoc | None, title: str = "Preemption (DefaultPreemption at this attempt):",
                 width: int | None = None) -> list[str]:
     if p is None:
         return []
     out = [wrap(title, width, hanging="  ")]
-    if p["message"]:
-        out.append(wrap(f"result: {p['message']}", width, "  ", hanging="    "))
-    out.append(wrap(f"potential nodes (rejected as Unschedulable, so removing pods may help): {p['potentialNodes']}",
+    if p.message:
+        out.append(wrap(f"result: {p.message}", width, "  ", hanging="    "))
+    out.append(wrap(f"potential nodes (rejected as Unschedulable, so removing pods may help): {p.potential_nodes}",
                     width, "  ", hanging="    "))
-    if p["candidates"]:
-        rows = [[c["node"], ", ".join(f"{v['namespace']}/{v['name']} (priority {v['priority']})" for v in c["victims"]),
-                 c["pdbViolations"]] for c in p["candidates"]]
+    if p.candidates:
+        rows = [[c.node, ", ".join(f"{v.namespace}/{v.name} (priority {v.priority})" for v in c.victims),
+                 c.pdb_violations] for c in p.candidates]
         out.append(table(rows, ["CANDIDATE", "VICTIMS", "PDB VIOLATIONS"], width, wrap_columns=[1], indent="  "))
-        if p["candidatesTotal"] > len(p["candidates"]):
-            out.append(f"  … {p['candidatesTotal'] - len(p['candidates'])} more candidates (--all-nodes lists them)")
-    if p["failedReasons"]:
+        if p.candidates_total > len(p.candidates):
+            out.append(f"  … {p.candidates_total - len(p.candidates)} more candidates (--all-nodes lists them)")
+    if p.failed_reasons:
         out.append("  nodes where removing lower-priority pods does not help:")
-        for g in p["failedReasons"]:
-            more = ", …" if g["nodes"] > len(g["examples"]) else ""
-            out.append(wrap(f"{g['nodes']} × {', '.join(g['reasons']) or g['code']} ({', '.join(g['examples'])}{more})",
+        for g in p.failed_reasons:
+            more = ", …" if g.nodes > len(g.examples) else ""
+            out.append(wrap(f"{g.nodes} × {', '.join(g.reasons) or g.code} ({', '.join(g.examples)}{more})",
                             width, "    ", hanging="      "))
-    if p["nominatedNode"]:
-        out.append(wrap(f"chosen node: {p['nominatedNode']} (the pod is nominated there; the victims are evicted)",
+    if p.nominated_node:
+        out.append(wrap(f"chosen node: {p.nominated_node} (the pod is nominated there; the victims are evicted)",
                         width, "  ", hanging="    "))
     return out
 
 
-def _remediation(doc: Mapping[str, Any], width: int | None = None, full: bool = False) -> list[str]:
+def _remediation(doc: ExplanationDocument, width: int | None = None, full: bool = False) -> list[str]:
     out: list[str] = []
+    near, changes = list(doc.nearest_nodes), list(doc.remediation)
     hidden = 0
     if not full:
         # what opens no node, and nearest nodes no change to the node helps, answer nothing: --all lists them
-        doc = dict(doc)
-        near = [n for n in doc["nearestNodes"] if n["lacks"] or n["fitsWithChanges"]]
-        changes = [c for c in doc["remediation"] if c["opensNodes"]]
-        hidden = len(doc["nearestNodes"]) - len(near) + len(doc["remediation"]) - len(changes)
-        doc["nearestNodes"], doc["remediation"] = near, changes
-    if not doc["remediation"] and not doc["nearestNodes"] and not doc["moreNodes"] and not hidden:
+        near = [n for n in near if n.lacks or n.fits_with_changes]
+        changes = [c for c in changes if c.opens_nodes]
+        hidden = len(doc.nearest_nodes) - len(near) + len(doc.remediation) - len(changes)
+    if not changes and not near and not doc.more_nodes and not hidden:
         return out
     out.append(wrap("What would help (each change checked by re-running the scheduler on the cluster of this "
                     "attempt):", width, hanging="  "))
-    if doc["nearestNodes"]:
-        rows = []
-        for n in doc["nearestNodes"]:
-            verdict = "yes" if n["fitsWithChanges"] else "no: " + "; ".join(n["stillRejectedBy"])
-            rows.append([n["name"], ", ".join(n["lacks"]) or "-", verdict])
+    if near:
+        rows: list[list[object]] = []
+        for n in near:
+            verdict = "yes" if n.fits_with_changes else "no: " + "; ".join(n.still_rejected_by)
+            rows.append([n.name, ", ".join(n.lacks) or "-", verdict])
         out.append(table(rows, ["NEAREST NODE", "LACKS", "FITS WITH THAT"], width, wrap_columns=[1, 2], indent="  "))
-    if doc["remediation"]:
-        rows = [[c["change"], c["opensNodes"], ", ".join(c["nodes"]) + (", …" if c["opensNodes"] > len(c["nodes"]) else "")]
-                for c in doc["remediation"]]
+    if changes:
+        rows = [[c.change, c.opens_nodes, ", ".join(c.nodes) + (", …" if c.opens_nodes > len(c.nodes) else "")]
+                for c in changes]
         out.append(table(rows, ["CHANGE TO THE POD", "OPENS NODES", "E.G."], width, wrap_columns=[0, 2], indent="  "))
-    m = doc["moreNodes"]
+    m = doc.more_nodes
     if m:
-        if m["count"] is not None:
-            out.append(wrap(f"{_plural(m['count'], 'more node')} like {m['template']} would make it fit "
+        if m.count is not None:
+            out.append(wrap(f"{_plural(m.count, 'more node')} like {m.template} would make it fit "
                             "(smallest count, found by whole simulations).", width, "  ", hanging="    "))
         else:
-            out.append(wrap(f"more nodes: {m['reason']}", width, "  ", hanging="    "))
+            out.append(wrap(f"more nodes: {m.reason}", width, "  ", hanging="    "))
     if hidden:
         out.append(wrap(f"({hidden} hidden: {'it opens' if hidden == 1 else 'they open'} no node; --all lists "
                         f"{'it' if hidden == 1 else 'them'})", width, "  "))
     return out
 
 
-def explanation_table(doc: Mapping[str, Any], opts: RenderOptions | None = None) -> str:
-    width = (opts or RenderOptions()).width
-    pod, q = doc["pod"], doc["queue"]
-    if opts is None:
-        opts = RenderOptions()
-    out = [f"Pod {pod['namespace']}/{pod['name']}",
-           f"  Priority:  {pod['priority']}" + (f" ({pod['priorityClassName']})" if pod["priorityClassName"] else "")
-           + f", preemptionPolicy {pod['preemptionPolicy']}",
-           f"  Queue:     position {q['position']} of {q['pending']} pending pods, {_plural(q['attempts'], 'attempt')}"
-           + (f"; explained at attempt {q['explainedAttempt']}" if q["explainedAttempt"] else ""),
-           f"  Status:    {doc['status']}" + (f" on {doc['node']}" if doc["node"] else "")]
-    if doc["nominatedNode"] and doc["status"] != "Scheduled":
-        out.append(f"  Nominated: {doc['nominatedNode']}")
-    fact = _resource_fact(doc.get("resources"))
+def explanation_table(doc: ExplanationDocument, opts: RenderOptions | None = None) -> str:
+    opts = opts or RenderOptions()
+    width = opts.width
+    pod, q = doc.pod, doc.queue
+    out = [f"Pod {pod.namespace}/{pod.name}",
+           f"  Priority:  {pod.priority}" + (f" ({pod.priority_class_name})" if pod.priority_class_name else "")
+           + f", preemptionPolicy {pod.preemption_policy}",
+           f"  Queue:     position {q.position} of {q.pending} pending pods, {_plural(q.attempts, 'attempt')}"
+           + (f"; explained at attempt {q.explained_attempt}" if q.explained_attempt else ""),
+           f"  Status:    {doc.status}" + (f" on {doc.node}" if doc.node else "")]
+    if doc.nominated_node and doc.status != "Scheduled":
+        out.append(f"  Nominated: {doc.nominated_node}")
+    fact = _resource_fact(doc.resources)
     if fact:
         out.append(wrap(f"  Fact:      {fact}", width, hanging=" " * 13))
-    for s in doc.get("storage") or []:
-        text = f"claim {s['claim']}: {s['problem']}" + (f". Fix: {s['fix']}." if s["fix"] else ".")
+    for s in doc.storage:
+        text = f"claim {s.claim}: {s.problem}" + (f". Fix: {s.fix}." if s.fix else ".")
         out.append(wrap(f"  Storage:   {text}", width, hanging=" " * 13))
-    if doc["message"]:
-        out.append(wrap(f"  Message:   {doc['message']}" + ("¹" if _postscript(doc["message"]) else ""), width,
+    if doc.message:
+        out.append(wrap(f"  Message:   {doc.message}" + ("¹" if _postscript(doc.message) else ""), width,
                         hanging=" " * 13))
-    if doc["evictions"]:
-        out.append(wrap("  Evicted:   " + ", ".join(f"{e['namespace']}/{e['name']} on {e['node']}"
-                                                    for e in doc["evictions"]), width, hanging=" " * 13))
-    if len(doc["history"]) > 1:
+    if doc.evictions:
+        out.append(wrap("  Evicted:   " + ", ".join(f"{e.namespace}/{e.name} on {e.node}" for e in doc.evictions),
+                        width, hanging=" " * 13))
+    if len(doc.history) > 1:
         out.append("  Attempts:")
-        for h in doc["history"]:
-            what = f"scheduled on {h['node']}" if h["node"] else (h["message"] or "failed")
-            if h["nominatedNode"]:
-                what += f" [nominated to {h['nominatedNode']}]"
-            out.append(wrap(f"    {h['attempt']}: {what}", width, hanging="       "))
-    if q["explainedAttempt"] is None:
+        for h in doc.history:
+            what = f"scheduled on {h.node}" if h.node else (h.message or "failed")
+            if h.nominated_node:
+                what += f" [nominated to {h.nominated_node}]"
+            out.append(wrap(f"    {h.attempt}: {what}", width, hanging="       "))
+    if q.explained_attempt is None:
         why = {"Gated": "its scheduling gates hold it back until they are removed"}.get(
-            doc["status"], "no scheduler profile serves it" if doc["message"] else "it never reached the queue's head")
-        if doc.get("heldBack"):
+            doc.status, "no scheduler profile serves it" if doc.message else "it never reached the queue's head")
+        if doc.held_back:
             why = ("kube-scheduler keeps it out of its queue (DynamicResources PreEnqueue) and reports no reason: "
-                   + "; ".join(doc["heldBack"]))
+                   + "; ".join(doc.held_back))
         return "\n".join(out) + f"\n\n{wrap(f'The pod was never attempted: {why}.', width)}\n"
     out.append("")
-    shown, total = doc["nodesShown"], doc["nodesTotal"]
+    shown, total = doc.nodes_shown, doc.nodes_total
     head = (f"Filters on {_plural(total, 'node')}" if shown == total else
             f"Filters on the top {shown} of {total} nodes (--all-nodes for all)")
     out.append(wrap(head + " (FIRST FAILURE: what kube-scheduler records; ALSO REJECTED BY: every other plugin "
                     "that would reject the node):", width))
-    rows = [_node_row(n, doc["decision"]["chosen"]) for n in doc["nodes"]]
+    rows = [_node_row(n, doc.decision.chosen) for n in doc.nodes]
     out.append(table(rows, ["NODE", "RESULT", "FIRST FAILURE", "ALSO REJECTED BY"], width, wrap_columns=[2, 3]))
-    if doc["reasons"]:
+    if doc.reasons:
         out.append("")
         out.append(f"Reasons over all {_plural(total, 'node')}:")
-        out.append(table([[r["plugin"], r["reason"], r["nodes"], r["firstFailureNodes"]] for r in doc["reasons"]],
+        out.append(table([[r.plugin, r.reason, r.nodes, r.first_failure_nodes] for r in doc.reasons],
                          ["PLUGIN", "REASON", "NODES", "AS FIRST FAILURE"], width, wrap_columns=[1]))
-    claims = _claims(doc.get("resourceClaims"), width)
+    claims = _claims(doc.resource_claims, width)
     if claims:
         out.append("")
         out.extend(claims)
-    earlier = doc["earlierPreemption"]
-    earlier_block = _preemption(earlier, f"Preemption at attempt {earlier['attempt']}, which nominated "
-                                f"{earlier['nominatedNode']}:", width) if earlier else []
-    for block in (_scores(doc, width), _decision(doc), _preemption(doc["preemption"], width=width), earlier_block,
-                  _remediation(doc, width, opts.full if opts else False)):
+    earlier = doc.earlier_preemption
+    earlier_block = _preemption(earlier.preemption, f"Preemption at attempt {earlier.attempt}, which nominated "
+                                f"{earlier.preemption.nominated_node}:", width) if earlier else []
+    for block in (_scores(doc, width), _decision(doc), _preemption(doc.preemption, width=width), earlier_block,
+                  _remediation(doc, width, opts.full)):
         if block:
             out.append("")
             out.extend(block)
-    note = _postscript(doc["message"] or "")
+    note = _postscript(doc.message or "")
     if note:
         out += ["", wrap(f"¹ {note}", width, hanging="  ")]
     return "\n".join(out) + "\n"
 
 
-def _claims(c: Mapping[str, Any] | None, width: int | None) -> list[str]:
+def _claims(c: ClaimsDoc | None, width: int | None) -> list[str]:
     """The pod's resource claims and the devices remedy (kplan's own account)."""
     if not c:
         return []
     out = [wrap("Resource claims (the DynamicResources rejections above say, per node, which claim and request "
                 "fail and why):", width, hanging="  ")]
-    for claim in c["claims"]:
-        origin = f"from template {claim['template']}" if claim["template"] else "shared"
-        state = "allocated" if claim["allocated"] else "not allocated"
-        out.append(wrap(f"  {claim['name']}: ResourceClaim {claim['claim']}, {origin}, {state}", width,
-                        hanging="      "))
-        for r in claim["requests"]:
+    for claim in c.claims:
+        origin = f"from template {claim.template}" if claim.template else "shared"
+        state = "allocated" if claim.allocated else "not allocated"
+        out.append(wrap(f"  {claim.name}: ResourceClaim {claim.claim}, {origin}, {state}", width, hanging="      "))
+        for r in claim.requests:
             out.append(wrap(f"    request {r}", width, hanging="      "))
-        for k in claim["constraints"]:
+        for k in claim.constraints:
             out.append(wrap(f"    constraint {k}", width, hanging="      "))
-    if c["remedy"]:
-        out.append(wrap(f"  Remedy: {c['remedy']}.", width, hanging="    "))
+    if c.remedy:
+        out.append(wrap(f"  Remedy: {c.remedy}.", width, hanging="    "))
     return out
 
 
-def _resource_fact(r: Mapping[str, Any] | None) -> str:
+def _resource_fact(r: ResourceFact | None) -> str:
     """"It asks for 32 cpu and 128Gi memory; the largest node its other filters allow, gpu-a-1,
     has 15.9 cpu and 60Gi memory allocatable." """
     if not r:
         return ""
-    asks = " and ".join(f"{human_quantity(k, v)} {k}" for k, v in r["requests"].items())
-    has = " and ".join(f"{human_quantity(k, v)} {k}" for k, v in r["allocatable"].items())
-    where = ("the largest node its other filters allow" if r["scope"] == "allowed" else
+    asks = " and ".join(f"{human_quantity(k, v)} {k}" for k, v in r.requests.items())
+    has = " and ".join(f"{human_quantity(k, v)} {k}" for k, v in r.allocatable.items())
+    where = ("the largest node its other filters allow" if r.scope == "allowed" else
              "the largest node (every node also fails another filter)")
-    text = f"it asks for {asks}; {where}, {r['largestNode']}, has {has} allocatable"
-    if r["bigEnough"] and r.get("shortOfRoom", True):
+    text = f"it asks for {asks}; {where}, {r.largest_node}, has {has} allocatable"
+    if r.big_enough and r.short_of_room:
         text += ", but not that much free: the pods on it use the rest"
-    elif r["bigEnough"]:
+    elif r.big_enough:
         text += ", enough, but other filters reject it"
     return text + "."
 

@@ -13,9 +13,11 @@ line stays in the log, and ``-o markdown`` into ``$GITHUB_STEP_SUMMARY`` lists t
 
 from __future__ import annotations
 
-from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render import RenderOptions
 from kplan.cli.render.summary import simulation_summary
 from kplan.report.check import EVICTED, problems
+from kplan.report.document import SimulationDocument
+from kplan.report.whatif import WhatIfDocument
 
 _TITLES = {
     "Unschedulable": "Unschedulable pod",
@@ -41,7 +43,7 @@ def command(name: str, message: str, **props: str) -> str:
     return f"{head}::{escape_data(message)}"
 
 
-def github_commands(doc: Document, opts: RenderOptions, title: str, summary: str) -> str:
+def github_commands(doc: SimulationDocument | WhatIfDocument, opts: RenderOptions, title: str, summary: str) -> str:
     lines = []
     for p in problems(doc, opts.fail_on):
         level = "error" if p.fails else "warning"
@@ -50,13 +52,13 @@ def github_commands(doc: Document, opts: RenderOptions, title: str, summary: str
     return "\n".join(lines) + "\n"
 
 
-def simulation_github(doc: Document, opts: RenderOptions) -> str:
+def simulation_github(doc: SimulationDocument, opts: RenderOptions) -> str:
     return github_commands(doc, opts, "kplan simulate", simulation_summary(doc))
 
 
-def whatif_github(doc: Document, opts: RenderOptions) -> str:
+def whatif_github(doc: WhatIfDocument, opts: RenderOptions) -> str:
     """Problems of the run after the change; the notice says what changed and before/after counts."""
     from kplan.cli.render.whatif import whatif_summary
 
-    changes = "; ".join(doc["modifications"]) or "no change"
+    changes = "; ".join(doc.modifications) or "no change"
     return github_commands(doc, opts, "kplan whatif", f"{changes}.\n{whatif_summary(doc)}")

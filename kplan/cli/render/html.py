@@ -19,10 +19,15 @@ from functools import cache
 from typing import Any
 
 from kplan import __version__
-from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render import RenderOptions
 from kplan.cli.render.reasons import merged, shape
 from kplan.cli.render.summary import short_reason
 from kplan.errors import InputError
+from kplan.model.quantity import format_resource
+from kplan.report.capacity import CapacityDocument
+from kplan.report.document import NodeUsage, PendingPod, SimulationDocument
+from kplan.report.sweep import PointDoc, ScaleAxisDoc, SweepDocument
+from kplan.report.whatif import WhatIfDocument
 
 #: nodes drawn one bar each; a larger cluster is drawn per pool
 MAX_NODE_BARS = 300
@@ -45,6 +50,7 @@ def _environment() -> Any:
     env = jinja2.Environment(loader=jinja2.PackageLoader("kplan.cli.render", "templates"), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters["pct"] = lambda x: "-" if x is None else f"{x}%"
+    env.filters["quantity"] = lambda amount, resource: format_resource(resource, amount)
     return env
 
 
@@ -105,24 +111,18 @@ def _curve_style(i: int) -> dict[str, Any]:
             "markersize": max(4.0, 10.0 - 1.5 * i), "markerfacecolor": "none", "markeredgewidth": 1.5}
 
 
-def _amount(resource: str, text: Any) -> int:
-    from kplan.model.quantity import resource_value
-
-    return resource_value(resource, str(text))
-
-
-def pool_usage(nodes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def pool_usage(nodes: Sequence[NodeUsage]) -> list[dict[str, Any]]:
     """Per pool: node count and requested / allocatable summed over its nodes, in whole percent."""
     pools: dict[str, dict[str, Any]] = {}
     for n in nodes:
-        p = pools.setdefault(n.get("pool") or NO_POOL, {"pool": n.get("pool") or NO_POOL, "nodes": 0, "cpu": [0, 0],
-                                                        "memory": [0, 0], "pods": [0, 0]})
+        p = pools.setdefault(n.pool or NO_POOL, {"pool": n.pool or NO_POOL, "nodes": 0, "cpu": [0, 0],
+                                                 "memory": [0, 0], "pods": [0, 0]})
         p["nodes"] += 1
         for r in ("cpu", "memory"):
-            p[r][0] += _amount(r, n["requested"].get(r, "0"))
-            p[r][1] += _amount(r, n["allocatable"].get(r, "0"))
-        p["pods"][0] += int(n["pods"])
-        p["pods"][1] += int(n["allocatable"].get("pods", 0))
+            p[r][0] += n.requested.get(r, 0)
+            p[r][1] += n.allocatable.get(r, 0)
+        p["pods"][0] += n.pods
+        p["pods"][1] += n.allocatable.get("pods", 0)
     out = []
     for p in sorted(pools.values(), key=lambda p: str(p["pool"])):
         out.append({"pool": p["pool"], "nodes": p["nodes"],
@@ -130,16 +130,16 @@ def pool_usage(nodes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def utilisation_chart(nodes: Sequence[Mapping[str, Any]]) -> Any:
+def utilisation_chart(nodes: Sequence[NodeUsage]) -> Any:
     """Requested share of cpu, memory and pods: a bar per node grouped by pool, or per pool."""
     if not nodes:
         return None
     per_node = len(nodes) <= MAX_NODE_BARS
     if per_node:
-        ordered = sorted(nodes, key=lambda n: (str(n.get("pool") or NO_POOL), str(n["name"])))
-        labels = [str(n["name"]) for n in ordered]
-        pools = [str(n.get("pool") or NO_POOL) for n in ordered]
-        values = {r: [(n["percent"].get(r) or 0) for n in ordered] for r in ("cpu", "memory", "pods")}
+        ordered = sorted(nodes, key=lambda n: (n.pool or NO_POOL, n.name))
+        labels = [n.name for n in ordered]
+        pools = [n.pool or NO_POOL for n in ordered]
+        values = {r: [(n.percent.get(r) or 0) for n in ordered] for r in ("cpu", "memory", "pods")}
     else:
         agg = pool_usage(nodes)
         labels = [f"{p['pool']} ({p['nodes']} nodes)" for p in agg]
@@ -198,60 +198,59 @@ def placements_chart(placements: Mapping[str, int]) -> Any:
 
 # ------------------------------------------------------------------------------ pods
 
-def pending_by_reason(pods: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def pending_by_reason(pods: Iterable[PendingPod]) -> list[dict[str, Any]]:
     """The pods that do not run, grouped by status and what kube-scheduler's reason says (node
     counts aside: kplan.cli.render.reasons), most pods first; a group's reason shows each count as
     the range of its values."""
     groups: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
     for p in pods:
-        if p["status"] == "Scheduled":
+        if p.status == "Scheduled":
             continue
-        reason = short_reason(p.get("message")) or "(no message)"
-        keys, messages = groups.setdefault((str(p["status"]), shape(reason)), ([], []))
-        keys.append(f"{p['namespace']}/{p['name']}")
+        reason = short_reason(p.message) or "(no message)"
+        keys, messages = groups.setdefault((p.status, shape(reason)), ([], []))
+        keys.append(p.key)
         messages.append(reason)
     out = [{"status": status, "reason": merged(messages), "count": len(keys), "pods": keys[:MAX_PODS_PER_REASON],
             "more": max(0, len(keys) - MAX_PODS_PER_REASON)} for (status, _), (keys, messages) in groups.items()]
     return sorted(out, key=lambda g: (-g["count"], g["status"], g["reason"]))
 
 
-def _nodes_section(sim: Document) -> dict[str, Any]:
-    nodes = sim["nodes"]
+def _nodes_section(nodes: Sequence[NodeUsage]) -> dict[str, Any]:
     return {"chart": utilisation_chart(nodes), "pools": pool_usage(nodes), "per_node": len(nodes) <= MAX_NODE_BARS,
             "count": len(nodes), "max_bars": MAX_NODE_BARS}
 
 
-def _page(template: str, title: str, doc: Document, opts: RenderOptions, **context: Any) -> str:
+def _page(template: str, title: str, doc: Any, opts: RenderOptions, **context: Any) -> str:
     return _render(template, title=title, doc=doc, run=opts.run, version=__version__, max_rows=MAX_ROWS, **context)
 
 
 # ------------------------------------------------------------------------------ documents
 
-def simulation_html(doc: Document, opts: RenderOptions) -> str:
+def simulation_html(doc: SimulationDocument, opts: RenderOptions) -> str:
     from kplan.cli.render.summary import simulation_summary
 
     return _page("simulation.html.j2", "kplan simulate", doc, opts, summary=simulation_summary(doc),
-                 reasons=pending_by_reason(doc["pods"]), nodes=_nodes_section(doc))
+                 reasons=pending_by_reason(doc.pods), nodes=_nodes_section(doc.nodes))
 
 
-def whatif_html(doc: Document, opts: RenderOptions) -> str:
+def whatif_html(doc: WhatIfDocument, opts: RenderOptions) -> str:
     from kplan.cli.render.summary import simulation_summary
 
-    return _page("whatif.html.j2", "kplan whatif", doc, opts, before=simulation_summary(doc["before"]),
-                 after=simulation_summary(doc["after"]), reasons=pending_by_reason(doc["after"]["pods"]),
-                 nodes=_nodes_section(doc["after"]))
+    return _page("whatif.html.j2", "kplan whatif", doc, opts, before=simulation_summary(doc.before),
+                 after=simulation_summary(doc.after), reasons=pending_by_reason(doc.after.pods),
+                 nodes=_nodes_section(doc.after.nodes))
 
 
-def capacity_html(doc: Document, opts: RenderOptions) -> str:
+def capacity_html(doc: CapacityDocument, opts: RenderOptions) -> str:
     from kplan.cli.render.capacity import capacity_table
 
     headline = capacity_table(doc, RenderOptions()).splitlines()[0]
     return _page("capacity.html.j2", "kplan capacity", doc, opts, headline=headline,
-                 placements=placements_chart(doc["placements"]),
-                 nodes=_nodes_section(doc) if doc.get("nodes") else None)
+                 placements=placements_chart(doc.placements),
+                 nodes=_nodes_section(doc.nodes) if doc.nodes else None)
 
 
-def sweep_html(doc: Document, opts: RenderOptions) -> str:
+def sweep_html(doc: SweepDocument, opts: RenderOptions) -> str:
     from kplan.cli.render import sweep
 
     headers, rows = sweep.rows(doc)
@@ -261,12 +260,12 @@ def sweep_html(doc: Document, opts: RenderOptions) -> str:
 
 # ------------------------------------------------------------------------------ sweep curves
 
-def _series(doc: Document) -> dict[str, list[Mapping[str, Any]]]:
+def _series(doc: SweepDocument) -> dict[str, list[PointDoc]]:
     """The points grouped by the scale axes' values (one curve per workload size)."""
-    scale = [i for i, a in enumerate(doc["axes"]) if a["change"] == "scale"]
-    out: dict[str, list[Mapping[str, Any]]] = {}
-    for p in doc["points"]:
-        label = ", ".join(f"{doc['axes'][i]['workload'].split(' ', 1)[-1]}={p['values'][i]}" for i in scale)
+    scale = [(i, a) for i, a in enumerate(doc.axes) if isinstance(a, ScaleAxisDoc)]
+    out: dict[str, list[PointDoc]] = {}
+    for p in doc.points:
+        label = ", ".join(f"{a.workload.split(' ', 1)[-1]}={p.values[i]}" for i, a in scale)
         out.setdefault(label or "all points", []).append(p)
     return out
 
@@ -274,7 +273,7 @@ def _series(doc: Document) -> dict[str, list[Mapping[str, Any]]]:
 MAX_CURVES = 10
 
 
-def sweep_charts(doc: Document) -> list[dict[str, Any]]:
+def sweep_charts(doc: SweepDocument) -> list[dict[str, Any]]:
     """Pending pods and fit probability against the number of added nodes, and cost (or nodes)
     against fit probability. Where several node axes add the same number of nodes, a curve shows
     the best mix for that number (fewest pending pods, highest fit probability)."""
@@ -284,15 +283,15 @@ def sweep_charts(doc: Document) -> list[dict[str, Any]]:
     with _style():
         ax = fig.subplots()
         for i, (label, points) in enumerate(series):
-            best: dict[int, Mapping[str, Any]] = {}
+            best: dict[int, PointDoc] = {}
             for p in points:
-                x = int(p["addedNodes"])
-                if x not in best or p["pending"]["median"] < best[x]["pending"]["median"]:
+                x = p.added_nodes
+                if x not in best or p.pending.median < best[x].pending.median:
                     best[x] = p
             xs = sorted(best)
-            med = [best[x]["pending"]["median"] for x in xs]
-            lo = [m - best[x]["pending"]["min"] for x, m in zip(xs, med, strict=True)]
-            hi = [best[x]["pending"]["max"] - m for x, m in zip(xs, med, strict=True)]
+            med = [best[x].pending.median for x in xs]
+            lo = [m - best[x].pending.min for x, m in zip(xs, med, strict=True)]
+            hi = [best[x].pending.max - m for x, m in zip(xs, med, strict=True)]
             ax.errorbar(xs, med, yerr=[lo, hi], capsize=3, label=label, **_curve_style(i))
         ax.set_xlabel("nodes added")
         ax.set_ylabel("pending pods (median, min-max over seeds)")
@@ -307,11 +306,11 @@ def sweep_charts(doc: Document) -> list[dict[str, Any]]:
         for i, (label, points) in enumerate(series):
             fit: dict[int, float] = {}
             for p in points:
-                x = int(p["addedNodes"])
-                fit[x] = max(fit.get(x, 0.0), float(p["fitProbability"]))
+                x = p.added_nodes
+                fit[x] = max(fit.get(x, 0.0), float(p.fit_probability))
             xs = sorted(fit)
             ax.plot(xs, [fit[x] for x in xs], label=label, **_curve_style(i))
-        ax.axhline(float(doc["confidence"]), color="#999", linestyle="--", linewidth=0.8)
+        ax.axhline(float(doc.confidence), color="#999", linestyle="--", linewidth=0.8)
         ax.set_ylim(-0.05, 1.05)
         ax.set_xlabel("nodes added")
         _integer_ticks(ax.xaxis)
@@ -320,25 +319,25 @@ def sweep_charts(doc: Document) -> list[dict[str, Any]]:
             ax.legend(fontsize=8)
     charts.append({"title": "Fit probability against nodes added", "svg": _svg(fig)})
 
-    priced = any(p["cost"] is not None for p in doc["points"])
+    priced = any(p.cost is not None for p in doc.points)
     fig = _figure(7, 3.6)
     with _style():
         ax = fig.subplots()
-        ys = [float(p["cost"]) if priced else float(p["addedNodes"]) for p in doc["points"]]
-        ax.scatter([float(p["fitProbability"]) for p in doc["points"]], ys, color=POOL_COLORS[0], alpha=0.6)
+        ys = [float(p.cost or 0) if priced else float(p.added_nodes) for p in doc.points]
+        ax.scatter([float(p.fit_probability) for p in doc.points], ys, color=POOL_COLORS[0], alpha=0.6)
         # the cheapest points, marked and labelled: points at one place share one label, and a label
         # sits left of a point near the right edge, so that labels neither overlap nor leave the plot
         marked: dict[tuple[float, float], list[str]] = {}
-        for rank, c in enumerate(doc["cheapest"], 1):
-            y = float(c["cost"]) if priced else float(c["addedNodes"])
-            marked.setdefault((float(c["fitProbability"]), y), []).append(f"{rank}. #{c['index']}")
+        for rank, c in enumerate(doc.cheapest, 1):
+            y = float(c.cost or 0) if priced else float(c.added_nodes)
+            marked.setdefault((float(c.fit_probability), y), []).append(f"{rank}. #{c.index}")
         for (fx, fy), names in marked.items():
             ax.scatter([fx], [fy], color=POOL_COLORS[2], zorder=3)
             right = fx > 0.7
             ax.annotate(", ".join(names), (fx, fy), textcoords="offset points", xytext=(-7 if right else 7, 0),
                         ha="right" if right else "left", va="center", fontsize=8,
                         bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
-        ax.axvline(float(doc["confidence"]), color="#999", linestyle="--", linewidth=0.8)
+        ax.axvline(float(doc.confidence), color="#999", linestyle="--", linewidth=0.8)
         ax.set_xlim(-0.05, 1.05)
         ax.set_xlabel("fit probability")
         ax.set_ylabel("cost per hour" if priced else "nodes added")

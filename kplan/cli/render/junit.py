@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
-from typing import Any
 
 from kplan import SCHEDULER_VERSION, __version__
-from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render import RenderOptions
 from kplan.report.check import FailOn, simulation_of
+from kplan.report.document import Eviction, PendingPod, SimulationDocument
+from kplan.report.whatif import WhatIfDocument
 from kplan.scheduler.pod_status import NOT_RUNNING
 
 #: characters XML 1.0 cannot carry, even escaped
@@ -36,21 +36,21 @@ def _text(s: str) -> str:
     return _NOT_XML.sub("\ufffd", s)
 
 
-def _victims_by_preemptor(sim: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
-    out: dict[str, list[Mapping[str, Any]]] = {}
-    for e in sim["preempted"]:
-        out.setdefault(e["preemptor"], []).append(e)
+def _victims_by_preemptor(sim: SimulationDocument) -> dict[str, list[Eviction]]:
+    out: dict[str, list[Eviction]] = {}
+    for e in sim.preempted:
+        out.setdefault(e.preemptor, []).append(e)
     return out
 
 
-def _victims(victims: list[Mapping[str, Any]]) -> str:
-    return ", ".join(f"{e['namespace']}/{e['name']} on {e['node']}" for e in victims)
+def _victims(victims: list[Eviction]) -> str:
+    return ", ".join(f"{e.namespace}/{e.name} on {e.node}" for e in victims)
 
 
-def _case(p: Mapping[str, Any], victims: list[Mapping[str, Any]], fail_on: FailOn) -> tuple[ET.Element, str]:
+def _case(p: PendingPod, victims: list[Eviction], fail_on: FailOn) -> tuple[ET.Element, str]:
     """The test case of one pending pod, and its outcome: passed, failure or skipped."""
-    case = ET.Element("testcase", {"classname": _text(p["namespace"]), "name": _text(p["name"])})
-    status, message = p["status"], _text(p["message"] or p["status"])
+    case = ET.Element("testcase", {"classname": _text(p.namespace), "name": _text(p.name)})
+    status, message = p.status, _text(p.message or p.status)
     out: list[str] = []
     outcome = "passed"
     if status in NOT_RUNNING:
@@ -62,8 +62,8 @@ def _case(p: Mapping[str, Any], victims: list[Mapping[str, Any]], fail_on: FailO
     elif status == "Gated":
         ET.SubElement(case, "skipped", {"message": message})
         outcome = "skipped"
-    elif p["node"]:
-        out.append(f"scheduled on {p['node']}")
+    elif p.node:
+        out.append(f"scheduled on {p.node}")
     if victims:
         text = f"preempted {len(victims)} pod{'s' if len(victims) != 1 else ''}: {_victims(victims)}"
         if fail_on is FailOn.preemption and outcome == "passed":
@@ -76,29 +76,29 @@ def _case(p: Mapping[str, Any], victims: list[Mapping[str, Any]], fail_on: FailO
     return case, outcome
 
 
-def _time(doc: Document) -> dict[str, str]:
-    timing = doc.get("timing")
+def _time(doc: SimulationDocument | WhatIfDocument) -> dict[str, str]:
+    timing = doc.timing
     if not timing:
         return {}
     return {"time": f"{sum(float(v) for v in timing.values()):.3f}"}
 
 
-def simulation_junit(doc: Document, opts: RenderOptions) -> str:
+def simulation_junit(doc: SimulationDocument, opts: RenderOptions) -> str:
     return junit_report(doc, opts, "kplan simulate")
 
 
-def whatif_junit(doc: Document, opts: RenderOptions) -> str:
+def whatif_junit(doc: WhatIfDocument, opts: RenderOptions) -> str:
     """The pending pods of the run after the change (``after``), as for simulate."""
     return junit_report(doc, opts, "kplan whatif")
 
 
-def junit_report(doc: Document, opts: RenderOptions, suite_name: str) -> str:
+def junit_report(doc: SimulationDocument | WhatIfDocument, opts: RenderOptions, suite_name: str) -> str:
     """The report of a SimulationResult, or of a WhatIfResult's ``after`` run."""
     sim = simulation_of(doc)
     by_preemptor = _victims_by_preemptor(sim)
     cases, counts = [], {"passed": 0, "failure": 0, "skipped": 0}
-    for p in sim["pods"]:
-        case, outcome = _case(p, by_preemptor.get(f"{p['namespace']}/{p['name']}", []), opts.fail_on)
+    for p in sim.pods:
+        case, outcome = _case(p, by_preemptor.get(p.key, []), opts.fail_on)
         cases.append(case)
         counts[outcome] += 1
     totals = {"tests": str(len(cases)), "failures": str(counts["failure"]), "errors": "0",
@@ -107,7 +107,7 @@ def junit_report(doc: Document, opts: RenderOptions, suite_name: str) -> str:
     suite = ET.SubElement(root, "testsuite", {"name": suite_name, **totals})
     props = ET.SubElement(suite, "properties")
     for name, value in (("kplan.version", __version__), ("kube-scheduler.version", SCHEDULER_VERSION),
-                        ("fail-on", opts.fail_on.value), ("nodes", str(sim["summary"]["nodes"]))):
+                        ("fail-on", opts.fail_on.value), ("nodes", str(sim.summary.nodes))):
         ET.SubElement(props, "property", {"name": name, "value": value})
     suite.extend(cases)
     ET.indent(root, space="  ")

@@ -152,36 +152,27 @@ def human_cpu(milli: int | Fraction) -> str:
     return _three_digits(Fraction(milli) / 1000)
 
 
-def human_quantity(resource: str, text: str) -> str:
-    """A quantity of the documents (Kubernetes notation) in human units: cpu in cores, memory and
-    storage in binary units; anything else (pods, GPUs, counts) as written."""
-    from kplan.model.quantity import parse_quantity
-
-    try:
-        q = parse_quantity(text)
-    except Exception:  # not a quantity: shown as it came
-        return text
+def human_quantity(resource: str, amount: int) -> str:
+    """An amount of a resource (millicores for cpu, bytes for memory and storage, a count
+    otherwise) in human units: cpu in cores, memory and storage in binary units; anything else
+    (pods, GPUs, counts) as Kubernetes writes it."""
     if resource == "cpu":
-        return human_cpu(q * 1000)
+        return human_cpu(amount)
     if resource in ("memory", "ephemeral-storage", "storage") or resource.startswith("hugepages-"):
-        return human_bytes(q)
-    return text
+        return human_bytes(amount)
+    from kplan.model.quantity import format_resource
+
+    return format_resource(resource, amount)
 
 
-def usage(resource: str, requested: str, allocatable: str) -> str:
+def usage(resource: str, requested: int, allocatable: int) -> str:
     """``requested/allocatable`` in human units: 140Mi/1.4Gi (each with its unit), and cpu both in
     cores (0.15/3.92) or both in millicores (150m/500m), as the allocatable is, since cores carry no
     unit to tell them apart."""
     if resource == "cpu":
-        from kplan.model.quantity import parse_quantity
-
-        try:
-            req, alloc = parse_quantity(requested), parse_quantity(allocatable)
-        except Exception:  # not quantities: shown as they came
-            return f"{requested}/{allocatable}"
-        if alloc >= 1:
-            return f"{_cores(req)}/{_cores(alloc)}"
-        return f"{round(req * 1000)}m/{round(alloc * 1000)}m"
+        if allocatable >= 1000:
+            return f"{_cores(Fraction(requested, 1000))}/{_cores(Fraction(allocatable, 1000))}"
+        return f"{requested}m/{allocatable}m"
     return f"{human_quantity(resource, requested)}/{human_quantity(resource, allocatable)}"
 
 

@@ -14,12 +14,15 @@ breaks become spaces, so a message cannot break the table or inject HTML.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render import RenderOptions
 from kplan.cli.render.summary import simulation_summary
+from kplan.model.quantity import format_resource
 from kplan.report.check import failed, simulation_of
+from kplan.report.document import NodeUsage, PendingPod, SimulationDocument
+from kplan.report.whatif import PodState, WhatIfDocument
 from kplan.scheduler.pod_status import NOT_RUNNING
 
 #: the most rows a table shows unless RenderOptions.full
@@ -55,107 +58,109 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], total: int, ful
     return out
 
 
-def _pod(p: Mapping[str, Any]) -> str:
-    return code(f"{p['namespace']}/{p['name']}")
+def _pod(p: PendingPod) -> str:
+    return code(p.key)
 
 
-def _usage(requested: Any, allocatable: Any, pct: int | None) -> str:
+def _usage(requested: str, allocatable: str, pct: int | None) -> str:
     return cell(f"{requested} / {allocatable}" + (f" ({pct}%)" if pct is not None else ""))
 
 
-def _node(n: Mapping[str, Any]) -> list[str]:
-    pct = n["percent"]
-    return [code(n["name"]), _usage(n["requested"]["cpu"], n["allocatable"]["cpu"], pct["cpu"]),
-            _usage(n["requested"]["memory"], n["allocatable"]["memory"], pct["memory"]),
-            _usage(n["pods"], n["allocatable"]["pods"], pct["pods"])]
+def _node(n: NodeUsage) -> list[str]:
+    pct = n.percent
+    return [code(n.name), _usage(format_resource("cpu", n.requested["cpu"]), format_resource("cpu", n.allocatable["cpu"]),
+                                 pct["cpu"]),
+            _usage(format_resource("memory", n.requested["memory"]), format_resource("memory", n.allocatable["memory"]),
+                   pct["memory"]),
+            _usage(str(n.pods), str(n.allocatable["pods"]), pct["pods"])]
 
 
-def simulation_sections(sim: Mapping[str, Any], opts: RenderOptions) -> list[str]:
+def simulation_sections(sim: SimulationDocument, opts: RenderOptions) -> list[str]:
     """Everything below the heading, for a SimulationResult (also used for a what-if's after run)."""
     out = [cell(simulation_summary(sim)), ""]
-    problems = [p for p in sim["pods"] if p["status"] in NOT_RUNNING]
+    problems = [p for p in sim.pods if p.status in NOT_RUNNING]
     if problems:
         out += [f"#### Pods that do not run ({len(problems)})", ""]
         out += table(["Pod", "Status", "Message"],
-                     ([_pod(p), f"{_ICONS[p['status']]} {p['status']}", cell(p["message"] or "")] for p in problems),
+                     ([_pod(p), f"{_ICONS[p.status]} {p.status}", cell(p.message or "")] for p in problems),
                      len(problems), opts.full)
         out.append("")
-    gated = [p for p in sim["pods"] if p["status"] == "Gated"]
+    gated = [p for p in sim.pods if p.status == "Gated"]
     if gated:
         out += [f"#### Gated pods ({len(gated)})", ""]
-        out += table(["Pod", "Waiting for"], ([_pod(p), cell(p["message"] or "")] for p in gated), len(gated),
+        out += table(["Pod", "Waiting for"], ([_pod(p), cell(p.message or "")] for p in gated), len(gated),
                      opts.full)
         out.append("")
-    if sim["preempted"]:
-        out += [f"#### Pods preempted ({len(sim['preempted'])})", ""]
+    if sim.preempted:
+        out += [f"#### Pods preempted ({len(sim.preempted)})", ""]
         out += table(["Pod", "Node", "Preempted by"],
-                     ([code(f"{e['namespace']}/{e['name']}"), code(e["node"]), code(e["preemptor"])]
-                      for e in sim["preempted"]), len(sim["preempted"]), opts.full)
+                     ([code(f"{e.namespace}/{e.name}"), code(e.node), code(e.preemptor)]
+                      for e in sim.preempted), len(sim.preempted), opts.full)
         out.append("")
-    scheduled = [p for p in sim["pods"] if p["status"] == "Scheduled"]
+    scheduled = [p for p in sim.pods if p.status == "Scheduled"]
     if scheduled:
         out += ["<details>", f"<summary>Scheduled pods ({len(scheduled)})</summary>", ""]
-        out += table(["Pod", "Node"], ([_pod(p), code(p["node"])] for p in scheduled), len(scheduled), opts.full)
+        out += table(["Pod", "Node"], ([_pod(p), code(p.node or "")] for p in scheduled), len(scheduled), opts.full)
         out += ["", "</details>", ""]
-    nodes = sim["nodes"]
+    nodes = sim.nodes
     out += ["<details>", f"<summary>Node utilisation ({len(nodes)} nodes, requested / allocatable)</summary>", ""]
     out += table(["Node", "CPU", "Memory", "Pods"], (_node(n) for n in nodes), len(nodes), opts.full)
     out += ["", "</details>"]
     return out
 
 
-def heading(doc: Document, opts: RenderOptions, command: str) -> str:
+def heading(doc: SimulationDocument | WhatIfDocument, opts: RenderOptions, command: str) -> str:
     sim = simulation_of(doc)
-    s = sim["summary"]
-    not_running = sum(1 for p in sim["pods"] if p["status"] in NOT_RUNNING)
+    s = sim.summary
+    not_running = sum(1 for p in sim.pods if p.status in NOT_RUNNING)
     if not_running:
-        what = f"{not_running} of {s['pending']} pending pods do not run"
+        what = f"{not_running} of {s.pending} pending pods do not run"
     else:
-        if s["scheduled"] == s["pending"]:
-            what = "the pending pod is scheduled" if s["pending"] == 1 else f"all {s['pending']} pending pods scheduled"
+        if s.scheduled == s.pending:
+            what = "the pending pod is scheduled" if s.pending == 1 else f"all {s.pending} pending pods scheduled"
         else:
-            what = f"{s['scheduled']} of {s['pending']} pending pods scheduled"
-        if s["preempted"]:
-            what += f", {s['preempted']} pod{'s' if s['preempted'] != 1 else ''} preempted"
-    icon = "❌" if failed(doc, opts.fail_on) else "⚠️" if not_running or s["preempted"] else "✅"
+            what = f"{s.scheduled} of {s.pending} pending pods scheduled"
+        if s.preempted:
+            what += f", {s.preempted} pod{'s' if s.preempted != 1 else ''} preempted"
+    icon = "❌" if failed(doc, opts.fail_on) else "⚠️" if not_running or s.preempted else "✅"
     return f"### {icon} {command}: {what}"
 
 
-def simulation_markdown(doc: Document, opts: RenderOptions) -> str:
+def simulation_markdown(doc: SimulationDocument, opts: RenderOptions) -> str:
     return "\n".join([heading(doc, opts, "kplan simulate"), "", *simulation_sections(doc, opts)]) + "\n"
 
 
-def _state(s: Mapping[str, Any]) -> str:
-    if s["status"] == "Absent":
+def _state(s: PodState) -> str:
+    if s.status == "Absent":
         return "—"
-    return cell(s["status"]) + (f" on {code(s['node'])}" if s["node"] else "")
+    return cell(s.status) + (f" on {code(s.node)}" if s.node else "")
 
 
-def whatif_markdown(doc: Document, opts: RenderOptions) -> str:
+def whatif_markdown(doc: WhatIfDocument, opts: RenderOptions) -> str:
     """The change, its effect on the pods and the before/after counts, then the run after the
     change as ``kplan simulate`` shows a run."""
     from kplan.cli.render.whatif import whatif_summary
 
     out = [heading(doc, opts, "kplan whatif"), ""]
-    mods = doc["modifications"]
+    mods = doc.modifications
     out += ["**Changes:** " + ("; ".join(cell(m) for m in mods) if mods else "none"), ""]
-    u = doc["untilFit"]
+    u = doc.until_fit
     if u is not None:
-        if u["count"] is None:
-            fit = cell(u["reason"] or "no number of such nodes makes every pending pod fit")
+        if u.count is None:
+            fit = cell(u.reason or "no number of such nodes makes every pending pod fit")
         else:
-            fit = f"{u['count']} node{'s' if u['count'] != 1 else ''} like {code(str(u['template']))} make{'s' if u['count'] == 1 else ''} every " \
-                  "pending pod fit"
+            fit = f"{u.count} node{'s' if u.count != 1 else ''} like {code(u.template)} " \
+                  f"make{'s' if u.count == 1 else ''} every pending pod fit"
         out += [f"**Until fit:** {fit}.", ""]
     out += [cell(line) + "  " for line in whatif_summary(doc).splitlines()]
     out[-1] = out[-1].rstrip()
     out.append("")
-    changes = doc["changes"]
+    changes = doc.changes
     if changes:
         out += [f"#### Pods that change ({len(changes)})", ""]
         out += table(["Pod", "Change", "Before", "After"],
-                     ([code(f"{c['namespace']}/{c['name']}"), cell(c["change"]), _state(c["before"]), _state(c["after"])]
-                      for c in changes), len(changes), opts.full)
+                     ([code(c.key), cell(c.change), _state(c.before), _state(c.after)] for c in changes),
+                     len(changes), opts.full)
         out.append("")
     out += ["#### After the change", ""]
     out += simulation_sections(simulation_of(doc), opts)

@@ -4,7 +4,10 @@ the short form of a FitError. A module of its own so that the CI formats (``-o g
 
 from __future__ import annotations
 
-from kplan.cli.render import Document
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kplan.report.document import SimulationDocument
 
 #: how much of the FitError the narrow table shows: kube-scheduler's sentence without the
 #: preemption and DRA postscripts (``-o wide`` shows the whole message)
@@ -20,18 +23,17 @@ def short_reason(message: str | None) -> str:
     return message
 
 
-def simulation_summary(doc: Document) -> str:
+def simulation_summary(doc: SimulationDocument) -> str:
     """One sentence: how many pending pods were scheduled, unschedulable, …, on how many nodes."""
-    s = doc["summary"]
-    text = f"{s['pending']} pending pod{'s' if s['pending'] != 1 else ''}: {s['scheduled']} scheduled, " \
-        f"{s['unschedulable']} unschedulable"
-    if s["gated"]:
-        text += f", {s['gated']} gated"
-    if s.get("notCreated"):
-        text += f", {s['notCreated']} not created"
-    if s["preempted"]:
-        text += f"; {s['preempted']} pod{'s' if s['preempted'] != 1 else ''} preempted"
-    gone = s.get("replaced", 0)
-    if gone:
-        text += f"; {gone} running pod{'s' if gone != 1 else ''} replaced"
-    return text + f" ({s['nodes']} nodes)."
+    s = doc.summary
+    text = f"{s.pending} pending pod{'s' if s.pending != 1 else ''}: {s.scheduled} scheduled, " \
+        f"{s.unschedulable} unschedulable"
+    if s.gated:
+        text += f", {s.gated} gated"
+    if s.not_created:
+        text += f", {s.not_created} not created"
+    if s.preempted:
+        text += f"; {s.preempted} pod{'s' if s.preempted != 1 else ''} preempted"
+    if s.replaced:
+        text += f"; {s.replaced} running pod{'s' if s.replaced != 1 else ''} replaced"
+    return text + f" ({s.nodes} nodes)."

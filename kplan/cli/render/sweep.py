@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tabulate import tabulate
 
-from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render import RenderOptions
+from kplan.report.sweep import Axis, NodeAxisDoc, PendingRange, PercentRange, SweepDocument
 
 
-def axis_header(axis: Mapping[str, Any]) -> str:
-    if axis["change"] == "addNodes":
-        return f"+{axis['template']}"
-    return str(axis["workload"]).split(" ", 1)[-1]
+def axis_header(axis: Axis) -> str:
+    if isinstance(axis, NodeAxisDoc):
+        return f"+{axis.template}"
+    return axis.workload.split(" ", 1)[-1]
 
 
-def _num(x: Any) -> str:
+def _num(x: float | None) -> str:
     if x is None:
         return "-"
     if isinstance(x, float):
@@ -24,79 +22,75 @@ def _num(x: Any) -> str:
     return str(x)
 
 
-def share(p: Mapping[str, Any]) -> str:
-    lo, hi = p["min"], p["max"]
+def share(p: PercentRange) -> str:
+    lo, hi = p.min, p.max
     if lo is None:
         return "-"
     return f"{lo}%" if lo == hi else f"{lo}-{hi}%"
 
 
-def pending(p: Mapping[str, Any]) -> str:
-    return f"{p['min']}/{_num(p['median'])}/{p['max']}"
+def pending(p: PendingRange) -> str:
+    return f"{p.min}/{_num(p.median)}/{p.max}"
 
 
 def probability(x: float) -> str:
     return f"{x:.2f}"
 
 
-def priced(doc: Document) -> bool:
-    return any(a.get("pricePerNode") is not None for a in doc["axes"])
-
-
-def rows(doc: Document) -> tuple[list[str], list[list[str]]]:
-    headers = ["#", *(axis_header(a).upper() for a in doc["axes"]), "PENDING MIN/MED/MAX", "FIT", "CPU", "MEMORY"]
-    if priced(doc):
+def rows(doc: SweepDocument) -> tuple[list[str], list[list[str]]]:
+    headers = ["#", *(axis_header(a).upper() for a in doc.axes), "PENDING MIN/MED/MAX", "FIT", "CPU", "MEMORY"]
+    if doc.priced:
         headers.append("COST")
     out = []
-    for p in doc["points"]:
-        row = [str(p["index"]), *(str(v) for v in p["values"]), pending(p["pending"]),
-               probability(p["fitProbability"]), share(p["cpuPercent"]), share(p["memoryPercent"])]
-        if priced(doc):
-            row.append(_num(p["cost"]))
+    for p in doc.points:
+        row = [str(p.index), *(str(v) for v in p.values), pending(p.pending), probability(p.fit_probability),
+               share(p.cpu_percent), share(p.memory_percent)]
+        if doc.priced:
+            row.append(_num(p.cost))
         out.append(row)
     return headers, out
 
 
-def verdict(doc: Document) -> list[str]:
+def verdict(doc: SweepDocument) -> list[str]:
     """The answer in sentences: the cheapest fitting points, or that none fits."""
-    bar = probability(doc["confidence"])
-    seeds = len(doc["seeds"])
-    what = "cheapest" if priced(doc) else "smallest"
-    if not doc["cheapest"]:
+    bar = probability(doc.confidence)
+    seeds = len(doc.seeds)
+    what = "cheapest" if doc.priced else "smallest"
+    if not doc.cheapest:
         return [f"No point fits every pending pod with probability >= {bar} ({seeds} seed{'s' if seeds != 1 else ''})."]
     out: list[str] = [f"The {what} points where every pending pod fits with probability >= {bar} "
            f"({seeds} seed{'s' if seeds != 1 else ''}):"]
-    for rank, c in enumerate(doc["cheapest"], 1):
-        changes = ", ".join(c["changes"]) or "no change"
-        cost = f", cost {_num(c['cost'])}/h" if c["cost"] is not None else ""
-        out.append(f"  {rank}. #{c['index']}: {changes} (fit {probability(c['fitProbability'])}{cost})")
-    if doc["cheapestPerScale"]:
+    for rank, c in enumerate(doc.cheapest, 1):
+        changes = ", ".join(c.changes) or "no change"
+        cost = f", cost {_num(c.cost)}/h" if c.cost is not None else ""
+        out.append(f"  {rank}. #{c.index}: {changes} (fit {probability(c.fit_probability)}{cost})")
+    if doc.cheapest_per_scale:
         out.append("")
         out.append(f"The {what} fitting point for each workload size:")
-        for g in doc["cheapestPerScale"]:
-            size = ", ".join(f"{w.split(' ', 1)[-1]}={n}" for w, n in g["replicas"].items())
-            c = g["cheapest"]
-            if c is None:
+        for g in doc.cheapest_per_scale:
+            size = ", ".join(f"{w.split(' ', 1)[-1]}={n}" for w, n in g.replicas.items())
+            choice = g.cheapest
+            if choice is None:
                 out.append(f"  {size}: no point of the grid fits")
                 continue
-            nodes = ", ".join(x for x in c["changes"] if x.startswith("add ")) or "no added nodes"
-            cost = f", cost {_num(c['cost'])}/h" if c["cost"] is not None else ""
-            out.append(f"  {size}: #{c['index']}: {nodes} (fit {probability(c['fitProbability'])}{cost})")
+            nodes = ", ".join(x for x in choice.changes if x.startswith("add ")) or "no added nodes"
+            cost = f", cost {_num(choice.cost)}/h" if choice.cost is not None else ""
+            out.append(f"  {size}: #{choice.index}: {nodes} (fit {probability(choice.fit_probability)}{cost})")
     return out
 
 
-def header(doc: Document) -> list[str]:
-    s = doc["summary"]
-    seeds = doc["seeds"]
+def header(doc: SweepDocument) -> list[str]:
+    s = doc.summary
+    seeds = doc.seeds
     seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}..{seeds[-1]}"
-    out = [f"Sweep: {s['points']} points x {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({seed_text}, "
-           f"tie-break {doc['tieBreak']}) = {s['simulations']} simulations."]
-    if doc["fixedChanges"]:
-        out.append(f"Every point also: {'; '.join(doc['fixedChanges'])}.")
+    out = [f"Sweep: {s.points} points x {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({seed_text}, "
+           f"tie-break {doc.tie_break}) = {s.simulations} simulations."]
+    if doc.fixed_changes:
+        out.append(f"Every point also: {'; '.join(doc.fixed_changes)}.")
     return out
 
 
-def sweep_table(doc: Document, opts: RenderOptions) -> str:
+def sweep_table(doc: SweepDocument, opts: RenderOptions) -> str:
     headers, body = rows(doc)
     out = header(doc)
     out.append("")
@@ -115,10 +109,10 @@ def _md_cell(text: str) -> str:
 MAX_MD_ROWS = 200
 
 
-def sweep_markdown(doc: Document, opts: RenderOptions) -> str:
-    ok = bool(doc["cheapest"])
-    s = doc["summary"]
-    out = [f"### {'✅' if ok else '❌'} kplan sweep: {s['pointsThatFit']} of {s['points']} points fit", ""]
+def sweep_markdown(doc: SweepDocument, opts: RenderOptions) -> str:
+    ok = bool(doc.cheapest)
+    s = doc.summary
+    out = [f"### {'✅' if ok else '❌'} kplan sweep: {s.points_that_fit} of {s.points} points fit", ""]
     out += [_md_cell(line) for line in header(doc)]
     out.append("")
     out += [_md_cell(line) if not line.startswith("  ") else "- " + _md_cell(line.strip()) for line in verdict(doc)]

@@ -8,30 +8,27 @@ files of the plain output pin the coloured one's layout too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tabulate import tabulate
 
-from kplan.cli.render import Document, RenderOptions
+from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import table, usage, wrap
 from kplan.cli.render.style import bar, paint, status_style
 from kplan.cli.render.summary import short_reason, simulation_summary
+from kplan.report.document import NodeUsage, SimulationDocument
 
 
 def _headers(names: list[str], color: bool) -> list[str]:
     return [paint(h, "bold", color) if h else h for h in names]
 
 
-def _pods(doc: Document, wide: bool, color: bool, width: int | None = None) -> str:
-    rows = []
-    for p in doc["pods"]:
-        row = [f"{p['namespace']}/{p['name']}", p["node"] or "<none>",
-               paint(p["status"], status_style(p["status"]), color)]
+def _pods(doc: SimulationDocument, wide: bool, color: bool, width: int | None = None) -> str:
+    rows: list[list[object]] = []
+    for p in doc.pods:
+        row: list[object] = [p.key, p.node or "<none>", paint(p.status, status_style(p.status), color)]
         if wide:
-            row += [p["priority"], p["attempts"], p["nominatedNode"] or "", p["message"] or ""]
+            row += [p.priority, p.attempts, p.nominated_node or "", p.message or ""]
         else:
-            row.append(short_reason(p["message"]))
+            row.append(short_reason(p.message))
         rows.append(row)
     if not rows:
         return "No pending pods."
@@ -39,38 +36,37 @@ def _pods(doc: Document, wide: bool, color: bool, width: int | None = None) -> s
     return table(rows, _headers(headers, color), width, wrap_columns=[len(headers) - 1], spill=True)
 
 
-def _usage(n: Mapping[str, Any], res: str, opts: RenderOptions) -> list[str]:
-    return [usage(res, n["requested"][res], n["allocatable"][res]),
-            bar(n["percent"][res], opts.color, glyphs=opts.terminal)]
+def _usage(n: NodeUsage, res: str, opts: RenderOptions) -> list[str]:
+    return [usage(res, n.requested[res], n.allocatable[res]), bar(n.percent[res], opts.color, glyphs=opts.terminal)]
 
 
-def _nodes(doc: Document, opts: RenderOptions) -> str:
-    rows = [[n["name"], *_usage(n, "cpu", opts), *_usage(n, "memory", opts), f"{n['pods']}/{n['allocatable']['pods']}"]
-            for n in doc["nodes"]]
+def _nodes(doc: SimulationDocument, opts: RenderOptions) -> str:
+    rows = [[n.name, *_usage(n, "cpu", opts), *_usage(n, "memory", opts), f"{n.pods}/{n.allocatable['pods']}"]
+            for n in doc.nodes]
     return str(tabulate(rows, headers=_headers(["NODE", "CPU", "", "MEMORY", "", "PODS"], opts.color),
                         tablefmt="plain"))
 
 
-def _table(doc: Document, opts: RenderOptions, wide: bool) -> str:
+def _table(doc: SimulationDocument, opts: RenderOptions, wide: bool) -> str:
     color = opts.color
     out = [_pods(doc, wide, color, opts.width)]
-    if doc["preempted"]:
-        out += ["", tabulate([[f"{e['namespace']}/{e['name']}", e["node"], e["preemptor"]] for e in doc["preempted"]],
+    if doc.preempted:
+        out += ["", tabulate([[f"{e.namespace}/{e.name}", e.node, e.preemptor] for e in doc.preempted],
                              headers=_headers(["EVICTED POD", "NODE", "PREEMPTED BY"], color), tablefmt="plain")]
-    replaced = doc.get("replaced") or []
+    replaced = doc.replaced
     if replaced:
-        kept = any(r["kept"] for r in replaced)
-        rows = [[f"{r['namespace']}/{r['name']}", r["node"] or "<none>", r["workload"]]
-                + (["yes" if r["kept"] else "no"] if kept else []) for r in replaced]
+        kept = any(r.kept for r in replaced)
+        rows = [[f"{r.namespace}/{r.name}", r.node or "<none>", r.workload]
+                + (["yes" if r.kept else "no"] if kept else []) for r in replaced]
         out += ["", tabulate(rows, headers=_headers(["REPLACED POD", "NODE", "BY"] + (["STILL RUNNING"] if kept else []),
                                                     color), tablefmt="plain")]
     out += ["", wrap(simulation_summary(doc), opts.width), "", _nodes(doc, opts)]
     return "\n".join(out) + "\n"
 
 
-def simulation_table(doc: Document, opts: RenderOptions) -> str:
+def simulation_table(doc: SimulationDocument, opts: RenderOptions) -> str:
     return _table(doc, opts, wide=False)
 
 
-def simulation_wide(doc: Document, opts: RenderOptions) -> str:
+def simulation_wide(doc: SimulationDocument, opts: RenderOptions) -> str:
     return _table(doc, opts, wide=True)

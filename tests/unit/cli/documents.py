@@ -1,13 +1,22 @@
 """Small builders of result documents for the renderer tests: a SimulationResult with the pods,
-evictions and nodes a test names, nothing else."""
+evictions and nodes a test names, nothing else. Written as the JSON document reads, then read
+into the typed document the renderers take (``typed``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from kplan.report.codec import decode, encode
+from kplan.report.document import PendingPod, SimulationDocument
+
 
 def pod(name: str, status: str = "Scheduled", node: str | None = "node-1", message: str | None = None,
-        namespace: str = "default", priority: int = 0) -> dict[str, Any]:
+        namespace: str = "default", priority: int = 0) -> PendingPod:
+    return decode(PendingPod, pod_json(name, status, node, message, namespace, priority))
+
+
+def pod_json(name: str, status: str = "Scheduled", node: str | None = "node-1", message: str | None = None,
+             namespace: str = "default", priority: int = 0) -> dict[str, Any]:
     if status != "Scheduled" and node == "node-1":
         node = None
     return {"namespace": namespace, "name": name, "status": status, "node": node, "message": message,
@@ -20,14 +29,21 @@ def eviction(name: str, preemptor: str, node: str = "node-1", namespace: str = "
 
 def node(name: str = "node-1", cpu: tuple[str, str, int | None] = ("1", "4", 25),
          memory: tuple[str, str, int | None] = ("1Gi", "8Gi", 12), pods: tuple[int, int] = (1, 110)) -> dict[str, Any]:
-    return {"name": name, "allocatable": {"cpu": cpu[1], "memory": memory[1], "pods": str(pods[1])},
+    return {"name": name, "pool": None, "allocatable": {"cpu": cpu[1], "memory": memory[1], "pods": str(pods[1])},
             "requested": {"cpu": cpu[0], "memory": memory[0]}, "pods": pods[0],
             "percent": {"cpu": cpu[2], "memory": memory[2], "pods": pods[0] * 100 // pods[1] if pods[1] else None}}
 
 
-def simulation(*pods: dict[str, Any], preempted: tuple[dict[str, Any], ...] = (),
+def simulation(*pods: PendingPod, preempted: tuple[dict[str, Any], ...] = (),
                nodes: tuple[dict[str, Any], ...] | None = None, timing: dict[str, float] | None = None
-               ) -> dict[str, Any]:
+               ) -> SimulationDocument:
+    return decode(SimulationDocument, simulation_json(*(encode(p) for p in pods), preempted=preempted, nodes=nodes,
+                                                      timing=timing))
+
+
+def simulation_json(*pods: dict[str, Any], preempted: tuple[dict[str, Any], ...] = (),
+                    nodes: tuple[dict[str, Any], ...] | None = None, timing: dict[str, float] | None = None
+                    ) -> dict[str, Any]:
     nodes = nodes if nodes is not None else (node(),)
 
     def count(status: str) -> int:

@@ -11,6 +11,7 @@ from kplan.cli.render.capacity import capacity_table, ordinal
 from kplan.errors import InputError
 from kplan.io.replicas import choose_target
 from kplan.model.raw import RawObject
+from kplan.report.capacity import CapacityDocument, Declared, PodRef
 
 
 def obj(kind: str, name: str, namespace: str | None = None) -> RawObject:
@@ -52,10 +53,11 @@ def test_choosing_mistakes_name_the_way_out(objects: list[RawObject], wanted: st
 
 
 def doc(declared: int, fit: int, more: int, limit_reached: bool = False, workload: str = "Deployment shop/web",
-        more_counted: bool = True) -> dict[str, Any]:
-    return {"workload": workload, "pod": {"priority": 0}, "declared": {"replicas": declared, "fit": fit},
-            "moreCounted": more_counted, "replicas": more, "placements": {}, "message": "0/3 nodes are available.",
-            "limitReached": limit_reached, "limit": 100, "evictions": []}
+        more_counted: bool = True) -> CapacityDocument:
+    return CapacityDocument(workload=workload, pod=PodRef(namespace="shop", name="web", priority=0),
+                            declared=Declared(replicas=declared, fit=fit), more_counted=more_counted, replicas=more,
+                            placements={}, message="0/3 nodes are available.", limit_reached=limit_reached, limit=100,
+                            evictions=(), nodes=())
 
 
 HEADLINES = [
@@ -73,7 +75,7 @@ HEADLINES = [
 
 
 @pytest.mark.parametrize(("d", "want"), [c[1:] for c in HEADLINES], ids=[c[0] for c in HEADLINES])
-def test_the_answer_puts_the_declared_replicas_first(d: dict[str, Any], want: str) -> None:
+def test_the_answer_puts_the_declared_replicas_first(d: CapacityDocument, want: str) -> None:
     assert capacity_table(d).splitlines()[0] == want
 
 

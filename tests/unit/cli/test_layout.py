@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kplan.cli.render.layout import human_bytes, human_cpu, table, usage, visible_len, wrap
+from kplan.model.quantity import resource_value
 
 MESSAGE = ("0/12 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
            "1 node(s) were unschedulable, 8 Insufficient cpu, 8 Insufficient memory.")
@@ -66,7 +67,7 @@ UNITS = [
 @pytest.mark.parametrize(("resource", "requested", "allocatable", "want"), [c[1:] for c in UNITS],
                          ids=[c[0] for c in UNITS])
 def test_human_units_within_a_cell(resource: str, requested: str, allocatable: str, want: str) -> None:
-    assert usage(resource, requested, allocatable) == want
+    assert usage(resource, resource_value(resource, requested), resource_value(resource, allocatable)) == want
 
 
 def test_human_quantities() -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from kplan.cli.render.html import pending_by_reason
 from kplan.cli.render.reasons import merged, parts, shape
+from tests.unit.cli.documents import pod
 
 CPU = "0/{n} nodes are available: {a} Insufficient cpu, {b} node(s) didn't match Pod's node affinity/selector."
 TAINT = "1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
@@ -57,7 +58,8 @@ def test_identical_pods_whose_counts_differ_are_one_group() -> None:
     pods.append({"namespace": "web", "name": "api", "status": "Unschedulable",
                  "message": "0/120 nodes are available: 120 Insufficient memory."})
     pods.append({"namespace": "web", "name": "ok", "status": "Scheduled", "message": None})
-    groups = pending_by_reason(pods)
+    groups = pending_by_reason(pod(p["name"], p["status"], namespace=p["namespace"], message=p["message"])
+                               for p in pods)
     assert [(g["count"], g["reason"]) for g in groups] == [
         (111, "0/120 nodes are available: 9-11 Insufficient cpu, 109-111 node(s) didn't match Pod's node "
               "affinity/selector."),

@@ -24,7 +24,7 @@ import pytest
 from kplan.cli.options import TieBreak
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.model.objects import Volume
-from kplan.report.document import simulation_document
+from kplan.report.document import SimulationDocument, simulation_document
 from kplan.scheduler.queue import SECOND
 from kplan.scheduler.simulate import Simulation, SimulationResult
 from kplan.whatif.plan import Planner
@@ -63,7 +63,7 @@ def fork_without(planner: Planner, inputs: Any, kept: list[int]) -> Simulation |
     return sim.without(missing)
 
 
-def outcome(result: SimulationResult) -> tuple[dict[str, Any], Any]:
+def outcome(result: SimulationResult) -> tuple[SimulationDocument, Any]:
     """The run's document, and its resource claims as the run left them (the document names a
     pod's claims, not the claims the controller made for pods)."""
     dra = result.snapshot.dra

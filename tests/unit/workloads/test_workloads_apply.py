@@ -6,6 +6,7 @@ import pytest
 from workload_builders import Workload, cluster_node, container, load, run, running_pod
 
 from kplan.errors import InputError
+from kplan.report.codec import encode
 from kplan.report.document import simulation_document
 
 NODES = [cluster_node("n1"), cluster_node("n2", "b")]
@@ -34,9 +35,9 @@ def test_a_deployment_applied_again_replaces_the_pods_of_its_old_replicaset(with
     assert "web-old-0" not in placed and "other" in placed
     assert [o.status for o in result.pods] == ["Scheduled", "Scheduled"]
     doc = simulation_document(result)
-    assert doc["summary"]["replaced"] == 2
-    assert doc["replaced"][0] == {"namespace": "default", "name": "web-old-0", "node": "n1",
-                                  "workload": "Deployment default/web", "kept": False}
+    assert doc.summary.replaced == 2
+    assert encode(doc)["replaced"][0] == {"namespace": "default", "name": "web-old-0", "node": "n1",
+                                          "workload": "Deployment default/web", "kept": False}
 
 
 def test_keep_existing_schedules_the_new_pods_next_to_the_old_ones():
@@ -44,7 +45,7 @@ def test_keep_existing_schedules_the_new_pods_next_to_the_old_ones():
     assert all(r.kept for r in result.replaced) and len(result.replaced) == 2
     placed = {p.name for row in result.snapshot.table.pods for p in row}
     assert {"web-old-0", "web-old-1"} <= placed
-    assert simulation_document(result)["summary"]["replaced"] == 0
+    assert simulation_document(result).summary.replaced == 0
 
 
 def test_a_statefulset_applied_again_replaces_its_pods_of_the_same_names():
@@ -134,7 +135,7 @@ def test_ordered_ready_statefulset_pods_wait_for_the_previous_one():
         ("db-0", "Scheduled"), ("db-1", "Unschedulable"), ("db-2", "NotCreated")]
     assert result.pods[2].message == ("not created: its controller creates it once default/db-1 is running and "
                                       "ready (podManagementPolicy OrderedReady)")
-    assert simulation_document(result)["summary"]["notCreated"] == 1
+    assert simulation_document(result).summary.not_created == 1
 
 
 def test_parallel_statefulset_pods_are_all_created():

@@ -1,0 +1,3 @@
+from kplan.report.schema import main
+
+main()
