@@ -18,9 +18,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import Any, NamedTuple
 
 from kplan.errors import ClusterAccessError, InputError
@@ -69,6 +70,43 @@ def start_method() -> str:
     return "spawn"
 
 
+def _ignore_ctrl_c() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+_IGNORING_IN_CHILDREN = False
+
+
+def workers_ignore_ctrl_c() -> None:
+    """Ctrl-C reaches every process of the terminal's foreground group: the local cluster's nanny
+    and worker processes too, which inherited kplan's handler (or Python's) and died each with a
+    traceback of their event loop. Only kplan handles it: it stops the cluster as it unwinds
+    (LocalCluster's exit), and says ``interrupted``. Forked processes ignore SIGINT from their
+    first instruction; a spawned one keeps the SIG_IGN it inherits (local_cluster_started)."""
+    global _IGNORING_IN_CHILDREN
+    if not _IGNORING_IN_CHILDREN:
+        os.register_at_fork(after_in_child=_ignore_ctrl_c)
+        _IGNORING_IN_CHILDREN = True
+
+
+@contextmanager
+def spawned_ignore_ctrl_c() -> Iterator[None]:
+    """Where workers are spawned (not Linux), they start with the SIGINT disposition of this
+    process: ignored while the cluster starts, kplan's own handler again afterwards."""
+    import signal
+
+    if start_method() == "fork" or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+
+
 def _kplan_version() -> str:
     import kplan
 
@@ -113,11 +151,13 @@ def run_sweep(contexts: Sequence[SweepInputs], chains: Sequence[Sequence[int]], 
         if address is None:
             stack.enter_context(dask.config.set({"distributed.worker.multiprocessing-method": start_method(),
                                                  **LOCAL_CONFIG}))
+            workers_ignore_ctrl_c()
             # only on the loopback; the scheduler's HTTP server (which runs even without a
             # dashboard) on a free port, not 8787, which another Dask may hold
-            cluster = stack.enter_context(LocalCluster(  # type: ignore[no-untyped-call]
-                n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR))
+            with spawned_ignore_ctrl_c():
+                cluster = stack.enter_context(LocalCluster(  # type: ignore[no-untyped-call]
+                    n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR))
             client = stack.enter_context(Client(cluster))  # type: ignore[no-untyped-call]
         else:
             try:
@@ -131,6 +171,10 @@ def run_sweep(contexts: Sequence[SweepInputs], chains: Sequence[Sequence[int]], 
                 raise ClusterAccessError(f"--dask {address}: the Dask scheduler has no worker (waited "
                                          f"{CONNECT_TIMEOUT_S} s)") from None
             _check_workers(client, address, kplan.__version__)
+        if address is None:
+            # pushed last, so it runs first on the way out: an interrupted sweep closes the
+            # cluster with tasks running, which Dask's scheduler and workers log as errors
+            stack.push(_quiet_when_interrupted)
         n_workers = len(client.scheduler_info()["workers"])
         # hash=False: random keys. Hashing the inputs to name them (dask's tokenize, walking every
         # parsed object) took 4 s of a sweep's start on a 500-node / 7,500-pod input, 0.2 s pickling them
@@ -156,6 +200,20 @@ def run_sweep(contexts: Sequence[SweepInputs], chains: Sequence[Sequence[int]], 
         out = {(i, seed): r for (_, indices, _, seed), rs in zip(tasks, results, strict=True)
                for i, r in zip(indices, rs, strict=True)}
         return SweepRun(out, n_workers, setup)
+
+
+def _quiet_when_interrupted(kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> bool:
+    """Ctrl-C (not an Exception): Dask's logging in this process goes quiet, and the local
+    cluster's worker processes (this process's only children), busy in a simulation that would
+    hold them for seconds and then log that their scheduler is gone, are killed; then the client
+    and the cluster close."""
+    if kind is not None and not issubclass(kind, Exception):
+        import multiprocessing
+
+        logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
+        for child in multiprocessing.active_children():
+            child.kill()
+    return False
 
 
 def _check_workers(client: Any, address: str, version: str) -> None:

@@ -250,3 +250,70 @@ def test_the_document_validates_against_the_shipped_schema(local_sweep: dict[str
     jsonschema.Draft202012Validator(shipped()).validate(local_sweep)
     assert encode(decode(SweepDocument, local_sweep)) == local_sweep
     assert to_json(encode(decode(SweepDocument, local_sweep))) == to_json(local_sweep)
+
+
+def group_members(pgid: int) -> list[int]:
+    """The processes of a process group (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_ctrl_c_stops_the_local_workers_and_says_interrupted_once() -> None:
+    import pty
+    import select
+    import signal
+
+    leader, follower = pty.openpty()
+    # Ctrl-C at a terminal: SIGINT to the whole foreground process group, the Dask nannies and
+    # workers included; kplan alone handles it
+    proc = subprocess.Popen([sys.executable, "-m", "kplan", "sweep", *APP, "--add-node", "like=gen-c-3:0..30",
+                             "--seeds", "10", "--workers", "2"], cwd=ROOT, stdin=follower, stdout=follower,
+                            stderr=follower, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm", "COLUMNS": "100"})
+    os.close(follower)
+    after = b""
+    try:
+        deadline = time.monotonic() + 120
+        while len(group_members(proc.pid)) < 3:  # kplan and its two worker processes (40 s of work)
+            assert proc.poll() is None and time.monotonic() < deadline, "the workers did not start"
+            while select.select([leader], [], [], 0)[0] and os.read(leader, 65536):
+                pass
+            time.sleep(0.2)
+        time.sleep(2)  # the workers are simulating
+        while select.select([leader], [], [], 0)[0] and os.read(leader, 65536):
+            pass
+        os.killpg(proc.pid, signal.SIGINT)
+        while True:
+            if not select.select([leader], [], [], 30)[0]:
+                break
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the terminal closed
+                break
+            if not chunk:
+                break
+            after += chunk
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        os.close(leader)
+    # after the progress bar (redrawn with \r and escape codes), one line: no worker's traceback,
+    # no Dask log line
+    pieces = [p for p in re.split(r"[\r\n]+", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", after.decode())) if p.strip()]
+    assert pieces[-1:] == ["interrupted"], after
+    assert not any(word in after for word in (b"Traceback", b"ERROR", b"distributed")), after
+    deadline = time.monotonic() + 10
+    while group_members(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert group_members(proc.pid) == [], "a Dask process outlived kplan"
