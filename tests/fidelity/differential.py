@@ -122,7 +122,8 @@ def run_one(differ: Differ, sc: Scenario, out: Path | None, release: str, shrink
     (out / sc.name).mkdir(parents=True, exist_ok=True)
     (out / sc.name / "original-differences.txt").write_text("".join(f"{d}\n" for d in o.differences))
     first = sorted(signature(o.differences))[:1]
-    small, _ = shrink(sc, still_differs(differ, set(first)), runs=shrink_runs, seconds=shrink_seconds)
+    focus = frozenset(f.split(": ")[0] for f in first if f != "preempted")
+    small, _ = shrink(sc, still_differs(differ, set(first)), runs=shrink_runs, seconds=shrink_seconds, focus=focus)
     want, got, _, _ = differ.results(small)
     diffs = compare(want, got)
     nodes = sum(1 for d in small.cluster if d["kind"] == "Node")
