@@ -120,8 +120,16 @@ class Shrinker:
         fixed = [i for i, d in enumerate(sc.cluster) if d["kind"] in KEEP_KINDS]
 
         def build(keep: list[int]) -> Scenario:
-            chosen = sorted(fixed + keep)
-            return _with(sc, cluster=[sc.cluster[i] for i in chosen])
+            chosen = set(fixed + keep)
+            # what the kept documents name stays: a reproduction keeps the API's references whole
+            wanted = references(sc.pods + [sc.cluster[i] for i in chosen])
+            while True:
+                more = {i for i in idx if i not in chosen and _key(sc.cluster[i]) in wanted}
+                if not more:
+                    break
+                chosen |= more
+                wanted |= references([sc.cluster[i] for i in more])
+            return _with(sc, cluster=[sc.cluster[i] for i in sorted(chosen)])
         return build(self.reduce(idx, build))
 
     def field_pass(self, sc: Scenario) -> Scenario:
@@ -155,6 +163,52 @@ def _with(sc: Scenario, *, cluster: list[Doc] | None = None, pods: list[Doc] | N
 def _ref(d: Doc) -> str:
     meta = d["metadata"]
     return f"{meta.get('namespace') or 'default'}/{meta['name']}"
+
+
+def _key(d: Doc) -> tuple[str, str]:
+    return d["kind"], d["metadata"]["name"]
+
+
+def references(docs: list[Doc]) -> set[tuple[str, str]]:
+    """(kind, name) of the objects these documents name: claims, classes, volumes, templates."""
+    out: set[tuple[str, str]] = set()
+    for d in docs:
+        kind, spec = d["kind"], d.get("spec") or {}
+        if kind == "Pod":
+            if spec.get("priorityClassName"):
+                out.add(("PriorityClass", spec["priorityClassName"]))
+            for v in spec.get("volumes", []):
+                if "persistentVolumeClaim" in v:
+                    out.add(("PersistentVolumeClaim", v["persistentVolumeClaim"]["claimName"]))
+                tmpl = (v.get("ephemeral") or {}).get("volumeClaimTemplate")
+                if tmpl and tmpl.get("spec", {}).get("storageClassName"):
+                    out.add(("StorageClass", tmpl["spec"]["storageClassName"]))
+            for rc in spec.get("resourceClaims", []):
+                if rc.get("resourceClaimName"):
+                    out.add(("ResourceClaim", rc["resourceClaimName"]))
+                if rc.get("resourceClaimTemplateName"):
+                    out.add(("ResourceClaimTemplate", rc["resourceClaimTemplateName"]))
+            for st in (d.get("status") or {}).get("resourceClaimStatuses", []):
+                if st.get("resourceClaimName"):
+                    out.add(("ResourceClaim", st["resourceClaimName"]))
+        elif kind in ("PersistentVolumeClaim", "PersistentVolume"):
+            if spec.get("storageClassName"):
+                out.add(("StorageClass", spec["storageClassName"]))
+            if spec.get("volumeName"):
+                out.add(("PersistentVolume", spec["volumeName"]))
+            if (spec.get("csi") or {}).get("driver"):
+                out.add(("CSIDriver", spec["csi"]["driver"]))
+        elif kind == "StorageClass":
+            out.add(("CSIDriver", d.get("provisioner", "")))
+        elif kind == "VolumeAttachment":
+            out.add(("PersistentVolume", spec.get("source", {}).get("persistentVolumeName", "")))
+        elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+            inner = spec.get("spec", spec)
+            for r in inner.get("devices", {}).get("requests", []):
+                for sub in [r.get("exactly") or {}] + list(r.get("firstAvailable") or []):
+                    if sub.get("deviceClassName"):
+                        out.add(("DeviceClass", sub["deviceClassName"]))
+    return out
 
 
 def _node_of(d: Doc) -> str | None:
