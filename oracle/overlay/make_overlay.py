@@ -41,16 +41,13 @@ EDITS = {
          "\toracleSortNodeInfos(potentialNodes)\n"),
         ("\t\tallCandidates = append(allCandidates, node)\n\t}\n",
          "\t\tallCandidates = append(allCandidates, node)\n\t}\n\toracleSortNames(allCandidates)\n"),
-        ("\tgo func() {\n\t\tstartTime := time.Now()",
-         "\tOracleAsync(func() {\n\t\tstartTime := time.Now()"),
-        ("\"Async Preemption finished completely\", \"preemptor\", klog.KObj(pod), \"node\", c.Name(), \"result\", result)\n\t}()",
-         "\"Async Preemption finished completely\", \"preemptor\", klog.KObj(pod), \"node\", c.Name(), \"result\", result)\n\t})"),
-        ("\n\t\tif len(c.Victims().Pods) == 0 {\n",
-         "\n\t\tOracleSettle()\n\t\tif len(c.Victims().Pods) == 0 {\n"),
-        ("\t\tif err := ev.PreemptPod(ctx, c, pod, victim, pluginName); err != nil {\n"
-         "\t\t\terrCh.SendErrorWithCancel(err, cancel)\n\t\t}\n",
-         "\t\tif err := ev.PreemptPod(ctx, c, pod, victim, pluginName); err != nil {\n"
-         "\t\t\terrCh.SendErrorWithCancel(err, cancel)\n\t\t}\n\t\tOracleSettle()\n"),
+        # prepareCandidateAsync's goroutine (the file's only `go func`)
+        ("\tgo func() {\n", "\tOracleAsync(func() {\n"),
+        ("\n\t}()\n}\n", "\n\t})\n}\n"),
+        # a settle once lower-priority nominations are cleared, and after each victim
+        ("// We do not return as this error is not critical.\n\t\t}\n",
+         "// We do not return as this error is not critical.\n\t\t}\n\t\tOracleSettle()\n"),
+        ("\treturn ev\n}\n", "\tev.PreemptPod = oracleWrapPreemptPod(ev.PreemptPod)\n\treturn ev\n}\n"),
     ],
     "pkg/scheduler/framework/plugins/volumebinding/binder.go": [
         ("wait.PollUntilContextTimeout(ctx, time.Second, b.bindTimeout,",

@@ -1,4 +1,4 @@
-//go:build oracle_1_34
+//go:build oracle_1_34 || oracle_1_34_0
 
 package main
 
