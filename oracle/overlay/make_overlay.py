@@ -67,8 +67,23 @@ HOOKS = {
 }
 
 # Per-release replacements of EDITS entries (same keys), when an anchor moved upstream.
-RELEASE_EDITS = {}
-RELEASE_HOOKS = {}
+RELEASE_EDITS = {
+    # 1.35: selectHost is gone; score ties are broken by a random Randomizer in the heap order,
+    # and ListPVs reads an index of the assume cache.
+    "1.35": {
+        "pkg/scheduler/schedule_one.go": [
+            ("(h[i].TotalScore == h[j].TotalScore && h[i].Randomizer > h[j].Randomizer))",
+             "(h[i].TotalScore == h[j].TotalScore && oracleTieLess(h[i], h[j])))"),
+        ],
+        "pkg/scheduler/framework/plugins/volumebinding/assume_cache.go": [
+            ("\treturn c.ByIndex(storageClassIndex, storageClassName)\n",
+             "\tpvs, err := c.ByIndex(storageClassIndex, storageClassName)\n\toracleSortPVs(pvs)\n\treturn pvs, err\n"),
+        ],
+    },
+}
+RELEASE_HOOKS = {
+    "1.35": {"pkg/scheduler": "scheduler-1.35.go.txt"},
+}
 
 
 def mirror(moddir, out, rel_dirs):
@@ -94,10 +109,11 @@ def mirror(moddir, out, rel_dirs):
 
 def main():
     release, moddir, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    minor = ".".join(release.split(".")[:2])
     edits = dict(EDITS)
-    edits.update(RELEASE_EDITS.get(release, {}))
+    edits.update(RELEASE_EDITS.get(minor, {}))
     hooks = dict(HOOKS)
-    hooks.update(RELEASE_HOOKS.get(release, {}))
+    hooks.update(RELEASE_HOOKS.get(minor, {}))
     if os.path.isdir(out):
         shutil.rmtree(out)
     dirs = {os.path.dirname(r) for r in edits} | set(hooks)
