@@ -75,7 +75,7 @@ def to_expected(oracle_out, scenario=""):
     return {"scenario": scenario, "pods": pods, "preempted": sorted(oracle_out.get("preempted") or [])}
 
 
-_AVAILABLE = re.compile(r"(\d+/\d+ nodes are available: )([^.]*)\.")
+_AVAILABLE = re.compile(r"(\d+/\d+ nodes are available: )(.*?)\.(?=\s|$)")
 _TAINT = re.compile(r"^node\(s\) had untolerated taint \{.*\}$")
 
 
