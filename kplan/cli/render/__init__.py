@@ -138,6 +138,7 @@ def registry() -> dict[tuple[str, str], Renderer]:
         ("PodExplanation", "table"): _Lazy("explain", "explanation_table"),
         ("PodExplanation", "json"): _json,
         ("PodExplanation", "yaml"): _yaml,
+        ("PodExplanation", "html"): _Lazy("html", "explain_html"),
         ("CapacityResult", "table"): _Lazy("capacity", "capacity_table"),
         ("CapacityResult", "json"): _json,
         ("CapacityResult", "yaml"): _yaml,

@@ -20,12 +20,14 @@ from typing import Any
 
 from kplan import __version__
 from kplan.cli.render import RenderOptions
+from kplan.cli.render.pools import NO_POOL, PoolUse, Use, pools, resources_of
 from kplan.cli.render.reasons import merged, shape
 from kplan.cli.render.summary import short_reason
 from kplan.errors import InputError
 from kplan.model.quantity import format_resource
 from kplan.report.capacity import CapacityDocument
 from kplan.report.document import NodeUsage, PendingPod, SimulationDocument
+from kplan.report.explain import ExplanationDocument
 from kplan.report.sweep import PointDoc, ScaleAxisDoc, SweepDocument
 from kplan.report.whatif import WhatIfDocument
 
@@ -36,7 +38,8 @@ MAX_ROWS = 500
 MAX_PODS_PER_REASON = 20
 POOL_COLORS = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5",
                "#9c6b4e", "#9498a0")
-NO_POOL = "(no pool)"
+#: the resources of the utilisation chart, with their panels' titles
+RESOURCES = (("cpu", "CPU requested"), ("memory", "Memory requested"), ("pods", "Pods"))
 #: height of one bar's row in the utilisation and placement charts, in inches
 ROW_IN = 0.2
 
@@ -111,46 +114,39 @@ def _curve_style(i: int) -> dict[str, Any]:
             "markersize": max(4.0, 10.0 - 1.5 * i), "markerfacecolor": "none", "markeredgewidth": 1.5}
 
 
-def pool_usage(nodes: Sequence[NodeUsage]) -> list[dict[str, Any]]:
-    """Per pool: node count and requested / allocatable summed over its nodes, in whole percent."""
-    pools: dict[str, dict[str, Any]] = {}
-    for n in nodes:
-        p = pools.setdefault(n.pool or NO_POOL, {"pool": n.pool or NO_POOL, "nodes": 0, "cpu": [0, 0],
-                                                 "memory": [0, 0], "pods": [0, 0]})
-        p["nodes"] += 1
-        for r in ("cpu", "memory"):
-            p[r][0] += n.requested.get(r, 0)
-            p[r][1] += n.allocatable.get(r, 0)
-        p["pods"][0] += n.pods
-        p["pods"][1] += n.allocatable.get("pods", 0)
-    out = []
-    for p in sorted(pools.values(), key=lambda p: str(p["pool"])):
-        out.append({"pool": p["pool"], "nodes": p["nodes"],
-                    **{r: (p[r][0] * 100 // p[r][1] if p[r][1] else None) for r in ("cpu", "memory", "pods")}})
-    return out
-
-
-def utilisation_chart(nodes: Sequence[NodeUsage]) -> Any:
-    """Requested share of cpu, memory and pods: a bar per node grouped by pool, or per pool."""
-    if not nodes:
+def utilisation_chart(nodes: Sequence[NodeUsage], before: Sequence[NodeUsage] | None = None) -> Any:
+    """Requested share of cpu, memory and pods: a bar per node grouped by pool, or per pool. With
+    ``before`` (whatif), an outline behind each bar shows the share before the change."""
+    after_names = {n.name for n in nodes}
+    every = [*nodes, *(n for n in before or () if n.name not in after_names)]
+    if not every:
         return None
-    per_node = len(nodes) <= MAX_NODE_BARS
+    per_node = len(every) <= MAX_NODE_BARS
+    sides: list[dict[str, list[int]]] = []
     if per_node:
-        ordered = sorted(nodes, key=lambda n: (n.pool or NO_POOL, n.name))
+        ordered = sorted(every, key=lambda n: (n.pool or NO_POOL, n.name))
         labels = [n.name for n in ordered]
-        pools = [n.pool or NO_POOL for n in ordered]
-        values = {r: [(n.percent.get(r) or 0) for n in ordered] for r in ("cpu", "memory", "pods")}
+        pool_of = [n.pool or NO_POOL for n in ordered]
+        for side in (nodes, before):
+            if side is not None:
+                by_name = {n.name: n for n in side}
+                sides.append({r: [(by_name[n.name].percent.get(r) or 0) if n.name in by_name else 0
+                                  for n in ordered] for r, _ in RESOURCES})
     else:
-        agg = pool_usage(nodes)
-        labels = [f"{p['pool']} ({p['nodes']} nodes)" for p in agg]
-        pools = [str(p["pool"]) for p in agg]
-        values = {r: [(p[r] or 0) for p in agg] for r in ("cpu", "memory", "pods")}
-    names = sorted(set(pools))
-    colors = [POOL_COLORS[names.index(p) % len(POOL_COLORS)] for p in pools]
+        _, rows = pools(every)
+        labels = [f"{p.pool} ({p.nodes} nodes)" for p in rows]
+        pool_of = [p.pool for p in rows]
+        for side in (nodes, before):
+            if side is not None:
+                use = {p.pool: p.use for p in pools(side)[1]}
+                sides.append({r: [(use[p.pool][r].percent or 0) if p.pool in use else 0 for p in rows]
+                              for r, _ in RESOURCES})
+    names = sorted(set(pool_of))
+    colors = [POOL_COLORS[names.index(p) % len(POOL_COLORS)] for p in pool_of]
     # margins by hand: matplotlib's automatic layout measures every tick label again and again,
     # seconds for a few hundred nodes
     label_in = 0.2 + 0.065 * max(len(x) for x in labels)
-    legend = per_node and len(names) > 1
+    legend = (per_node and len(names) > 1) or before is not None
     # a row of 0.2 in holds a 9-point label (0.125 in) with a gap: labels of neighbours never touch
     height = 0.55 + ROW_IN * len(labels) + (0.5 if legend else 0)
     fig = _figure(10.5 + label_in, height, layout=None)
@@ -159,10 +155,11 @@ def utilisation_chart(nodes: Sequence[NodeUsage]) -> Any:
                             bottom=(0.35 + (0.5 if legend else 0)) / height, wspace=0.08)
         axes = fig.subplots(1, 3)
         ys = list(range(len(labels)))
-        for i, (ax, (r, title)) in enumerate(zip(axes, (("cpu", "CPU requested"), ("memory", "Memory requested"),
-                                                        ("pods", "Pods")), strict=True)):
-            ax.barh(ys, values[r], color=colors, height=0.8)
-            ax.set_xlim(0, max(100, *values[r]))
+        for i, (ax, (r, title)) in enumerate(zip(axes, RESOURCES, strict=True)):
+            ax.barh(ys, sides[0][r], color=colors, height=0.8)
+            if before is not None:
+                ax.barh(ys, sides[1][r], color="none", edgecolor="#24292f", linewidth=0.9, height=0.8)
+            ax.set_xlim(0, max(100, *sides[0][r], *(sides[1][r] if before is not None else ())))
             ax.set_ylim(len(labels) - 0.5, -0.5)
             ax.set_title(title + " (% of allocatable)")
             ax.axvline(100, color="#999", linewidth=0.8)
@@ -174,8 +171,10 @@ def utilisation_chart(nodes: Sequence[NodeUsage]) -> Any:
         if legend:
             from matplotlib.patches import Patch
 
-            fig.legend(handles=[Patch(color=POOL_COLORS[i % len(POOL_COLORS)], label=p) for i, p in enumerate(names)],
-                       loc="lower center", ncols=min(len(names), 6), title="pool", frameon=False)
+            handles = [Patch(color=POOL_COLORS[i % len(POOL_COLORS)], label=p) for i, p in enumerate(names)]
+            if before is not None:
+                handles.append(Patch(facecolor="none", edgecolor="#24292f", label="before the change"))
+            fig.legend(handles=handles, loc="lower center", ncols=min(len(handles), 7), title="pool", frameon=False)
     return _svg(fig, tight=False)
 
 
@@ -215,9 +214,23 @@ def pending_by_reason(pods: Iterable[PendingPod]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda g: (-g["count"], g["status"], g["reason"]))
 
 
-def _nodes_section(nodes: Sequence[NodeUsage]) -> dict[str, Any]:
-    return {"chart": utilisation_chart(nodes), "pools": pool_usage(nodes), "per_node": len(nodes) <= MAX_NODE_BARS,
-            "count": len(nodes), "max_bars": MAX_NODE_BARS}
+def _nodes_section(nodes: Sequence[NodeUsage], before: Sequence[NodeUsage] | None = None) -> dict[str, Any]:
+    """The chart and the per-pool table of node use (kplan.cli.render.pools), before and after
+    when ``before`` is given."""
+    resources = resources_of([*nodes, *(before or ())])
+    _, rows = pools(nodes, resources)
+    was: dict[str, PoolUse] = {}
+    if before is not None:
+        _, before_rows = pools(before, resources)
+        was = {p.pool: p for p in before_rows}
+        # a pool the change removed: nothing left of it after
+        rows += [PoolUse(p.pool, 0, {r: Use(r, 0, 0) for r in resources}) for p in before_rows
+                 if p.pool not in {q.pool for q in rows}]
+        rows.sort(key=lambda p: p.pool)
+    count = len({n.name for n in (*nodes, *(before or ()))})
+    return {"chart": utilisation_chart(nodes, before), "resources": resources, "pools": rows, "before": was,
+            "compare": before is not None, "per_node": count <= MAX_NODE_BARS, "count": count,
+            "max_bars": MAX_NODE_BARS}
 
 
 def _page(template: str, title: str, doc: Any, opts: RenderOptions, **context: Any) -> str:
@@ -238,7 +251,26 @@ def whatif_html(doc: WhatIfDocument, opts: RenderOptions) -> str:
 
     return _page("whatif.html.j2", "kplan whatif", doc, opts, before=simulation_summary(doc.before),
                  after=simulation_summary(doc.after), reasons=pending_by_reason(doc.after.pods),
-                 nodes=_nodes_section(doc.after.nodes))
+                 reasons_before=pending_by_reason(doc.before.pods),
+                 nodes=_nodes_section(doc.after.nodes, doc.before.nodes))
+
+
+def explain_html(doc: ExplanationDocument, opts: RenderOptions) -> str:
+    """The pod, its facts, what would help (as the table shows it: changes that open no node and
+    nearest nodes no change helps are counted, not listed, unless --all), the reasons over all
+    nodes, the filters of the nodes shown and the preemption."""
+    from kplan.cli.render.explain import _node_row, _resource_fact
+
+    near, changes = list(doc.nearest_nodes), list(doc.remediation)
+    if not opts.full:
+        near = [n for n in near if n.lacks or n.fits_with_changes]
+        changes = [c for c in changes if c.opens_nodes]
+    hidden = len(doc.nearest_nodes) - len(near) + len(doc.remediation) - len(changes)
+    shown = near or changes or doc.more_nodes or hidden or (doc.resource_claims and doc.resource_claims.remedy)
+    help_ = {"near": near, "changes": changes, "hidden": hidden} if shown else None
+    rows = [[*_node_row(n, doc.decision.chosen), n.total] for n in doc.nodes]
+    return _page("explain.html.j2", "kplan explain pod", doc, opts, fact=_resource_fact(doc.resources), help=help_,
+                 node_rows=rows)
 
 
 def capacity_html(doc: CapacityDocument, opts: RenderOptions) -> str:

@@ -102,3 +102,62 @@ def test_the_header_of_a_sweep_and_a_scheduler_configuration(sweep_page: str) ->
     header = run_header(custom)
     assert header["Scheduler configuration"] == str(FIX / "scheduler-configs" / "custom-scoring.yaml")
     assert header["Seed"] == "7 (equal scores broken by the lowest node name)"
+
+
+@pytest.fixture(scope="module")
+def simulate_page() -> str:
+    return page("simulate", str(FIX / "manifests"), *CLUSTER)
+
+
+@pytest.fixture(scope="module")
+def whatif_page() -> str:
+    return page("whatif", str(FIX / "manifests"), *CLUSTER, "--drain", "gen-b-2")
+
+
+@pytest.fixture(scope="module")
+def explain_page() -> str:
+    return page("explain", "pod", "ml/notebook", str(FIX / "manifests"), *CLUSTER)
+
+
+def cells(html: str, table_class: str) -> list[list[str]]:
+    """The rows of the page's table of that class, as the text of their cells."""
+    block = re.search(rf'<table class="{table_class}">(.*?)</table>', html, re.S)
+    assert block is not None, table_class
+    rows = re.findall(r"<tr>(.*?)</tr>", block.group(1), re.S)
+    return [[" ".join(re.sub(r"<[^>]+>", " ", c).split()) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)]
+            for r in rows]
+
+
+def test_pools_show_what_is_free_and_extended_resources(simulate_page: str) -> None:
+    rows = cells(simulate_page, "pools")
+    assert rows[0] == ["Pool", "Nodes", "CPU", "Memory", "Pods", "ephemeral-storage", "nvidia.com/gpu"]
+    gpu = next(r for r in rows if r[0] == "gpu")
+    assert gpu[:5] == ["gpu", "2", "31% requested 21.7 of 31.8 cores free", "33% requested 79.9Gi of 120Gi free",
+                       "1% requested 216 of 220 free"]
+    assert gpu[6] == "37% requested 5 of 8 free"
+    general = next(r for r in rows if r[0] == "general")
+    assert general[6] == "-"  # no GPU there
+
+
+def test_whatif_shows_before_and_after(whatif_page: str) -> None:
+    assert re.search(r'<span class="side">Before</span>10 pending pods', whatif_page)
+    assert re.search(r'<span class="side">After</span>12 pending pods', whatif_page)
+    rows = cells(whatif_page, "pools")
+    general = next(r for r in rows if r[0] == "general")
+    assert general[2].startswith("25% → 25%") and "→" in general[3]
+    assert "before the change" in charts(whatif_page)[0]  # the outline's legend
+    assert "Pods that did not run before the change (4)" in whatif_page
+
+
+def test_explain_says_what_would_help(explain_page: str) -> None:
+    assert "<h2>What would help</h2>" in explain_page
+    near = cells(explain_page, "near")
+    assert near[0] == ["Nearest node", "Lacks", "Fits with that"]
+    assert ["gpu-a-1", "a toleration for taint nvidia.com/gpu=present:NoSchedule", "yes"] in near
+    changes = cells(explain_page, "changes")
+    assert ["tolerate taint nvidia.com/gpu=present:NoSchedule", "2", "gpu-a-1, gpu-c-1"] in changes
+    assert "2 more that open no node" in explain_page
+
+
+def test_the_capacity_page_says_the_reason_once(capacity_page: str) -> None:
+    assert capacity_page.count("Preemption is not helpful for scheduling") == 1
