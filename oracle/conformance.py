@@ -9,11 +9,13 @@ The oracle runs the way the contract derives expected.json: `replay --serial` wi
 ORACLE_TIE_BREAK=lowest-name, ORACLE_PATCH_RV=1 and ORACLE_REAL_BACKOFF=1; a pod's status is
 Scheduled when its node is set, else Unschedulable with message = fit_error; preempted is
 sorted. Prints one line per scenario and "N passed, M failed". Stdlib only; the functions
-run_oracle(), to_expected() and compare() are importable.
+run_oracle(), to_expected(), compare() and merge_taint_reasons() are importable.
+--merge-taint-reasons compares with v1.34.2's TaintToleration text (see oracle/README.md).
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -73,6 +75,32 @@ def to_expected(oracle_out, scenario=""):
     return {"scenario": scenario, "pods": pods, "preempted": sorted(oracle_out.get("preempted") or [])}
 
 
+_AVAILABLE = re.compile(r"(\d+/\d+ nodes are available: )(.*?)\.(?=\s|$)")
+_TAINT = re.compile(r"^node\(s\) had untolerated taint \{.*\}$")
+
+
+def merge_taint_reasons(message):
+    """A FitError text with v1.34.1's per-taint reasons ("2 node(s) had untolerated taint {k: v}")
+    merged into v1.34.2's one reason ("N node(s) had untolerated taint(s)", upstream #134740,
+    backported to v1.34.2), the reasons sorted again as the scheduler sorts them."""
+    if not message:
+        return message
+
+    def fix(m):
+        merged, out = 0, []
+        for item in m.group(2).split(", "):
+            count, _, reason = item.partition(" ")
+            if count.isdigit() and _TAINT.match(reason):
+                merged += int(count)
+            else:
+                out.append(item)
+        if not merged:
+            return m.group(0)
+        out.append(f"{merged} node(s) had untolerated taint(s)")
+        return m.group(1) + ", ".join(sorted(out)) + "."
+    return _AVAILABLE.sub(fix, message)
+
+
 def _key(p):
     return f"{p.get('namespace') or 'default'}/{p['name']}"
 
@@ -103,6 +131,9 @@ def main(argv=None):
     ap.add_argument("--only", default="", help="scenarios whose name contains this")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--merge-taint-reasons", action="store_true",
+                    help="compare with expected messages whose per-taint reasons are merged into v1.34.2's "
+                         "'node(s) had untolerated taint(s)' (for an oracle built on v1.34.2 or later)")
     ap.add_argument("--write-results", metavar="OUTDIR",
                     help="also write each scenario's result in expected.json's shape to OUTDIR/<scenario>.json")
     a = ap.parse_args(argv)
@@ -127,7 +158,11 @@ def main(argv=None):
             print(f"ran  {name}")
             continue
         with open(exp_file) as f:
-            diffs = compare(json.load(f), got)
+            expected = json.load(f)
+        if a.merge_taint_reasons:
+            for p in expected["pods"]:
+                p["message"] = merge_taint_reasons(p.get("message"))
+        diffs = compare(expected, got)
         if diffs:
             failed += 1
             print(f"FAIL {name} ({len(diffs)} differences)")

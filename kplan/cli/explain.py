@@ -32,8 +32,11 @@ AUTO_NODE_SEARCH_PODS = 1000
 
 def find_pending(inputs: Inputs, name: str, namespace: str | None) -> Pod:
     """The pending pod NAME (or NS/NAME) of the inputs; a clear error otherwise."""
+    import os
+
     from kplan.errors import InputError
 
+    original = name
     if "/" in name:
         ns, _, name = name.partition("/")
         if namespace and namespace != ns:
@@ -55,6 +58,11 @@ def find_pending(inputs: Inputs, name: str, namespace: str | None) -> Pod:
     if similar:
         raise InputError(f"no pending pod named {name}{where}; pods of that name's workload: "
                          f"{', '.join(similar[:10])}{', …' if len(similar) > 10 else ''}")
+    given = f"{namespace}/{name}" if namespace and f"{namespace}/{name}" == original else original
+    if os.path.exists(given):
+        # 'kplan explain pod fixtures/manifests …': the pod's name forgotten, the path taken for NS/NAME
+        raise InputError(f"{given} is a file or folder, where the pod's name is expected: the name comes first "
+                         f"(kplan explain pod NAME {given} …)")
     keys = sorted(p.key for p in inputs.pending)
     known = ", ".join(keys[:10]) + (", …" if len(keys) > 10 else "") if keys else "none"
     raise InputError(f"no pending pod named {name}{where} (pending pods: {known})")

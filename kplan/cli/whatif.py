@@ -62,8 +62,27 @@ def read_nodes(path: str, option: str) -> list[Any]:
     return nodes
 
 
+def looks_like_a_node_name(value: str) -> bool:
+    """A value given where a file is expected that is no file and could be a node's name
+    (``--add-node gen-c-3`` for ``like=gen-c-3``): judged once the cluster is loaded."""
+    import os
+
+    return not os.path.exists(value) and "/" not in value and not value.endswith((".yaml", ".yml", ".json", ".gz"))
+
+
+def check_node_names(values: list[tuple[str, str]], inputs: Any) -> None:
+    """The error for each (option, value) that named no file: with the hint ``like=NAME`` when a
+    node of that name exists."""
+    from kplan.errors import InputError
+
+    nodes = {n.name for n in inputs.nodes}
+    for option, value in values:
+        hint = f"; node {value} exists: {option} like={value} takes empty copies of it" if value in nodes else ""
+        raise InputError(f"{option} {value}: no such file or folder{hint}")
+
+
 def build_changes(add_node: list[str], remove_node: list[str], cordon: list[str],
-                  drain: list[str]) -> tuple[list[Any], list[Any]]:
+                  drain: list[str], unread: list[tuple[str, str]] | None = None) -> tuple[list[Any], list[Any]]:
     """The node changes, read (the --add-node files parsed) once, before anything is loaded: those
     that apply before the --scale deltas (added nodes) and those that apply after them."""
     from kplan.whatif.changes import AddNodes, CloneNode, CordonNode, DrainNode, RemoveNode
@@ -73,6 +92,8 @@ def build_changes(add_node: list[str], remove_node: list[str], cordon: list[str]
         if v.startswith("like="):
             name, count = parse_like(v, "--add-node")
             first.append(CloneNode(name, count))
+        elif unread is not None and looks_like_a_node_name(v):
+            unread.append(("--add-node", v))
         else:
             first.append(AddNodes(tuple(read_nodes(v, "--add-node"))))
     then: list[Any] = [CordonNode(n) for n in cordon]
@@ -156,10 +177,14 @@ def whatif(
     check_destination(output, output_file)
     for v in scale:
         parse_scale(v)  # a malformed option fails before any loading
-    added, node_changes = build_changes(add_node, remove_node, cordon, drain)
-    template = until_fit_template(until_fit) if until_fit is not None else None
+    unread: list[tuple[str, str]] = []
+    added, node_changes = build_changes(add_node, remove_node, cordon, drain, unread)
+    if until_fit is not None and not until_fit.startswith("like=") and looks_like_a_node_name(until_fit):
+        unread.append(("--until-fit", until_fit))
+    template = until_fit_template(until_fit) if until_fit is not None and not unread else None
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
+    check_node_names(unread, loaded.inputs)
     planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break)
     scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
     changes = added + scaled + node_changes

@@ -297,9 +297,11 @@ class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensi
 
 
 def _deleted_pod_had_volumes(pod: Pod, event: ClusterEvent) -> bool:
-    """isSchedulableAfterPodDeleted: an assigned pod with a claim or a migratable inline volume."""
+    """isSchedulableAfterPodDeleted: a pod with a claim or a migratable inline volume that was
+    assigned or held a nomination (a nominated pod leaving the queue as it is bound counts: its
+    reservation on the node goes)."""
     deleted = event.pod
-    if deleted is None or not deleted.volumes or not event.node_name:
+    if deleted is None or not deleted.volumes or not (event.node_name or event.nominated_node):
         return False
     return _pod_wants_check(deleted)
 

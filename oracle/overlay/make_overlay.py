@@ -41,16 +41,13 @@ EDITS = {
          "\toracleSortNodeInfos(potentialNodes)\n"),
         ("\t\tallCandidates = append(allCandidates, node)\n\t}\n",
          "\t\tallCandidates = append(allCandidates, node)\n\t}\n\toracleSortNames(allCandidates)\n"),
-        ("\tgo func() {\n\t\tstartTime := time.Now()",
-         "\tOracleAsync(func() {\n\t\tstartTime := time.Now()"),
-        ("\"Async Preemption finished completely\", \"preemptor\", klog.KObj(pod), \"node\", c.Name(), \"result\", result)\n\t}()",
-         "\"Async Preemption finished completely\", \"preemptor\", klog.KObj(pod), \"node\", c.Name(), \"result\", result)\n\t})"),
-        ("\n\t\tif len(c.Victims().Pods) == 0 {\n",
-         "\n\t\tOracleSettle()\n\t\tif len(c.Victims().Pods) == 0 {\n"),
-        ("\t\tif err := ev.PreemptPod(ctx, c, pod, victim, pluginName); err != nil {\n"
-         "\t\t\terrCh.SendErrorWithCancel(err, cancel)\n\t\t}\n",
-         "\t\tif err := ev.PreemptPod(ctx, c, pod, victim, pluginName); err != nil {\n"
-         "\t\t\terrCh.SendErrorWithCancel(err, cancel)\n\t\t}\n\t\tOracleSettle()\n"),
+        # prepareCandidateAsync's goroutine (the file's only `go func`)
+        ("\tgo func() {\n", "\tOracleAsync(func() {\n"),
+        ("\n\t}()\n}\n", "\n\t})\n}\n"),
+        # a settle once lower-priority nominations are cleared, and after each victim
+        ("// We do not return as this error is not critical.\n\t\t}\n",
+         "// We do not return as this error is not critical.\n\t\t}\n\t\tOracleSettle()\n"),
+        ("\treturn ev\n}\n", "\tev.PreemptPod = oracleWrapPreemptPod(ev.PreemptPod)\n\treturn ev\n}\n"),
     ],
     "pkg/scheduler/framework/plugins/volumebinding/binder.go": [
         ("wait.PollUntilContextTimeout(ctx, time.Second, b.bindTimeout,",
@@ -70,8 +67,23 @@ HOOKS = {
 }
 
 # Per-release replacements of EDITS entries (same keys), when an anchor moved upstream.
-RELEASE_EDITS = {}
-RELEASE_HOOKS = {}
+RELEASE_EDITS = {
+    # 1.35: selectHost is gone; score ties are broken by a random Randomizer in the heap order,
+    # and ListPVs reads an index of the assume cache.
+    "1.35": {
+        "pkg/scheduler/schedule_one.go": [
+            ("(h[i].TotalScore == h[j].TotalScore && h[i].Randomizer > h[j].Randomizer))",
+             "(h[i].TotalScore == h[j].TotalScore && oracleTieLess(h[i], h[j])))"),
+        ],
+        "pkg/scheduler/framework/plugins/volumebinding/assume_cache.go": [
+            ("\treturn c.ByIndex(storageClassIndex, storageClassName)\n",
+             "\tpvs, err := c.ByIndex(storageClassIndex, storageClassName)\n\toracleSortPVs(pvs)\n\treturn pvs, err\n"),
+        ],
+    },
+}
+RELEASE_HOOKS = {
+    "1.35": {"pkg/scheduler": "scheduler-1.35.go.txt"},
+}
 
 
 def mirror(moddir, out, rel_dirs):
@@ -97,10 +109,11 @@ def mirror(moddir, out, rel_dirs):
 
 def main():
     release, moddir, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    minor = ".".join(release.split(".")[:2])
     edits = dict(EDITS)
-    edits.update(RELEASE_EDITS.get(release, {}))
+    edits.update(RELEASE_EDITS.get(minor, {}))
     hooks = dict(HOOKS)
-    hooks.update(RELEASE_HOOKS.get(release, {}))
+    hooks.update(RELEASE_HOOKS.get(minor, {}))
     if os.path.isdir(out):
         shutil.rmtree(out)
     dirs = {os.path.dirname(r) for r in edits} | set(hooks)

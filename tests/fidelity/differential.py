@@ -74,15 +74,21 @@ class Differ:
         return want, got, t1 - t0, t2 - t1
 
 
-def signature(diffs: list[str]) -> set[str]:
-    """What a difference is about: ``<pod>: <field>`` or ``preempted`` (the shrinker keeps one)."""
+def signature(diffs: list[str], want: Doc | None = None, got: Doc | None = None) -> set[str]:
+    """What a difference is about: ``<pod>: <field>`` (with both sides' status of the pod when the
+    results are given) or ``preempted``; the shrinker keeps one, so it does not drift to another."""
+    status: dict[str, str] = {}
+    for side, doc in (("oracle", want), ("kplan", got)):
+        for p in (doc or {}).get("pods", []):
+            k = f"{p.get('namespace') or 'default'}/{p['name']}"
+            status[k] = status.get(k, "") + f" {side} {p.get('status')}"
     out = set()
     for d in diffs:
         if d.startswith("preempted:"):
             out.add("preempted")
         else:
             pod, _, rest = d.partition(": ")
-            out.add(f"{pod}: {rest.split(':')[0]}")
+            out.add(f"{pod}: {rest.split(':')[0]}{status.get(pod, '')}")
     return out
 
 
@@ -92,7 +98,7 @@ def still_differs(differ: Differ, wanted: set[str]) -> Callable[[Scenario], bool
             want, got, _, _ = differ.results(sc)
         except RunError:
             return False
-        return bool(signature(compare(want, got)) & wanted)
+        return bool(signature(compare(want, got), want, got) & wanted)
     return holds
 
 
@@ -121,8 +127,9 @@ def run_one(differ: Differ, sc: Scenario, out: Path | None, release: str, shrink
         return o
     (out / sc.name).mkdir(parents=True, exist_ok=True)
     (out / sc.name / "original-differences.txt").write_text("".join(f"{d}\n" for d in o.differences))
-    first = sorted(signature(o.differences))[:1]
-    small, _ = shrink(sc, still_differs(differ, set(first)), runs=shrink_runs, seconds=shrink_seconds)
+    first = sorted(signature(o.differences, want, got))[:1]
+    focus = frozenset(f.split(": ")[0] for f in first if f != "preempted")
+    small, _ = shrink(sc, still_differs(differ, set(first)), runs=shrink_runs, seconds=shrink_seconds, focus=focus)
     want, got, _, _ = differ.results(small)
     diffs = compare(want, got)
     nodes = sum(1 for d in small.cluster if d["kind"] == "Node")

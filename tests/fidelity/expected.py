@@ -126,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report-only", action="store_true", help="rewrite CHANGES.md from the stored results only")
     a = ap.parse_args(argv)
     conformance = a.conformance or location()
+    if not a.conformance and not conformance.is_dir():
+        # a worktree under wt/ sits two levels below the folder that holds shared/
+        conformance = ROOT.parent.parent / "shared" / "conformance"
     failed = 0
     if not a.report_only:
         releases = a.release or [r for r in RELEASES if oracle_path(r).is_file()]

@@ -43,9 +43,10 @@ class Budget:
 
 
 class Shrinker:
-    def __init__(self, holds: Callable[[Scenario], bool], budget: Budget) -> None:
+    def __init__(self, holds: Callable[[Scenario], bool], budget: Budget, focus: frozenset[str] = frozenset()) -> None:
         self._holds = holds
         self.budget = budget
+        self.focus = focus
         self._seen: dict[str, bool] = {}
 
     def holds(self, sc: Scenario) -> bool:
@@ -76,11 +77,12 @@ class Shrinker:
         return items
 
     def shrink(self, sc: Scenario) -> Scenario:
-        best = sc.copy()
+        best = self.after_focus(sc.copy())
         while self.budget.left():
             before = best.size()
-            best = self.pending_pass(best)
+            # nodes first: every later run is cheaper on fewer nodes
             best = self.node_pass(best)
+            best = self.pending_pass(best)
             best = self.running_pass(best)
             best = self.object_pass(best)
             best = self.field_pass(best)
@@ -89,6 +91,15 @@ class Shrinker:
         return best
 
     # -- passes ------------------------------------------------------------------------------
+
+    def after_focus(self, sc: Scenario) -> Scenario:
+        """Without the pending pods created after the last one the property is about, when it still
+        holds (they often do not matter, and they make every run longer)."""
+        last = max((i for i, p in enumerate(sc.pods) if _ref(p) in self.focus), default=-1)
+        if last < 0 or last == len(sc.pods) - 1:
+            return sc
+        shorter = _with(sc, pods=sc.pods[: last + 1])
+        return shorter if self.holds(shorter) else sc
 
     def pending_pass(self, sc: Scenario) -> Scenario:
         kept = self.reduce(list(range(len(sc.pods))), lambda keep: _with(sc, pods=[sc.pods[i] for i in keep]))
@@ -109,8 +120,16 @@ class Shrinker:
         fixed = [i for i, d in enumerate(sc.cluster) if d["kind"] in KEEP_KINDS]
 
         def build(keep: list[int]) -> Scenario:
-            chosen = sorted(fixed + keep)
-            return _with(sc, cluster=[sc.cluster[i] for i in chosen])
+            chosen = set(fixed + keep)
+            # what the kept documents name stays: a reproduction keeps the API's references whole
+            wanted = references(sc.pods + [sc.cluster[i] for i in chosen])
+            while True:
+                more = {i for i in idx if i not in chosen and _key(sc.cluster[i]) in wanted}
+                if not more:
+                    break
+                chosen |= more
+                wanted |= references([sc.cluster[i] for i in more])
+            return _with(sc, cluster=[sc.cluster[i] for i in sorted(chosen)])
         return build(self.reduce(idx, build))
 
     def field_pass(self, sc: Scenario) -> Scenario:
@@ -124,10 +143,12 @@ class Shrinker:
         return best
 
 
-def shrink(sc: Scenario, holds: Callable[[Scenario], bool], runs: int = 400, seconds: float = 900) -> tuple[Scenario, int]:
+def shrink(sc: Scenario, holds: Callable[[Scenario], bool], runs: int = 400, seconds: float = 900,
+           focus: frozenset[str] = frozenset()) -> tuple[Scenario, int]:
     """The smallest scenario found for which ``holds`` is true, and how many checks it took.
-    ``holds(sc)`` must be true of ``sc`` itself."""
-    s = Shrinker(holds, Budget(runs, seconds))
+    ``holds(sc)`` must be true of ``sc`` itself; ``focus`` names the pending pods
+    (namespace/name) it is about, whose successors the shrink tries to drop first."""
+    s = Shrinker(holds, Budget(runs, seconds), focus)
     return s.shrink(sc), s.budget.used
 
 
@@ -142,6 +163,52 @@ def _with(sc: Scenario, *, cluster: list[Doc] | None = None, pods: list[Doc] | N
 def _ref(d: Doc) -> str:
     meta = d["metadata"]
     return f"{meta.get('namespace') or 'default'}/{meta['name']}"
+
+
+def _key(d: Doc) -> tuple[str, str]:
+    return d["kind"], d["metadata"]["name"]
+
+
+def references(docs: list[Doc]) -> set[tuple[str, str]]:
+    """(kind, name) of the objects these documents name: claims, classes, volumes, templates."""
+    out: set[tuple[str, str]] = set()
+    for d in docs:
+        kind, spec = d["kind"], d.get("spec") or {}
+        if kind == "Pod":
+            if spec.get("priorityClassName"):
+                out.add(("PriorityClass", spec["priorityClassName"]))
+            for v in spec.get("volumes", []):
+                if "persistentVolumeClaim" in v:
+                    out.add(("PersistentVolumeClaim", v["persistentVolumeClaim"]["claimName"]))
+                tmpl = (v.get("ephemeral") or {}).get("volumeClaimTemplate")
+                if tmpl and tmpl.get("spec", {}).get("storageClassName"):
+                    out.add(("StorageClass", tmpl["spec"]["storageClassName"]))
+            for rc in spec.get("resourceClaims", []):
+                if rc.get("resourceClaimName"):
+                    out.add(("ResourceClaim", rc["resourceClaimName"]))
+                if rc.get("resourceClaimTemplateName"):
+                    out.add(("ResourceClaimTemplate", rc["resourceClaimTemplateName"]))
+            for st in (d.get("status") or {}).get("resourceClaimStatuses", []):
+                if st.get("resourceClaimName"):
+                    out.add(("ResourceClaim", st["resourceClaimName"]))
+        elif kind in ("PersistentVolumeClaim", "PersistentVolume"):
+            if spec.get("storageClassName"):
+                out.add(("StorageClass", spec["storageClassName"]))
+            if spec.get("volumeName"):
+                out.add(("PersistentVolume", spec["volumeName"]))
+            if (spec.get("csi") or {}).get("driver"):
+                out.add(("CSIDriver", spec["csi"]["driver"]))
+        elif kind == "StorageClass":
+            out.add(("CSIDriver", d.get("provisioner", "")))
+        elif kind == "VolumeAttachment":
+            out.add(("PersistentVolume", spec.get("source", {}).get("persistentVolumeName", "")))
+        elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+            inner = spec.get("spec", spec)
+            for r in inner.get("devices", {}).get("requests", []):
+                for sub in [r.get("exactly") or {}] + list(r.get("firstAvailable") or []):
+                    if sub.get("deviceClassName"):
+                        out.add(("DeviceClass", sub["deviceClassName"]))
+    return out
 
 
 def _node_of(d: Doc) -> str | None:

@@ -17,6 +17,7 @@ type oracleEnv struct {
 	klogV         int    // ORACLE_KLOG_V
 	storageDump   string // ORACLE_STORAGE_DUMP
 	storageAttach bool   // ORACLE_STORAGE_ATTACH (default on)
+	settleTimeout float64 // ORACLE_SETTLE_TIMEOUT seconds (default 120)
 }
 
 func readEnv() oracleEnv {
@@ -37,6 +38,14 @@ func readEnv() oracleEnv {
 			fail("ORACLE_KLOG_V: not a verbosity: %q", v)
 		}
 		e.klogV = n
+	}
+	e.settleTimeout = 120
+	if v := os.Getenv("ORACLE_SETTLE_TIMEOUT"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			fail("ORACLE_SETTLE_TIMEOUT: not a positive number of seconds: %q", v)
+		}
+		e.settleTimeout = f
 	}
 	if g := os.Getenv("ORACLE_FEATURE_GATES"); g != "" {
 		if err := utilfeature.DefaultMutableFeatureGate.Set(g); err != nil {

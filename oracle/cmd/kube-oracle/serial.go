@@ -49,6 +49,7 @@ func runSerial(in *inputs, cfg *schedulerapi.KubeSchedulerConfiguration, env ora
 		r.maxBackoff = time.Duration(cfg.PodMaxBackoffSeconds) * time.Second
 	}
 	r.st = newSettler(api)
+	r.st.timeout = time.Duration(env.settleTimeout * float64(time.Second))
 	r.st.waitingFor = func() string { return r.waiting }
 	setHooks(env, true, r)
 	ctx, cancel := context.WithCancel(klogCtx())

@@ -85,6 +85,16 @@ BAD_INPUT = [
     ("explain: an unknown pod", ["explain", "pod", "nobody", PENDING, "-c", CLUSTER], "no pending pod named nobody"),
     ("explain: an unknown output format", ["explain", "pod", "api-1", PENDING, "-o", "junit"], "unknown format"),
     ("whatif: an unknown node", ["whatif", PENDING, "-c", CLUSTER, "--cordon", "no-node"], "no-node"),
+    ("explain: a path where the pod's name is expected (the name forgotten)",
+     ["explain", "pod", PENDING, "-c", CLUSTER], f"error: {PENDING} is a file or folder, where the pod's name is "
+     f"expected: the name comes first (kplan explain pod NAME {PENDING} …)"),
+    ("whatif: --add-node NODE where like=NODE was meant", ["whatif", PENDING, "-c", CLUSTER, "--add-node", "node-c1"],
+     "error: --add-node node-c1: no such file or folder; node node-c1 exists: --add-node like=node-c1 takes empty "
+     "copies of it"),
+    ("whatif: --until-fit NODE where like=NODE was meant", ["whatif", PENDING, "-c", CLUSTER, "--until-fit", "node-c1"],
+     "--until-fit like=node-c1"),
+    ("whatif: --add-node of a name that is no node and no file",
+     ["whatif", PENDING, "-c", CLUSTER, "--add-node", "node-zz"], "error: --add-node node-zz: no such file or folder\n"),
     ("whatif: an unknown output format", ["whatif", PENDING, "-o", "csv"], "unknown format 'csv'"),
     ("capacity: a missing pod file", ["capacity", "no-such.yaml", "-c", CLUSTER], "no-such.yaml"),
     ("capacity: an unknown output format", ["capacity", FITS, "-o", "github"], "unknown format 'github'"),

@@ -19,7 +19,7 @@ from storage_builders import (
 )
 
 from kplan.cluster.storage import VOLUME_ATTACHMENT_DELETE
-from kplan.framework.events import ClusterEvent
+from kplan.framework.events import ASSIGNED_POD_DELETE, ClusterEvent
 from kplan.model.parse import parse_pod
 from kplan.model.storage import VolumeAttachment
 from kplan.plugins.nodevolumelimits import NodeVolumeLimits
@@ -129,3 +129,19 @@ def test_a_deleted_attachment_retries_pods_that_may_use_its_slot(volumes, attach
     hints = dict(NodeVolumeLimits(None, None).events_to_register())
     event = ClusterEvent(VOLUME_ATTACHMENT_DELETE, obj=VolumeAttachment("va", attacher, "a1", "pv"))
     assert hints[VOLUME_ATTACHMENT_DELETE](p, event) is expected
+
+
+@pytest.mark.parametrize("node_name, nominated, volumes, expected", [
+    ("a1", "", [{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}], True),
+    ("", "a1", [{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}], True),
+    ("", "", [{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}], False),
+    ("a1", "", [{"name": "v", "emptyDir": {}}], False),
+], ids=["an assigned pod with a claim retries the pod", "a nominated pod with a claim leaving the queue retries it",
+        "a pod neither assigned nor nominated does not", "a pod without claims does not"])
+def test_a_deleted_pod_retries_pods_its_volumes_may_have_held_back(node_name, nominated, volumes, expected):
+    p = parse_pod({"metadata": {"name": "p", "namespace": "default"},
+                   "spec": {"containers": [], "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "x"}}]}})
+    gone = parse_pod({"metadata": {"name": "q", "namespace": "default"}, "spec": {"containers": [], "volumes": volumes}})
+    hints = dict(NodeVolumeLimits(None, None).events_to_register())
+    event = ClusterEvent(ASSIGNED_POD_DELETE, gone, node_name, nominated)
+    assert hints[ASSIGNED_POD_DELETE](p, event) is expected

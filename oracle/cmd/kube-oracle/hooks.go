@@ -1,0 +1,52 @@
+package main
+
+// The scheduler hooks (overlay/hooks) and the wrappers of Scheduler.NextPod and
+// Scheduler.FailureHandler; the types that differ per release are in release_*.go.
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+)
+
+func setHooks(env oracleEnv, serial bool, r *serialRun) {
+	scheduler.OracleLowestName = env.lowestName
+	defaultpreemption.OracleLowestName = env.lowestName
+	preemption.OracleLowestName = env.lowestName
+	volumebinding.OracleSortPVs = env.lowestName
+	if serial {
+		volumebinding.OraclePollInterval = time.Millisecond
+		preemption.OracleAsync = func(f func()) { r.asyncPreemptions = append(r.asyncPreemptions, f) }
+		preemption.OracleSettle = func() { r.st.settle() }
+	}
+}
+
+// wrapScheduler records each popped pod (named if a cycle does not settle) and each failure's
+// kind: a failure without rejecting plugins puts the pod in the error backoff heap.
+func wrapScheduler(r *serialRun) {
+	next := r.sched.NextPod
+	r.sched.NextPod = func(logger klog.Logger) (*framework.QueuedPodInfo, error) {
+		pi, err := next(logger)
+		if pi != nil && pi.Pod != nil {
+			r.waiting = "the scheduling cycle of pod " + podKey(pi.Pod)
+		}
+		return pi, err
+	}
+	failure := r.sched.FailureHandler
+	r.sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, status *fwk.Status, ni *nominatingInfo, start time.Time) {
+		failure(ctx, f, pi, status, ni, start)
+		key := podKey(pi.Pod)
+		if pi.UnschedulablePlugins.Len() == 0 && pi.PendingPlugins.Len() == 0 {
+			r.errHeap[key] = backoffExpiry(pi.Timestamp, pi.ConsecutiveErrorsCount, r.initialBackoff, r.maxBackoff)
+		} else {
+			delete(r.errHeap, key)
+		}
+	}
+}
