@@ -93,12 +93,12 @@ zsh: kplan completion zsh > ~/.zfunc/_kplan (with ~/.zfunc in fpath before compi
 fish: kplan completion fish > ~/.config/fish/completions/kplan.fish."""
 
 
-app.command("simulate", help=simulate_cmd.HELP)(simulate_cmd.simulate)
+app.command("simulate", help=simulate_cmd.HELP, short_help="Where every pending pod lands, or why it cannot.")(simulate_cmd.simulate)
 app.add_typer(explain_cmd.app, name="explain")
-app.command("whatif", help=whatif_cmd.HELP)(whatif_cmd.whatif)
-app.command("capacity", help=capacity_cmd.HELP)(capacity_cmd.capacity)
-app.command("sweep", help=sweep_cmd.HELP)(sweep_cmd.sweep)
-app.command("snapshot", help=snapshot_cmd.HELP)(snapshot_cmd.snapshot)
+app.command("whatif", help=whatif_cmd.HELP, short_help="Simulate before and after a change to the cluster.")(whatif_cmd.whatif)
+app.command("capacity", help=capacity_cmd.HELP, short_help="How many more replicas of a pod fit, and where.")(capacity_cmd.capacity)
+app.command("sweep", help=sweep_cmd.HELP, short_help="Simulate a grid of changes, each with several seeds.")(sweep_cmd.sweep)
+app.command("snapshot", help=snapshot_cmd.HELP, short_help="Capture a live cluster into a file (read-only).")(snapshot_cmd.snapshot)
 
 
 def completion(shell: Shell = typer.Argument(..., help="The shell: bash, zsh or fish.")) -> None:
@@ -108,7 +108,7 @@ def completion(shell: Shell = typer.Argument(..., help="The shell: bash, zsh or 
     emit(completion_script(shell.value))
 
 
-app.command("completion", help=COMPLETION_HELP)(completion)
+app.command("completion", help=COMPLETION_HELP, short_help="Print the shell completion script.")(completion)
 
 
 def kubectl_args(args: Sequence[str]) -> list[str]:

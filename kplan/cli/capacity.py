@@ -32,7 +32,7 @@ def capacity(
     kubeconfig: str | None = opt.kubeconfig_option(),
     context: str | None = opt.context_option(),
     scheduler_config: str | None = opt.scheduler_config_option(),
-    limit: int = typer.Option(10000, "--limit", min=1, max=100_000, help="Stop after this many replicas fit."),
+    limit: int = typer.Option(10000, "--limit", min=1, metavar="N", max=100_000, help="Stop after this many replicas fit."),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
     output: str = opt.output_option("CapacityResult", "Output format: table, json, yaml or html (a self-contained page "

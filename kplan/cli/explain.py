@@ -94,7 +94,7 @@ def pod(
         None, "--node-search/--no-node-search",
         help="For an unschedulable pod, search how many nodes like a nearby one would make it fit (re-runs the "
         f"whole simulation a few times). Default: on up to {AUTO_NODE_SEARCH_PODS} pending pods."),
-    node_search_limit: int = typer.Option(128, "--node-search-limit", min=1,
+    node_search_limit: int = typer.Option(128, "--node-search-limit", min=1, metavar="N",
                                           help="The most nodes the node search tries."),
     output_file: str | None = opt.output_file_option(),
     quiet: bool = opt.quiet_option(),

@@ -44,9 +44,9 @@ def snapshot(
         "--all-namespaces", "-A", help="Read every namespace (the default; accepted for kubectl habits).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")] = False,
     chunk_size: Annotated[int, typer.Option(
-        "--chunk-size", min=1, help="Objects per list call (as kubectl's --chunk-size).")] = 500,
+        "--chunk-size", min=1, metavar="N", help="Objects per list call (as kubectl's --chunk-size).")] = 500,
     request_timeout: Annotated[float, typer.Option(
-        "--request-timeout", min=0.1, help="Seconds to wait for each answer before retrying the call.")] = 60.0,
+        "--request-timeout", min=0.1, metavar="SECONDS", help="Seconds to wait for each answer before retrying the call.")] = 60.0,
     quiet: bool = opt.quiet_option(),
     no_color: bool = opt.no_color_option(),
 ) -> None:

@@ -176,7 +176,8 @@ def resolve_labels(plan: SweepPlan, loaded: Workspace, planner: Planner, seed: i
 
 
 class StderrProgress:
-    """``simulations 37/100`` on stderr, redrawn in place on a terminal; nothing elsewhere."""
+    """``sweep: 37/100 simulations`` on stderr, redrawn in place on a terminal and cleared at the
+    end; nothing elsewhere."""
 
     def __init__(self) -> None:
         self.last = -1.0
@@ -186,7 +187,9 @@ class StderrProgress:
         if done < total and now - self.last < 0.2:
             return
         self.last = now
-        sys.stderr.write(f"\rsweep: {done}/{total} simulations" + ("\n" if done == total else ""))
+        # cleared when done, as simulate's progress bar is: the result follows on stdout
+        sys.stderr.write(f"\rsweep: {done}/{total} simulation{'s' if total != 1 else ''}"
+                         if done < total else "\r\x1b[2K")
         sys.stderr.flush()
 
 
@@ -274,7 +277,8 @@ def sweep(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
         scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)
     if verbose:
-        print(f"loaded in {t1 - t0:.3f} s, {len(points) * len(seed_list)} simulations on {n_workers} worker"
+        simulations = len(points) * len(seed_list)
+        print(f"loaded in {t1 - t0:.3f} s, {simulations} simulation{'s' if simulations != 1 else ''} on {n_workers} worker"
               f"{'s' if n_workers != 1 else ''} in {t2 - t1:.3f} s ({setup:.3f} s of it starting the workers "
               "and sending them the inputs)", file=sys.stderr)
     if not doc.cheapest:

@@ -126,27 +126,27 @@ def whatif(
     namespace: str | None = opt.namespace_option(),
     keep_existing: bool = opt.keep_existing_option(),
     add_node: list[str] = typer.Option(
-        [], "--add-node", help="Add nodes: a file of Node manifests, or like=NODE[:COUNT] for COUNT empty copies of "
+        [], "--add-node", metavar="FILE|like=NODE[:N]", help="Add nodes: a file of Node manifests, or like=NODE[:COUNT] for COUNT empty copies of "
         "NODE named NODE-whatif-1, … Repeatable."),
     remove_node: list[str] = typer.Option(
-        [], "--remove-node", help="Remove a node with its pods (pods owned by a controller other than a DaemonSet "
+        [], "--remove-node", metavar="NODE", help="Remove a node with its pods (pods owned by a controller other than a DaemonSet "
         "come back pending). Repeatable."),
-    cordon: list[str] = typer.Option([], "--cordon", help="Mark a node unschedulable; its pods stay. Repeatable."),
+    cordon: list[str] = typer.Option([], "--cordon", metavar="NODE", help="Mark a node unschedulable; its pods stay. Repeatable."),
     drain: list[str] = typer.Option(
-        [], "--drain", help="Cordon a node and evict its pods as kubectl drain does: DaemonSet pods and pods whose "
+        [], "--drain", metavar="NODE", help="Cordon a node and evict its pods as kubectl drain does: DaemonSet pods and pods whose "
         "eviction would violate a PodDisruptionBudget stay, controller-owned pods come back pending, bare pods are "
         "deleted. Repeatable."),
     scale: list[str] = typer.Option(
-        [], "--scale", help="Scale a workload: KIND/[NAMESPACE/]NAME=REPLICAS (Deployment, ReplicaSet, "
+        [], "--scale", metavar="KIND/NAME=N", help="Scale a workload: KIND/[NAMESPACE/]NAME=REPLICAS (Deployment, ReplicaSet, "
         "StatefulSet, ReplicationController, Job). Repeatable."),
     scheduler_config: str | None = opt.scheduler_config_option("A KubeSchedulerConfiguration file for the 'after' run."),
     base_scheduler_config: str | None = opt.scheduler_config_option(
         "A KubeSchedulerConfiguration file for the 'before' run (and the 'after' run unless --scheduler-config is "
         "given).", flag="--base-scheduler-config"),
     until_fit: str | None = typer.Option(
-        None, "--until-fit", help="Find the smallest number of nodes like TEMPLATE (a Node file, or like=NODE) that "
+        None, "--until-fit", metavar="FILE|like=NODE", help="Find the smallest number of nodes like TEMPLATE (a Node file, or like=NODE) that "
         "makes every pending pod fit, on top of the other changes."),
-    until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1, max=MAX_ADDED_NODES,
+    until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1, metavar="N", max=MAX_ADDED_NODES,
                                         help="The most template nodes --until-fit tries."),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),

@@ -36,4 +36,4 @@ def simulation_summary(doc: SimulationDocument) -> str:
         text += f"; {s.preempted} pod{'s' if s.preempted != 1 else ''} preempted"
     if s.replaced:
         text += f"; {s.replaced} running pod{'s' if s.replaced != 1 else ''} replaced"
-    return text + f" ({s.nodes} nodes)."
+    return text + f" ({s.nodes} node{'s' if s.nodes != 1 else ''})."

@@ -83,8 +83,8 @@ def header(doc: SweepDocument) -> list[str]:
     s = doc.summary
     seeds = doc.seeds
     seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}..{seeds[-1]}"
-    out = [f"Sweep: {s.points} points x {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({seed_text}, "
-           f"tie-break {doc.tie_break}) = {s.simulations} simulations."]
+    out = [f"Sweep: {s.points} point{'s' if s.points != 1 else ''} x {len(seeds)} seed{'s' if len(seeds) != 1 else ''} "
+           f"({seed_text}, tie-break {doc.tie_break}) = {s.simulations} simulation{'s' if s.simulations != 1 else ''}."]
     if doc.fixed_changes:
         out.append(f"Every point also: {'; '.join(doc.fixed_changes)}.")
     return out

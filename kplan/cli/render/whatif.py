@@ -109,7 +109,7 @@ def whatif_summary(doc: WhatIfDocument) -> str:
             text += f", {x.gated} gated"
         if x.preempted:
             text += f", {x.preempted} pod{'s' if x.preempted != 1 else ''} preempted"
-        return text + f" ({x.nodes} nodes)"
+        return text + f" ({x.nodes} node{'s' if x.nodes != 1 else ''})"
 
     parts = [f"{n} {label}" for n, label in ((s.evicted, "evicted"), (s.moved, "moved"),
                                               (s.now_schedulable, "now schedulable"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -74,3 +75,33 @@ def test_a_shared_option_is_the_same_on_every_command(flag: str) -> None:
     if flag == "--output":  # snapshot writes a file format, not a document: no default
         seen.pop("kplan snapshot", None)
     assert len(set(seen.values())) == 1, seen
+
+
+@pytest.mark.parametrize(("path", "cmd"), LEAVES, ids=[p for p, _ in LEAVES])
+def test_every_option_value_has_a_metavar_that_says_what_it_is(path: str, cmd: Any) -> None:
+    # click's defaults (<str>, <int range>, <float range>) say the type, not what to give
+    from typer.testing import CliRunner
+
+    out = CliRunner().invoke(app, [*path.split()[1:], "--help"], env={"COLUMNS": "80"}).stdout
+    assert not re.search(r"<(str|int|float|int range|float range|path|text)>", out), out
+
+
+def test_the_command_list_is_not_cut() -> None:
+    from typer.testing import CliRunner
+
+    out = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "80"}).stdout
+    commands_part = out.split("Commands:")[1]
+    assert "..." not in commands_part and max(len(line) for line in commands_part.splitlines()) <= 80, out
+
+
+def test_one_node_is_one_node(tmp_path: Any) -> None:
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    root = Path(__file__).resolve().parents[3]
+    (tmp_path / "node.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: solo}\n"
+                                        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n")
+    out = CliRunner().invoke(app, ["simulate", str(root / "tests/fixtures/planning/replica.yaml"), "-c",
+                                   str(tmp_path / "node.yaml")]).stdout
+    assert "1 pending pod: 1 scheduled, 0 unschedulable (1 node)." in out, out
