@@ -28,6 +28,7 @@ def capacity(
         None, "--workload", metavar="KIND/[NS/]NAME", help="The Pod or workload of the manifests to count, "
         "e.g. Deployment/shop/web (needed when they hold more than one)."),
     namespace: str | None = opt.namespace_option(),
+    all_namespaces: bool = opt.all_namespaces_option(),
     cluster: list[str] = opt.cluster_option(),
     kubeconfig: str | None = opt.kubeconfig_option(),
     context: str | None = opt.context_option(),

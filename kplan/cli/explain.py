@@ -77,6 +77,8 @@ def pod(
         "'-' reads stdin."),
     namespace: str | None = opt.namespace_option("The pod's namespace (default: wherever the name is unique), and the "
                                              "namespace of the manifests' objects that name none."),
+    all_namespaces: bool = opt.all_namespaces_option(
+        "Look for the pod in every namespace, as kubectl's -A (the default without -n)."),
     filename: list[str] = opt.filename_option(),
     cluster: list[str] = opt.cluster_option(),
     kubeconfig: str | None = opt.kubeconfig_option(),
@@ -110,6 +112,10 @@ def pod(
     from kplan.scheduler.pod_status import PodStatus
 
     quiet = is_quiet(ctx, quiet)
+    if all_namespaces and namespace is not None:
+        from kplan.errors import InputError
+
+        raise InputError("-n/--namespace and -A/--all-namespaces: give one (-A looks for the pod in every namespace)")
     check_format("PodExplanation", output)
     check_destination(output, output_file)
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,

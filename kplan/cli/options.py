@@ -70,6 +70,14 @@ def namespace_option(what: str = NAMESPACE_HELP) -> Any:
     return typer.Option(None, "--namespace", "-n", metavar="NS", help=what)
 
 
+ALL_NAMESPACES_HELP = ("Every namespace, as kubectl's -A: the cluster's pods of all namespaces are read and "
+                       "placed, which is what kplan does without it (accepted for kubectl habits).")
+
+
+def all_namespaces_option(what: str = ALL_NAMESPACES_HELP) -> Any:
+    return typer.Option(False, "--all-namespaces", "-A", help=what)
+
+
 def keep_existing_option() -> Any:
     return typer.Option(False, "--keep-existing", help="Workloads already in the cluster keep their pods running "
                         "while the applied ones are scheduled (default: the applied workload replaces them, its old "

@@ -30,6 +30,7 @@ def simulate(
     scheduler_config: str | None = opt.scheduler_config_option(),
     seed: int = opt.seed_option(),
     namespace: str | None = opt.namespace_option(),
+    all_namespaces: bool = opt.all_namespaces_option(),
     keep_existing: bool = opt.keep_existing_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
     output: str = opt.output_option("SimulationResult", OUTPUT_HELP),

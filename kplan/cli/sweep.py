@@ -201,6 +201,7 @@ def sweep(
     kubeconfig: str | None = opt.kubeconfig_option(),
     context: str | None = opt.context_option(),
     namespace: str | None = opt.namespace_option(),
+    all_namespaces: bool = opt.all_namespaces_option(),
     keep_existing: bool = opt.keep_existing_option(),
     add_node: list[str] = typer.Option(
         [], "--add-node", metavar="like=NODE:FROM..TO", help="An axis of added nodes: like=NODE:FROM..TO[:STEP] (empty copies of NODE) or "

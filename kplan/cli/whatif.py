@@ -124,6 +124,7 @@ def whatif(
     kubeconfig: str | None = opt.kubeconfig_option(),
     context: str | None = opt.context_option(),
     namespace: str | None = opt.namespace_option(),
+    all_namespaces: bool = opt.all_namespaces_option(),
     keep_existing: bool = opt.keep_existing_option(),
     add_node: list[str] = typer.Option(
         [], "--add-node", metavar="FILE|like=NODE[:N]", help="Add nodes: a file of Node manifests, or like=NODE[:COUNT] for COUNT empty copies of "

@@ -85,6 +85,8 @@ BAD_INPUT = [
     ("explain: an unknown pod", ["explain", "pod", "nobody", PENDING, "-c", CLUSTER], "no pending pod named nobody"),
     ("explain: an unknown output format", ["explain", "pod", "api-1", PENDING, "-o", "junit"], "unknown format"),
     ("whatif: an unknown node", ["whatif", PENDING, "-c", CLUSTER, "--cordon", "no-node"], "no-node"),
+    ("explain: -A with -n", ["explain", "pod", "-A", "-n", "default", "api-1", PENDING, "-c", CLUSTER],
+     "-n/--namespace and -A/--all-namespaces: give one"),
     ("explain: a path where the pod's name is expected (the name forgotten)",
      ["explain", "pod", PENDING, "-c", CLUSTER], f"error: {PENDING} is a file or folder, where the pod's name is "
      f"expected: the name comes first (kplan explain pod NAME {PENDING} …)"),
@@ -128,6 +130,10 @@ def test_an_unreachable_cluster_exits_3(capsys: pytest.CaptureFixture[str], unre
 
 CHECKS = [
     ("simulate: every pod fits", ["simulate", FITS, "-c", CLUSTER], 0),
+    ("simulate -A, as kubectl's habit (every namespace, the default)", ["simulate", "-A", FITS, "-c", CLUSTER], 0),
+    ("whatif --all-namespaces", ["whatif", "--all-namespaces", FITS, "-c", CLUSTER], 0),
+    ("capacity -A", ["capacity", "-A", FITS, "-c", CLUSTER], 0),
+    ("explain -A: the pod looked for in every namespace", ["explain", "pod", "-A", "api-1", PENDING, "-c", CLUSTER], 0),
     ("simulate: a pod does not fit", ["simulate", PENDING, "-c", CLUSTER], 1),
     ("simulate: a pod does not fit, but --fail-on never", ["simulate", PENDING, "-c", CLUSTER, "--fail-on", "never"], 0),
     ("simulate: a preemption, by default", ["simulate", PREEMPTOR, "-c", CLUSTER], 0),
