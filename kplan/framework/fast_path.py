@@ -71,8 +71,10 @@ class FastPath:
             counted, copies = self._selective_verdicts(state, pod, table, sub, found.examples, found.spread(len(at)))
             verdicts += counted
         first = FilterOutcome.first_rejections(sub, verdicts)
-        counted_here = ~copies
-        out.overrule(at[counted_here], first.take(counted_here))
+        if not copies.any():
+            out.overrule(at, first)
+            return np.zeros(0, dtype=np.int64)
+        out.overrule(at[~copies], first.take(~copies))
         return at[copies]
 
     def selective_with_counts(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,

@@ -46,9 +46,13 @@ class FilterOutcome:
         """The verdicts of several filters, each given for every row with its index in filter
         order (in any order here): per row, the first rejection in filter order."""
         out = cls.all_pass(rows)
-        everywhere = np.arange(len(rows))
-        for plugin, v in verdicts:
-            out.add(everywhere, v, plugin)
+        pending = np.arange(len(rows))
+        for plugin, v in sorted(verdicts, key=lambda kv: kv[0]):
+            if not v.any_rejected or not len(pending):
+                continue
+            if len(pending) < len(rows):
+                v = Verdicts(v.codes.take(pending), v.reasons.take(pending))
+            pending = out.reject(pending, v, plugin)
         return out
 
     def add(self, at: np.ndarray, v: Verdicts, plugin: int) -> None:

@@ -91,6 +91,14 @@ class PreemptionOutcome:
         return {n: named[n] for n in sorted(named)}
 
 
+def _no_candidate(outcome: PreemptionOutcome, nested: Diagnosis) -> PreemptionOutcome:
+    """``outcome`` where the dry run found no candidate: Unschedulable with the FitError of its
+    statuses ``nested``, and the nomination cleared."""
+    outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
+    outcome.nominated_node = ""
+    return outcome
+
+
 def start_key(pod: Pod) -> float:
     # GetPodStartTime: a pod without a start time counts as started now, after every other one
     return pod.start_time if pod.start_time is not None else float("inf")
@@ -229,51 +237,51 @@ class Evaluator:
         return True, ""
 
     def preempt(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> PreemptionOutcome:
-        snap = self.handle.snapshot
-        table = snap.table
-        nominated = self.handle.nominated_node(pod)
-        nominated_row = snap.row_of(nominated) if nominated else None
-        nominated_status = diagnosis.get(nominated_row) if nominated_row is not None else diagnosis.absent
-        ok, msg = self.eligible(pod, nominated_status)
+        """Preempt (preemption.go): whether the pod may preempt at all; the nodes where preemption
+        might help (status exactly Unschedulable); DryRunPreemption over them from a random
+        offset (SelectVictimsOnNode on each until enough candidates are found); then the best
+        candidate (pickOneNodeForPreemption)."""
+        table = self.handle.snapshot.table
+        ok, msg = self.eligible(pod, self._nominated_status(pod, diagnosis))
         if not ok:
             return PreemptionOutcome(Status(Code.UNSCHEDULABLE, (msg,)))
-
-        potential = np.asarray(diagnosis.rows_with_code(Code.UNSCHEDULABLE), dtype=np.int64)
-        if self.handle.lowest_name:
-            # name_rank orders the rows by their names' bytes
-            potential = potential[np.argsort(table.name_rank[potential], kind="stable")]
-        else:
-            potential = np.sort(potential)  # node-tree order stands in for Go's map order
+        potential = self.nodes_where_preemption_might_help(diagnosis)
         outcome = PreemptionOutcome(OK, potential_rows=potential, row_names=table.names)
         if not len(potential):
-            nested = Diagnosis(len(table), absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
-            outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
-            outcome.nominated_node = ""
-            return outcome
-
+            return _no_candidate(outcome, Diagnosis(len(table), absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,))))
         offset = 0 if self.handle.lowest_name else int(self.handle.rng.integers(len(potential)))
         if self.nothing_to_evict(pod, table, potential):
             # SelectVictimsOnNode answers "No preemption victims" on every node, and the dry run,
             # finding no candidate, tries them all
             outcome.dry_run = Diagnosis(len(table), absent=Status(Code.UNRESOLVABLE, (NOT_HELPFUL,)))
             outcome.dry_run.record(potential, Status(Code.UNRESOLVABLE, (NO_VICTIMS,)))
-            outcome.status = Status(Code.UNSCHEDULABLE, (outcome.dry_run.fit_error(),))
-            outcome.nominated_node = ""
-            return outcome
-        want = self.num_candidates(len(potential))
-        dry = _DryRun(self, state, pod, np.roll(potential, -offset), want)
+            return _no_candidate(outcome, outcome.dry_run)
+        dry = _DryRun(self, state, pod, np.roll(potential, -offset), self.num_candidates(len(potential)))
         dry.run()
         outcome.dry_run = dry.diagnosis()
         order = dry.candidate_positions()
         outcome.candidate_source = lambda: [dry.candidate(i) for i in order.tolist()]
         if not len(order):
-            outcome.status = Status(Code.UNSCHEDULABLE, (outcome.dry_run.fit_error(),))
-            outcome.nominated_node = ""
-            return outcome
+            return _no_candidate(outcome, outcome.dry_run)
         best = dry.candidate(dry.pick(order))
         outcome.nominated_node = best.node
         outcome.victims = best.victims
         return outcome
+
+    def _nominated_status(self, pod: Pod, diagnosis: Diagnosis) -> Status | None:
+        """The filters' status of the node the pod is nominated to, in this cycle's diagnosis."""
+        nominated = self.handle.nominated_node(pod)
+        row = self.handle.snapshot.row_of(nominated) if nominated else None
+        return diagnosis.get(row) if row is not None else diagnosis.absent
+
+    def nodes_where_preemption_might_help(self, diagnosis: Diagnosis) -> np.ndarray:
+        """The rows whose status is exactly Unschedulable, in the order the dry run walks them."""
+        table = self.handle.snapshot.table
+        potential = np.asarray(diagnosis.rows_with_code(Code.UNSCHEDULABLE), dtype=np.int64)
+        if self.handle.lowest_name:
+            # name_rank orders the rows by their names' bytes
+            return potential[np.argsort(table.name_rank[potential], kind="stable")]
+        return np.sort(potential)  # node-tree order stands in for Go's map order
 
     @staticmethod
     def nothing_to_evict(pod: Pod, table: NodeTable, rows: np.ndarray) -> bool:

@@ -633,11 +633,12 @@ class Framework:
         resource filter (a BatchReprieveFilter) and every other is a SelectiveStateFilter, and
         no other PreFilter extension is active. None otherwise: every pass then runs on copies."""
         kept = state.data.get(_FAST_PATH_KEY)
-        # PreFilter sets skip_filter once per cycle (a clone copies it): the choice holds for it
-        if kept is not None and kept[0] is state.skip_filter:
+        # the choice depends only on the plugins PreFilter skipped, which a clone of the state
+        # (a preemption or nominated-pods copy) keeps: it holds for the clones too
+        if kept is not None and kept[0] == state.skip_filter:
             return cast("FastPath | None", kept[1])
         found = self._choose_fast_path(state.skip_filter)
-        state.data[_FAST_PATH_KEY] = (state.skip_filter, found)
+        state.data[_FAST_PATH_KEY] = (frozenset(state.skip_filter), found)
         return found
 
     def _choose_fast_path(self, skip: set[str]) -> FastPath | None:
