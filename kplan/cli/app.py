@@ -62,7 +62,10 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"kplan {__version__} (models kube-scheduler {SCHEDULER_VERSION})")
+        from kplan.io.cluster_version import modelled_releases
+
+        releases = ", ".join(map(str, modelled_releases()))
+        typer.echo(f"kplan {__version__} (models kube-scheduler {SCHEDULER_VERSION}; releases modelled: {releases})")
         raise typer.Exit()
 
 
@@ -70,7 +73,7 @@ def _version(value: bool) -> None:
 def main_options(
     ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print kplan's version and the kube-scheduler version it models."),
+                                 help="Print kplan's version and the kube-scheduler releases it models."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help=QUIET_HELP + " For every command."),
     no_color: bool = typer.Option(False, "--no-color", help=NO_COLOR_HELP + " For every command.",
                                   callback=disable_color, is_eager=True),

@@ -33,6 +33,8 @@ def capacity(
     kubeconfig: str | None = opt.kubeconfig_option(),
     context: str | None = opt.context_option(),
     scheduler_config: str | None = opt.scheduler_config_option(),
+    kube_version: str | None = opt.kube_version_option(),
+    feature_gates: str = opt.feature_gates_option(),
     limit: int = typer.Option(10000, "--limit", min=1, metavar="N", max=100_000, help="Stop after this many replicas fit."),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
@@ -69,7 +71,7 @@ def capacity(
                          progress=not quiet, objects=objects)
     declared = {p.uid for p in declared_pods(loaded.inputs, target, seed)}
     template, replica, label = replica_factory(loaded.inputs, target, seed=seed)
-    planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
+    planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates)
     print_warnings(planner.warnings, quiet)
 
     with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:

@@ -85,6 +85,8 @@ def pod(
     context: str | None = opt.context_option(),
     keep_existing: bool = opt.keep_existing_option(),
     scheduler_config: str | None = opt.scheduler_config_option(),
+    kube_version: str | None = opt.kube_version_option(),
+    feature_gates: str = opt.feature_gates_option(),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
     output: str = opt.output_option("PodExplanation", "Output format: table, json, yaml or html (a "
@@ -121,7 +123,7 @@ def pod(
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     target = find_pending(loaded.inputs, name, namespace)
-    planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break)
+    planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates)
     print_warnings(planner.warnings, quiet)
     explainer = PodExplainer(target.uid)
     with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:

@@ -117,6 +117,21 @@ def fail_on_option(what: str = FAIL_ON_HELP) -> Any:
     return typer.Option(FailOn.unschedulable, "--fail-on", help=what)
 
 
+KUBE_VERSION_HELP = ("The Kubernetes release to model, such as 1.34 (default: the version the cluster states: a "
+                     "snapshot's API server version, else its newest kubelet's; else the newest release kplan "
+                     "models). 'kplan --version' lists the releases modelled.")
+FEATURE_GATES_HELP = ("Feature gates as kube-scheduler's --feature-gates takes them: Gate=true,Other=false, checked "
+                      "against the release's gates.")
+
+
+def kube_version_option() -> Any:
+    return typer.Option(None, "--kube-version", metavar="VERSION", help=KUBE_VERSION_HELP)
+
+
+def feature_gates_option() -> Any:
+    return typer.Option("", "--feature-gates", metavar="GATE=BOOL,...", help=FEATURE_GATES_HELP)
+
+
 def verbose_option(what: str) -> Any:
     return typer.Option(False, "--verbose", "-v", help=what)
 

@@ -28,6 +28,8 @@ def simulate(
     kubeconfig: str | None = opt.kubeconfig_option(),
     context: str | None = opt.context_option(),
     scheduler_config: str | None = opt.scheduler_config_option(),
+    kube_version: str | None = opt.kube_version_option(),
+    feature_gates: str = opt.feature_gates_option(),
     seed: int = opt.seed_option(),
     namespace: str | None = opt.namespace_option(),
     all_namespaces: bool = opt.all_namespaces_option(),
@@ -55,7 +57,7 @@ def simulate(
     check_destination(output, output_file)
     workspace = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context,
                             namespace=namespace, keep_existing=keep_existing, seed=seed, progress=not quiet)
-    planner = open_planner(workspace, scheduler_config, seed=seed, tie_break=tie_break)
+    planner = open_planner(workspace, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates, verbose=verbose)
     t1 = time.perf_counter()
     with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
         result = planner.simulate().result

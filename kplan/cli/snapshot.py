@@ -72,7 +72,10 @@ def snapshot(
     with list_progress(not quiet) as progress:
         cap = kube.snapshot(kubeconfig, context, namespace=namespace, timeout=request_timeout,
                             chunk_size=chunk_size, progress=progress)
-    print_warnings(cap.warnings, quiet)
+    from kplan.io.cluster_version import choose_release, stated
+
+    # a server kplan does not model: said now, and again by each command that reads the snapshot
+    print_warnings(cap.warnings + choose_release(None, "", stated(cap.server_version, None))[1], quiet)
     write_snapshot(cap.head(), cap.encoded, output_file if to_file else None, force=force, fmt=fmt)
     if to_file and not quiet:
         counts = ", ".join(count_of(n, resource) for resource, n in cap.counts.items() if n)

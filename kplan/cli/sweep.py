@@ -216,6 +216,8 @@ def sweep(
     remove_node: list[str] = typer.Option([], "--remove-node", metavar="NODE", help="Remove a node in every point, as kplan whatif "
                                           "--remove-node. Repeatable."),
     scheduler_config: str | None = opt.scheduler_config_option(),
+    kube_version: str | None = opt.kube_version_option(),
+    feature_gates: str = opt.feature_gates_option(),
     seed: int = opt.seed_option(),
     seeds: int = typer.Option(1, "--seeds", min=1, metavar="N", help="Simulate every point with this many seeds: --seed, "
                               "--seed+1, …"),
@@ -256,7 +258,7 @@ def sweep(
                                    namespace=namespace, keep_existing=keep_existing, progress=not quiet)
     from kplan.cli.workspace import open_planner
 
-    planner = open_planner(loads[0], scheduler_config, seed=seed, tie_break=tie_break)
+    planner = open_planner(loads[0], scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates, verbose=verbose)
     print_warnings(planner.warnings, quiet)
     plan = resolve_labels(plan, loads[0], planner, seed)
     lowest = tie_break == opt.TieBreak.lowest_name

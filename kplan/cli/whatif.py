@@ -141,6 +141,8 @@ def whatif(
         [], "--scale", metavar="KIND/NAME=N", help="Scale a workload: KIND/[NAMESPACE/]NAME=REPLICAS (Deployment, ReplicaSet, "
         "StatefulSet, ReplicationController, Job). Repeatable."),
     scheduler_config: str | None = opt.scheduler_config_option("A KubeSchedulerConfiguration file for the 'after' run."),
+    kube_version: str | None = opt.kube_version_option(),
+    feature_gates: str = opt.feature_gates_option(),
     base_scheduler_config: str | None = opt.scheduler_config_option(
         "A KubeSchedulerConfiguration file for the 'before' run (and the 'after' run unless --scheduler-config is "
         "given).", flag="--base-scheduler-config"),
@@ -186,10 +188,11 @@ def whatif(
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     check_node_names(unread, loaded.inputs)
-    planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break)
+    planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version,
+                           feature_gates=feature_gates, verbose=verbose)
     scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
     changes = added + scaled + node_changes
-    after_config = read_scheduler_config(scheduler_config, planner.registry) if scheduler_config else None
+    after_config = read_scheduler_config(scheduler_config, planner.registry, planner.config.release) if scheduler_config else None
     print_warnings(planner.warnings, quiet)
     t1 = time.perf_counter()
     with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from kplan.cli.options import TieBreak
 
 if TYPE_CHECKING:  # the engine loads only when a command runs, so that --help starts fast
+    from kplan.framework.release import Release
     from kplan.io.workspace import Workspace
     from kplan.model.raw import RawObject
     from kplan.whatif.plan import Planner
@@ -33,12 +34,33 @@ def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig:
     from kplan.io.workspace import bulk_load, load_workspace
 
     with bulk_load():
-        given, live_warnings = cluster_objects(cluster, kubeconfig, context, progress)
+        given, live_warnings, server_version = cluster_objects(cluster, kubeconfig, context, progress)
         return load_workspace(given, load_manifests(manifests) if objects is None else objects, namespace=namespace,
-                              keep_existing=keep_existing, seed=seed, warnings=live_warnings)
+                              keep_existing=keep_existing, seed=seed, warnings=live_warnings,
+                              server_version=server_version)
 
 
-def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: int, tie_break: TieBreak) -> Planner:
+def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: int, tie_break: TieBreak,
+                 kube_version: str | None = None, feature_gates: str = "", verbose: bool = False) -> Planner:
+    """A planner of the workspace modelling the release of ``--kube-version`` and ``--feature-gates``
+    (by default, the one the cluster states: kplan.io.cluster_version), warning when the release
+    the cluster states is not modelled; ``verbose``: the release and gates used on stderr."""
+    import sys
+
+    from kplan.io.cluster_version import choose_release
     from kplan.io.workspace import open_planner as planner_of
 
-    return planner_of(workspace, scheduler_config, seed=seed, lowest_name=tie_break == TieBreak.lowest_name)
+    release, warnings = choose_release(kube_version, feature_gates, workspace.stated)
+    planner = planner_of(workspace, scheduler_config, seed=seed, lowest_name=tie_break == TieBreak.lowest_name,
+                         release=release)
+    planner.warnings = warnings + planner.warnings
+    if verbose:
+        print(f"modelling {release_words(release)}", file=sys.stderr)
+    return planner
+
+
+def release_words(release: Release) -> str:
+    """``kube-scheduler 1.34 (default feature gates)``, or the gates changed from the defaults."""
+    changed = release.features.changed(release.gates)
+    gates = ",".join(f"{g.value}={str(on).lower()}" for g, on in sorted(changed.items())) or "default feature gates"
+    return f"kube-scheduler {release} ({gates})"

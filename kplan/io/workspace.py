@@ -14,7 +14,9 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
+from kplan.framework.release import Release
 from kplan.io.apply import Applier, with_namespace
+from kplan.io.cluster_version import KubeletVersions, Stated, stated
 from kplan.io.collector import collector_paused
 from kplan.io.scheduler_config import read_scheduler_config
 from kplan.model.raw import RawObject
@@ -36,14 +38,19 @@ class Workspace:
     warnings: list[str]
     #: workload objects by (kind, namespace, name): the cluster's, then the manifests' (which win)
     workloads: dict[tuple[str, str, str], RawObject] = field(default_factory=dict)
+    #: the Kubernetes version the cluster input states (kplan.io.cluster_version), if any
+    stated: Stated | None = None
 
 
 def load_workspace(cluster_objects: Iterable[RawObject], manifest_objects: Iterable[RawObject], *,
                    namespace: str | None = None, keep_existing: bool = False, seed: int = 0,
-                   warnings: Iterable[str] = ()) -> Workspace:
-    """Classify the cluster's objects and apply the manifests onto them (each object parsed once)."""
+                   warnings: Iterable[str] = (), server_version: str | None = None) -> Workspace:
+    """Classify the cluster's objects and apply the manifests onto them (each object parsed once).
+    ``server_version``: the API server's, if the input states it (a snapshot, a live cluster);
+    the nodes' kubelet versions are noted as they are read, for a hint otherwise."""
+    kubelets = KubeletVersions(cluster_objects)
     with bulk_load():
-        inputs = classify(cluster_objects)
+        inputs = classify(kubelets)
         applied = list(with_namespace(manifest_objects, namespace or "default"))
         Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied)
         settle(inputs)
@@ -53,16 +60,17 @@ def load_workspace(cluster_objects: Iterable[RawObject], manifest_objects: Itera
         md = obj.doc.get("metadata") or {}
         if kind in WORKLOAD_KINDS and isinstance(md, dict):
             workloads[(kind, str(md.get("namespace") or "default"), str(md.get("name") or ""))] = obj
-    return Workspace(inputs, list(warnings), workloads)
+    return Workspace(inputs, list(warnings), workloads, stated(server_version, kubelets.newest))
 
 
 def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: int = 0,
-                 lowest_name: bool = False) -> Planner:
-    """A planner of the workspace's inputs under a scheduler configuration file (None: defaults)."""
+                 lowest_name: bool = False, release: Release | None = None) -> Planner:
+    """A planner of the workspace's inputs under a scheduler configuration file (None: defaults),
+    modelling ``release`` (None: the default one)."""
     from kplan.plugins import in_tree_registry
 
     registry = in_tree_registry()
-    config = read_scheduler_config(scheduler_config, registry)
+    config = read_scheduler_config(scheduler_config, registry, release)
     planner = Planner(workspace.inputs, config, registry, seed=seed, lowest_name=lowest_name)
     planner.warnings = workspace.warnings + planner.warnings
     return planner

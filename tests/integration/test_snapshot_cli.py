@@ -233,7 +233,7 @@ def test_simulate_reads_the_live_cluster_of_KUBECONFIG_without_cluster_files(
 def test_live_cluster_objects_can_be_read_more_than_once(config: str) -> None:
     from kplan.cli.common import cluster_objects
 
-    objects, warnings = cluster_objects([], config)
+    objects, warnings, _ = cluster_objects([], config)
     first, second = [o.doc for o in objects], [o.doc for o in objects]
     assert first == second and len(first) == 26 and warnings == []
     assert {o.source for o in objects} == {"context test"}
