@@ -205,9 +205,12 @@ class NearestNodeDoc:
     """A rejected node close to fitting: what it lacks, and whether the pod fits with that."""
 
     name: str
+    #: what it lacks in words: the resources first (as ``lacksResources`` has them), then pod slots,
+    #: tolerations, labels, cordon
     lacks: tuple[str, ...]
     fits_with_changes: bool
     still_rejected_by: tuple[str, ...]
+    lacks_resources: Resources
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -403,7 +406,8 @@ def explain_document(ex: Explanation, *, all_nodes: bool = False, top: int = DEF
         remediation=tuple(PodChangeDoc(kind=c.kind, change=c.change, opens_nodes=c.opens, nodes=tuple(c.nodes))
                           for c in rem.pod_changes) if remedies and rem is not None else (),
         nearest_nodes=tuple(NearestNodeDoc(name=n.name, lacks=tuple(n.lacks), fits_with_changes=n.fits_with_changes,
-                                           still_rejected_by=tuple(n.still)) for n in rem.nearest)
+                                           still_rejected_by=tuple(n.still),
+                                           lacks_resources=dict(n.resources)) for n in rem.nearest)
         if remedies and rem is not None else (),
         more_nodes=more_nodes,
         resources=resource_fact(ex, allocatable) if allocatable is not None else None,

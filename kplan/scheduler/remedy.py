@@ -77,6 +77,8 @@ class NodePatch:
     unfixable: list[str] = field(default_factory=list)
 
     def describe(self) -> list[str]:
+        """What the node lacks in words: the resources first (as ``extra`` lists them), then pod
+        slots, tolerations, labels, cordon."""
         out = [f"{format_resource(r, q)} {r}" for r, q in self.extra.items()]
         if self.extra_pods:
             out.append(f"{self.extra_pods} pod slot{'s' if self.extra_pods != 1 else ''}")
@@ -92,12 +94,15 @@ class NodePatch:
 @dataclass
 class NearNode:
     name: str
+    #: NodePatch.describe: the resources it lacks first, then the rest
     lacks: list[str]
     #: a copy of the node with exactly those changes passes every filter
     fits_with_changes: bool
     #: what still rejects the changed copy ("Plugin: reasons")
     still: list[str] = field(default_factory=list)
     failing_plugins: list[str] = field(default_factory=list)
+    #: the resources it lacks (millicores, bytes, counts), the first entries of ``lacks``
+    resources: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -357,7 +362,7 @@ def nearest_nodes(fw: Framework, pod: Pod, nominator: Nominator | None, inspecti
             if not still:  # only with the nominated pods on it
                 s = verdict.status(0, fw.filter_names)
                 still.append(f"{s.plugin}: {s.message} (with the pods nominated to it)")
-        out.append(NearNode(name, patch.describe(), bool(fits), still, failing))
+        out.append(NearNode(name, patch.describe(), bool(fits), still, failing, dict(patch.extra)))
     return out
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
-from kplan.cli.render.layout import human_quantity, table, visible_len, wrap
+from kplan.cli.render.layout import table, visible_len, wrap
+from kplan.cli.render.units import amount
 from kplan.report.explain import (
     ClaimsDoc,
     ExplanationDocument,
@@ -140,7 +141,9 @@ def _remediation(doc: ExplanationDocument, width: int | None = None, full: bool 
         rows: list[list[object]] = []
         for n in near:
             verdict = "yes" if n.fits_with_changes else "no: " + "; ".join(n.still_rejected_by)
-            rows.append([n.name, ", ".join(n.lacks) or "-", verdict])
+            # the resources in human units, then the rest of what it lacks in words
+            lacks = [amount(r, q) for r, q in n.lacks_resources.items()] + list(n.lacks[len(n.lacks_resources):])
+            rows.append([n.name, ", ".join(lacks) or "-", verdict])
         out.append(table(rows, ["NEAREST NODE", "LACKS", "FITS WITH THAT"], width, wrap_columns=[1, 2], indent="  "))
     if changes:
         rows = [[c.change, c.opens_nodes, ", ".join(c.nodes) + (", …" if c.opens_nodes > len(c.nodes) else "")]
@@ -252,8 +255,8 @@ def _resource_fact(r: ResourceFact | None) -> str:
     has 15.9 cpu and 60Gi memory allocatable." """
     if not r:
         return ""
-    asks = " and ".join(f"{human_quantity(k, v)} {k}" for k, v in r.requests.items())
-    has = " and ".join(f"{human_quantity(k, v)} {k}" for k, v in r.allocatable.items())
+    asks = " and ".join(amount(k, v) for k, v in r.requests.items())
+    has = " and ".join(amount(k, v) for k, v in r.allocatable.items())
     where = ("the largest node its other filters allow" if r.scope == "allowed" else
              "the largest node (every node also fails another filter)")
     text = f"it asks for {asks}; {where}, {r.largest_node}, has {has} allocatable"

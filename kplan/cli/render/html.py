@@ -23,8 +23,8 @@ from kplan.cli.render import RenderOptions
 from kplan.cli.render.pools import NO_POOL, PoolUse, Use, pools, resources_of
 from kplan.cli.render.reasons import merged, shape
 from kplan.cli.render.summary import short_reason
+from kplan.cli.render.units import usage
 from kplan.errors import InputError
-from kplan.model.quantity import format_resource
 from kplan.report.capacity import CapacityDocument
 from kplan.report.document import NodeUsage, PendingPod, SimulationDocument
 from kplan.report.explain import ExplanationDocument
@@ -53,7 +53,7 @@ def _environment() -> Any:
     env = jinja2.Environment(loader=jinja2.PackageLoader("kplan.cli.render", "templates"), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters["pct"] = lambda x: "-" if x is None else f"{x}%"
-    env.filters["quantity"] = lambda amount, resource: format_resource(resource, amount)
+    env.globals["amounts"] = usage  # requested/allocatable as every renderer writes it
     return env
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.summary import simulation_summary
-from kplan.model.quantity import format_resource
+from kplan.cli.render.units import usage
 from kplan.report.check import failed, simulation_of
 from kplan.report.document import NodeUsage, PendingPod, SimulationDocument
 from kplan.report.whatif import PodState, WhatIfDocument
@@ -62,17 +62,14 @@ def _pod(p: PendingPod) -> str:
     return code(p.key)
 
 
-def _usage(requested: str, allocatable: str, pct: int | None) -> str:
-    return cell(f"{requested} / {allocatable}" + (f" ({pct}%)" if pct is not None else ""))
+def _usage(n: NodeUsage, resource: str) -> str:
+    pct = n.percent[resource]
+    requested = n.pods if resource == "pods" else n.requested[resource]
+    return cell(usage(resource, requested, n.allocatable[resource]) + (f" ({pct}%)" if pct is not None else ""))
 
 
 def _node(n: NodeUsage) -> list[str]:
-    pct = n.percent
-    return [code(n.name), _usage(format_resource("cpu", n.requested["cpu"]), format_resource("cpu", n.allocatable["cpu"]),
-                                 pct["cpu"]),
-            _usage(format_resource("memory", n.requested["memory"]), format_resource("memory", n.allocatable["memory"]),
-                   pct["memory"]),
-            _usage(str(n.pods), str(n.allocatable["pods"]), pct["pods"])]
+    return [code(n.name), _usage(n, "cpu"), _usage(n, "memory"), _usage(n, "pods")]
 
 
 def simulation_sections(sim: SimulationDocument, opts: RenderOptions) -> list[str]:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from kplan.cli.render.layout import human_bytes, human_cpu
+from kplan.cli.render.units import human_bytes, human_cpu
 
 NO_POOL = "(no pool)"
 #: the resources every pool shows, first; the others (extended resources, ephemeral storage) follow by name

@@ -11,9 +11,10 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
-from kplan.cli.render.layout import table, usage, wrap
+from kplan.cli.render.layout import table, wrap
 from kplan.cli.render.style import bar, paint, status_style
 from kplan.cli.render.summary import short_reason, simulation_summary
+from kplan.cli.render.units import usage
 from kplan.report.document import NodeUsage, SimulationDocument
 
 

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
-from kplan.cli.render.layout import table, usage, visible_len, wrap
+from kplan.cli.render.layout import table, visible_len, wrap
+from kplan.cli.render.units import usage
 from kplan.report.document import RunCounts
 from kplan.report.whatif import (
     CountShare,

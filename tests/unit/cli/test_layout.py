@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kplan.cli.render.layout import human_bytes, human_cpu, table, usage, visible_len, wrap
+from kplan.cli.render.layout import table, visible_len, wrap
+from kplan.cli.render.units import human_bytes, human_cpu, usage
 from kplan.model.quantity import resource_value
 
 MESSAGE = ("0/12 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
