@@ -352,6 +352,23 @@ class StorageState:
                     out[f"{va.attacher}/{pv.csi[1]}"] = va.attacher
         return out
 
+    def bound_pvs(self, pod: Pod) -> list[PersistentVolume]:
+        """The volumes of ``pod``'s bound claims (a generic ephemeral volume's only if the pod owns
+        its claim), CSI or not."""
+        out = []
+        for v in pod.volumes:
+            if not v.claim_name:
+                continue
+            claim = self.pvcs.get(f"{pod.namespace}/{v.claim_name}")
+            if claim is None or not claim.volume_name:
+                continue
+            if v.ephemeral and not any(o.controller and o.uid == pod.uid for o in claim.owners):
+                continue
+            pv = self.pvs.get(claim.volume_name)
+            if pv is not None:
+                out.append(pv)
+        return out
+
     def attachable_pvs(self, pod: Pod) -> list[PersistentVolume]:
         """The volumes the attach/detach controller attaches for ``pod``: the CSI volume of each
         bound claim (a generic ephemeral volume's only if the pod owns its claim) whose
@@ -395,8 +412,10 @@ class StorageState:
         on_node = self._attached.get(node)
         if not on_node or not pod.volumes:
             return
-        still = {pv.name for other in remaining if other.volumes for pv in self.attachable_pvs(other)}
-        for pv in self.attachable_pvs(pod):
+        # every volume of the pod, as the contract's controller detaches (reference 13.2): an
+        # attachment the input lists for a driver that says attachRequired false goes too
+        still = {pv.name for other in remaining if other.volumes for pv in self.bound_pvs(other)}
+        for pv in self.bound_pvs(pod):
             if pv.name in still:
                 continue
             for va in on_node.pop(pv.name, []):

@@ -145,3 +145,12 @@ def test_a_deleted_pod_retries_pods_its_volumes_may_have_held_back(node_name, no
     hints = dict(NodeVolumeLimits(None, None).events_to_register())
     event = ClusterEvent(ASSIGNED_POD_DELETE, gone, node_name, nominated)
     assert hints[ASSIGNED_POD_DELETE](p, event) is expected
+
+
+def test_an_evicted_pods_attachment_goes_even_when_its_driver_needs_no_attaching():
+    # the oracle's attach/detach controller deletes the attachments of all the victim's volumes
+    cluster = preemption_cluster(attached=True) + [csi_driver(attach_required=False)]
+    sim = simulation(cluster, [pod("p", priority_class="high")])
+    victim = next(p for p in sim.snapshot.table.pods[0] if p.name == "victim")
+    sim.evict(victim, sim.pending[0])
+    assert names(sim, "a1") == []
