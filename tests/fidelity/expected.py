@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tests.conformance.locate import location
 from tests.fidelity.runners import ROOT, RunError, oracle_path, run_oracle
-from tests.fidelity.scenario import Doc, compare
+from tests.fidelity.scenario import Doc, compare, without_taint_names
 
 RELEASES = ("1.34", "1.35", "1.36", "1.37")
 HERE = ROOT / "tests" / "fidelity"
@@ -88,7 +88,12 @@ def report(conformance: Path | None) -> str:
                 if diffs:
                     off.append((f.stem, diffs))
         total = len(list((EXPECTED / "1.34").glob("*.json")))
-        lines.append(f"{total - len(off)} of {total} scenarios give the suite's result.")
+        text_only = [name for name, _ in off
+                     if not compare(without_taint_names(load(conformance / name / "expected.json")), load(EXPECTED / "1.34" / f"{name}.json"))]
+        lines.append(f"{total - len(off)} of {total} scenarios give the suite's result; {len(text_only)} more differ only in "
+                     "TaintToleration's reason, which v1.34.2 (the oracle's module: v1.34.1, the suite's release, is not on "
+                     "the proxy) prints as `node(s) had untolerated taint(s)` (#134740, backported) where v1.34.1 names "
+                     "the taint `{key: value}`.")
         for name, diffs in off:
             lines += ["", f"- `{name}`:"] + [f"  - {d}" for d in diffs[:10]]
         lines.append("")
