@@ -65,7 +65,7 @@ def test_the_gated_pod_is_counted_in_the_notice_not_annotated() -> None:
     out = render(DOC, "github", RenderOptions())
     assert "default/g" not in out
     assert out.splitlines()[-1] == ("::notice title=kplan simulate::3 pending pods: 1 scheduled, 1 unschedulable, "
-                                    "1 gated; 1 pod preempted (1 nodes).")
+                                    "1 gated; 1 pod preempted (1 node).")
 
 
 def test_the_error_names_the_pod_in_its_title_and_carries_the_fit_error() -> None:
