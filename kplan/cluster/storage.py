@@ -375,16 +375,8 @@ class StorageState:
         CSIDriver does not opt out with ``attachRequired: false`` (a driver without a CSIDriver
         object needs attaching). Deviation: in-tree volumes migrated to CSI are not attached."""
         out = []
-        for v in pod.volumes:
-            if not v.claim_name:
-                continue
-            claim = self.pvcs.get(f"{pod.namespace}/{v.claim_name}")
-            if claim is None or not claim.volume_name:
-                continue
-            if v.ephemeral and not any(o.controller and o.uid == pod.uid for o in claim.owners):
-                continue
-            pv = self.pvs.get(claim.volume_name)
-            if pv is None or pv.csi is None:
+        for pv in self.bound_pvs(pod):
+            if pv.csi is None:
                 continue
             driver = self.csi_drivers.get(pv.csi[0])
             if driver is not None and not driver.attach_required:
