@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kplan.cli import options as opt
+from kplan.cli.render.units import plural
 from kplan.errors import InputError
 
 if TYPE_CHECKING:
@@ -188,7 +189,7 @@ class StderrProgress:
             return
         self.last = now
         # cleared when done, as simulate's progress bar is: the result follows on stdout
-        sys.stderr.write(f"\rsweep: {done}/{total} simulation{'s' if total != 1 else ''}"
+        sys.stderr.write(f"\rsweep: {done}/{plural(total, 'simulation')}"
                          if done < total else "\r\x1b[2K")
         sys.stderr.flush()
 
@@ -281,7 +282,7 @@ def sweep(
         scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)
     if verbose:
         simulations = len(points) * len(seed_list)
-        print(f"loaded in {t1 - t0:.3f} s, {simulations} simulation{'s' if simulations != 1 else ''} on {n_workers} worker"
+        print(f"loaded in {t1 - t0:.3f} s, {plural(simulations, 'simulation')} on {n_workers} worker"
               f"{'s' if n_workers != 1 else ''} in {t2 - t1:.3f} s ({setup:.3f} s of it starting the workers "
               "and sending them the inputs)", file=sys.stderr)
     if not doc.cheapest:

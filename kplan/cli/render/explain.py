@@ -6,7 +6,7 @@ from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import table, visible_len, wrap
-from kplan.cli.render.units import amount
+from kplan.cli.render.units import amount, plural
 from kplan.report.explain import (
     ClaimsDoc,
     ExplanationDocument,
@@ -15,10 +15,6 @@ from kplan.report.explain import (
     PreemptionDoc,
     ResourceFact,
 )
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _verdict(f: FilterDoc) -> str:
@@ -152,7 +148,7 @@ def _remediation(doc: ExplanationDocument, width: int | None = None, full: bool 
     m = doc.more_nodes
     if m:
         if m.count is not None:
-            out.append(wrap(f"{_plural(m.count, 'more node')} like {m.template} would make it fit "
+            out.append(wrap(f"{plural(m.count, 'more node')} like {m.template} would make it fit "
                             "(smallest count, found by whole simulations).", width, "  ", hanging="    "))
         else:
             out.append(wrap(f"more nodes: {m.reason}", width, "  ", hanging="    "))
@@ -169,7 +165,7 @@ def explanation_table(doc: ExplanationDocument, opts: RenderOptions | None = Non
     out = [f"Pod {pod.namespace}/{pod.name}",
            f"  Priority:  {pod.priority}" + (f" ({pod.priority_class_name})" if pod.priority_class_name else "")
            + f", preemptionPolicy {pod.preemption_policy}",
-           f"  Queue:     position {q.position} of {q.pending} pending pods, {_plural(q.attempts, 'attempt')}"
+           f"  Queue:     position {q.position} of {q.pending} pending pods, {plural(q.attempts, 'attempt')}"
            + (f"; explained at attempt {q.explained_attempt}" if q.explained_attempt else ""),
            f"  Status:    {doc.status}" + (f" on {doc.node}" if doc.node else "")]
     if doc.nominated_node and doc.status != "Scheduled":
@@ -202,7 +198,7 @@ def explanation_table(doc: ExplanationDocument, opts: RenderOptions | None = Non
         return "\n".join(out) + f"\n\n{wrap(f'The pod was never attempted: {why}.', width)}\n"
     out.append("")
     shown, total = doc.nodes_shown, doc.nodes_total
-    head = (f"Filters on {_plural(total, 'node')}" if shown == total else
+    head = (f"Filters on {plural(total, 'node')}" if shown == total else
             f"Filters on the top {shown} of {total} nodes (--all-nodes for all)")
     out.append(wrap(head + " (FIRST FAILURE: what kube-scheduler records; ALSO REJECTED BY: every other plugin "
                     "that would reject the node):", width))
@@ -210,7 +206,7 @@ def explanation_table(doc: ExplanationDocument, opts: RenderOptions | None = Non
     out.append(table(rows, ["NODE", "RESULT", "FIRST FAILURE", "ALSO REJECTED BY"], width, wrap_columns=[2, 3]))
     if doc.reasons:
         out.append("")
-        out.append(f"Reasons over all {_plural(total, 'node')}:")
+        out.append(f"Reasons over all {plural(total, 'node')}:")
         out.append(table([[r.plugin, r.reason, r.nodes, r.first_failure_nodes] for r in doc.reasons],
                          ["PLUGIN", "REASON", "NODES", "AS FIRST FAILURE"], width, wrap_columns=[1]))
     claims = _claims(doc.resource_claims, width)

@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ET
 
 from kplan import SCHEDULER_VERSION, __version__
 from kplan.cli.render import RenderOptions
+from kplan.cli.render.units import plural
 from kplan.report.check import FailOn, simulation_of
 from kplan.report.document import Eviction, PendingPod, SimulationDocument
 from kplan.report.whatif import WhatIfDocument
@@ -65,7 +66,7 @@ def _case(p: PendingPod, victims: list[Eviction], fail_on: FailOn) -> tuple[ET.E
     elif p.node:
         out.append(f"scheduled on {p.node}")
     if victims:
-        text = f"preempted {len(victims)} pod{'s' if len(victims) != 1 else ''}: {_victims(victims)}"
+        text = f"preempted {plural(len(victims), 'pod')}: {_victims(victims)}"
         if fail_on is FailOn.preemption and outcome == "passed":
             ET.SubElement(case, "failure", {"type": "Preemption", "message": _text(text)}).text = _text(text)
             outcome = "failure"

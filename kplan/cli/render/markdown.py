@@ -19,7 +19,7 @@ from typing import Any
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.summary import simulation_summary
-from kplan.cli.render.units import usage
+from kplan.cli.render.units import plural, usage
 from kplan.report.check import failed, simulation_of
 from kplan.report.document import NodeUsage, PendingPod, SimulationDocument
 from kplan.report.whatif import PodState, WhatIfDocument
@@ -118,7 +118,7 @@ def heading(doc: SimulationDocument | WhatIfDocument, opts: RenderOptions, comma
         else:
             what = f"{s.scheduled} of {s.pending} pending pods scheduled"
         if s.preempted:
-            what += f", {s.preempted} pod{'s' if s.preempted != 1 else ''} preempted"
+            what += f", {plural(s.preempted, 'pod')} preempted"
     icon = "❌" if failed(doc, opts.fail_on) else "⚠️" if not_running or s.preempted else "✅"
     return f"### {icon} {command}: {what}"
 
@@ -146,7 +146,7 @@ def whatif_markdown(doc: WhatIfDocument, opts: RenderOptions) -> str:
         if u.count is None:
             fit = cell(u.reason or "no number of such nodes makes every pending pod fit")
         else:
-            fit = f"{u.count} node{'s' if u.count != 1 else ''} like {code(u.template)} " \
+            fit = f"{plural(u.count, 'node')} like {code(u.template)} " \
                   f"make{'s' if u.count == 1 else ''} every pending pod fit"
         out += [f"**Until fit:** {fit}.", ""]
     out += [cell(line) + "  " for line in whatif_summary(doc).splitlines()]

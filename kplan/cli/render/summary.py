@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kplan.cli.render.units import plural
+
 if TYPE_CHECKING:
     from kplan.report.document import SimulationDocument
 
@@ -33,7 +35,7 @@ def simulation_summary(doc: SimulationDocument) -> str:
     if s.not_created:
         text += f", {s.not_created} not created"
     if s.preempted:
-        text += f"; {s.preempted} pod{'s' if s.preempted != 1 else ''} preempted"
+        text += f"; {plural(s.preempted, 'pod')} preempted"
     if s.replaced:
         text += f"; {s.replaced} running pod{'s' if s.replaced != 1 else ''} replaced"
-    return text + f" ({s.nodes} node{'s' if s.nodes != 1 else ''})."
+    return text + f" ({plural(s.nodes, 'node')})."

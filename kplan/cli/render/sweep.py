@@ -5,6 +5,7 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
+from kplan.cli.render.units import plural
 from kplan.report.sweep import Axis, NodeAxisDoc, PendingRange, PercentRange, SweepDocument
 
 
@@ -57,9 +58,9 @@ def verdict(doc: SweepDocument) -> list[str]:
     seeds = len(doc.seeds)
     what = "cheapest" if doc.priced else "smallest"
     if not doc.cheapest:
-        return [f"No point fits every pending pod with probability >= {bar} ({seeds} seed{'s' if seeds != 1 else ''})."]
+        return [f"No point fits every pending pod with probability >= {bar} ({plural(seeds, 'seed')})."]
     out: list[str] = [f"The {what} points where every pending pod fits with probability >= {bar} "
-           f"({seeds} seed{'s' if seeds != 1 else ''}):"]
+           f"({plural(seeds, 'seed')}):"]
     for rank, c in enumerate(doc.cheapest, 1):
         changes = ", ".join(c.changes) or "no change"
         cost = f", cost {_num(c.cost)}/h" if c.cost is not None else ""
@@ -83,8 +84,8 @@ def header(doc: SweepDocument) -> list[str]:
     s = doc.summary
     seeds = doc.seeds
     seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}..{seeds[-1]}"
-    out = [f"Sweep: {s.points} point{'s' if s.points != 1 else ''} x {len(seeds)} seed{'s' if len(seeds) != 1 else ''} "
-           f"({seed_text}, tie-break {doc.tie_break}) = {s.simulations} simulation{'s' if s.simulations != 1 else ''}."]
+    out = [f"Sweep: {plural(s.points, 'point')} x {plural(len(seeds), 'seed')} "
+           f"({seed_text}, tie-break {doc.tie_break}) = {plural(s.simulations, 'simulation')}."]
     if doc.fixed_changes:
         out.append(f"Every point also: {'; '.join(doc.fixed_changes)}.")
     return out

@@ -69,3 +69,8 @@ def usage(resource: str, requested: int, allocatable: int) -> str:
 
 def _cores(x: Fraction) -> str:
     return "0" if x == 0 else _three_digits(x)
+
+
+def plural(n: int, word: str) -> str:
+    """A count and its word: ``1 node``, ``2 nodes``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -8,7 +8,7 @@ from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import table, visible_len, wrap
-from kplan.cli.render.units import usage
+from kplan.cli.render.units import plural, usage
 from kplan.report.document import RunCounts
 from kplan.report.whatif import (
     CountShare,
@@ -109,8 +109,8 @@ def whatif_summary(doc: WhatIfDocument) -> str:
         if x.gated:
             text += f", {x.gated} gated"
         if x.preempted:
-            text += f", {x.preempted} pod{'s' if x.preempted != 1 else ''} preempted"
-        return text + f" ({x.nodes} node{'s' if x.nodes != 1 else ''})"
+            text += f", {plural(x.preempted, 'pod')} preempted"
+        return text + f" ({plural(x.nodes, 'node')})"
 
     parts = [f"{n} {label}" for n, label in ((s.evicted, "evicted"), (s.moved, "moved"),
                                               (s.now_schedulable, "now schedulable"),
@@ -118,7 +118,7 @@ def whatif_summary(doc: WhatIfDocument) -> str:
                                               (s.no_longer_preempted, "no longer preempted"), (s.deleted, "deleted"),
                                               (s.new, "new"), (s.removed, "removed"),
                                               (s.placed_elsewhere, "placed elsewhere")) if n]
-    changed = f"{s.changed} pod{'s' if s.changed != 1 else ''} change" + (f" ({', '.join(parts)})" if parts else "")
+    changed = f"{plural(s.changed, 'pod')} change" + (f" ({', '.join(parts)})" if parts else "")
     return f"Before: {side(b)}.\nAfter:  {side(a)}.\n{changed}."
 
 
@@ -137,7 +137,7 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
         elif u.count == 0:
             out.append("Until fit: every pending pod already fits; no node needed.")
         else:
-            out.append(wrap(f"Until fit: {u.count} node{'s' if u.count != 1 else ''} like {u.template} "
+            out.append(wrap(f"Until fit: {plural(u.count, 'node')} like {u.template} "
                             f"make{'s' if u.count == 1 else ''} every pending pod fit "
                             f"(tried: {', '.join(str(p.count) for p in u.probes)}).", width, hanging="  "))
     out.append("")
