@@ -120,6 +120,12 @@ def parse_plan(add_node: Sequence[str], scale: Sequence[str], cordon: Sequence[s
     return plan, fixed
 
 
+def node_file(value: str) -> str:
+    """The file of an --add-node value: FILE of FILE:FROM..TO, else the value."""
+    m = FILE_RANGE.match(value)
+    return m["path"] if m is not None else value
+
+
 def parse_confidence(value: float) -> Fraction:
     if not 0 <= value <= 1:
         raise InputError(f"--confidence {value}: give a share between 0 and 1")
@@ -244,6 +250,8 @@ def sweep(
     from kplan.cli.output import check_destination, deliver, result_options, run_info
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
+    from kplan.cli.whatif import check_node_names, looks_like_a_node_name
+    from kplan.cli.workspace import load_inputs
     from kplan.io.sweep import SweepInputs
     from kplan.report.sweep import sweep_document
     from kplan.whatif.sweep import point_results
@@ -252,7 +260,13 @@ def sweep(
     quiet = is_quiet(ctx, quiet, verbose)
     check_format("SweepResult", output)
     check_destination(output, output_file)
-    plan, fixed = parse_plan(add_node, scale, cordon, drain, remove_node, parse_prices(price))
+    prices = parse_prices(price)
+    unread = [("--add-node", v) for v in add_node if not v.startswith("like=") and looks_like_a_node_name(node_file(v))]
+    if unread:  # --add-node gen-c-3[:1..4] where like= was meant: the hint needs the cluster's node names
+        check_node_names(unread, load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig,
+                                             context=context, namespace=namespace, keep_existing=keep_existing,
+                                             seed=seed, progress=not quiet).inputs)
+    plan, fixed = parse_plan(add_node, scale, cordon, drain, remove_node, prices)
     bar = parse_confidence(confidence)
     seed_list = [seed + i for i in range(seeds)]
     loads, load_of = load_per_seed(cluster, [*(manifests or []), *filename], seed_list, kubeconfig=kubeconfig, context=context,

@@ -77,7 +77,9 @@ def check_node_names(values: list[tuple[str, str]], inputs: Any) -> None:
 
     nodes = {n.name for n in inputs.nodes}
     for option, value in values:
-        hint = f"; node {value} exists: {option} like={value} takes empty copies of it" if value in nodes else ""
+        # --add-node gen-c-3:2 (whatif) and gen-c-3:1..4 (sweep) meant like=gen-c-3:2 and like=gen-c-3:1..4
+        name = value.partition(":")[0] if option == "--add-node" else value
+        hint = f"; node {name} exists: {option} like={value} takes empty copies of it" if name in nodes else ""
         raise InputError(f"{option} {value}: no such file or folder{hint}")
 
 

@@ -97,6 +97,18 @@ BAD_INPUT = [
      "--until-fit like=node-c1"),
     ("whatif: --add-node of a name that is no node and no file",
      ["whatif", PENDING, "-c", CLUSTER, "--add-node", "node-zz"], "error: --add-node node-zz: no such file or folder\n"),
+    ("whatif: --add-node NODE:COUNT where like=NODE:COUNT was meant",
+     ["whatif", PENDING, "-c", CLUSTER, "--add-node", "node-c1:2"], "--add-node like=node-c1:2 takes empty copies"),
+    ("sweep: --add-node NODE where like=NODE was meant", ["sweep", PENDING, "-c", CLUSTER, "--add-node", "node-c1"],
+     "error: --add-node node-c1: no such file or folder; node node-c1 exists: --add-node like=node-c1 takes empty "
+     "copies of it"),
+    ("sweep: --add-node NODE:FROM..TO where like=NODE:FROM..TO was meant",
+     ["sweep", PENDING, "-c", CLUSTER, "--add-node", "node-c1:1..3"],
+     "error: --add-node node-c1:1..3: no such file or folder; node node-c1 exists: --add-node like=node-c1:1..3 "
+     "takes empty copies of it"),
+    ("sweep: --add-node of a name that is no node and no file",
+     ["sweep", PENDING, "-c", CLUSTER, "--add-node", "node-zz:1..3"],
+     "error: --add-node node-zz:1..3: no such file or folder\n"),
     ("whatif: an unknown output format", ["whatif", PENDING, "-o", "csv"], "unknown format 'csv'"),
     ("capacity: a missing pod file", ["capacity", "no-such.yaml", "-c", CLUSTER], "no-such.yaml"),
     ("capacity: an unknown output format", ["capacity", FITS, "-o", "github"], "unknown format 'github'"),
