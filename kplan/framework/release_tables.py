@@ -78,7 +78,8 @@ DEFAULT_ARGS: Mapping[KubeVersion, Mapping[str, Mapping[str, Any]]] = {
         "NodeAffinity": {},
         "VolumeBinding": {"bindTimeoutSeconds": 600},
         "DefaultPreemption": {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100},
-        "DynamicResources": {"filterTimeout": "10s"},
+        # filterTimeout 10s comes from the decoder while DRASchedulerFilterTimeout is on (SetDefaults reads the gate)
+        "DynamicResources": {},
     },
 }
 

@@ -69,7 +69,7 @@ def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: in
     modelling ``release`` (None: the default one)."""
     from kplan.plugins import in_tree_registry
 
-    registry = in_tree_registry()
+    registry = in_tree_registry(release)
     config = read_scheduler_config(scheduler_config, registry, release)
     planner = Planner(workspace.inputs, config, registry, seed=seed, lowest_name=lowest_name)
     planner.warnings = workspace.warnings + planner.warnings

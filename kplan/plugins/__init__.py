@@ -7,7 +7,9 @@ it implements are those of its class (``kplan.framework.registry.points_of``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
+from kplan.framework.features import Gate
 from kplan.framework.registry import ArgsKind, PluginSpec, Registry
 from kplan.framework.release import KubeVersion, Release, default_release
 from kplan.framework.release_tables import V1_34
@@ -64,19 +66,27 @@ VARIANTS: Mapping[KubeVersion, Mapping[str, type]] = {
 }
 
 
-def _args_kinds() -> dict[str, ArgsKind]:
+def _args_kinds(release: Release) -> dict[str, ArgsKind]:
     """The args kinds of the in-tree plugins that have one, by plugin name (upstream's
-    configuration scheme registers ``<Name>Args`` beside the registry)."""
+    configuration scheme registers ``<Name>Args`` beside the registry). Two of them decode and
+    validate by the release's feature gates, as upstream's defaulting reads the gates and its
+    validation takes them as options (VolumeBindingArgsValidationOptions, feature.Features)."""
+    capacity_scoring = release.enabled(Gate.STORAGE_CAPACITY_SCORING)
+    filter_timeout = release.enabled(Gate.DRA_SCHEDULER_FILTER_TIMEOUT)
     return {
         "NodeAffinity": ArgsKind("NodeAffinityArgs", nodeaffinity.decode_args, nodeaffinity.validate_args),
         "NodeResourcesFit": ArgsKind("NodeResourcesFitArgs", fit.decode_args, fit.validate_args,
                                      validate_on_build=True),
-        "VolumeBinding": ArgsKind("VolumeBindingArgs", volumebinding.decode_args, volumebinding.validate_args),
+        "VolumeBinding": ArgsKind("VolumeBindingArgs",
+                                  partial(volumebinding.decode_args, storage_capacity_scoring=capacity_scoring),
+                                  partial(volumebinding.validate_args, storage_capacity_scoring=capacity_scoring)),
         "PodTopologySpread": ArgsKind("PodTopologySpreadArgs", podtopologyspread.decode_args,
                                       podtopologyspread.validate_args),
         "InterPodAffinity": ArgsKind("InterPodAffinityArgs", interpodaffinity.decode_args,
                                      interpodaffinity.validate_args),
-        "DynamicResources": ArgsKind("DynamicResourcesArgs", _dra_args, _dra_validate),
+        "DynamicResources": ArgsKind("DynamicResourcesArgs",
+                                     partial(dynamicresources.decode_args, filter_timeout=filter_timeout),
+                                     partial(dynamicresources.validate_args, filter_timeout=filter_timeout)),
         "DefaultPreemption": ArgsKind("DefaultPreemptionArgs", defaultpreemption.decode_args,
                                       defaultpreemption.validate_args),
         "NodeResourcesBalancedAllocation": ArgsKind("NodeResourcesBalancedAllocationArgs",
@@ -89,25 +99,9 @@ def in_tree_registry(release: Release | None = None) -> Registry:
     one's extension points come from its class."""
     release = release or default_release()
     variants = VARIANTS[release.version]
-    kinds = _args_kinds()
+    kinds = _args_kinds(release)
     return Registry([PluginSpec(name, variants.get(name, cls), kinds.get(name))
                      for name, cls in FACTORIES.items() if name in release.plugins]
                     # kplan's own opt-in plugins: registered, but not in the default MultiPoint set
                     + extra_plugin_specs())
 
-
-def _dra_args(raw: object) -> dict[str, object]:
-    from kplan.framework.registry import ArgsError
-    raw = raw or {}
-    assert isinstance(raw, dict)
-    for k in raw:
-        if k != "filterTimeout":
-            raise ArgsError(f'unknown field "{k}"')
-    return {"filterTimeout": raw.get("filterTimeout", "10s")}
-
-
-def _dra_validate(args: dict[str, object]) -> list[str]:
-    t = str(args.get("filterTimeout") or "")
-    if t.startswith("-"):
-        return [f"filterTimeout: Invalid value: \"{t}\": must be zero or positive"]
-    return []

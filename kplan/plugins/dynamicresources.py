@@ -13,6 +13,7 @@ lives in cluster/dra.py; the structured allocator in plugins/dra/structured.py.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ from kplan.framework.interfaces import (
     RejectionExplainer,
     ReservePlugin,
 )
+from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
 from kplan.model.dra import DELETE_PROTECTION, Allocation, ResourceClaim
 from kplan.model.objects import Pod
@@ -50,6 +52,41 @@ _NOT_AVAILABLE_ID = reason_id(NOT_AVAILABLE)
 
 
 @dataclass(eq=False)
+@dataclass(frozen=True)
+class DynamicResourcesArgs:
+    #: a Go duration as written ("10s"); None when not set
+    filter_timeout: str | None = None
+
+
+#: configv1.DynamicResourcesFilterTimeoutDefault
+DEFAULT_FILTER_TIMEOUT = "10s"
+
+
+def decode_args(raw: Mapping[str, Any] | None, *, filter_timeout: bool = True) -> DynamicResourcesArgs:
+    """Strict decoding and SetDefaults_DynamicResourcesArgs, which sets filterTimeout only when the
+    release's DRASchedulerFilterTimeout gate is on."""
+    raw = raw or {}
+    for k in raw:
+        if k != "filterTimeout":
+            raise ArgsError(f'unknown field "{k}"')
+    given = raw.get("filterTimeout")
+    if given is not None:
+        return DynamicResourcesArgs(str(given))
+    return DynamicResourcesArgs(DEFAULT_FILTER_TIMEOUT if filter_timeout else None)
+
+
+def validate_args(args: DynamicResourcesArgs, *, filter_timeout: bool = True) -> list[str]:
+    """ValidateDynamicResourcesArgs with the release's features: ``filter_timeout`` is
+    DRASchedulerFilterTimeout (a timeout set while it is off is refused, in upstream's words)."""
+    if args.filter_timeout is None:
+        return []
+    if not filter_timeout:
+        return ["filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled"]
+    if args.filter_timeout.startswith("-"):
+        return [f'filterTimeout: Invalid value: "{args.filter_timeout}": must be zero or positive']
+    return []
+
+
 class DraCycle:
     """The plugin's cycle state (stateData). Shared by the clones preemption makes."""
 

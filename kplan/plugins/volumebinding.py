@@ -76,7 +76,14 @@ from kplan.model.storage import (
     PersistentVolume,
     PersistentVolumeClaim,
 )
-from kplan.plugins.helper import PluginBase
+from kplan.plugins.helper import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    PluginBase,
+    ShapePoint,
+    decode_shape,
+    shape_json,
+    shape_problems,
+)
 from kplan.plugins.nodeaffinity import requirement_mask
 
 NAME = "VolumeBinding"
@@ -92,9 +99,17 @@ UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 @dataclass
 class VolumeBindingArgs:
     bind_timeout_seconds: int = 600
+    #: the capacity-scoring shape (None: not given, and not defaulted with StorageCapacityScoring off)
+    shape: tuple[ShapePoint, ...] | None = None
 
 
-def decode_args(raw: Mapping[str, Any] | None) -> VolumeBindingArgs:
+#: SetDefaults_VolumeBindingArgs: the shape given when StorageCapacityScoring is on and none is
+DEFAULT_SHAPE = (ShapePoint(0, MAX_CUSTOM_PRIORITY_SCORE), ShapePoint(100, 0))
+
+
+def decode_args(raw: Mapping[str, Any] | None, *, storage_capacity_scoring: bool = False) -> VolumeBindingArgs:
+    """Strict decoding and SetDefaults_VolumeBindingArgs, which fills the shape only when the
+    release's StorageCapacityScoring gate is on."""
     raw = raw or {}
     for k in raw:
         if k not in ("bindTimeoutSeconds", "shape"):
@@ -103,15 +118,26 @@ def decode_args(raw: Mapping[str, Any] | None) -> VolumeBindingArgs:
     if raw.get("bindTimeoutSeconds") is not None:
         out.bind_timeout_seconds = int(raw["bindTimeoutSeconds"])
     if raw.get("shape") is not None:
-        raise ArgsError('shape: Invalid value: "shape": only allowed when the StorageCapacityScoring gate is on')
+        out.shape = decode_shape(raw["shape"], "shape")
+    if not out.shape and storage_capacity_scoring:
+        out.shape = DEFAULT_SHAPE
     return out
 
 
-def validate_args(args: VolumeBindingArgs) -> list[str]:
+def validate_args(args: VolumeBindingArgs, *, storage_capacity_scoring: bool = False) -> list[str]:
+    """ValidateVolumeBindingArgsWithOptions: ``storage_capacity_scoring`` is its
+    AllowStorageCapacityScoring option, the release's StorageCapacityScoring gate."""
+    errs: list[str] = []
     if args.bind_timeout_seconds < 0:
-        return [f"bindTimeoutSeconds: Invalid value: {args.bind_timeout_seconds}: invalid BindTimeoutSeconds, "
-                "should not be a negative value"]
-    return []
+        errs.append(f"bindTimeoutSeconds: Invalid value: {args.bind_timeout_seconds}: invalid BindTimeoutSeconds, "
+                    "should not be a negative value")
+    if storage_capacity_scoring:
+        errs += shape_problems(args.shape or (), "shape")
+    elif args.shape is not None:
+        # the gate is off: a shape is refused so that it takes no effect when the gate turns on
+        errs.append(f"shape: Invalid value: {shape_json(args.shape)}: unexpected field `shape`, remove it or turn on "
+                    "the feature gate StorageCapacityScoring")
+    return errs
 
 
 def storage_of(handle: Handle) -> StorageState:

@@ -41,7 +41,14 @@ from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import Node, Pod
 from kplan.model.parse import is_scalar_resource
-from kplan.plugins.helper import PluginBase, go_round, trunc_div
+from kplan.plugins.helper import (
+    PluginBase,
+    ShapePoint,
+    broken_linear,
+    decode_shape,
+    go_round,
+    shape_problems,
+)
 from kplan.plugins.noderesources.cpu_memory import CpuMemoryLoad, cpu_memory_allocatable
 
 NAME = "NodeResourcesFit"
@@ -50,7 +57,6 @@ TOO_MANY_PODS = "Too many pods"
 #: 2**k: the bit of a pattern that says the (k-1)-th checked resource is short (bit 0: too many pods)
 _BIT_VALUES = np.int64(1) << np.arange(63, dtype=np.int64)
 MAX_UTILIZATION = 100
-MAX_CUSTOM_PRIORITY_SCORE = 10
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
 
 
@@ -58,12 +64,6 @@ _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
 class ResourceSpec:
     name: str
     weight: int
-
-
-@dataclass(frozen=True)
-class ShapePoint:
-    utilization: int
-    score: int
 
 
 @dataclass
@@ -120,13 +120,7 @@ def decode_args(raw: Mapping[str, Any] | None) -> FitArgs:
         if not isinstance(rtcr, Mapping):
             raise ArgsError("scoringStrategy.requestedToCapacityRatio: expected an object")
         _check_fields(rtcr, {"shape"}, "scoringStrategy.requestedToCapacityRatio.")
-        points = []
-        for i, p in enumerate(rtcr.get("shape") or []):
-            if not isinstance(p, Mapping):
-                raise ArgsError(f"scoringStrategy.requestedToCapacityRatio.shape[{i}]: expected an object")
-            _check_fields(p, {"utilization", "score"}, f"scoringStrategy.requestedToCapacityRatio.shape[{i}].")
-            points.append(ShapePoint(_ints(p.get("utilization") or 0, "utilization"), _ints(p.get("score") or 0, "score")))
-        args.shape = tuple(points)
+        args.shape = decode_shape(rtcr.get("shape"), "scoringStrategy.requestedToCapacityRatio.shape")
     return args
 
 
@@ -146,19 +140,7 @@ def validate_args(args: FitArgs | None) -> list[str]:
             errs.append(f"scoringStrategy.resources[{i}].weight: Invalid value: {r.weight}: "
                         f"resource weight of {r.name} not in valid range (0, 100]")
     if args.shape is not None:
-        if not args.shape:
-            errs.append("scoringStrategy.shape: Required value: at least one point must be specified")
-        for i, p in enumerate(args.shape):
-            if i > 0 and p.utilization <= args.shape[i - 1].utilization:
-                errs.append(f"scoringStrategy.shape[{i}].utilization: Invalid value: {p.utilization}: "
-                            "values must be sorted in increasing order")
-                break
-        for i, p in enumerate(args.shape):
-            if not 0 <= p.utilization <= 100:
-                errs.append(f"scoringStrategy.shape[{i}].utilization: Invalid value: {p.utilization}: "
-                            "not in valid range [0, 100]")
-            if not 0 <= p.score <= MAX_CUSTOM_PRIORITY_SCORE:
-                errs.append(f"scoringStrategy.shape[{i}].score: Invalid value: {p.score}: not in valid range [0, 10]")
+        errs += shape_problems(args.shape, "scoringStrategy.shape")
     elif args.strategy == RTCR:
         # v1.34.1 panics here; later releases report this (kubernetes/kubernetes#132120)
         errs.append("scoringStrategy.requestedToCapacityRatio: Required value: "
@@ -168,22 +150,6 @@ def validate_args(args: FitArgs | None) -> list[str]:
 
 def is_extended_resource(name: str) -> bool:
     return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
-
-
-def broken_linear(shape: tuple[ShapePoint, ...], p: np.ndarray) -> np.ndarray:
-    """helper.BuildBrokenLinearFunction with scores already scaled to 0..100."""
-    pts = [(s.utilization, s.score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for s in shape]
-    out = np.full(p.shape, pts[-1][1], dtype=np.int64)
-    done = np.zeros(p.shape, dtype=bool)
-    for i, (u, s) in enumerate(pts):
-        hit = ~done & (p <= u)
-        if i == 0:
-            out[hit] = s
-        else:
-            pu, ps = pts[i - 1]
-            out[hit] = ps + trunc_div((s - ps) * (p[hit] - pu), u - pu)
-        done |= hit
-    return out
 
 
 class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScorePlugin,

@@ -10,6 +10,7 @@ from kplan.framework.config import load_config
 from kplan.framework.features import Features, Gate, GateSpec, Stage, parse_feature_gates
 from kplan.framework.release import KubeVersion, Release, default_release
 from kplan.plugins import VARIANTS, in_tree_registry
+from kplan.plugins.helper import ShapePoint
 from kplan.scheduler.simulate import SchedulerHandle
 from tests.builders import make_snapshot
 
@@ -139,3 +140,69 @@ def test_1_34_default_args_are_what_each_decoder_gives_for_no_args() -> None:
         spec = registry.get(name)
         assert spec is not None and spec.args is not None
         assert spec.args.decode(release.default_args(name)) == spec.args.decode(None), name
+
+
+# ------------------------------------------------------------------------------ args by the release's gates
+
+def _with(**gates: bool) -> Release:
+    """The default release with these gates set, built directly: kplan refuses to run such a
+    release while it models no variant for the change, but decoding and validation read the gates."""
+    release = default_release()
+    return Release(release.version, Features.of(release.gates, dict(gates)))
+
+
+def _args_problems(release: Release, name: str, args: dict[str, object]) -> tuple[object, list[str]]:
+    spec = in_tree_registry(release).get(name)
+    assert spec is not None and spec.args is not None and spec.args.validate is not None
+    decoded = spec.args.decode(args)
+    return decoded, spec.args.validate(decoded)
+
+
+SHAPE = [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+
+
+@pytest.mark.parametrize(("gates", "name", "args", "problems"), [
+    ({}, "VolumeBinding", {"shape": SHAPE},
+     ['shape: Invalid value: [{"Utilization":0,"Score":10},{"Utilization":100,"Score":0}]: unexpected field '
+      "`shape`, remove it or turn on the feature gate StorageCapacityScoring"]),
+    ({"StorageCapacityScoring": True}, "VolumeBinding", {"shape": SHAPE}, []),
+    ({"StorageCapacityScoring": True}, "VolumeBinding", {"shape": [{"utilization": 50, "score": 11},
+                                                                   {"utilization": 40, "score": 0}]},
+     ["shape[1].utilization: Invalid value: 40: values must be sorted in increasing order",
+      "shape[0].score: Invalid value: 11: not in valid range [0, 10]"]),
+    ({}, "VolumeBinding", {"bindTimeoutSeconds": -1},
+     ["bindTimeoutSeconds: Invalid value: -1: invalid BindTimeoutSeconds, should not be a negative value"]),
+    ({}, "DynamicResources", {"filterTimeout": "-1s"}, ['filterTimeout: Invalid value: "-1s": must be zero or positive']),
+    ({}, "DynamicResources", {"filterTimeout": "0s"}, []),
+    ({"DRASchedulerFilterTimeout": False}, "DynamicResources", {"filterTimeout": "0s"},
+     ["filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled"]),
+    ({"DRASchedulerFilterTimeout": False}, "DynamicResources", {}, []),
+], ids=["a shape with StorageCapacityScoring off", "a shape with it on", "a bad shape with it on",
+        "a negative bind timeout either way", "a negative filter timeout", "a zero filter timeout",
+        "a filter timeout with DRASchedulerFilterTimeout off (upstream's gate name misspelt in its message)",
+        "no filter timeout with it off"])
+def test_args_are_validated_by_the_release_s_gates(gates: dict[str, bool], name: str, args: dict[str, object],
+                                                  problems: list[str]) -> None:
+    assert _args_problems(_with(**gates), name, args)[1] == problems
+
+
+@pytest.mark.parametrize(("gates", "name", "field", "value"), [
+    ({}, "VolumeBinding", "shape", None),
+    ({"StorageCapacityScoring": True}, "VolumeBinding", "shape", (ShapePoint(0, 10), ShapePoint(100, 0))),
+    ({}, "DynamicResources", "filter_timeout", "10s"),
+    ({"DRASchedulerFilterTimeout": False}, "DynamicResources", "filter_timeout", None),
+], ids=["no shape with StorageCapacityScoring off", "the default shape with it on",
+        "the default filter timeout", "none with DRASchedulerFilterTimeout off"])
+def test_args_are_defaulted_by_the_release_s_gates(gates: dict[str, bool], name: str, field: str,
+                                                  value: object) -> None:
+    decoded, problems = _args_problems(_with(**gates), name, {})
+    assert getattr(decoded, field) == value and problems == []
+
+
+def test_a_shape_in_the_configuration_file_is_refused_at_validation_with_the_gate_off() -> None:
+    doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "profiles": [{"pluginConfig": [{"name": "VolumeBinding", "args": {"shape": SHAPE[:1]}}]}]}
+    with pytest.raises(ConfigError) as e:
+        load_config(doc, in_tree_registry())
+    assert str(e.value) == ('profiles[0].pluginConfig[0].args.shape: Invalid value: [{"Utilization":0,"Score":10}]: '
+                            "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring")
