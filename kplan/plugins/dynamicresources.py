@@ -51,7 +51,6 @@ _GO_MAP_GROUP_SLOTS = 8
 _NOT_AVAILABLE_ID = reason_id(NOT_AVAILABLE)
 
 
-@dataclass(eq=False)
 @dataclass(frozen=True)
 class DynamicResourcesArgs:
     #: a Go duration as written ("10s"); None when not set
@@ -87,6 +86,7 @@ def validate_args(args: DynamicResourcesArgs, *, filter_timeout: bool = True) ->
     return []
 
 
+@dataclass(eq=False)
 class DraCycle:
     """The plugin's cycle state (stateData). Shared by the clones preemption makes."""
 
