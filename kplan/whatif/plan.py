@@ -91,7 +91,7 @@ class Planner:
         # built now for its warnings; the first unchanged run reuses it (a snapshot serves one
         # run: the simulation binds pods into it), unless the planner only runs changed inputs
         # (kplan sweep) and would hold a whole snapshot it never reads
-        base = build_scenario(inputs)
+        base = build_scenario(inputs, seed=seed)
         self.warnings = list(base.warnings)
         self._base: Scenario | None = base if keep_base else None
         #: told (what the run is, pods tried, pods created) as each run goes: the CLI's progress
@@ -100,23 +100,25 @@ class Planner:
 
     # -------------------------------------------------------------------------- runs
 
-    def _built(self, inputs: Inputs | None) -> tuple[Inputs, Scenario]:
+    def _built(self, inputs: Inputs | None, seed: int) -> tuple[Inputs, Scenario]:
+        """The scenario of ``inputs`` (default: the unchanged ones) for a run with ``seed``, which
+        also names the claims made from templates."""
         if inputs is None:
             inputs = self.inputs
-            if self._base is not None:
+            if self._base is not None and seed == self.seed:
                 built, self._base = self._base, None
                 return inputs, built
-        return inputs, build_scenario(inputs)
+        return inputs, build_scenario(inputs, seed=seed)
 
     def simulation(self, inputs: Inputs | None = None, *, config: SchedulerConfig | None = None,
                    observer: Observer | None = None, keep_cycles: bool = False,
                    stage: str = "scheduling", seed: int | None = None) -> tuple[Inputs, Scenario, Simulation]:
         """A simulation of ``inputs`` (default: the unchanged inputs); ``seed`` overrides the
         planner's for this run (kplan sweep runs one planner with many seeds)."""
-        inputs, built = self._built(inputs)
+        seed = self.seed if seed is None else seed
+        inputs, built = self._built(inputs, seed)
         report = self.progress
-        sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending,
-                         seed=self.seed if seed is None else seed,
+        sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending, seed=seed,
                          lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
                          observer=observer, created_after=built.inputs.created_after, replaced=built.inputs.replaced,
                          progress=None if report is None else lambda done, total: report(stage, done, total))

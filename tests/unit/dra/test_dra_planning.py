@@ -148,3 +148,19 @@ def test_capacity_gives_each_replica_its_own_claim_from_the_template(tmp_path: P
     allocated = [c for c in claims.values() if c.allocation is not None]
     devices = [r.device_id for c in allocated for r in c.allocation.results]
     assert len(allocated) == 3 and len(devices) == 6 == len(set(devices))
+
+
+def _template_claims(seed: int, sweep_seed: int | None = None) -> list[str]:
+    loaded = load_inputs(CLUSTER, [SERVE], progress=False)
+    run = open_planner(loaded, None, seed=seed, tie_break=TieBreak.lowest_name).simulate(seed=sweep_seed)
+    dra = run.result.snapshot.dra
+    assert dra is not None
+    return sorted(key for key in dra.claims if "llm-serve" in key)
+
+
+def test_the_claims_made_from_templates_are_named_by_the_run_s_seed() -> None:
+    """--seed names the pending pods' claims as it names their pods (the planner built them with
+    seed 0 whatever --seed said); seed 0 keeps its names, and a sweep's per-point seed wins."""
+    zero, seven = _template_claims(0), _template_claims(7)
+    assert zero and len(zero) == len(seven) and set(zero).isdisjoint(seven)
+    assert _template_claims(0) == zero and _template_claims(0, sweep_seed=7) == seven
