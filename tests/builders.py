@@ -149,6 +149,12 @@ class PodBuilder:
         self._spec["containers"] = [{"name": f"c{i}", "image": im} for i, im in enumerate(images)]
         return self
 
+    def image_volume(self, reference: str) -> PodBuilder:
+        """Append an image volume (volumes[].image, KEP-4639) of ``reference``."""
+        vols = self._spec.setdefault("volumes", [])
+        vols.append({"name": f"iv{len(vols)}", "image": {"reference": reference, "pullPolicy": "IfNotPresent"}})
+        return self
+
     def host_port(self, port: int, protocol: str | None = None, host_ip: str | None = None) -> PodBuilder:
         p: dict[str, Any] = {"containerPort": port, "hostPort": port}
         if protocol:
@@ -305,6 +311,11 @@ class NodeBuilder:
 
     def unschedulable(self) -> NodeBuilder:
         self.d["spec"]["unschedulable"] = True
+        return self
+
+    def declared_features(self, *names: str) -> NodeBuilder:
+        """status.declaredFeatures, in the order given."""
+        self.d["status"]["declaredFeatures"] = list(names)
         return self
 
     def image(self, size: int, *names: str) -> NodeBuilder:

@@ -34,6 +34,7 @@ class Gate(StrEnum):
     MATCH_LABEL_KEYS_IN_POD_AFFINITY = "MatchLabelKeysInPodAffinity"
     MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD = "MatchLabelKeysInPodTopologySpread"
     MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD_SELECTOR_MERGE = "MatchLabelKeysInPodTopologySpreadSelectorMerge"
+    NODE_DECLARED_FEATURES = "NodeDeclaredFeatures"
     NODE_INCLUSION_POLICY_IN_POD_TOPOLOGY_SPREAD = "NodeInclusionPolicyInPodTopologySpread"
     NOMINATED_NODE_NAME_FOR_EXPECTATION = "NominatedNodeNameForExpectation"
     POD_LEVEL_RESOURCES = "PodLevelResources"

@@ -159,6 +159,23 @@ class Volume:
     monitors: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class FeatureFacts:
+    """The parts of a pod spec from which NodeDeclaredFeatures infers the node features the pod
+    needs (k8s.io/component-helpers/nodedeclaredfeatures: each feature's InferForScheduling)."""
+
+    host_network: bool = False
+    #: spec.hostUsers (None: not set)
+    host_users: bool | None = None
+    #: a container or init container has a restartPolicyRules entry with action RestartAllContainers
+    restart_all_containers: bool = False
+    #: a container, init container or ephemeral container mounts a volume with bindMountOptions
+    bind_mount_options: bool = False
+
+
+NO_FEATURE_FACTS = FeatureFacts()
+
+
 @dataclass(frozen=True, eq=False, slots=True)
 class Pod:
     """A pod as the scheduler sees it, immutable: admission and binding make new Pods
@@ -199,7 +216,10 @@ class Pod:
     scheduling_gates: tuple[str, ...] = ()
     #: container images in initContainers + containers order (duplicates kept)
     images: tuple[str, ...] = ()
+    #: image volumes' image.reference, in volume order (ImageLocality counts them from 1.36)
+    volume_images: tuple[str, ...] = ()
     volumes: tuple[Volume, ...] = ()
+    feature_facts: FeatureFacts = NO_FEATURE_FACTS
     #: spec.resourceClaims, in order
     resource_claims: tuple[PodClaim, ...] = ()
     #: status.resourceClaimStatuses: (pod claim name, claim name or None), in order
@@ -251,6 +271,8 @@ class Node:
     allocatable: Mapping[str, int] = field(default_factory=_empty_amounts)
     capacity: Mapping[str, int] = field(default_factory=_empty_amounts)
     images: tuple[ImageState, ...] = ()
+    #: status.declaredFeatures as the node gives them (NodeDeclaredFeatures, KEP-5328)
+    declared_features: tuple[str, ...] = ()
     #: Ready condition status ("True", "False", "Unknown", "" when absent)
     ready: str = ""
     source: str = ""

@@ -18,6 +18,8 @@ from kplan.model.objects import (
     EMPTY,
     HONOR,
     IGNORE,
+    NO_FEATURE_FACTS,
+    FeatureFacts,
     HostPort,
     ImageState,
     Namespace,
@@ -545,6 +547,28 @@ def _volumes(spec: Mapping[str, Any], pod_name: str, where: Where) -> tuple[Volu
     return tuple(out)
 
 
+def _feature_facts(spec: Mapping[str, Any]) -> FeatureFacts:
+    """What NodeDeclaredFeatures reads of a pod spec (FeatureFacts); malformed parts count as
+    absent, as they do not reach the scheduler through the API server."""
+    host_network = spec.get("hostNetwork") is True
+    host_users = spec.get("hostUsers")
+    restart_all = bind_mounts = False
+    for field in ("containers", "initContainers", "ephemeralContainers"):
+        for c in spec.get(field) or ():
+            if not isinstance(c, Mapping):
+                continue
+            rules = c.get("restartPolicyRules")
+            if isinstance(rules, list) and field != "ephemeralContainers":
+                restart_all = restart_all or any(isinstance(r, Mapping) and r.get("action") == "RestartAllContainers"
+                                                 for r in rules)
+            mounts = c.get("volumeMounts")
+            if isinstance(mounts, list):
+                bind_mounts = bind_mounts or any(isinstance(m, Mapping) and m.get("bindMountOptions") for m in mounts)
+    if not (host_network or restart_all or bind_mounts):
+        return NO_FEATURE_FACTS
+    return FeatureFacts(host_network, host_users if isinstance(host_users, bool) else None, restart_all, bind_mounts)
+
+
 def _owners(md: Mapping[str, Any], where: Where) -> tuple[OwnerRef, ...]:
     out = []
     for i, o in enumerate(_list(md.get("ownerReferences"), where, "metadata.ownerReferences")):
@@ -636,7 +660,7 @@ class _SpecFields:
     the pod's own metadata and status fields between them)."""
 
     __slots__ = ("resources", "required_na", "preferred_na", "aff_req", "aff_pref", "anti_req", "anti_pref",
-                 "images", "gates", "claims", "scheduler_name", "priority", "priority_class_name",
+                 "images", "volume_images", "gates", "claims", "scheduler_name", "priority", "priority_class_name",
                  "preemption_policy", "host_ports", "node_selector", "tolerations", "spread", "volumes")
 
     def __init__(self, spec: Mapping[str, Any], labels: Mapping[str, str], where: Where) -> None:
@@ -660,6 +684,9 @@ class _SpecFields:
         self.images = tuple(str(_map(c, where, "spec").get("image") or "")
                             for field in ("initContainers", "containers")
                             for c in _list(spec.get(field), where, f"spec.{field}"))
+        self.volume_images = tuple(str(_map(v.get("image"), where, "spec.volumes.image").get("reference") or "")
+                                   for v in _list(spec.get("volumes"), where, "spec.volumes")
+                                   if isinstance(v, Mapping) and v.get("image") is not None)
         self.gates = tuple(_str(_map(g, where, "spec.schedulingGates").get("name"), where, "spec.schedulingGates.name")
                            for g in _list(spec.get("schedulingGates"), where, "spec.schedulingGates"))
         self.claims = _spec_claims(spec, where)
@@ -784,7 +811,9 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
         spread_constraints=fields.spread,
         scheduling_gates=fields.gates,
         images=fields.images,
+        volume_images=fields.volume_images,
         volumes=fields.volumes,
+        feature_facts=_feature_facts(spec),
         resource_claims=fields.claims,
         claim_statuses=claim_statuses,
         start_time=parse_time(status.get("startTime"), where, "status.startTime"),
@@ -813,6 +842,8 @@ def parse_node(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False
         im = _map(im, where, f"status.images[{i}]")
         names = tuple(_str(n, where, f"status.images[{i}].names") for n in _list(im.get("names"), where, "names"))
         images.append(ImageState(names, _int(im.get("sizeBytes"), where, f"status.images[{i}].sizeBytes")))
+    declared = tuple(_str(f, where, "status.declaredFeatures")
+                     for f in _list(status.get("declaredFeatures"), where, "status.declaredFeatures"))
     ready = ""
     for c in _list(status.get("conditions"), where, "status.conditions"):
         if isinstance(c, Mapping) and c.get("type") == "Ready":
@@ -826,6 +857,7 @@ def parse_node(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False
         allocatable=MappingProxyType(allocatable),
         capacity=MappingProxyType(capacity),
         images=tuple(images),
+        declared_features=declared,
         ready=ready,
         source=source,
         raw=dict(d) if keep_raw else None,

@@ -20,6 +20,7 @@ from kplan.plugins import (
     imagelocality,
     interpodaffinity,
     nodeaffinity,
+    nodedeclaredfeatures,
     nodename,
     nodeports,
     nodeunschedulable,
@@ -56,6 +57,7 @@ FACTORIES: dict[str, type] = {
     "NodeResourcesBalancedAllocation": balanced_allocation.NodeResourcesBalancedAllocation,
     "ImageLocality": imagelocality.ImageLocality,
     "DefaultBinder": defaultbinder.DefaultBinder,
+    "NodeDeclaredFeatures": nodedeclaredfeatures.NodeDeclaredFeatures,
 }
 
 

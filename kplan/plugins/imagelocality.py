@@ -1,8 +1,12 @@
-"""ImageLocality (plugins/imagelocality/image_locality.go, v1.34.1).
+"""ImageLocality (plugins/imagelocality/image_locality.go, v1.34.1, v1.36.3 and v1.37.2).
 
 Score (reference 4.3): the sizes of the pod's images present on the node, each scaled by the
 fraction of all nodes that have it, clamped to [23 MiB, 1000 MiB × containers] and mapped to
 0..100. No NormalizeScore. Names match exactly after adding ":latest" to untagged names.
+
+From 1.36 (#130231) the images of image volumes (``volumes[].image.reference``) are summed too,
+while the maximum still counts containers only (``ImageVolumeLocality``); from 1.37 each image
+volume also raises the maximum by 1000 MiB (``ImageVolumeCountLocality``).
 """
 
 from __future__ import annotations
@@ -71,11 +75,16 @@ class ImageLocality(PluginBase, ScorePlugin):
             self._index = (weakref.ref(table), ImageIndex(table))
         return self._index[1]
 
+    def images(self, pod: Pod) -> tuple[tuple[str, ...], int]:
+        """sumImageScores' images (init containers, containers) and calculatePriority's count."""
+        return pod.images, len(pod.images)
+
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         index = self.index()
         total_nodes = len(self.handle.snapshot.table)
-        present = [name for image in pod.images if (name := normalized_image_name(image)) in index.sizes]
-        if pod.images and not present:
+        images, count = self.images(pod)
+        present = [name for image in images if (name := normalized_image_name(image)) in index.sizes]
+        if count and not present:
             # no node has any of the images: every sum is clamped up to the minimum, scored 0
             return np.zeros(len(rows), dtype=np.int64)
         source = table.source_rows[rows]
@@ -84,7 +93,22 @@ class ImageLocality(PluginBase, ScorePlugin):
             sizes = index.sizes[name]
             spread = index.num_nodes[name] / total_nodes
             total += (sizes[source].astype(np.float64) * spread).astype(np.int64)
-        max_threshold = MAX_CONTAINER_THRESHOLD * len(pod.images)
+        max_threshold = MAX_CONTAINER_THRESHOLD * count
         total = np.clip(total, MIN_THRESHOLD, None)
         total = np.where(total > max_threshold, max_threshold, total)
         return MAX_NODE_SCORE * (total - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+
+class ImageVolumeLocality(ImageLocality):
+    """ImageLocality of 1.36 (#130231): image volumes' images are summed too; the maximum
+    counts the containers only."""
+
+    def images(self, pod: Pod) -> tuple[tuple[str, ...], int]:
+        return pod.images + pod.volume_images, len(pod.images)
+
+
+class ImageVolumeCountLocality(ImageLocality):
+    """ImageLocality of 1.37: each image volume counts like a container in the maximum too."""
+
+    def images(self, pod: Pod) -> tuple[tuple[str, ...], int]:
+        return pod.images + pod.volume_images, len(pod.images) + len(pod.volume_images)

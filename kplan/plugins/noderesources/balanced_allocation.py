@@ -1,20 +1,26 @@
-"""NodeResourcesBalancedAllocation (plugins/noderesources/balanced_allocation.go, v1.34.1).
+"""NodeResourcesBalancedAllocation (plugins/noderesources/balanced_allocation.go, v1.34.1 and v1.36.3).
 
 PreScore: Skip for pods that request none of the resources (best-effort pods).
 Score (reference 4.2): ``int((1 - std) * 100)`` of the requested fractions (capped at 1) of the
 configured resources, float64 as upstream; real requests, pod-level resources honoured.
+
+From 1.36 (#135573, ``BalanceChangeAllocation``) the score is the change of that balance: the
+balance with the pod and the balance of the node as it is (its requests only, over the same
+resources) are each scored as above, and the score is ``50 + (50 + with - without) / 2`` in
+int64 (both lie in [50, 100], so the division never truncates a negative number): 75 when the
+pod leaves the balance as it was, towards 100 when it improves it, towards 50 when it worsens it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
-from kplan.cluster.resources import gather
+from kplan.cluster.resources import CPU, MEMORY, gather
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, PreScorePlugin, ScorePlugin
 from kplan.framework.status import OK, Status, skip
@@ -88,27 +94,55 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
             wanted.append(q)
         n = len(rows)
         if not cols:
-            return np.full(n, MAX_NODE_SCORE, dtype=np.int64)
+            # no resource to weigh: a standard deviation of 0 (100; 75 for the change of nothing)
+            none = np.zeros((0, n), dtype=np.int64)
+            return self._scores(none, lambda: none, none, none != 0)
         alloc = gather(table.alloc_t, cols, rows)      # resources × nodes
-        req = gather(table.requested_t, cols, rows) + np.array(wanted, dtype=np.int64)[:, None]
-        live = alloc != 0
-        all_live = bool(live.all())
-        fractions = np.minimum(req / (alloc if all_live else np.where(live, alloc, 1)), 1.0)
-        if len(cols) == 2 and all_live:
-            # the usual cpu + memory case: std of two values is half their distance
-            std = np.abs((fractions[0] - fractions[1]) / 2)
-        else:
-            std = _std_of_live(fractions, live)
-        return np.asarray(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
+        node_load = gather(table.requested_t, cols, rows)
+        req = node_load + np.array(wanted, dtype=np.int64)[:, None]
+        return self._scores(req, lambda: node_load, alloc, alloc != 0)
+
+    def _scores(self, requested: np.ndarray, allocated: Callable[[], np.ndarray], alloc: np.ndarray,
+                live: np.ndarray | None) -> np.ndarray:
+        """balancedResourceScorer: the score of the balance with the pod (``requested``); the
+        node's own requests (``allocated()``, gathered like ``requested``) are what 1.36's
+        variant compares it with. ``live`` marks the resources each node has (None: all)."""
+        return balance_score(requested, alloc, live)
 
     def _cpu_memory_score(self, pod: Pod, table: NodeTable, rows: np.ndarray, alloc: np.ndarray) -> np.ndarray:
         """score for the default resources (cpu, then memory) where every node has both: the
         general path's two-resource case, without looking the columns up."""
         req = self._load.with_request(table.requested_t, rows, pod.requests.get("cpu", 0),
                                       pod.requests.get("memory", 0))
-        fractions = np.minimum(req / alloc, 1.0)
+        return self._scores(req, lambda: table.requested_t[CPU:MEMORY + 1].take(rows, axis=1), alloc, None)
+
+
+class BalanceChangeAllocation(NodeResourcesBalancedAllocation):
+    """NodeResourcesBalancedAllocation from 1.36 (#135573): scores how the pod changes the
+    node's balance, not the balance it leaves."""
+
+    def _scores(self, requested: np.ndarray, allocated: Callable[[], np.ndarray], alloc: np.ndarray,
+                live: np.ndarray | None) -> np.ndarray:
+        with_pod = balance_score(requested, alloc, live)
+        without_pod = balance_score(allocated(), alloc, live)
+        half = MAX_NODE_SCORE // 2
+        return np.asarray(half + (half + with_pod - without_pod) // 2)
+
+
+def balance_score(load: np.ndarray, alloc: np.ndarray, live: np.ndarray | None) -> np.ndarray:
+    """balancedResourceScore per node (column): ``int((1 - std) * 100)`` of the fractions
+    ``load / alloc`` capped at 1, over the resources the node has (``live``; None: all)."""
+    all_live = live is None or bool(live.all())
+    if live is None or all_live:
+        fractions = np.minimum(load / alloc, 1.0)
+    else:
+        fractions = np.minimum(load / np.where(live, alloc, 1), 1.0)
+    if len(load) == 2 and all_live:
+        # the usual cpu + memory case: std of two values is half their distance
         std = np.abs((fractions[0] - fractions[1]) / 2)
-        return np.asarray(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
+    else:
+        std = _std_of_live(fractions, alloc != 0 if live is None else live)
+    return np.asarray(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
 
 
 def _std_of_live(fractions: np.ndarray, live: np.ndarray) -> np.ndarray:

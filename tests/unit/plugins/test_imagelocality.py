@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from kplan.plugins.helper import default_normalize
-from kplan.plugins.imagelocality import normalized_image_name
+from kplan.plugins.imagelocality import (
+    ImageLocality,
+    ImageVolumeCountLocality,
+    ImageVolumeLocality,
+    normalized_image_name,
+)
 from tests.builders import PodBuilder, make_node, make_plugin, make_pod, make_snapshot, run_score
 
 MB = 2**20
@@ -47,6 +52,34 @@ NODES = [
 def test_image_locality(pod: PodBuilder, scores: dict[str, int]) -> None:
     snap = make_snapshot(NODES)
     assert run_score(make_plugin("ImageLocality", snap), pod.build(), snap) == scores
+
+
+@pytest.mark.parametrize("pod, scores_1_34, scores_1_36, scores_1_37", [
+    # 1.36: big:1 (1000Mi) + app:1 on n1 and n3 (int(500Mi * 2/3)) clamped to 1000Mi → 100; 1.37:
+    # 100 * (1000Mi + 349525333 - 23Mi) // (2000Mi - 23Mi) = 66 on n1, n3; 49 on n2
+    pytest.param(make_pod().image("big:1").image_volume("app:1"), {"n1": 100, "n2": 100, "n3": 100},
+                 {"n1": 100, "n2": 100, "n3": 100}, {"n1": 66, "n2": 49, "n3": 66},
+                 id="an image volume is summed from 1.36 and raises the maximum from 1.37"),
+    # the image volume alone: int(500Mi * 2/3) → 31 on n1, n3 (maximum 1000Mi), 15 from 1.37 (2000Mi)
+    pytest.param(make_pod().image("missing:1").image_volume("app:1"), {"n1": 0, "n2": 0, "n3": 0},
+                 {"n1": 31, "n2": 0, "n3": 31}, {"n1": 15, "n2": 0, "n3": 15},
+                 id="a pod whose only image on the nodes is an image volume's"),
+    pytest.param(make_pod().image("big:1").image_volume("missing:1"), {"n1": 100, "n2": 100, "n3": 100},
+                 {"n1": 100, "n2": 100, "n3": 100}, {"n1": 49, "n2": 49, "n3": 49},
+                 id="an image volume on no node still counts in 1.37's maximum"),
+    # 2 × int(300Mi / 3) = 209715200: 100 * (209715200 - 23Mi) // 977Mi = 18; // 1977Mi = 8
+    pytest.param(make_pod().image("nginx").image_volume("nginx"), {"n1": 0, "n2": 0, "n3": 7},
+                 {"n1": 0, "n2": 0, "n3": 18}, {"n1": 0, "n2": 0, "n3": 8},
+                 id="an image volume's untagged reference matches :latest"),
+])
+def test_image_locality_with_image_volumes(pod: PodBuilder, scores_1_34: dict[str, int], scores_1_36: dict[str, int],
+                                           scores_1_37: dict[str, int]) -> None:
+    snap = make_snapshot(NODES)
+    handle = make_plugin("ImageLocality", snap).handle
+    built = pod.build()
+    for cls, scores in ((ImageLocality, scores_1_34), (ImageVolumeLocality, scores_1_36),
+                        (ImageVolumeCountLocality, scores_1_37)):
+        assert run_score(cls(None, handle), built, snap) == scores, cls.__name__
 
 
 def test_one_image_name_scores_with_the_size_the_first_node_by_name_reports() -> None:

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kplan.framework.cycle_state import CycleState
 from kplan.framework.status import Code
-from kplan.plugins.noderesources.balanced_allocation import _std_of_live
+from kplan.plugins.noderesources.balanced_allocation import BalanceChangeAllocation, _std_of_live, decode_args
 from tests.builders import (
     PodBuilder,
     Verdict,
@@ -256,6 +257,64 @@ def test_balanced_allocation_skips_best_effort_pods() -> None:
     snap = make_snapshot(BAL_NODES)
     plugin = make_plugin("NodeResourcesBalancedAllocation", snap)
     assert run_score(plugin, make_pod().container().build(), snap) is None
+
+
+# balanced_allocation_test.go at v1.36.3 (#135573): its cases and hand-computed scores, nodes of
+# (milli-cpu, memory bytes), the pod of two containers; "(with → without)" are the two balances
+def _cm(cpu: str, memory: str, **more: Any) -> dict[str, Any]:
+    return {"cpu": cpu, "memory": memory, **more}
+
+
+TWO_CONTAINERS = make_pod().container(_cm("1000m", "2000")).container(_cm("2000m", "3000"))
+CPU_ONLY_ON = make_pod("cpu-only").container({"cpu": "1000m"}).container({"cpu": "2000m"})
+BOTH_ON = make_pod("both").container(_cm("1000m", "2000")).container(_cm("2000m", "3000"))
+RES3_NVIDIA = {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
+                             {"name": "nvidia.com/gpu", "weight": 1}]}
+
+
+def _n(name: str, mcpu: int, mem: int, gpus: int = 0) -> Any:
+    extra = {"nvidia.com/gpu": gpus} if gpus else {}
+    return make_node(name).alloc(cpu=f"{mcpu}m", memory=mem, pods=110, **extra)
+
+
+@pytest.mark.parametrize("args, nodes, running, pod, scores", [
+    pytest.param(None, [_n("node1", 4000, 10000), _n("node2", 6000, 10000)], [], TWO_CONTAINERS,
+                 {"node1": 68, "node2": 75}, id="an empty node the pod unbalances scores below 75, one it keeps "
+                 "balanced scores 75 (100 → 87, 100 → 100)"),
+    pytest.param(None, [_n("node1", 10000, 20000), _n("node2", 10000, 20000)],
+                 [CPU_ONLY_ON.node_name("node1"), BOTH_ON.node_name("node2")], TWO_CONTAINERS,
+                 {"node1": 73, "node2": 74}, id="running pods count in both balances (85 → 82, 97 → 95)"),
+    pytest.param(None, [_n("node1", 10000, 20000), _n("node2", 10000, 50000)],
+                 [CPU_ONLY_ON.node_name("node1"), BOTH_ON.node_name("node2")], TWO_CONTAINERS,
+                 {"node1": 73, "node2": 70}, id="differently sized nodes (85 → 82, 90 → 80)"),
+    pytest.param(None, [_n("node1", 3000, 5000), _n("node2", 3000, 5000)], [CPU_ONLY_ON.node_name("node1")],
+                 make_pod().container({"memory": "2000"}).container({"memory": "3000"}),
+                 {"node1": 100, "node2": 50}, id="a pod that balances a node scores 100, one that unbalances "
+                 "an empty node 50 (50 → 100, 100 → 50)"),
+    pytest.param(None, [_n("node1", 6000, 10000), _n("node2", 6000, 10000)],
+                 [CPU_ONLY_ON.node_name("node1"), BOTH_ON.node_name("node2")], CPU_ONLY_ON,
+                 {"node1": 62, "node2": 62}, id="the shares are capped at one (75 → 50, 100 → 75)"),
+    pytest.param(RES3_NVIDIA, [_n("node1", 3500, 40000, 8), _n("node2", 3500, 40000, 8)],
+                 [make_pod("a").container(_cm("1000m", "2000")).container(_cm("2000m", "3000", **{"nvidia.com/gpu": 3}))
+                  .node_name("node1"), BOTH_ON.node_name("node2")],
+                 make_pod().container(_cm("0", "0", **{"nvidia.com/gpu": 1})),
+                 {"node1": 75, "node2": 76}, id="a requested scalar resource counts in both balances (69 → 70, 62 → 65)"),
+    pytest.param(RES3_NVIDIA, [_n("node1", 3500, 40000, 8), _n("node2", 3500, 40000)], [], TWO_CONTAINERS,
+                 {"node1": 56, "node2": 56}, id="a scalar resource the pod does not request is left out (100 → 63)"),
+])
+def test_balance_change_allocation_1_36(args: dict[str, Any] | None, nodes: list[Any], running: list[PodBuilder],
+                                        pod: PodBuilder, scores: dict[str, int]) -> None:
+    snap = make_snapshot(nodes, running)
+    plugin = BalanceChangeAllocation(decode_args(args), make_plugin("NodeResourcesBalancedAllocation", snap).handle)
+    assert run_score(plugin, pod.build(), snap) == scores
+
+
+def test_balance_change_allocation_scores_75_when_no_resource_is_weighed() -> None:
+    # only a scalar resource configured and not requested: both balances are 100 (std 0)
+    snap = make_snapshot([_n("n", 1000, 1000)])
+    args = decode_args({"resources": [{"name": "nvidia.com/gpu", "weight": 1}]})
+    plugin = BalanceChangeAllocation(args, make_plugin("NodeResourcesBalancedAllocation", snap).handle)
+    assert plugin.score(CycleState(), make_pod().req(cpu="1").build(), snap.table, np.arange(1)).tolist() == [75]
 
 
 def _scalar_std(fs: list[float]) -> float:

@@ -1,0 +1,141 @@
+"""NodeDeclaredFeatures (plugins/nodedeclaredfeatures/nodedeclaredfeatures.go, v1.36.3 and v1.37.2;
+the features from k8s.io/component-helpers/nodedeclaredfeatures at v0.36.3 and v0.37.2, KEP-5328).
+
+Filter: a pod needs the node features its spec implies (each registered feature's
+InferForScheduling); a node fits when its ``status.declaredFeatures`` hold all of them, else
+UnschedulableAndUnresolvable "node(s) didn't match Pod's required features". A pod that needs
+none passes everywhere (upstream's PreFilter Skip). With the NodeDeclaredFeatures gate off the
+plugin does nothing, as upstream's New returns an empty plugin.
+
+The node's list is read as the scheduler cache reads it (FeatureMapper.TryMap): one merge walk
+of the list against the registered names in byte order, which assumes the list is sorted (the
+API server keeps it so); names not registered are ignored, and in a list out of order a name
+the walk has passed is missed, as upstream misses it.
+
+Only the features whose InferForScheduling can be true are modelled apart; the others
+(ExtendWebSocketsToKubelet, the in-place resize ones, the DRA ones) are registered names a
+node may declare, never requirements of a pod being scheduled. No feature of these releases
+has a MaxVersion, so the scheduler's own version plays no part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from kplan.cluster.node_table import NodeTable
+from kplan.framework.cycle_state import CycleState
+from kplan.framework.events import NODE_ADD
+from kplan.framework.features import Gate
+from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, Handle, QueueingHint
+from kplan.framework.status import Code, Verdicts, reason_id
+from kplan.model.objects import FeatureFacts, Pod
+from kplan.plugins.helper import PluginBase
+
+NAME = "NodeDeclaredFeatures"
+REASON = "node(s) didn't match Pod's required features"
+_REASON_ID = reason_id(REASON)
+
+Infer = Callable[[FeatureFacts], bool]
+
+
+def _never(facts: FeatureFacts) -> bool:
+    return False
+
+
+def _restart_all_containers(facts: FeatureFacts) -> bool:
+    """restartallcontainers: a (init) container's restartPolicyRules asks RestartAllContainers."""
+    return facts.restart_all_containers
+
+
+def _user_namespaces_host_network(facts: FeatureFacts) -> bool:
+    """usernamespaceshostnetwork: hostNetwork with hostUsers set to false."""
+    return facts.host_network and facts.host_users is False
+
+
+def _bind_mount_options(facts: FeatureFacts) -> bool:
+    """volumebindmountoptions: a volume mount of any container with bindMountOptions."""
+    return facts.bind_mount_options
+
+
+#: features.AllFeatures of component-helpers v0.36.3: name → InferForScheduling
+FEATURES_1_36: dict[str, Infer] = {
+    "RestartAllContainersOnContainerExits": _restart_all_containers,
+    "InPlacePodLevelResourcesVerticalScaling": _never,
+    "ExtendWebSocketsToKubelet": _never,
+    "InPlacePodVerticalScalingInitContainers": _never,
+    "UserNamespacesHostNetworkSupport": _user_namespaces_host_network,
+}
+
+#: v0.37.2 adds four features, one of them inferred for scheduling (VolumeBindMountOptions)
+FEATURES_1_37: dict[str, Infer] = {
+    **FEATURES_1_36,
+    "InPlacePodVerticalScalingMemoryBackedVolumes": _never,
+    "DRANodeAllocatableResources": _never,
+    "VolumeBindMountOptions": _bind_mount_options,
+    "DRAOptionalNodeOperations": _never,
+}
+
+
+def declared(registered: tuple[str, ...], node_features: tuple[str, ...]) -> frozenset[str]:
+    """FeatureMapper.TryMap: the registered names (sorted) found in the node's list by one
+    merge walk that takes the list as sorted."""
+    found = []
+    i = j = 0
+    while i < len(node_features) and j < len(registered):
+        if node_features[i] == registered[j]:
+            found.append(registered[j])
+            i += 1
+            j += 1
+        elif node_features[i] < registered[j]:
+            i += 1
+        else:
+            j += 1
+    return frozenset(found)
+
+
+class NodeDeclaredFeatures(PluginBase, FixedInputFilter, EnqueueExtensions):
+    """The plugin as 1.36 has it (beta, on)."""
+
+    name = NAME
+    features: dict[str, Infer] = FEATURES_1_36
+
+    def __init__(self, args: object, handle: Handle) -> None:
+        super().__init__(args, handle)
+        self.enabled = handle.release.enabled(Gate.NODE_DECLARED_FEATURES)
+        # Go compares strings bytewise; Python's str order is by code point, the same for UTF-8
+        self._registered = tuple(sorted(self.features))
+        self._node_features: dict[tuple[str, ...], frozenset[str]] = {}
+
+    def required(self, pod: Pod) -> frozenset[str]:
+        """InferForPodScheduling: the features the pod needs of its node."""
+        facts = pod.feature_facts
+        return frozenset(name for name, infer in self.features.items() if infer(facts))
+
+    def filter_signature(self, pod: Pod) -> frozenset[str]:
+        return self.required(pod) if self.enabled else frozenset()
+
+    def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
+        needed = self.filter_signature(pod)
+        if not needed:
+            return Verdicts.passing(len(rows))
+        failed = np.fromiter((not needed <= self._declared(table.nodes[r].declared_features) for r in rows),
+                             dtype=bool, count=len(rows))
+        return Verdicts.where(failed, Code.UNRESOLVABLE, _REASON_ID)
+
+    def _declared(self, node_features: tuple[str, ...]) -> frozenset[str]:
+        found = self._node_features.get(node_features)
+        if found is None:
+            found = self._node_features[node_features] = declared(self._registered, node_features)
+        return found
+
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
+        # a node added (or its declared features changed, which a simulation never does)
+        return [(NODE_ADD, None)] if self.enabled else []
+
+
+class NodeDeclaredFeaturesGA(NodeDeclaredFeatures):
+    """The plugin as 1.37 has it (GA): the registry of component-helpers v0.37.2."""
+
+    features = FEATURES_1_37
