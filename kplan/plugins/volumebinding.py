@@ -1,4 +1,4 @@
-"""VolumeBinding (plugins/volumebinding/volume_binding.go and binder.go, v1.34.1).
+"""VolumeBinding (plugins/volumebinding/volume_binding.go, binder.go and scorer.go, v1.34.1, v1.37.2).
 
 PreFilter (``podHasPVCs``, ``GetPodVolumeClaims``): Skip for a pod without claims; a claim
 that is missing, Lost or being deleted → UnschedulableAndUnresolvable with the lister's error
@@ -23,8 +23,13 @@ of the class that the node can reach with room for the claim.
 Reserve (``AssumePodVolumes``) assumes the chosen bindings in the cache; PreBind
 (``BindPodVolumes``) writes them: a static volume is claimed and the PV controller completes
 the binding; a provisioned claim gets the selected-node annotation and the provisioner creates
-its volume (cluster/storage.py). Unreserve reverts the assumptions. PreScore/Score: Skip, the
-scorer only exists with the alpha StorageCapacityScoring gate (reference 1.2).
+its volume (cluster/storage.py). Unreserve reverts the assumptions.
+
+PreScore/Score: Skip while StorageCapacityScoring is off (alpha until 1.36, reference 1.2).
+With it on (beta and on from 1.37, KEP-4049; v1.37.2) every node is scored by
+``capacity_score``: the utilization of its static bindings' volumes, else of the
+CSIStorageCapacity its provisions were checked against, through the args' shape (default
+100 at utilization 0 down to 0 at 100: the emptiest pool wins). No NormalizeScore.
 
 Deviations: volumes of a class are listed in name order (upstream: cache order), which decides
 between volumes of equal size; in-tree PVs are not translated to CSI (their node affinity is
@@ -54,6 +59,7 @@ from kplan.framework.events import (
     STORAGE_CLASS_ADD,
     ClusterEvent,
 )
+from kplan.framework.features import Gate
 from kplan.framework.interfaces import (
     EnqueueExtensions,
     FilterPlugin,
@@ -80,7 +86,9 @@ from kplan.plugins.helper import (
     MAX_CUSTOM_PRIORITY_SCORE,
     PluginBase,
     ShapePoint,
+    broken_linear,
     decode_shape,
+    go_round,
     shape_json,
     shape_problems,
 )
@@ -181,6 +189,9 @@ class PodVolumes:
 
     static: list[tuple[PersistentVolumeClaim, PersistentVolume]] = field(default_factory=list)
     provision: list[PersistentVolumeClaim] = field(default_factory=list)
+    #: per claim to provision, its DynamicProvision.NodeCapacity's capacity (None: no
+    #: CSIStorageCapacity was consulted, the driver not tracking capacity or the claim asking none)
+    node_capacity: list[int | None] = field(default_factory=list)
 
 
 class _PassedNodes:
@@ -244,6 +255,11 @@ class _State(StateData):
 class VolumeBinding(PluginBase, PreFilterPlugin, FilterPlugin, PreScorePlugin,
                     ScorePlugin, ReservePlugin, PreBindPlugin, EnqueueExtensions):
     name = NAME
+
+    def __init__(self, args: VolumeBindingArgs, handle: Handle) -> None:
+        super().__init__(args, handle)
+        #: StorageCapacityScoring (New builds a scorer only with the gate on)
+        self._capacity_scoring = handle.release.enabled(Gate.STORAGE_CAPACITY_SCORING)
 
     # ------------------------------------------------------------------ PreFilter
 
@@ -332,13 +348,24 @@ class VolumeBinding(PluginBase, PreFilterPlugin, FilterPlugin, PreScorePlugin,
         s.by_node.add(table, np.array(rows, copy=True), codes == 0, unbound)
         return Verdicts(codes, reasons)
 
-    # ------------------------------------------------------------------ Score (gate off)
+    # ------------------------------------------------------------------ Score
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
-        return skip(NAME)
+        # without StorageCapacityScoring upstream has no scorer and always skips; with it, it scores
+        return OK if self._capacity_scoring else skip(NAME)
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
-        return np.zeros(len(rows), dtype=np.int64)
+        out = np.zeros(len(rows), dtype=np.int64)
+        s: _State | None = state.data.get(_STATE)
+        if not self._capacity_scoring or s is None or not s.delayed:
+            # bound claims make neither static bindings nor provisions: no class to score, 0
+            return out
+        shape = self.args.shape or DEFAULT_SHAPE
+        for i, r in enumerate(map(int, rows)):
+            volumes = s.by_node.get(table.names[r])
+            if volumes is not None:
+                out[i] = capacity_score(volumes, shape)
+        return out
 
     # ------------------------------------------------------------------ Reserve / PreBind
 
@@ -479,10 +506,13 @@ class _Unbound:
         satisfied = satisfied_static | needs
         enough = np.ones(n, dtype=bool)
         undecided = needs & active
-        self.provision: list[tuple[PersistentVolumeClaim, np.ndarray]] = []
+        #: per claim to provision: (claim, the rows it applies to, the capacity of the
+        #: CSIStorageCapacity hasEnoughCapacity found for it per row, NO_CAPACITY: none consulted)
+        self.provision: list[tuple[PersistentVolumeClaim, np.ndarray, np.ndarray]] = []
         for c, applies in order:
             here = applies & undecided
-            self.provision.append((c, applies))
+            chosen = np.full(n, NO_CAPACITY, dtype=np.int64)
+            self.provision.append((c, applies, chosen))
             if not here.any():
                 continue
             sc = st.storage_class(c.class_name)
@@ -494,7 +524,8 @@ class _Unbound:
             undecided &= ~bad
             here &= ~bad
             if sc is not None and here.any():
-                short = here & ~_capacity_mask(st, sc.provisioner, c, sc.name, table, rows)
+                room, chosen[:] = _capacity_mask(st, sc.provisioner, c, sc.name, table, rows)
+                short = here & ~room
                 enough &= ~short
                 undecided &= ~short
         self.bind_conflict |= active & ~satisfied
@@ -506,7 +537,9 @@ class _Unbound:
         for c, eligible, choice in self.static:
             if choice[k] >= 0:
                 out.static.append((c, eligible[int(choice[k])]))
-        out.provision = [c for c, applies in self.provision if applies[k]]
+        out.provision = [c for c, applies, _ in self.provision if applies[k]]
+        out.node_capacity = [None if chosen[k] == NO_CAPACITY else int(chosen[k])
+                             for _, applies, chosen in self.provision if applies[k]]
         return out
 
 
@@ -549,15 +582,19 @@ def _topology_mask(table: NodeTable, rows: np.ndarray, terms: tuple[Any, ...]) -
 
 
 def _capacity_mask(st: StorageState, provisioner: str, claim: PersistentVolumeClaim, class_name: str,
-                   table: NodeTable, rows: np.ndarray) -> np.ndarray:
+                   table: NodeTable, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """hasEnoughCapacity for every row: only for a CSIDriver that opts into capacity tracking, a
-    CSIStorageCapacity of the class, reachable from the node, with room for the claim."""
+    CSIStorageCapacity of the class, reachable from the node, with room for the claim. Also,
+    per row, the capacity of the object it returns (the first that fits; NO_CAPACITY where it
+    returns none), which StorageCapacityScoring scores: upstream takes the first in its
+    lister's order, here the input order (they differ only where several objects fit a node)."""
     ok = np.ones(len(rows), dtype=bool)
+    chosen = np.full(len(rows), NO_CAPACITY, dtype=np.int64)
     if claim.request is None:
-        return ok
+        return ok, chosen
     driver = st.csi_driver(provisioner)
     if driver is None or not driver.storage_capacity:
-        return ok
+        return ok, chosen
     ok[:] = False
     for cap in st.capacities:
         limit = cap.limit
@@ -566,8 +603,45 @@ def _capacity_mask(st: StorageState, provisioner: str, claim: PersistentVolumeCl
         m = np.ones(len(rows), dtype=bool)
         for r in cap.node_topology.requirements():
             m &= requirement_mask(table, rows, r)
+        # a capacity object without status.capacity scores as capacity 0
+        chosen[m & ~ok] = cap.capacity or 0
         ok |= m
-    return ok
+    return ok, chosen
+
+
+#: no CSIStorageCapacity was consulted for a claim on a row (DynamicProvision.NodeCapacity nil)
+NO_CAPACITY = -1
+#: maxUtilization
+_MAX_UTILIZATION = 100
+
+
+def capacity_score(volumes: PodVolumes, shape: tuple[ShapePoint, ...]) -> int:
+    """VolumeBinding.Score with StorageCapacityScoring for one node: the node's static bindings
+    grouped by the volume's class (requests and capacities summed), else its provisions whose
+    NodeCapacity is known grouped by the claim's class (requests summed, the capacity that of
+    the class's last provision); each class scored by the shape at its utilization
+    (``requested * 100 / capacity``, 100 when the capacity is 0 or exceeded), the node's score
+    the classes' mean rounded half away from zero; 0 without a class."""
+    classes: dict[str, list[int]] = {}
+    if volumes.static:
+        for claim, pv in volumes.static:
+            entry = classes.setdefault(pv.class_name, [0, 0])
+            entry[0] += claim.request or 0
+            entry[1] += pv.capacity
+    else:
+        for claim, capacity in zip(volumes.provision, volumes.node_capacity, strict=True):
+            if capacity is None:
+                continue
+            entry = classes.setdefault(claim.class_name, [0, 0])
+            entry[1] = capacity
+            entry[0] += claim.request or 0
+    if not classes:
+        return 0
+    utilization = np.array([_MAX_UTILIZATION if capacity == 0 or requested > capacity
+                            else requested * _MAX_UTILIZATION // capacity
+                            for requested, capacity in classes.values()], dtype=np.int64)
+    total = int(broken_linear(shape, utilization).sum())
+    return int(go_round(np.array(total / len(classes))))
 
 
 def ephemeral_owner_error(pod: Pod, claim: PersistentVolumeClaim) -> str:
