@@ -45,6 +45,7 @@ class Gate(StrEnum):
     SIDECAR_CONTAINERS = "SidecarContainers"
     STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
     VOLUME_ATTRIBUTES_CLASS = "VolumeAttributesClass"
+    VOLUME_LIMIT_SCALING = "VolumeLimitScaling"
 
 
 class Stage(StrEnum):

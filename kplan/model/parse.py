@@ -1088,7 +1088,8 @@ def parse_csi_driver(d: Mapping[str, Any], source: str = "") -> CSIDriver:
     name, where = _cluster_scoped(d, source, "CSIDriver")
     spec = _map(d.get("spec"), where, "spec")
     attach = spec.get("attachRequired")
-    return CSIDriver(name, bool(spec.get("storageCapacity")), attach is None or bool(attach), source)
+    return CSIDriver(name, bool(spec.get("storageCapacity")), attach is None or bool(attach),
+                     spec.get("preventPodSchedulingIfMissing") is True, source)
 
 
 def parse_volume_attachment(d: Mapping[str, Any], source: str = "") -> VolumeAttachment:

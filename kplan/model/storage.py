@@ -155,6 +155,9 @@ class CSIDriver:
     #: spec.attachRequired, true when unset (the API default): the attach/detach controller
     #: creates VolumeAttachments for the driver's volumes
     attach_required: bool = True
+    #: spec.preventPodSchedulingIfMissing (VolumeLimitScaling): NodeVolumeLimits rejects a node
+    #: whose CSINode does not list the driver
+    prevent_scheduling_if_missing: bool = False
     source: str = ""
 
 

@@ -1,4 +1,4 @@
-"""NodeVolumeLimits (plugins/nodevolumelimits/csi.go, v1.34.1).
+"""NodeVolumeLimits (plugins/nodevolumelimits/csi.go, v1.34.1 and v1.37.2).
 
 PreFilter: Skip unless the pod has a ``persistentVolumeClaim`` or generic ephemeral volume, or
 an inline in-tree volume the CSI translation can migrate (GCE PD, AWS EBS, Azure Disk here).
@@ -25,6 +25,13 @@ A claim of the pod that cannot be found is U&U (``looking up PVC <ns>/<name>:
 persistentvolumeclaim "<name>" not found``); VolumeRestrictions or VolumeBinding normally reject
 such a pod at PreFilter first.
 
+From 1.37 (VolumeLimitScaling, KEP-5030, beta and on; ``NodeVolumeLimitsDriverCheck``), before
+the limits: a node whose CSINode does not list the driver of one of the pod's new volumes, where
+that driver's CSIDriver says ``preventPodSchedulingIfMissing: true``, is rejected
+Unschedulable with ``<driver> CSI driver is not installed on the node`` (a node without a
+CSINode lists none). Upstream walks the new volumes in map order; here the first such driver
+in the pod's volume order is named (they differ only when several drivers are missing).
+
 Deviation: in-tree volume handles are not rewritten as the translation library does (e.g. the
 zone path of a GCE PD); they only need to be unique per disk for the count.
 """
@@ -41,6 +48,7 @@ from kplan.cluster.node_table import NodeTable, PodTally
 from kplan.cluster.storage import IN_TREE_TO_CSI, VOLUME_ATTACHMENT_DELETE, StorageState
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import ASSIGNED_POD_DELETE, CSI_NODE_ADD, PVC_ADD, ClusterEvent
+from kplan.framework.features import Gate
 from kplan.framework.interfaces import (
     EnqueueExtensions,
     FilterPlugin,
@@ -264,6 +272,7 @@ class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensi
         if not new:
             # a node without a CSINode has no limits: only nodes with one can fail
             return Verdicts.passing(n)
+        missing = self._driver_missing(st, pod, new, table, rows)
         facts = self._facts(table, st)
         # A node surely passes when, for every driver, all its pods' countable volumes and all its
         # attachments plus all of the pod's volumes fit: the exact count (shared volumes once,
@@ -277,8 +286,22 @@ class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensi
         failed = np.zeros(n, dtype=bool)
         for pos in np.flatnonzero(~surely).tolist():
             r = int(rows[pos])
-            failed[pos] = any(c.exceeded for c in attach_counts(st, pod, table.names[r], table.pods[r]))
-        return Verdicts.where(failed, Code.UNSCHEDULABLE, _REASON_ID)
+            failed[pos] = missing is None or not missing[pos]
+            failed[pos] &= any(c.exceeded for c in attach_counts(st, pod, table.names[r], table.pods[r]))
+        verdicts = Verdicts.where(failed, Code.UNSCHEDULABLE, _REASON_ID)
+        if missing is None or not missing.any():
+            return verdicts
+        codes, reasons = verdicts.codes.copy(), verdicts.reasons.copy()
+        codes[missing != 0] = np.int8(Code.UNSCHEDULABLE)
+        reasons[missing != 0] = missing[missing != 0]
+        return Verdicts(codes, reasons)
+
+    def _driver_missing(self, st: StorageState, pod: Pod, new: dict[str, str], table: NodeTable,
+                        rows: np.ndarray) -> np.ndarray | None:
+        """checkCSIDriverOnNode over the pod's new volumes, per row: the reason id of the first
+        driver that opts into preventPodSchedulingIfMissing and that the node's CSINode does not
+        list (0: none). None when the check is off (VolumeLimitScaling)."""
+        return None
 
     def explain_rejection(self, pod: Pod, table: NodeTable, row: int) -> str:
         """The attach counts behind ``node(s) exceed max volume count`` on one node."""
@@ -294,6 +317,34 @@ class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensi
     def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(CSI_NODE_ADD, None), (ASSIGNED_POD_DELETE, _deleted_pod_had_volumes), (PVC_ADD, _claim_of_pod),
                 (VOLUME_ATTACHMENT_DELETE, _pod_has_claim)]
+
+
+class NodeVolumeLimitsDriverCheck(NodeVolumeLimits):
+    """NodeVolumeLimits where the VolumeLimitScaling gate exists (1.35 on): with it on, a node
+    must have the CSI driver the pod's volumes need when the driver asks for it."""
+
+    def __init__(self, args: object, handle: Handle) -> None:
+        super().__init__(args, handle)
+        self._driver_check = handle.release.enabled(Gate.VOLUME_LIMIT_SCALING)
+
+    def _driver_missing(self, st: StorageState, pod: Pod, new: dict[str, str], table: NodeTable,
+                        rows: np.ndarray) -> np.ndarray | None:
+        if not self._driver_check:
+            return None
+        missing = np.zeros(len(rows), dtype=np.int32)
+        drivers = [d for d in dict.fromkeys(new.values())
+                   if (driver := st.csi_driver(d)) is not None and driver.prevent_scheduling_if_missing]
+        if not drivers:
+            return missing
+        # a node without a CSINode reads the pod's volumes without migrating in-tree ones
+        plain = set(attachable_volumes(st, False, pod, True).values())
+        for pos, r in enumerate(map(int, rows)):
+            csi_node = st.csi_node(table.names[r])
+            for d in drivers if csi_node is not None else [d for d in drivers if d in plain]:
+                if csi_node is None or csi_node.driver(d) is None:
+                    missing[pos] = reason_id(f"{d} CSI driver is not installed on the node")
+                    break
+        return missing
 
 
 def _deleted_pod_had_volumes(pod: Pod, event: ClusterEvent) -> bool:
