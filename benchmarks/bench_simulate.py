@@ -14,6 +14,11 @@ percentageOfNodesToScore, and once more as a subprocess to measure its peak RSS.
 
 Printed: median wall time of the whole command, median scheduling time (kplan's own
 ``scheduleSeconds``), pods/s for both, and the subprocess's own peak RSS (benchmarks/peak_rss.py).
+
+``--oracle 1.34`` (a release whose oracle is built in oracle/bin, or a binary's path; repeatable)
+also replays the same files through the real kube-scheduler (``kube-scheduler-oracle replay``, its
+real-time mode: the scheduler's own goroutines and informers on a fake API server) and prints its
+release, pods bound and pods/s next to kplan's.
 """
 
 from __future__ import annotations
@@ -184,6 +189,8 @@ def parse_arguments(doc: str | None, pending_flag: str, pending: int, pending_he
     ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
     ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
+    ap.add_argument("--oracle", action="append", default=[], metavar="RELEASE|PATH",
+                    help="also replay the files through this kube-scheduler oracle (repeatable)")
     for flag, default, text in shares:
         ap.add_argument(flag, type=float, default=default, help=text)
     return ap.parse_args()
@@ -205,6 +212,7 @@ def main() -> None:
 
     args = ["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
     report(args, pending, a.repeat, a.no_rss)
+    oracle_report(a.oracle, [cluster_path, pods_path], pending)
 
 
 def report(args: list[str], pending: int, repeat: int, no_rss: bool) -> None:
@@ -226,6 +234,44 @@ def report(args: list[str], pending: int, repeat: int, no_rss: bool) -> None:
     if not no_rss:
         rss = peak_rss_of_subprocess(args)
         print(f"peak RSS of one 'python -m kplan simulate' run:  {rss / 2**20:,.0f} MiB")
+
+
+def oracle_binary(name: str) -> Path:
+    """A release (``1.36``: oracle/bin/kube-scheduler-oracle-1.36) or a binary's path."""
+    path = Path(name)
+    if not path.is_file() and "/" not in name:
+        path = ROOT / "oracle" / "bin" / f"kube-scheduler-oracle-{name}"
+    if not path.is_file():
+        raise SystemExit(f"no oracle binary {path} (build it: oracle/build.sh {name})")
+    return path
+
+
+def run_oracle_realtime(binary: Path, files: Sequence[Path], quiet: float = 3.0) -> tuple[str, dict[str, Any], float]:
+    """(version, output, process wall seconds) of one real-time ``replay`` of ``files``."""
+    version = subprocess.run([str(binary), "version"], capture_output=True, text=True).stdout.strip() or binary.name
+    cmd = [str(binary), "replay", "--no-pods", "--compact", "--quiet-seconds", str(quiet)]
+    for f in files:
+        cmd += ["--cluster", str(f)]
+    t0 = time.perf_counter()
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if run.returncode != 0:
+        raise SystemExit(f"{binary.name} failed with exit code {run.returncode}: {run.stderr[-2000:]}")
+    return version, json.loads(run.stdout), wall
+
+
+def oracle_report(oracles: Sequence[str], files: Sequence[Path], pending: int, quiet: float = 3.0) -> None:
+    """The real scheduler's figures on the same files, one line per oracle: its release, pods
+    bound, and its own scheduling time (the burst's creation to the last API write) with pods/s
+    over it; the process's wall time includes reading the files and the quiet period."""
+    for name in oracles:
+        version, out, wall = run_oracle_realtime(oracle_binary(name), files, quiet)
+        secs = float(out["seconds"])
+        rate = pending / secs if secs > 0 else float("inf")
+        print(f"{version}, real-time replay: {out['bound']} bound, {out['unschedulable']} unschedulable of {pending}")
+        print(f"  scheduling time (creation of the burst to the last API write): {secs:.2f} s  -> {rate:,.0f} pods/s"
+              f"  (process {wall:.1f} s with {quiet:g} s of quiet)")
+
 
 if __name__ == "__main__":
     main()

@@ -25,6 +25,26 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+# The asynchronous preemption goroutine (its file's only `go func`), a settle once
+# lower-priority nominations are cleared, and PreemptPod wrapped to settle after each victim.
+# Up to 1.35 in preemption.go (Evaluator); from 1.36 in executor.go (Executor).
+ASYNC_PREEMPTION = [
+    ("\tgo func() {\n", "\tOracleAsync(func() {\n"),
+    ("\n\t}()\n}\n", "\n\t})\n}\n"),
+    ("// We do not return as this error is not critical.\n\t\t}\n",
+     "// We do not return as this error is not critical.\n\t\t}\n\t\tOracleSettle()\n"),
+]
+SORT_CANDIDATES = (
+    "\t\tallCandidates = append(allCandidates, node)\n\t}\n",
+    "\t\tallCandidates = append(allCandidates, node)\n\t}\n\toracleSortNames(allCandidates)\n")
+# 1.35 and 1.36: selectHost is gone; score ties are broken by a random Randomizer in the heap
+# order (schedule_one.go), and ListPVs reads an index of the assume cache.
+HEAP_TIE = ("(h[i].TotalScore == h[j].TotalScore && h[i].Randomizer > h[j].Randomizer))",
+            "(h[i].TotalScore == h[j].TotalScore && oracleTieLess(h[i], h[j])))")
+LIST_PVS_INDEX = ("\treturn c.ByIndex(storageClassIndex, storageClassName)\n",
+                  "\tpvs, err := c.ByIndex(storageClassIndex, storageClassName)\n\toracleSortPVs(pvs)\n\treturn pvs, err\n")
+POTENTIAL_NODES = "potentialNodes, err := m.NodesForStatusCode(ev.Handler.{}().NodeInfos(), fwk.Unschedulable)\n"
+
 # (file, [(anchor, replacement)], hook file). Anchors are exact text; each must occur once.
 EDITS = {
     "pkg/scheduler/schedule_one.go": [
@@ -39,14 +59,8 @@ EDITS = {
         ("potentialNodes, err := m.NodesForStatusCode(ev.Handler.SnapshotSharedLister().NodeInfos(), fwk.Unschedulable)\n",
          "potentialNodes, err := m.NodesForStatusCode(ev.Handler.SnapshotSharedLister().NodeInfos(), fwk.Unschedulable)\n"
          "\toracleSortNodeInfos(potentialNodes)\n"),
-        ("\t\tallCandidates = append(allCandidates, node)\n\t}\n",
-         "\t\tallCandidates = append(allCandidates, node)\n\t}\n\toracleSortNames(allCandidates)\n"),
-        # prepareCandidateAsync's goroutine (the file's only `go func`)
-        ("\tgo func() {\n", "\tOracleAsync(func() {\n"),
-        ("\n\t}()\n}\n", "\n\t})\n}\n"),
-        # a settle once lower-priority nominations are cleared, and after each victim
-        ("// We do not return as this error is not critical.\n\t\t}\n",
-         "// We do not return as this error is not critical.\n\t\t}\n\t\tOracleSettle()\n"),
+        SORT_CANDIDATES,
+    ] + ASYNC_PREEMPTION + [
         ("\treturn ev\n}\n", "\tev.PreemptPod = oracleWrapPreemptPod(ev.PreemptPod)\n\treturn ev\n}\n"),
     ],
     "pkg/scheduler/framework/plugins/volumebinding/binder.go": [
@@ -66,25 +80,51 @@ HOOKS = {
     "pkg/scheduler/framework/plugins/volumebinding": "volumebinding.go.txt",
 }
 
-# Per-release replacements of EDITS entries (same keys), when an anchor moved upstream.
+# Per-release replacements of EDITS entries (same keys; None drops the entry), when an
+# anchor moved upstream.
 RELEASE_EDITS = {
-    # 1.35: selectHost is gone; score ties are broken by a random Randomizer in the heap order,
-    # and ListPVs reads an index of the assume cache.
     "1.35": {
-        "pkg/scheduler/schedule_one.go": [
-            ("(h[i].TotalScore == h[j].TotalScore && h[i].Randomizer > h[j].Randomizer))",
-             "(h[i].TotalScore == h[j].TotalScore && oracleTieLess(h[i], h[j])))"),
+        "pkg/scheduler/schedule_one.go": [HEAP_TIE],
+        "pkg/scheduler/framework/plugins/volumebinding/assume_cache.go": [LIST_PVS_INDEX],
+    },
+    # 1.36: DefaultPreemption's asynchronous part moved to executor.go (an Executor, which also
+    # serves pod-group preemption); the dry run's anchors stay in preemption.go.
+    "1.36": {
+        "pkg/scheduler/schedule_one.go": [HEAP_TIE],
+        "pkg/scheduler/framework/plugins/volumebinding/assume_cache.go": [LIST_PVS_INDEX],
+        "pkg/scheduler/framework/preemption/preemption.go": [
+            (POTENTIAL_NODES.format("SnapshotSharedLister"),
+             POTENTIAL_NODES.format("SnapshotSharedLister") + "\toracleSortNodeInfos(potentialNodes)\n"),
+            SORT_CANDIDATES,
         ],
-        "pkg/scheduler/framework/plugins/volumebinding/assume_cache.go": [
-            ("\treturn c.ByIndex(storageClassIndex, storageClassName)\n",
-             "\tpvs, err := c.ByIndex(storageClassIndex, storageClassName)\n\toracleSortPVs(pvs)\n\treturn pvs, err\n"),
+        "pkg/scheduler/framework/preemption/executor.go": ASYNC_PREEMPTION + [
+            ("\treturn e\n}\n", "\te.PreemptPod = oracleWrapPreemptPod(e.PreemptPod)\n\treturn e\n}\n"),
+        ],
+    },
+    # 1.37: the score heap moved to framework/sorted_nodes.go (package framework); the dry run
+    # lists potential nodes from the MutableSnapshotSharedLister.
+    "1.37": {
+        "pkg/scheduler/schedule_one.go": None,
+        "pkg/scheduler/framework/sorted_nodes.go": [HEAP_TIE],
+        "pkg/scheduler/framework/plugins/volumebinding/assume_cache.go": [LIST_PVS_INDEX],
+        "pkg/scheduler/framework/preemption/preemption.go": [
+            (POTENTIAL_NODES.format("MutableSnapshotSharedLister"),
+             POTENTIAL_NODES.format("MutableSnapshotSharedLister") + "\toracleSortNodeInfos(potentialNodes)\n"),
+            SORT_CANDIDATES,
+        ],
+        "pkg/scheduler/framework/preemption/executor.go": ASYNC_PREEMPTION + [
+            ("\treturn e\n}\n", "\te.PreemptPod = oracleWrapPreemptPod(e.PreemptPod)\n\treturn e\n}\n"),
         ],
     },
 }
 RELEASE_HOOKS = {
     "1.35": {"pkg/scheduler": "scheduler-1.35.go.txt"},
+    "1.36": {"pkg/scheduler": "scheduler-1.35.go.txt",
+             "pkg/scheduler/framework/preemption": "preemption-1.36.go.txt"},
+    "1.37": {"pkg/scheduler": None,
+             "pkg/scheduler/framework": "framework-1.37.go.txt",
+             "pkg/scheduler/framework/preemption": "preemption-1.37.go.txt"},
 }
-
 
 def mirror(moddir, out, rel_dirs):
     """Real directories along every path in rel_dirs, symlinks for everything else."""
@@ -112,8 +152,10 @@ def main():
     minor = ".".join(release.split(".")[:2])
     edits = dict(EDITS)
     edits.update(RELEASE_EDITS.get(minor, {}))
+    edits = {k: v for k, v in edits.items() if v is not None}
     hooks = dict(HOOKS)
     hooks.update(RELEASE_HOOKS.get(minor, {}))
+    hooks = {k: v for k, v in hooks.items() if v is not None}
     if os.path.isdir(out):
         shutil.rmtree(out)
     dirs = {os.path.dirname(r) for r in edits} | set(hooks)

@@ -28,8 +28,27 @@ class RunError(Exception):
     """A run that gave no result (a crash, an error exit, unreadable output, a timeout)."""
 
 
+#: the build a release's results come from when it is there: 1.34's is v1.34.0, which has the
+#: message texts of v1.34.1 (the conformance suite's release; v1.34.2 changed TaintToleration's)
+PREFERRED_BUILD = {"1.34": "1.34.0"}
+
+
 def oracle_path(release: str) -> Path:
-    return ROOT / "oracle" / "bin" / f"kube-scheduler-oracle-{release}"
+    """``oracle/bin/kube-scheduler-oracle-<release>``, or the release's preferred build if built."""
+    bins = ROOT / "oracle" / "bin"
+    preferred = PREFERRED_BUILD.get(release)
+    if preferred and (bins / f"kube-scheduler-oracle-{preferred}").is_file():
+        return bins / f"kube-scheduler-oracle-{preferred}"
+    return bins / f"kube-scheduler-oracle-{release}"
+
+
+def oracle_version(binary: Path) -> str:
+    """What ``binary version`` says (release and k8s.io/kubernetes module), or its file name."""
+    try:
+        run = subprocess.run([str(binary), "version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return binary.name
+    return run.stdout.strip() if run.returncode == 0 and run.stdout.strip() else binary.name
 
 
 def kplan_args(folder: Path) -> list[str]:

@@ -10,13 +10,13 @@ import (
 )
 
 type oracleEnv struct {
-	lowestName    bool   // ORACLE_TIE_BREAK=lowest-name
-	patchRV       bool   // ORACLE_PATCH_RV=1
-	realBackoff   bool   // ORACLE_REAL_BACKOFF=1
-	verbose       bool   // ORACLE_VERBOSE=1
-	klogV         int    // ORACLE_KLOG_V
-	storageDump   string // ORACLE_STORAGE_DUMP
-	storageAttach bool   // ORACLE_STORAGE_ATTACH (default on)
+	lowestName    bool    // ORACLE_TIE_BREAK=lowest-name
+	patchRV       bool    // ORACLE_PATCH_RV=1
+	realBackoff   bool    // ORACLE_REAL_BACKOFF=1
+	verbose       bool    // ORACLE_VERBOSE=1
+	klogV         int     // ORACLE_KLOG_V
+	storageDump   string  // ORACLE_STORAGE_DUMP
+	storageAttach bool    // ORACLE_STORAGE_ATTACH (default on)
 	settleTimeout float64 // ORACLE_SETTLE_TIMEOUT seconds (default 120)
 }
 

@@ -1,15 +1,13 @@
 package main
 
-// The scheduler hooks (overlay/hooks) and the wrappers of Scheduler.NextPod and
-// Scheduler.FailureHandler; the types that differ per release are in release_*.go.
+// The scheduler hooks (overlay/hooks) and the wrappers of the scheduler's queue pop and
+// Scheduler.FailureHandler; what differs per release is in release_*.go and next_*.go.
 
 import (
 	"context"
 	"time"
 
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
@@ -17,7 +15,7 @@ import (
 )
 
 func setHooks(env oracleEnv, serial bool, r *serialRun) {
-	scheduler.OracleLowestName = env.lowestName
+	setTieHook(env.lowestName)
 	defaultpreemption.OracleLowestName = env.lowestName
 	preemption.OracleLowestName = env.lowestName
 	volumebinding.OracleSortPVs = env.lowestName
@@ -31,14 +29,7 @@ func setHooks(env oracleEnv, serial bool, r *serialRun) {
 // wrapScheduler records each popped pod (named if a cycle does not settle) and each failure's
 // kind: a failure without rejecting plugins puts the pod in the error backoff heap.
 func wrapScheduler(r *serialRun) {
-	next := r.sched.NextPod
-	r.sched.NextPod = func(logger klog.Logger) (*framework.QueuedPodInfo, error) {
-		pi, err := next(logger)
-		if pi != nil && pi.Pod != nil {
-			r.waiting = "the scheduling cycle of pod " + podKey(pi.Pod)
-		}
-		return pi, err
-	}
+	wrapNext(r)
 	failure := r.sched.FailureHandler
 	r.sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, status *fwk.Status, ni *nominatingInfo, start time.Time) {
 		failure(ctx, f, pi, status, ni, start)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -20,17 +21,34 @@ func fail(format string, args ...any) {
 }
 
 type cliOptions struct {
-	serial        bool
-	quietSeconds  float64
-	noPods        bool
-	compact       bool
-	clusters      []string
-	config        string
+	serial       bool
+	quietSeconds float64
+	noPods       bool
+	compact      bool
+	clusters     []string
+	config       string
 }
 
-const usage = "usage: kube-oracle replay [--serial] [--quiet-seconds S] [--no-pods] --cluster FILE [--cluster FILE ...] [--config KubeSchedulerConfiguration.yaml] [--compact]"
+const usage = "usage: kube-oracle replay [--serial] [--quiet-seconds S] [--no-pods] --cluster FILE [--cluster FILE ...] [--config KubeSchedulerConfiguration.yaml] [--compact] | kube-oracle version"
+
+// version is the release the binary was built for and the k8s.io/kubernetes module it runs.
+func version() string {
+	module := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "k8s.io/kubernetes" {
+				module = d.Version
+			}
+		}
+	}
+	return fmt.Sprintf("kube-scheduler-oracle %s (k8s.io/kubernetes %s)", releaseName, module)
+}
 
 func parseArgs(args []string) cliOptions {
+	if len(args) == 1 && (args[0] == "version" || args[0] == "--version") {
+		fmt.Println(version())
+		os.Exit(0)
+	}
 	if len(args) == 0 || args[0] != "replay" {
 		fail("%s", usage)
 	}

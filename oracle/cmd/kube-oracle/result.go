@@ -14,12 +14,12 @@ type podResult struct {
 }
 
 type output struct {
-	Pods           []podResult `json:"pods,omitempty"`
-	Preempted      []string    `json:"preempted"`
-	Bound          int         `json:"bound"`
-	Unschedulable  int         `json:"unschedulable"`
-	PodsPerSecond  float64     `json:"pods_per_second"`
-	Seconds        float64     `json:"seconds"`
+	Pods          []podResult `json:"pods,omitempty"`
+	Preempted     []string    `json:"preempted"`
+	Bound         int         `json:"bound"`
+	Unschedulable int         `json:"unschedulable"`
+	PodsPerSecond float64     `json:"pods_per_second"`
+	Seconds       float64     `json:"seconds"`
 }
 
 type result struct {

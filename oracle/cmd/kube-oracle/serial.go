@@ -20,11 +20,11 @@ const microsecond = time.Microsecond
 // serialRun is the serial model of scheduler-reference.md §12: one ScheduleOne at a time,
 // everything it causes settled before the next step.
 type serialRun struct {
-	api     *apiServer
-	sched   *scheduler.Scheduler
-	clock   *testingclock.FakeClock
-	st      *settler
-	env     oracleEnv
+	api   *apiServer
+	sched *scheduler.Scheduler
+	clock *testingclock.FakeClock
+	st    *settler
+	env   oracleEnv
 	// pods whose last failure had no rejecting plugin (they wait in the error backoff heap),
 	// with their backoff expiry
 	errHeap map[string]time.Time

@@ -32,6 +32,7 @@ var busyStates = map[string]bool{
 // busyFrames: a goroutine with one of these functions on its stack is working, whatever its state.
 var busyFrames = []string{
 	"(*Scheduler).bindingCycle",
+	"(*Scheduler).runBindingCycle",
 	"(*Scheduler).handleBindingCycleError",
 	"main.(*apiServer).goTracked",
 }

@@ -150,13 +150,13 @@ func (c *controllers) provision(pvc *corev1.PersistentVolumeClaim, node string) 
 		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{annProvisionedBy: sc.Provisioner},
 			UID: types.UID("oracle-pv-uid-" + string(pvc.UID))},
 		Spec: corev1.PersistentVolumeSpec{
-			Capacity:                      capacity,
-			AccessModes:                   append([]corev1.PersistentVolumeAccessMode{}, pvc.Spec.AccessModes...),
-			VolumeMode:                    pvc.Spec.VolumeMode,
-			StorageClassName:              sc.Name,
-			MountOptions:                  append([]string{}, sc.MountOptions...),
-			PersistentVolumeSource:        corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: sc.Provisioner, VolumeHandle: "vol-" + string(pvc.UID)}},
-			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID, ResourceVersion: pvc.ResourceVersion},
+			Capacity:               capacity,
+			AccessModes:            append([]corev1.PersistentVolumeAccessMode{}, pvc.Spec.AccessModes...),
+			VolumeMode:             pvc.Spec.VolumeMode,
+			StorageClassName:       sc.Name,
+			MountOptions:           append([]string{}, sc.MountOptions...),
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: sc.Provisioner, VolumeHandle: "vol-" + string(pvc.UID)}},
+			ClaimRef:               &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID, ResourceVersion: pvc.ResourceVersion},
 		},
 	}
 	if sc.ReclaimPolicy != nil {
@@ -384,18 +384,18 @@ func (c *controllers) waitForDelivery() {
 }
 
 type dumpPV struct {
-	Name         string                     `json:"name"`
+	Name         string                       `json:"name"`
 	Phase        corev1.PersistentVolumePhase `json:"phase"`
-	ClaimRef     *string                    `json:"claimRef"`
-	NodeAffinity *corev1.VolumeNodeAffinity `json:"nodeAffinity"`
+	ClaimRef     *string                      `json:"claimRef"`
+	NodeAffinity *corev1.VolumeNodeAffinity   `json:"nodeAffinity"`
 }
 
 type dumpPVC struct {
-	Namespace    string                          `json:"namespace"`
-	Name         string                          `json:"name"`
+	Namespace    string                            `json:"namespace"`
+	Name         string                            `json:"name"`
 	Phase        corev1.PersistentVolumeClaimPhase `json:"phase"`
-	VolumeName   string                          `json:"volumeName"`
-	SelectedNode string                          `json:"selectedNode"`
+	VolumeName   string                            `json:"volumeName"`
+	SelectedNode string                            `json:"selectedNode"`
 }
 
 // writeStorageDump: ORACLE_STORAGE_DUMP.

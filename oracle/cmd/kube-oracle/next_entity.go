@@ -1,0 +1,33 @@
+//go:build oracle_1_37
+
+package main
+
+// From 1.37 the scheduler pops entities, a pod or a pod group (Scheduler.NextEntity), and the
+// score heap's tie comparison is in package framework (sorted_nodes.go; overlay hook
+// framework-1.37.go.txt).
+
+import (
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+func setTieHook(lowestName bool) { framework.OracleLowestName = lowestName }
+
+// wrapNext records each popped pod or pod group, named if its cycle does not settle.
+func wrapNext(r *serialRun) {
+	next := r.sched.NextEntity
+	r.sched.NextEntity = func(logger klog.Logger) (framework.QueuedEntityInfo, error) {
+		e, err := next(logger)
+		switch v := e.(type) {
+		case *framework.QueuedPodInfo:
+			if v != nil && v.Pod != nil {
+				r.waiting = "the scheduling cycle of pod " + podKey(v.Pod)
+			}
+		case *framework.QueuedPodGroupInfo:
+			if v != nil {
+				r.waiting = "the scheduling cycle of a pod group"
+			}
+		}
+		return e, err
+	}
+}

@@ -1,0 +1,26 @@
+//go:build oracle_1_34 || oracle_1_34_0 || oracle_1_35 || oracle_1_36
+
+package main
+
+// Up to 1.36 the scheduler pops pods (Scheduler.NextPod) and the score heap's tie comparison
+// is in package scheduler (overlay hook scheduler*.go.txt).
+
+import (
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+func setTieHook(lowestName bool) { scheduler.OracleLowestName = lowestName }
+
+// wrapNext records each popped pod, named if its cycle does not settle.
+func wrapNext(r *serialRun) {
+	next := r.sched.NextPod
+	r.sched.NextPod = func(logger klog.Logger) (*framework.QueuedPodInfo, error) {
+		pi, err := next(logger)
+		if pi != nil && pi.Pod != nil {
+			r.waiting = "the scheduling cycle of pod " + podKey(pi.Pod)
+		}
+		return pi, err
+	}
+}

@@ -1,0 +1,11 @@
+//go:build oracle_1_36
+
+package main
+
+import fwk "k8s.io/kube-scheduler/framework"
+
+const releaseName = "1.36"
+
+// nominatingInfo is the FailureHandler's nominating info type (k8s.io/kube-scheduler/framework
+// since 1.35).
+type nominatingInfo = fwk.NominatingInfo
