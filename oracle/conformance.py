@@ -3,6 +3,7 @@
 
     python3 oracle/conformance.py oracle/bin/kube-scheduler-oracle-1.34 [--dir DIR] [--only SUBSTR]
                                   [--verbose] [--write-results OUTDIR] [--timeout S]
+    python3 oracle/conformance.py --results OUTDIR [--merge-taint-reasons]   (judge a stored run)
 
 Each scenario folder holds cluster.yaml, pods.yaml, scheduler-config.yaml and expected.json.
 The oracle runs the way the contract derives expected.json: `replay --serial` with
@@ -126,7 +127,7 @@ def compare(expected, got):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("binary")
+    ap.add_argument("binary", nargs="?", help="the oracle binary (not with --results)")
     ap.add_argument("--dir", default=DEFAULT_DIR, help="folder of scenario folders")
     ap.add_argument("--only", default="", help="scenarios whose name contains this")
     ap.add_argument("--verbose", action="store_true")
@@ -136,19 +137,30 @@ def main(argv=None):
                          "'node(s) had untolerated taint(s)' (for an oracle built on v1.34.2 or later)")
     ap.add_argument("--write-results", metavar="OUTDIR",
                     help="also write each scenario's result in expected.json's shape to OUTDIR/<scenario>.json")
+    ap.add_argument("--results", metavar="OUTDIR",
+                    help="compare the results a run wrote with --write-results instead of running a binary")
     a = ap.parse_args(argv)
+    if bool(a.binary) == bool(a.results):
+        ap.error("give the oracle binary or --results OUTDIR")
     passed = failed = 0
     for name in sorted(os.listdir(a.dir)):
         d = os.path.join(a.dir, name)
         if not os.path.isfile(os.path.join(d, "pods.yaml")) or a.only not in name:
             continue
         try:
-            got = to_expected(run_oracle(a.binary, d, timeout=a.timeout), name)
+            if a.results:
+                stored = os.path.join(a.results, name + ".json")
+                if not os.path.isfile(stored):
+                    raise OracleError(f"no result {stored}")
+                with open(stored) as f:
+                    got = json.load(f)
+            else:
+                got = to_expected(run_oracle(a.binary, d, timeout=a.timeout), name)
         except OracleError as e:
             failed += 1
             print(f"FAIL {name}: {e}")
             continue
-        if a.write_results:
+        if a.write_results and not a.results:
             os.makedirs(a.write_results, exist_ok=True)
             with open(os.path.join(a.write_results, name + ".json"), "w") as f:
                 json.dump(got, f, indent=1)

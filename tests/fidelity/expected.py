@@ -41,8 +41,10 @@ def scenarios(conformance: Path, only: str = "") -> list[Path]:
             if (d / "expected.json").is_file() and only in d.name]
 
 
-def write_release(release: str, binary: Path, folders: list[Path], timeout: float) -> tuple[int, int]:
-    """Runs every folder through ``binary``; (written, failed)."""
+def write_release(release: str, binary: Path, folders: list[Path], timeout: float,
+                  results: Path | None = None) -> tuple[int, int]:
+    """Runs every folder through ``binary`` (or reads its result from ``results``/<scenario>.json,
+    written by ``oracle/conformance.py --write-results`` with the same settings); (written, failed)."""
     out = EXPECTED / release
     out.mkdir(parents=True, exist_ok=True)
     written = failed = 0
@@ -51,7 +53,14 @@ def write_release(release: str, binary: Path, folders: list[Path], timeout: floa
     for d in folders:
         t0 = time.perf_counter()
         try:
-            result = run_oracle(d, binary, timeout=timeout)
+            if results is not None:
+                stored = results / f"{d.name}.json"
+                if not stored.is_file():
+                    raise RunError(f"no stored result {stored}")
+                doc = load(stored)
+                result = {"pods": doc["pods"], "preempted": doc["preempted"]}
+            else:
+                result = run_oracle(d, binary, timeout=timeout)
         except RunError as e:
             failed += 1
             print(f"ERROR {release} {d.name}: {e}", flush=True)
@@ -128,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="the public scenarios (default: KPLAN_CONFORMANCE or ../shared/conformance)")
     ap.add_argument("--only", default="", help="scenarios whose name contains this")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds one oracle run may take")
+    ap.add_argument("--results", type=Path, default=None,
+                    help="with one --release: take the oracle's results from DIR/<scenario>.json written by "
+                         "oracle/conformance.py --write-results (the same settings) instead of running it again")
     ap.add_argument("--report-only", action="store_true", help="rewrite CHANGES.md from the stored results only")
     a = ap.parse_args(argv)
     conformance = a.conformance or location()
@@ -151,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                 failed += 1
                 continue
             t0 = time.monotonic()
-            n, bad = write_release(r, binary, folders, a.timeout)
+            n, bad = write_release(r, binary, folders, a.timeout, a.results if len(releases) == 1 else None)
             failed += bad
             print(f"release {r}: {n} written, {bad} failed, {time.monotonic() - t0:.0f} s")
     REPORT.write_text(report(conformance))
