@@ -75,6 +75,8 @@ def _args_kinds(release: Release) -> dict[str, ArgsKind]:
     validation takes them as options (VolumeBindingArgsValidationOptions, feature.Features)."""
     capacity_scoring = release.enabled(Gate.STORAGE_CAPACITY_SCORING)
     filter_timeout = release.enabled(Gate.DRA_SCHEDULER_FILTER_TIMEOUT)
+    binding_timeout = release.enabled(Gate.DRA_DEVICE_BINDING_CONDITIONS) and release.enabled(
+        Gate.DRA_RESOURCE_CLAIM_DEVICE_STATUS)
     return {
         "NodeAffinity": ArgsKind("NodeAffinityArgs", nodeaffinity.decode_args, nodeaffinity.validate_args),
         "NodeResourcesFit": ArgsKind("NodeResourcesFitArgs", fit.decode_args, fit.validate_args,
@@ -87,8 +89,10 @@ def _args_kinds(release: Release) -> dict[str, ArgsKind]:
         "InterPodAffinity": ArgsKind("InterPodAffinityArgs", interpodaffinity.decode_args,
                                      interpodaffinity.validate_args),
         "DynamicResources": ArgsKind("DynamicResourcesArgs",
-                                     partial(dynamicresources.decode_args, filter_timeout=filter_timeout),
-                                     partial(dynamicresources.validate_args, filter_timeout=filter_timeout)),
+                                     partial(dynamicresources.decode_args, filter_timeout=filter_timeout,
+                                             binding_timeout=binding_timeout),
+                                     partial(dynamicresources.validate_args, filter_timeout=filter_timeout,
+                                             binding_timeout=binding_timeout)),
         "DefaultPreemption": ArgsKind("DefaultPreemptionArgs", defaultpreemption.decode_args,
                                       defaultpreemption.validate_args),
         "NodeResourcesBalancedAllocation": ArgsKind("NodeResourcesBalancedAllocationArgs",

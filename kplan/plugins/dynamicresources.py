@@ -13,6 +13,7 @@ lives in cluster/dra.py; the structured allocator in plugins/dra/structured.py.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,35 +56,67 @@ _NOT_AVAILABLE_ID = reason_id(NOT_AVAILABLE)
 class DynamicResourcesArgs:
     #: a Go duration as written ("10s"); None when not set
     filter_timeout: str | None = None
+    #: bindingTimeout, a Go duration as written; None when not set (device binding conditions
+    #: are not modelled, so kplan only checks and reports it)
+    binding_timeout: str | None = None
 
 
 #: configv1.DynamicResourcesFilterTimeoutDefault
 DEFAULT_FILTER_TIMEOUT = "10s"
+#: configv1.DynamicResourcesBindingTimeoutDefault (10 minutes, as Duration.String prints it)
+DEFAULT_BINDING_TIMEOUT = "10m0s"
 
 
-def decode_args(raw: Mapping[str, Any] | None, *, filter_timeout: bool = True) -> DynamicResourcesArgs:
+def decode_args(raw: Mapping[str, Any] | None, *, filter_timeout: bool = True,
+                binding_timeout: bool = False) -> DynamicResourcesArgs:
     """Strict decoding and SetDefaults_DynamicResourcesArgs, which sets filterTimeout only when the
-    release's DRASchedulerFilterTimeout gate is on."""
+    release's DRASchedulerFilterTimeout gate is on and bindingTimeout only when its
+    DRADeviceBindingConditions and DRAResourceClaimDeviceStatus gates both are (from 1.36 by
+    default). Deviation: with those gates off a bindingTimeout is refused as an unknown field,
+    where 1.35 knows the field and forbids it."""
     raw = raw or {}
+    known = ("filterTimeout", "bindingTimeout") if binding_timeout else ("filterTimeout",)
     for k in raw:
-        if k != "filterTimeout":
+        if k not in known:
             raise ArgsError(f'unknown field "{k}"')
     given = raw.get("filterTimeout")
-    if given is not None:
-        return DynamicResourcesArgs(str(given))
-    return DynamicResourcesArgs(DEFAULT_FILTER_TIMEOUT if filter_timeout else None)
+    timeout = str(given) if given is not None else DEFAULT_FILTER_TIMEOUT if filter_timeout else None
+    binding = raw.get("bindingTimeout")
+    return DynamicResourcesArgs(timeout, str(binding) if binding is not None
+                                else DEFAULT_BINDING_TIMEOUT if binding_timeout else None)
 
 
-def validate_args(args: DynamicResourcesArgs, *, filter_timeout: bool = True) -> list[str]:
+def validate_args(args: DynamicResourcesArgs, *, filter_timeout: bool = True,
+                  binding_timeout: bool = False) -> list[str]:
     """ValidateDynamicResourcesArgs with the release's features: ``filter_timeout`` is
-    DRASchedulerFilterTimeout (a timeout set while it is off is refused, in upstream's words)."""
-    if args.filter_timeout is None:
-        return []
-    if not filter_timeout:
-        return ["filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled"]
-    if args.filter_timeout.startswith("-"):
-        return [f'filterTimeout: Invalid value: "{args.filter_timeout}": must be zero or positive']
-    return []
+    DRASchedulerFilterTimeout (a timeout set while it is off is refused, in upstream's words);
+    ``binding_timeout`` is DRADeviceBindingConditions and DRAResourceClaimDeviceStatus."""
+    errs = []
+    if args.filter_timeout is not None:
+        if not filter_timeout:
+            errs.append("filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled")
+        elif args.filter_timeout.startswith("-"):
+            errs.append(f'filterTimeout: Invalid value: "{args.filter_timeout}": must be zero or positive')
+    if args.binding_timeout is not None and binding_timeout:
+        seconds = go_duration_seconds(args.binding_timeout)
+        if seconds is None or seconds < 1:
+            errs.append(f'bindingTimeout: Invalid value: "{args.binding_timeout}": must be at least 1 second')
+    return errs
+
+
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
+
+
+def go_duration_seconds(text: str) -> float | None:
+    """time.ParseDuration's value in seconds ("1m30s", "-2.5h", "0"); None when it is not one."""
+    sign, rest = (-1.0, text[1:]) if text.startswith("-") else (1.0, text.removeprefix("+"))
+    if rest == "0":
+        return 0.0
+    parts = _DURATION.findall(rest)
+    if not rest or "".join(n + u for n, u in parts) != rest:
+        return None
+    return sign * sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
 
 
 @dataclass(eq=False)

@@ -159,6 +159,8 @@ def _args_problems(release: Release, name: str, args: dict[str, object]) -> tupl
 
 
 SHAPE = [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+#: the gates that give DynamicResourcesArgs its bindingTimeout (both on by default from 1.36)
+BINDING_CONDITIONS = {"DRADeviceBindingConditions": True, "DRAResourceClaimDeviceStatus": True}
 
 
 @pytest.mark.parametrize(("gates", "name", "args", "problems"), [
@@ -177,10 +179,13 @@ SHAPE = [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
     ({"DRASchedulerFilterTimeout": False}, "DynamicResources", {"filterTimeout": "0s"},
      ["filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled"]),
     ({"DRASchedulerFilterTimeout": False}, "DynamicResources", {}, []),
+    (BINDING_CONDITIONS, "DynamicResources", {"bindingTimeout": "500ms"},
+     ['bindingTimeout: Invalid value: "500ms": must be at least 1 second']),
+    (BINDING_CONDITIONS, "DynamicResources", {"bindingTimeout": "1m30s"}, []),
 ], ids=["a shape with StorageCapacityScoring off", "a shape with it on", "a bad shape with it on",
         "a negative bind timeout either way", "a negative filter timeout", "a zero filter timeout",
         "a filter timeout with DRASchedulerFilterTimeout off (upstream's gate name misspelt in its message)",
-        "no filter timeout with it off"])
+        "no filter timeout with it off", "a binding timeout under a second", "a binding timeout of 90 s"])
 def test_args_are_validated_by_the_release_s_gates(gates: dict[str, bool], name: str, args: dict[str, object],
                                                   problems: list[str]) -> None:
     assert _args_problems(_with(**gates), name, args)[1] == problems
@@ -191,8 +196,11 @@ def test_args_are_validated_by_the_release_s_gates(gates: dict[str, bool], name:
     ({"StorageCapacityScoring": True}, "VolumeBinding", "shape", (ShapePoint(0, 10), ShapePoint(100, 0))),
     ({}, "DynamicResources", "filter_timeout", "10s"),
     ({"DRASchedulerFilterTimeout": False}, "DynamicResources", "filter_timeout", None),
+    ({}, "DynamicResources", "binding_timeout", None),
+    (BINDING_CONDITIONS, "DynamicResources", "binding_timeout", "10m0s"),
 ], ids=["no shape with StorageCapacityScoring off", "the default shape with it on",
-        "the default filter timeout", "none with DRASchedulerFilterTimeout off"])
+        "the default filter timeout", "none with DRASchedulerFilterTimeout off",
+        "no binding timeout without binding conditions", "ten minutes with them"])
 def test_args_are_defaulted_by_the_release_s_gates(gates: dict[str, bool], name: str, field: str,
                                                   value: object) -> None:
     decoded, problems = _args_problems(_with(**gates), name, {})
