@@ -18,8 +18,9 @@ Both runs use the same seed. Reported: pods that change node, become schedulable
 unschedulable, evicted pods and where they go, per-node and per-zone utilisation, and a summary.
 Changes are applied to the parsed inputs, never to files, in this order: added nodes, scaled
 workloads, cordons, drains, removals. With --until-fit, the smallest number of nodes like a
-template that makes every pending pod fit is searched (exponential, then binary search over
-whole simulations).
+template that places as many pending pods as any number does is searched (exponential, then
+binary search over whole simulations, stopping once more nodes place no more pods); the pods
+that never fit on such a node are named with the filter that rejects them.
 
 Exit codes: 0 the check passed after the change, 1 it failed (see --fail-on: by default, a pending pod does not run after the change), 2 bad input or usage, 3 cluster unreachable or unreadable.""")
 
@@ -148,9 +149,10 @@ def whatif(
     base_scheduler_config: str | None = opt.scheduler_config_option(
         "A KubeSchedulerConfiguration file for the 'before' run (and the 'after' run unless --scheduler-config is "
         "given).", flag="--base-scheduler-config"),
-    until_fit: str | None = typer.Option(
-        None, "--until-fit", metavar="FILE|like=NODE", help="Find the smallest number of nodes like TEMPLATE (a Node file, or like=NODE) that "
-        "makes every pending pod fit, on top of the other changes."),
+    until_fit: list[str] = typer.Option(
+        [], "--until-fit", metavar="FILE|like=NODE", help="Find the smallest number of nodes like TEMPLATE (a Node file, or like=NODE) that "
+        "places as many pending pods as any number does, on top of the other changes, and name the pods that never "
+        "fit on such a node and why. Repeatable: one answer per template (the run shown after is the first's)."),
     until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1, metavar="N", max=MAX_ADDED_NODES,
                                         help="The most template nodes --until-fit tries."),
     seed: int = opt.seed_option(),
@@ -184,9 +186,10 @@ def whatif(
         parse_scale(v)  # a malformed option fails before any loading
     unread: list[tuple[str, str]] = []
     added, node_changes = build_changes(add_node, remove_node, cordon, drain, unread)
-    if until_fit is not None and not until_fit.startswith("like=") and looks_like_a_node_name(until_fit):
-        unread.append(("--until-fit", until_fit))
-    template = until_fit_template(until_fit) if until_fit is not None and not unread else None
+    for v in until_fit:
+        if not v.startswith("like=") and looks_like_a_node_name(v):
+            unread.append(("--until-fit", v))
+    templates = [until_fit_template(v) for v in until_fit] if not unread else []
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     check_node_names(unread, loaded.inputs)
@@ -198,7 +201,7 @@ def whatif(
     print_warnings(planner.warnings, quiet)
     t1 = time.perf_counter()
     with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
-        result = planner.whatif(changes, after_config=after_config, until_fit=template, limit=until_fit_limit)
+        result = planner.whatif(changes, after_config=after_config, until_fit=templates, limit=until_fit_limit)
     t2 = time.perf_counter()
     doc = whatif_document(result)
     deliver(render(doc, output, result_options(output_file, fail_on=fail_on, full=show_all, run=run_info(

@@ -7,7 +7,8 @@ pods aside). ``cost`` is the price per hour of the nodes the axes add (null with
 ``cheapest`` names up to three points whose fit probability reaches ``confidence``: the cheapest
 first (by cost, then nodes added, then grid order). ``cheapestPerScale`` gives, for each
 combination of the scaled workloads' replica counts, the cheapest such point (null when none
-fits): the node mix for that growth.
+fits): the node mix for that growth. ``bestPoint``, present only when no point fits, names the
+point that comes closest and the pods its runs leave pending.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from kplan.whatif.sweep import (
     RunSummary,
     ScaleAxis,
     SweepPlan,
+    best_unfitting,
     cheapest,
     cheapest_by_scale,
     percent,
@@ -134,6 +136,19 @@ class ScaleChoice:
 
 
 @dataclass(frozen=True, kw_only=True)
+class BestPoint:
+    """When no point fits: the point that comes closest (highest fit probability, then fewest
+    pods left pending), and the pods its runs leave pending (up to 50 per run, the seeds'
+    union in run order)."""
+
+    index: int
+    changes: tuple[str, ...]
+    fit_probability: float
+    pending: PendingRange
+    pending_pods: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class SweepSummary:
     points: int
     simulations: int
@@ -155,6 +170,8 @@ class SweepDocument:
     cheapest: tuple[Choice, ...]
     cheapest_per_scale: tuple[ScaleChoice, ...]
     points: tuple[PointDoc, ...]
+    #: null unless no point fits with probability >= confidence
+    best_point: BestPoint | None = member(omit=is_none, default=None)
     timing: dict[str, float] | None = member(omit=is_none, default=None)
 
     @property
@@ -192,6 +209,18 @@ def _choice(plan: SweepPlan, p: PointResult) -> Choice:
                   added_nodes=p.added_nodes, fit_probability=_number(p.fit_probability))
 
 
+def _best(plan: SweepPlan, points: Sequence[PointResult]) -> BestPoint | None:
+    p = best_unfitting(points)
+    if p is None:
+        return None
+    lo, med, hi = p.pending()
+    names: dict[str, None] = {}
+    for r in p.runs:
+        names.update(dict.fromkeys(r.unplaced))
+    return BestPoint(index=p.index, changes=tuple(plan.describe(p.values)), fit_probability=_number(p.fit_probability),
+                     pending=PendingRange(min=lo, median=_number(med), max=hi), pending_pods=tuple(names))
+
+
 def sweep_document(plan: SweepPlan, fixed: Sequence[str], seeds: Sequence[int], tie_break: str,
                    confidence: Fraction, points: Sequence[PointResult], timing: dict[str, float] | None = None
                    ) -> SweepDocument:
@@ -211,5 +240,6 @@ def sweep_document(plan: SweepPlan, fixed: Sequence[str], seeds: Sequence[int], 
                         cheapest=_choice(plan, p) if p is not None else None)
             for key, p in cheapest_by_scale(plan, points, confidence)),
         points=tuple(_point(plan, p) for p in points),
+        best_point=_best(plan, points) if not best else None,
         timing=timing,
     )

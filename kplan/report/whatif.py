@@ -2,7 +2,8 @@
 
 Fields may be added; none are renamed. ``before`` and ``after`` are SimulationResult documents;
 ``changes`` lists every pod whose (status, node) differs between them; ``untilFit`` is null
-unless ``--until-fit`` was given, and its ``count`` is null when no number of such nodes helps.
+unless ``--until-fit`` was given, and its ``count`` is null when no number of such nodes helps;
+``untilFits`` (left out without ``--until-fit``) has one answer per template given.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from kplan.report.codec import Quantity, is_none, member
+from kplan.report.codec import Quantity, is_empty, is_none, member
 from kplan.report.document import (
     API_VERSION,
     ApiVersion,
@@ -35,7 +36,7 @@ from kplan.whatif.diff import (
     Usage,
     UsageChange,
 )
-from kplan.whatif.plan import WhatIf
+from kplan.whatif.plan import UntilFit, WhatIf
 
 
 def _pct(used: int, total: int) -> int | None:
@@ -156,18 +157,40 @@ class PodChange(PodKey):
 @dataclass(frozen=True, kw_only=True)
 class Probe:
     count: int
+    #: every pending pod that can fit on such nodes is scheduled
     fits: bool
+    #: pending pods scheduled with this many nodes
+    placed: int | None = member(omit=is_none, default=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NeverFitPod(PodKey):
+    """A pending pod that no number of nodes like the template places: the first filter (in
+    filter order) that rejects it on a fresh, empty node like the template, as the scheduler
+    words it."""
+
+    plugin: str
+    reason: str
 
 
 @dataclass(frozen=True, kw_only=True)
 class UntilFitDoc:
-    """The smallest number of nodes like ``template`` that fits every pending pod (null: none does)."""
+    """For one template: the smallest number of nodes like it that places as many pending pods
+    as any number tried (null: no number places one more); ``allFit`` when that is every
+    pending pod. ``placed`` lists the pods that fit with those nodes and not without,
+    ``neverFit`` the pods no number of them places, with the filter that rejects them, and
+    ``stillPending`` the pods that fit on an empty such node yet stay pending (more nodes
+    placed no more pods, or the limit was reached)."""
 
     template: str
     count: int | None
     reason: str | None
     lower_bound: int | None
     probes: tuple[Probe, ...]
+    all_fit: bool = False
+    placed: tuple[PodKey, ...] = ()
+    never_fit: tuple[NeverFitPod, ...] = ()
+    still_pending: tuple[PodKey, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,6 +205,9 @@ class WhatIfDocument:
     changes: tuple[PodChange, ...]
     utilization: Utilization
     until_fit: UntilFitDoc | None
+    #: one answer per --until-fit template, in the order given (``untilFit`` is the first; the
+    #: run ``after`` is its answer's)
+    until_fits: tuple[UntilFitDoc, ...] = member(omit=is_empty, default=())
     before: SimulationDocument
     after: SimulationDocument
     timing: dict[str, float] | None = member(omit=is_none, default=None)
@@ -209,15 +235,25 @@ def _zone_change(c: UsageChange) -> ZoneUsageChange:
     return ZoneUsageChange(zone=c.name, before=usage_doc(c.before), after=usage_doc(c.after))
 
 
+def _pod_key(key: str) -> PodKey:
+    namespace, _, name = key.partition("/")
+    return PodKey(namespace=namespace, name=name)
+
+
+def until_fit_doc(u: UntilFit) -> UntilFitDoc:
+    return UntilFitDoc(template=u.template, count=u.count, reason=u.reason or None, lower_bound=u.lower_bound,
+                       probes=tuple(Probe(count=k, fits=v, placed=u.placed_at.get(k)) for k, v in u.probes.items()),
+                       all_fit=u.all_fit, placed=tuple(_pod_key(k) for k in u.placed),
+                       never_fit=tuple(NeverFitPod(namespace=_pod_key(n.pod).namespace, name=_pod_key(n.pod).name,
+                                                   plugin=n.status.plugin, reason=n.status.message) for n in u.never),
+                       still_pending=tuple(_pod_key(k) for k in u.still_pending))
+
+
 def whatif_document(w: WhatIf, timing: dict[str, float] | None = None) -> WhatIfDocument:
     applied = w.after.applied
     d = w.diff
     before, after = simulation_document(w.before.result), simulation_document(w.after.result)
-    until = None
-    if w.until_fit is not None:
-        u = w.until_fit
-        until = UntilFitDoc(template=u.template, count=u.count, reason=u.reason or None, lower_bound=u.lower_bound,
-                            probes=tuple(Probe(count=k, fits=v) for k, v in u.probes.items()))
+    untils = tuple(until_fit_doc(u) for u in w.until_fits or ([w.until_fit] if w.until_fit else []))
     return WhatIfDocument(
         modifications=tuple(applied.changes if applied else ()),
         pods_affected=tuple(AffectedPod(namespace=f.pod.namespace, name=f.pod.name, node=f.node, fate=f.fate,
@@ -235,7 +271,8 @@ def whatif_document(w: WhatIf, timing: dict[str, float] | None = None) -> WhatIf
                                 zones=tuple(_zone_change(c) for c in d.utilisation.zones),
                                 total=TotalUsage(before=usage_doc(d.utilisation.total_before),
                                                  after=usage_doc(d.utilisation.total_after))),
-        until_fit=until,
+        until_fit=untils[0] if untils else None,
+        until_fits=untils,
         before=before,
         after=after,
         timing=timing,

@@ -38,7 +38,7 @@ from kplan.scheduler.simulate import Observer, Simulation, SimulationResult
 from kplan.whatif.capacity import CapacityOutcome, fill
 from kplan.whatif.changes import Applied, Change, CloneNode, apply_changes
 from kplan.whatif.diff import WhatIfDiff, diff_results, running_on_nodes
-from kplan.whatif.search import SearchResult, smallest_passing
+from kplan.whatif.search import Placed, SearchResult, fewest_for_most, smallest_passing
 
 DEFAULT_SEARCH_LIMIT = 1024
 T = TypeVar("T")
@@ -61,18 +61,70 @@ class WhatIf:
     before: Run
     after: Run
     diff: WhatIfDiff
+    #: the answer for the first --until-fit template (its run is ``after``)
     until_fit: UntilFit | None = None
+    #: one answer per --until-fit template, in the order given
+    until_fits: list[UntilFit] = dataclasses.field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class NeverFits:
+    """A pending pod that no number of nodes like the template places: the filter that rejects
+    it on a fresh, empty node like the template."""
+
+    pod: str
+    status: Status
 
 
 @dataclass
 class UntilFit:
     template: str
-    #: the smallest number of nodes like the template that fits every pending pod; None: none does
+    #: the smallest number of nodes like the template that places as many of the pending pods as
+    #: any number the search tried; None: no number places any pod more than the cluster does
     count: int | None
     reason: str = ""
     probes: dict[int, bool] = dataclasses.field(default_factory=dict)
     #: fewer template nodes than this cannot fit the pods (None: not computed, pods may preempt)
     lower_bound: int | None = None
+    #: every pending pod (gated ones aside) is scheduled with ``count`` nodes
+    all_fit: bool = False
+    #: pods not scheduled without the nodes and scheduled with ``count`` of them
+    placed: tuple[str, ...] = ()
+    #: pods that never fit on a node like the template, with the rejecting filter
+    never: tuple[NeverFits, ...] = ()
+    #: pods that fit on an empty node like the template yet are not scheduled with ``count``
+    #: nodes (the search stopped: more nodes placed no more pods, or the limit)
+    still_pending: tuple[str, ...] = ()
+    #: pods placed at each count probed
+    placed_at: dict[int, int] = dataclasses.field(default_factory=dict)
+
+
+def _placed(result: SimulationResult) -> int:
+    return sum(1 for o in result.pods if o.status == PodStatus.SCHEDULED)
+
+
+def _misfits(result: SimulationResult) -> list[str]:
+    """The pending pods the run tried and did not schedule, in the run's order."""
+    return [o.pod.key for o in result.pods if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED)]
+
+
+def _waits_for_room(sim: Simulation, pods: Sequence[Pod], added: Sequence[str]) -> bool:
+    """Some pod is rejected by an added node for its resources alone (NodeResourcesFit is the
+    first filter to reject it there), or passes one: more such nodes may still place it. Pods of
+    one template are judged once."""
+    rows = [r for r in (sim.snapshot.row_of(n) for n in added) if r is not None]
+    if not rows:
+        return False
+    seen: set[tuple[str, ...]] = set()
+    for pod in pods:
+        owner = pod.controller()
+        sig = (pod.namespace, owner.kind, owner.name) if owner is not None else (pod.namespace, pod.name)
+        if sig in seen:
+            continue
+        seen.add(sig)
+        if any(s is None or s.plugin == "NodeResourcesFit" for s in rejections(sim, pod, rows)):
+            return True
+    return False
 
 
 def all_fit(result: SimulationResult) -> bool:
@@ -197,86 +249,107 @@ class Planner:
         _, built, sim = self.simulation(changed)
         row = built.snapshot.row_of(applied.added_nodes[0])
         assert row is not None
-        rows = np.array([row], dtype=np.int64)
         wanted = set(pods) if pods is not None else None
         out: dict[str, Status] = {}
         for pod in built.pending:
             if wanted is not None and pod.key not in wanted:
                 continue
-            fw = sim.handle.frameworks.get(pod.scheduler_name)
-            if fw is None:
-                out[pod.key] = Status(Code.UNRESOLVABLE, (f'no profile of the scheduler configuration has '
-                                                          f'schedulerName "{pod.scheduler_name}"',))
-                continue
-            state = CycleState()
-            pre, status, _ = fw.run_pre_filter(state, pod)
-            if not status.ok:
+            status = rejections(sim, pod, [row])[0]
+            if status is not None:
                 out[pod.key] = status
-                continue
-            if pre is not None and pre.node_names is not None and applied.added_nodes[0] not in pre.node_names:
-                out[pod.key] = Status(Code.UNRESOLVABLE, ("the pod is restricted to other nodes by name",), "NodeAffinity")
-                continue
-            verdict = fw.run_filters(state, pod, built.snapshot.table, rows)
-            if verdict.codes[0] != 0:
-                out[pod.key] = verdict.status(0, fw.filter_names)
         return out
 
     # -------------------------------------------------------------------------- what-if
 
     def whatif(self, changes: Sequence[Change], *, after_config: SchedulerConfig | None = None,
-               until_fit: str | Node | None = None, limit: int = DEFAULT_SEARCH_LIMIT) -> WhatIf:
+               until_fit: str | Node | Sequence[str | Node] | None = None, limit: int = DEFAULT_SEARCH_LIMIT,
+               stop_early: bool = True) -> WhatIf:
+        """Before and after the changes; with ``until_fit`` (one template or several), the search
+        for each template on top of the changes, the first template's run as ``after``.
+        ``stop_early=False`` searches on while more nodes place no more pods (benchmarks compare)."""
         before = self.simulate(stage="before")
         changed, applied = self.changed(changes)
-        fit: UntilFit | None = None
-        if until_fit is None:
+        templates = [until_fit] if isinstance(until_fit, (str, Node)) else list(until_fit or [])
+        fits: list[UntilFit] = []
+        after: Run | None = None
+        if not templates:
             after = self.simulate(changed, config=after_config, applied=applied, stage="after")
-        else:
-            after, fit = self._until_fit(changed, applied, until_fit, after_config, limit)
+        base: Run | None = None
+        for template in templates:
+            run, fit, base = self._until_fit(changed, applied, template, after_config, limit, base, stop_early)
+            fits.append(fit)
+            after = after or run
+        assert after is not None
         deleted = [f.pod for f in (after.applied or applied).deleted]
         diff = diff_results(before.result, before.running, after.result, after.running, deleted)
-        return WhatIf(before, after, diff, fit)
+        return WhatIf(before, after, diff, fits[0] if fits else None, fits)
 
     def _until_fit(self, changed: Inputs, applied: Applied, template: str | Node, config: SchedulerConfig | None,
-                   limit: int) -> tuple[Run, UntilFit]:
+                   limit: int, base: Run | None = None, stop_early: bool = True) -> tuple[Run, UntilFit, Run]:
+        """(the run at the answer, the answer, the run without template nodes: the next
+        template's search starts from it)."""
         name = template if isinstance(template, str) else template.name
         if isinstance(template, str) and all(n.name != template for n in changed.nodes):
             # even when every pod already fits: a mistyped template is not "no change needed"
             raise InputError(f"--until-fit like={template}: no node named {template!r} in the cluster")
-        base = self.simulate(changed, config=config, applied=applied, stage="after")
+        if base is None:
+            base = self.simulate(changed, config=config, applied=applied, stage="after")
         if all_fit(base.result):
-            return base, UntilFit(name, 0, "every pending pod already fits", {0: True})
-        misfits = [o.pod.key for o in base.result.pods if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED)]
+            return base, UntilFit(name, 0, "every pending pod already fits", {0: True}, all_fit=True,
+                                  placed_at={0: _placed(base.result)}), base
+        misfits = _misfits(base.result)
         blocked = self.blocked_on_empty_node(template, misfits, changed)
-        if blocked:
-            why = [f"{key} ({s.plugin + ': ' if s.plugin else ''}{s.message})" for key, s in list(blocked.items())[:5]]
-            more = f" and {len(blocked) - 5} more" if len(blocked) > 5 else ""
+        never = tuple(NeverFits(key, status) for key, status in blocked.items())
+        hopeful = [key for key in misfits if key not in blocked]
+        if not hopeful:
+            why = [f"{n.pod} ({n.status.plugin + ': ' if n.status.plugin else ''}{n.status.message})" for n in never[:5]]
+            more = f" and {len(never) - 5} more" if len(never) > 5 else ""
             reason = (f"no number of nodes like {name} helps: on an empty node like it these pods still do not fit: "
                       f"{'; '.join(why)}{more}")
-            return base, UntilFit(name, None, reason, {0: False})
+            return base, UntilFit(name, None, reason, {0: False}, never=never,
+                                  placed_at={0: _placed(base.result)}), base
 
-        bound = self.lower_bound(base, template, changed)
+        bound = self.lower_bound(base, template, changed, hopeful)
         if bound is not None and bound > limit:
             return base, UntilFit(name, None, f"at least {bound} nodes like {name} are needed (the pending pods' "
-                                  f"requests exceed the free room), above the limit of {limit}", {0: False}, bound)
+                                  f"requests exceed the free room), above the limit of {limit}", {0: False}, bound,
+                                  never=never, still_pending=tuple(hopeful),
+                                  placed_at={0: _placed(base.result)}), base
+        never_keys = {n.pod for n in never}
+        placed_at = {0: _placed(base.result)}
 
-        def probe(k: int) -> tuple[bool, Run]:
+        def probe(k: int) -> Placed[Run]:
             if k == 0:
-                return False, base
+                return Placed(placed_at[0], False, True, base)
             more, more_applied = self.changed([CloneNode(template, k)], changed)
             merged = Applied(applied.changes + more_applied.changes, applied.added_nodes + more_applied.added_nodes,
                              applied.removed_nodes, applied.cordoned_nodes, applied.pods)
-            run = self.simulate(more, config=config, applied=merged, stage=f"until fit: {k} more")
-            return all_fit(run.result), run
+            _, built, sim = self.simulation(more, config=config, stage=f"until fit: {k} more")
+            run = Run(more, built, sim.run(), merged)
+            left = [o.pod for o in run.result.pods
+                    if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED) and o.pod.key not in never_keys]
+            done = not left
+            waiting = (not done and stop_early
+                       and _waits_for_room(sim, left, more_applied.added_nodes))
+            placed_at[k] = _placed(run.result)
+            return Placed(placed_at[k], done, waiting, run)
 
-        found: SearchResult[Run] = smallest_passing(probe, limit, start=bound or 1)
+        found: SearchResult[Run] = fewest_for_most(probe, limit, start=0, first=bound, stop_early=stop_early)
         probes = {0: False, **found.probes}
         run = found.value if found.value is not None else base
         if found.count is None:
-            return run, UntilFit(name, None, f"no number of nodes like {name} up to {limit} makes every pending pod "
-                                             "fit", probes, bound)
-        return run, UntilFit(name, found.count, "", probes, bound)
+            reason = (f"no number of nodes like {name} up to {limit} places a pending pod" if not never else
+                      f"no number of nodes like {name} up to {limit} places a pending pod; some never fit on it")
+            return base, UntilFit(name, None, reason, probes, bound, never=never, still_pending=tuple(hopeful),
+                                  placed_at=placed_at), base
+        left = set(_misfits(run.result))
+        placed = tuple(key for key in misfits if key not in left)
+        still = tuple(key for key in hopeful if key in left)
+        return run, UntilFit(name, found.count, "", probes, bound, all_fit=not left, placed=placed, never=never,
+                             still_pending=still, placed_at=placed_at), base
 
-    def lower_bound(self, base: Run, template: str | Node, inputs: Inputs) -> int | None:
+    def lower_bound(self, base: Run, template: str | Node, inputs: Inputs,
+                    only: Collection[str] | None = None) -> int | None:
         """Fewer nodes like the template than this cannot fit every pod: the pending pods that did
         not fit need more of some resource than all free room plus that many template nodes.
 
@@ -292,7 +365,8 @@ class Planner:
                                       for o in result.pods):
             return None
         need: dict[str, int] = {}
-        misfits = [o.pod for o in result.pods if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED)]
+        misfits = [o.pod for o in result.pods if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED)
+                   and (only is None or o.pod.key in only)]
         for pod in misfits:
             need["pods"] = need.get("pods", 0) + 1
             for r, q in pod.requests.items():
@@ -343,3 +417,29 @@ class Planner:
         _, _, sim = self.simulation(stage="capacity")
         sim.start()
         return fill(sim, make_replica, limit)
+
+
+def rejections(sim: Simulation, pod: Pod, rows: Sequence[int]) -> list[Status | None]:
+    """Per row of ``sim``'s snapshot as it stands, the status of the first filter that rejects
+    ``pod`` there (PreFilter's, for every row, when PreFilter rejects the pod), None where the
+    pod passes every filter: the scheduler's own diagnosis, as a cycle would give it."""
+    fw = sim.handle.frameworks.get(pod.scheduler_name)
+    if fw is None:
+        return [Status(Code.UNRESOLVABLE, (f'no profile of the scheduler configuration has '
+                                           f'schedulerName "{pod.scheduler_name}"',))] * len(rows)
+    state = CycleState()
+    pre, status, _ = fw.run_pre_filter(state, pod)
+    if not status.ok:
+        return [status] * len(rows)
+    table = sim.snapshot.table
+    out: list[Status | None] = []
+    restricted = pre is not None and pre.node_names is not None
+    verdict = fw.run_filters(state, pod, table, np.asarray(rows, dtype=np.int64))
+    for k, row in enumerate(rows):
+        if restricted and pre is not None and pre.node_names is not None and table.names[row] not in pre.node_names:
+            out.append(Status(Code.UNRESOLVABLE, ("the pod is restricted to other nodes by name",), "NodeAffinity"))
+        elif verdict.codes[k] != 0:
+            out.append(verdict.status(k, fw.filter_names))
+        else:
+            out.append(None)
+    return out

@@ -67,3 +67,72 @@ def smallest_passing(probe: Callable[[int], tuple[bool, T]], limit: int, start: 
         else:
             low = mid
     return SearchResult(high, seen[high][1], probes)
+
+
+@dataclass(frozen=True)
+class Placed(Generic[T]):
+    """What a probe of ``fewest_for_most`` found at one count."""
+
+    #: pods placed at this count
+    placed: int
+    #: every pod that can fit is placed: more nodes cannot place more
+    done: bool
+    #: a pod still pending waits for room (an added node rejects it only for its resources): more
+    #: nodes may still place it even though this count placed no more than the one before
+    waiting: bool
+    value: T
+
+
+def fewest_for_most(probe: Callable[[int], Placed[T]], limit: int, start: int = 0, first: int | None = None,
+                    stop_early: bool = True) -> SearchResult[T]:
+    """The smallest count in [start, limit] that places as many pods as the search finds any
+    count placing, assuming more nodes never place fewer pods.
+
+    The exponential phase (start, then start+1, start+2, start+4, …; from ``first`` on, a lower
+    bound of the count that places every pod, when given: first, first+1, first+3, …) ends at the first count where
+    ``done``, at the limit, or — with ``stop_early`` — at the first count that places no more
+    pods than the count probed before it while no pod waits for room: more nodes no longer help,
+    and the answer is at most that earlier count. The binary phase then bisects between the
+    last count that placed fewer and the first that placed the most. ``probes`` maps each count
+    probed to whether it was ``done``; the answer's count is None when no count places more
+    pods than ``start``.
+    """
+    if limit < start:
+        raise ValueError(f"limit {limit} is below start {start}")
+    seen: dict[int, Placed[T]] = {}
+    probes: dict[int, bool] = {}
+
+    def at(k: int) -> Placed[T]:
+        if k not in seen:
+            seen[k] = probe(k)
+            probes[k] = seen[k].done
+        return seen[k]
+
+    initial = at(start)
+    if initial.done:
+        return SearchResult(start, initial.value, probes)
+    origin = start if first is None or first <= start + 1 else first - 1
+    prev, step = start, 1
+    while True:
+        k = min(origin + step, limit)
+        got = at(k)
+        if got.done or k >= limit:
+            break
+        if stop_early and got.placed <= seen[prev].placed and not got.waiting:
+            break
+        prev, step = k, step * 2
+    best = max(p.placed for p in seen.values())
+    high = min(k for k, p in seen.items() if p.placed >= best)
+    below = [k for k, p in seen.items() if p.placed < best and k < high]
+    low = max(below) if below else start
+    if first is not None and seen[high].done:
+        low = max(low, min(first - 1, high - 1))  # fewer than ``first`` cannot place every pod
+    while high - low > 1:
+        mid = (low + high) // 2
+        if at(mid).placed >= best:
+            high = mid
+        else:
+            low = mid
+    if seen[high].placed <= initial.placed:
+        return SearchResult(None, seen[max(seen)].value, probes)
+    return SearchResult(high, seen[high].value, probes)

@@ -205,10 +205,16 @@ class RunSummary:
     memory_requested: int
     memory_allocatable: int
     nodes: int
+    #: the first UNPLACED_KEPT pending pods left unscheduled (namespace/name), in the run's order
+    unplaced: tuple[str, ...] = ()
 
     @property
     def fits(self) -> bool:
         return self.pending == 0
+
+
+#: pending pods a run summary names (a summary travels back from a worker: it stays small)
+UNPLACED_KEPT = 50
 
 
 def summarize(seed: int, result: SimulationResult) -> RunSummary:
@@ -216,10 +222,12 @@ def summarize(seed: int, result: SimulationResult) -> RunSummary:
     scheduled = sum(1 for o in result.pods if o.status == PodStatus.SCHEDULED)
     gated = sum(1 for o in result.pods if o.status == PodStatus.GATED)
     # the totals of every node, as kplan whatif's utilisation "(all)" row sums them
+    unplaced = tuple(o.pod.key for o in result.pods
+                     if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED))[:UNPLACED_KEPT]
     return RunSummary(seed, len(result.pods) - scheduled - gated, scheduled, gated,
                       len(result.preempted),
                       int(table.requested[:, CPU].sum()), int(table.alloc[:, CPU].sum()),
-                      int(table.requested[:, MEMORY].sum()), int(table.alloc[:, MEMORY].sum()), len(table))
+                      int(table.requested[:, MEMORY].sum()), int(table.alloc[:, MEMORY].sum()), len(table), unplaced)
 
 
 def percent(used: int, total: int) -> int | None:
@@ -286,6 +294,15 @@ def cheapest(points: Sequence[PointResult], confidence: Fraction, n: int = 3) ->
     fitting = [p for p in points if p.fit_probability >= confidence]
     return sorted(fitting, key=lambda p: (p.cost if p.cost is not None else Decimal(0), p.added_nodes,
                                           p.index))[:n]
+
+
+def best_unfitting(points: Sequence[PointResult]) -> PointResult | None:
+    """When no point fits: the point that comes closest, by fit probability, then the fewest
+    pods left pending (median over the seeds), then cost and nodes added, then grid order."""
+    if not points:
+        return None
+    return min(points, key=lambda p: (-p.fit_probability, p.pending()[1],
+                                      p.cost if p.cost is not None else Decimal(0), p.added_nodes, p.index))
 
 
 def cheapest_by_scale(plan: SweepPlan, points: Sequence[PointResult], confidence: Fraction

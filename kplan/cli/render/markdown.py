@@ -141,14 +141,21 @@ def whatif_markdown(doc: WhatIfDocument, opts: RenderOptions) -> str:
     out = [heading(doc, opts, "kplan whatif"), ""]
     mods = doc.modifications
     out += ["**Changes:** " + ("; ".join(cell(m) for m in mods) if mods else "none"), ""]
-    u = doc.until_fit
-    if u is not None:
+    for u in doc.until_fits or ((doc.until_fit,) if doc.until_fit is not None else ()):
         if u.count is None:
             fit = cell(u.reason or "no number of such nodes makes every pending pod fit")
-        else:
+        elif u.all_fit:
             fit = f"{plural(u.count, 'node')} like {code(u.template)} " \
                   f"make{'s' if u.count == 1 else ''} every pending pod fit"
+        else:
+            fit = (f"{plural(u.count, 'node')} like {code(u.template)} place{'s' if u.count == 1 else ''} "
+                   f"{plural(len(u.placed), 'pending pod')}; more nodes place no more")
         out += [f"**Until fit:** {fit}.", ""]
+        if u.count is not None and (u.never_fit or u.still_pending):
+            out += [f"- {code(n.key)} never fits on a node like {code(u.template)}: "
+                    f"{cell((n.plugin + ': ' if n.plugin else '') + n.reason)}" for n in u.never_fit]
+            out += [f"- {code(p.key)} stays pending" for p in u.still_pending]
+            out.append("")
     out += [cell(line) + "  " for line in whatif_summary(doc).splitlines()]
     out[-1] = out[-1].rstrip()
     out.append("")

@@ -58,8 +58,16 @@ def verdict(doc: SweepDocument) -> list[str]:
     seeds = len(doc.seeds)
     what = "cheapest" if doc.priced else "smallest"
     if not doc.cheapest:
-        return [f"No point fits every pending pod with probability >= {bar} ({plural(seeds, 'seed')})."]
-    out: list[str] = [f"The {what} points where every pending pod fits with probability >= {bar} "
+        out = [f"No point fits every pending pod with probability >= {bar} ({plural(seeds, 'seed')})."]
+        b = doc.best_point
+        if b is not None:
+            changes = ", ".join(b.changes) or "no change"
+            names = ", ".join(b.pending_pods[:10])
+            more = "" if b.pending.max <= 10 and len(b.pending_pods) <= 10 else ", …"
+            out.append(f"The closest, #{b.index} ({changes}, fit {probability(b.fit_probability)}), leaves "
+                       f"{pending(b.pending)} pods pending (min/median/max): {names}{more}")
+        return out
+    out = [f"The {what} points where every pending pod fits with probability >= {bar} "
            f"({plural(seeds, 'seed')}):"]
     for rank, c in enumerate(doc.cheapest, 1):
         changes = ", ".join(c.changes) or "no change"

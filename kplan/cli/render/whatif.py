@@ -17,6 +17,7 @@ from kplan.report.whatif import (
     NodeUsageChange,
     PodState,
     TotalUsage,
+    UntilFitDoc,
     UsageDoc,
     WhatIfDocument,
     ZoneUsageChange,
@@ -122,6 +123,43 @@ def whatif_summary(doc: WhatIfDocument) -> str:
     return f"Before: {side(b)}.\nAfter:  {side(a)}.\n{changed}."
 
 
+def until_fit_lines(u: UntilFitDoc, full: bool = False) -> list[str]:
+    """The answer for one template: a sentence, then (indented) the pods that never fit on such
+    a node with the filter that rejects them, and the pods still pending at the answer."""
+    tried = ", ".join(str(p.count) for p in u.probes)
+    if u.count == 0 and u.all_fit:
+        return ["Until fit: every pending pod already fits; no node needed."]
+    if u.count is not None and u.all_fit:
+        return [f"Until fit: {plural(u.count, 'node')} like {u.template} make{'s' if u.count == 1 else ''} every "
+                f"pending pod fit (tried: {tried})."]
+    if u.count is None and not u.still_pending:
+        return [f"Until fit: {u.reason}."]  # the reason names the pods that never fit
+    if u.count is None:
+        out = [f"Until fit: {u.reason} (tried: {tried})."]
+    else:
+        waiting = len(u.placed) + len(u.never_fit) + len(u.still_pending)
+        rest = ("the others never fit on such a node" if not u.still_pending else
+                "more nodes placed no more")
+        out = [f"Until fit: {plural(u.count, 'node')} like {u.template} place{'s' if u.count == 1 else ''} "
+               f"{len(u.placed)} of the {plural(waiting, 'pending pod')} that do not fit now; {rest} "
+               f"(tried: {tried})."]
+    limit = None if full else TOP
+    if u.never_fit:
+        out.append(f"  {plural(len(u.never_fit), 'pod')} never fit{'s' if len(u.never_fit) == 1 else ''} on a "
+                   f"node like {u.template}:")
+        for n in u.never_fit[:limit]:
+            out.append(f"    {n.key} ({n.plugin + ': ' if n.plugin else ''}{n.reason})")
+        if limit is not None and len(u.never_fit) > limit:
+            out.append(f"    … and {len(u.never_fit) - limit} more (--all lists them)")
+    if u.still_pending:
+        names = ", ".join(p.key for p in u.still_pending[:limit])
+        more = f" and {len(u.still_pending) - limit} more" if limit is not None and len(u.still_pending) > limit else ""
+        out.append(f"  {plural(len(u.still_pending), 'pod')} fit{'s' if len(u.still_pending) == 1 else ''} on an "
+                   f"empty node like {u.template} yet stay{'s' if len(u.still_pending) == 1 else ''} pending: "
+                   f"{names}{more}")
+    return out
+
+
 def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     opts = opts or RenderOptions()
     full, width = opts.full, opts.width
@@ -130,16 +168,10 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     out.append(wrap("Changes: " + ("; ".join(mods) if mods else "none"), width, hanging="  "))
     for p in doc.pods_affected:
         out.append(wrap(f"{p.namespace}/{p.name} on {p.node}: {p.fate} ({p.reason})", width, "  ", hanging="    "))
-    u = doc.until_fit
-    if u is not None:
-        if u.count is None:
-            out.append(wrap(f"Until fit: {u.reason}.", width, hanging="  "))
-        elif u.count == 0:
-            out.append("Until fit: every pending pod already fits; no node needed.")
-        else:
-            out.append(wrap(f"Until fit: {plural(u.count, 'node')} like {u.template} "
-                            f"make{'s' if u.count == 1 else ''} every pending pod fit "
-                            f"(tried: {', '.join(str(p.count) for p in u.probes)}).", width, hanging="  "))
+    for u in doc.until_fits or ((doc.until_fit,) if doc.until_fit is not None else ()):
+        for line in until_fit_lines(u, full):
+            indent = line[:len(line) - len(line.lstrip())]
+            out.append(wrap(line.lstrip(), width, indent, hanging=indent + "  "))
     out.append("")
     if doc.changes:
         rows: list[list[str]] = []

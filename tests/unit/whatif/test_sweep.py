@@ -21,6 +21,7 @@ from kplan.whatif.sweep import (
     RunSummary,
     ScaleAxis,
     SweepPlan,
+    best_unfitting,
     cheapest,
     cheapest_by_scale,
     parse_range,
@@ -153,6 +154,24 @@ def test_the_cheapest_node_mix_for_each_workload_size() -> None:
     points = point_results(plan, [[run(0, 0 if web <= 3 * (a + 1) else 1)] for a, web in plan.points()])
     by_size = cheapest_by_scale(plan, points, Fraction(1))
     assert [(k, p.values if p else None) for k, p in by_size] == [((3,), (0, 3)), ((6,), (1, 6)), ((9,), (2, 9))]
+
+
+def test_when_no_point_fits_the_closest_names_the_pods_it_leaves_pending() -> None:
+    from kplan.report.sweep import sweep_document
+
+    plan = SweepPlan((NodeAxis("a", (0, 1, 2)),), (AxisStep(0),))
+
+    def left(seed: int, names: tuple[str, ...]) -> RunSummary:
+        return RunSummary(seed, len(names), 10 - len(names), 0, 0, 1000, 4000, 2, 8, 3, names)
+
+    points = point_results(plan, [[left(0, ("ns/a", "ns/b", "ns/c"))], [left(0, ("ns/b",)), left(1, ("ns/c",))],
+                                  [left(0, ("ns/b",)), left(1, ("ns/b", "ns/c"))]])
+    best = best_unfitting(points)
+    assert best is not None and best.values == (1,), "fewest pending (median 1), then fewest nodes"
+    doc = sweep_document(plan, [], [0, 1], "random", Fraction(1), points)
+    assert doc.best_point is not None and doc.best_point.pending_pods == ("ns/b", "ns/c")
+    fitting = point_results(plan, [[run(0, 1)], [run(0, 0)], [run(0, 0)]])
+    assert sweep_document(plan, [], [0], "random", Fraction(1), fitting).best_point is None
 
 
 def test_a_sweep_plan_with_a_node_template_survives_pickling() -> None:
