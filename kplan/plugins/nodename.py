@@ -1,7 +1,11 @@
-"""NodeName (plugins/nodename/node_name.go, v1.34.1).
+"""NodeName (plugins/nodename/node_name.go, v1.34.1 and v1.37.2).
 
 Filter: a pod that names a node in ``spec.nodeName`` fits only that node. Pods created with a
 nodeName never reach the queue, so this only matters for pods the user forces into it.
+
+From 1.37 (``NodeNamePreFilter``) PreFilter also restricts the cycle to the named node (a
+PreFilterResult), so the other nodes are not filtered at all: they count as "didn't satisfy
+plugin(s) [NodeName]" and are never preemption candidates.
 """
 
 from __future__ import annotations
@@ -11,8 +15,8 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD
-from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, QueueingHint
-from kplan.framework.status import Code, Verdicts, reason_id
+from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, PreFilterResult, QueueingHint
+from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import Pod
 from kplan.plugins.helper import PluginBase
 
@@ -36,3 +40,12 @@ class NodeName(PluginBase, FixedInputFilter, EnqueueExtensions):
 
     def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         return [(NODE_ADD, None)]
+
+
+class NodeNamePreFilter(NodeName):
+    """NodeName of 1.37: its PreFilter names the one node a pod with spec.nodeName may use."""
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        if pod.node_name:
+            return PreFilterResult(frozenset({pod.node_name})), OK
+        return None, OK
