@@ -355,3 +355,16 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             return True
         # only the status counts: a change of finalizers, labels or deletion time is QueueSkip
         return not (old.allocation == new.allocation and old.reserved_for == new.reserved_for)
+
+
+class DynamicResourcesQuietPostFilter(DynamicResources):
+    """DynamicResources of 1.37: PostFilter gives no reason when it has nothing to do (a pod
+    without claims; no claim to deallocate), where earlier releases said "no new claims to
+    deallocate" and "still not schedulable" (v1.37.2 dynamicresources.go); the FitError then
+    goes straight from the filter reasons to preemption's."""
+
+    def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[None, Status]:
+        result, status = super().post_filter(state, pod, diagnosis)
+        if status.reasons in (("no new claims to deallocate",), ("still not schedulable",)):
+            return result, Status(status.code, (), NAME)
+        return result, status
