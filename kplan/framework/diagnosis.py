@@ -7,6 +7,7 @@ thousands of nodes; ``statuses`` materialises the NodeToStatus map only when ask
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,6 +16,43 @@ from kplan.framework.status import REASONS, Code, Status
 
 #: rejected rows up to which record_outcome collects their plugins in a set rather than counting
 _FEW = 256
+
+
+def fit_error_message(num_all_nodes: int, pre_filter_msg: str, reasons: Sequence[tuple[str, int]],
+                      post_filter_msg: str) -> str:
+    """FitError.Error() (reference 5.6) from its parts: ``reasons`` are (reason, node count) in
+    the order the message lists them (``FitError.reasons``)."""
+    msg = f"0/{num_all_nodes} nodes are available:"
+    if pre_filter_msg:
+        msg += f" {pre_filter_msg}."
+    elif reasons:
+        msg += " " + ", ".join(f"{count} {reason}" for reason, count in reasons) + "."
+    if post_filter_msg:
+        msg += " " + post_filter_msg
+    return msg
+
+
+@dataclass(frozen=True)
+class FitError:
+    """framework.FitError: a pod no node fits, with what its message is made of."""
+
+    num_all_nodes: int
+    #: PreFilter's rejection of every node ("" when the nodes were filtered)
+    pre_filter_msg: str
+    #: how many nodes gave each reason, in the order the message lists them ("COUNT reason"
+    #: sorted as strings, as upstream sorts them)
+    reasons: tuple[tuple[str, int], ...]
+    #: PostFilter's answer (preemption's, DynamicResources'), "" when none
+    post_filter_msg: str
+
+    @property
+    def message(self) -> str:
+        return fit_error_message(self.num_all_nodes, self.pre_filter_msg, self.reasons, self.post_filter_msg)
+
+    @property
+    def short(self) -> str:
+        """The message without PostFilter's answer: why no node fits."""
+        return fit_error_message(self.num_all_nodes, self.pre_filter_msg, self.reasons, "")
 
 
 class Diagnosis:
@@ -171,15 +209,8 @@ class Diagnosis:
                 counts[r] = counts.get(r, 0) + missing
         return counts
 
-    def fit_error(self) -> str:
-        """FitError.Error() (reference 5.6)."""
-        msg = f"0/{self.num_all_nodes} nodes are available:"
-        if self.pre_filter_msg:
-            msg += f" {self.pre_filter_msg}."
-        else:
-            items = sorted(f"{v} {k}" for k, v in self.histogram().items())
-            if items:
-                msg += " " + ", ".join(items) + "."
-        if self.post_filter_msg:
-            msg += " " + self.post_filter_msg
-        return msg
+    def fit_error(self) -> FitError:
+        """The FitError of this diagnosis (its message: ``fit_error().message``)."""
+        listed = sorted((f"{v} {k}", k, v) for k, v in self.histogram().items())
+        return FitError(self.num_all_nodes, self.pre_filter_msg, tuple((k, v) for _, k, v in listed),
+                        self.post_filter_msg)

@@ -94,7 +94,7 @@ class PreemptionOutcome:
 def _no_candidate(outcome: PreemptionOutcome, nested: Diagnosis) -> PreemptionOutcome:
     """``outcome`` where the dry run found no candidate: Unschedulable with the FitError of its
     statuses ``nested``, and the nomination cleared."""
-    outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
+    outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error().message,))
     outcome.nominated_node = ""
     return outcome
 

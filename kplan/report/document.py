@@ -18,6 +18,7 @@ from typing import Annotated, Final, Literal
 
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
+from kplan.framework.diagnosis import FitError, fit_error_message
 from kplan.report.codec import Quantity, is_none, member
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import SimulationResult
@@ -90,6 +91,30 @@ class SimulationSummary(RunCounts):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FitErrorParts:
+    """kube-scheduler's FitError (the ``message`` of a pod no node fits) in parts: how many nodes
+    there were, how many gave each reason, and what PreFilter and PostFilter said."""
+
+    nodes: int
+    #: how many nodes gave each reason, in the order the message lists them
+    reasons: dict[str, int]
+    #: PreFilter's rejection of every node, which the message prints instead of the reasons
+    pre_filter: str | None = member(omit=is_none, default=None)
+    #: PostFilter's answer (preemption's, DynamicResources'), which ends the message
+    post_filter: str | None = member(omit=is_none, default=None)
+
+    @classmethod
+    def of(cls, fit: FitError) -> FitErrorParts:
+        return cls(nodes=fit.num_all_nodes, reasons=dict(fit.reasons), pre_filter=fit.pre_filter_msg or None,
+                   post_filter=fit.post_filter_msg or None)
+
+    @property
+    def short(self) -> str:
+        """The message without PostFilter's answer: why no node fits."""
+        return fit_error_message(self.nodes, self.pre_filter or "", tuple(self.reasons.items()), "")
+
+
+@dataclass(frozen=True, kw_only=True)
 class PendingPod(PodKey):
     """A pending pod at the end of the run: where it went, or kube-scheduler's message."""
 
@@ -99,6 +124,16 @@ class PendingPod(PodKey):
     attempts: int
     nominated_node: str | None
     priority: int
+    #: the message in parts when it is a FitError
+    fit_error: FitErrorParts | None = member(omit=is_none, default=None)
+
+    @property
+    def reason(self) -> str:
+        """Why the pod does not run, short: a FitError without PostFilter's answer (preemption's
+        or DynamicResources', which ``message`` has), another message whole."""
+        if self.fit_error is not None:
+            return self.fit_error.short
+        return self.message or ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,7 +215,9 @@ def simulation_document(result: SimulationResult, timing: dict[str, float] | Non
                                   replaced=sum(1 for r in result.replaced if not r.kept)),
         pods=tuple(PendingPod(namespace=o.pod.namespace, name=o.pod.name, status=o.status, node=o.node,
                               message=o.message, attempts=o.attempts, nominated_node=o.nominated_node,
-                              priority=o.pod.priority) for o in result.pods),
+                              priority=o.pod.priority,
+                              fit_error=FitErrorParts.of(o.fit_error) if o.fit_error is not None else None)
+                   for o in result.pods),
         preempted=tuple(Eviction(namespace=e.pod.namespace, name=e.pod.name, node=e.node, preemptor=e.preemptor.key)
                         for e in result.preempted),
         replaced=tuple(ReplacedPod(namespace=r.pod.namespace, name=r.pod.name, node=r.node or None,

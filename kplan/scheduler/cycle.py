@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.diagnosis import Diagnosis
+from kplan.framework.diagnosis import Diagnosis, FitError
 from kplan.framework.interfaces import Handle
 from kplan.framework.outcome import FilterOutcome
 from kplan.framework.preemption import PreemptionOutcome
@@ -43,6 +43,8 @@ class CycleResult:
     #: the FitError text (or error text) when no node was chosen
     message: str | None = None
     fit_error: bool = False
+    #: the FitError the message prints, in parts (None unless PostFilter ran)
+    fit: FitError | None = None
     diagnosis: Diagnosis | None = None
     #: plugins that rejected the pod (the queue's rejector plugins), set when no node was chosen
     rejectors: set[str] = field(default_factory=set)
@@ -233,5 +235,6 @@ class Scheduler:
                 res.nominated_node = result.nominated_node
             reasons += list(s.reasons)
         diagnosis.post_filter_msg = ", ".join(reasons)
-        res.message = diagnosis.fit_error()
+        res.fit = diagnosis.fit_error()
+        res.message = res.fit.message
         return res

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from kplan.framework.diagnosis import FitError
 from kplan.model.objects import Pod
 
 US = 1
@@ -58,6 +59,8 @@ class QueuedPod:
     rejectors: frozenset[str] = frozenset()
     where: Location = Location.NEW
     message: str | None = None
+    #: the FitError the message prints, in parts (None for another message)
+    fit: FitError | None = None
     #: DefaultPreemption holds the pod at PreEnqueue while its victims are being deleted
     held: bool = False
     first_pop: int = -1

@@ -19,6 +19,7 @@ import numpy as np
 from kplan.cluster.disruption import pdb_key
 from kplan.cluster.snapshot import Snapshot
 from kplan.framework.config import SchedulerConfig
+from kplan.framework.diagnosis import FitError
 from kplan.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, ClusterEvent
 from kplan.framework.registry import Registry
 from kplan.framework.runtime import Framework, Nominator
@@ -40,6 +41,8 @@ class PodOutcome:
     message: str | None
     attempts: int
     nominated_node: str | None
+    #: the message's FitError in parts (None when the message is no FitError)
+    fit_error: FitError | None = None
 
 
 @dataclass
@@ -264,7 +267,7 @@ class Simulation:
         gate = fw.run_pre_enqueue(pod)
         if not gate.ok:
             q.gate = gate.plugin
-            q.message = gate.message
+            q.message, q.fit = gate.message, None
             q.rejectors = frozenset({gate.plugin})
             self.queue.add_pool(q)
         else:
@@ -344,7 +347,7 @@ class Simulation:
         self.snapshot.add_pod(placed, row)
         self.bound[pod.uid] = node
         q.where = Location.DONE
-        q.message = None
+        q.message = q.fit = None
         storage = self.snapshot.storage
         if storage is not None:
             # the attach/detach controller attaches the bound pod's volumes (no event: no plugin
@@ -370,7 +373,7 @@ class Simulation:
         old = self.handle.nominated_node(pod)
         q.timestamp = queue.now
         q.last_failure = queue.now
-        q.message = r.message
+        q.message, q.fit = r.message, r.fit
         if r.rejectors:
             q.fails += 1
             q.errs = 0
@@ -524,7 +527,9 @@ class Simulation:
                 status, node, msg = PodStatus.UNSCHEDULABLE, None, None
             else:
                 status, node, msg = PodStatus.UNSCHEDULABLE, None, q.message
-            outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, self.handle.nominated_node(pod) or None))
+            fit = q.fit if msg is not None and msg is q.message else None
+            outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, self.handle.nominated_node(pod) or None,
+                                       fit))
         return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles, list(self.replaced))
 
 

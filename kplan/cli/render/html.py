@@ -22,7 +22,6 @@ from kplan import __version__
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.pools import NO_POOL, PoolUse, Use, pools, resources_of
 from kplan.cli.render.reasons import merged, shape
-from kplan.cli.render.summary import short_reason
 from kplan.cli.render.units import usage
 from kplan.errors import InputError
 from kplan.report.capacity import CapacityDocument
@@ -201,16 +200,14 @@ def pending_by_reason(pods: Iterable[PendingPod]) -> list[dict[str, Any]]:
     """The pods that do not run, grouped by status and what kube-scheduler's reason says (node
     counts aside: kplan.cli.render.reasons), most pods first; a group's reason shows each count as
     the range of its values."""
-    groups: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+    groups: dict[tuple[str, str], list[PendingPod]] = {}
     for p in pods:
         if p.status == "Scheduled":
             continue
-        reason = short_reason(p.message) or "(no message)"
-        keys, messages = groups.setdefault((p.status, shape(reason)), ([], []))
-        keys.append(p.key)
-        messages.append(reason)
-    out = [{"status": status, "reason": merged(messages), "count": len(keys), "pods": keys[:MAX_PODS_PER_REASON],
-            "more": max(0, len(keys) - MAX_PODS_PER_REASON)} for (status, _), (keys, messages) in groups.items()]
+        groups.setdefault((p.status, shape(p)), []).append(p)
+    out = [{"status": status, "reason": merged(group) or "(no message)", "count": len(group),
+            "pods": [p.key for p in group[:MAX_PODS_PER_REASON]], "more": max(0, len(group) - MAX_PODS_PER_REASON)}
+           for (status, _), group in groups.items()]
     return sorted(out, key=lambda g: (-g["count"], g["status"], g["reason"]))
 
 

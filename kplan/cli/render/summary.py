@@ -1,6 +1,6 @@
-"""The sentences several renderers share: the one-line summary of a SimulationResult document and
-the short form of a FitError. A module of its own so that the CI formats (``-o github``,
-``markdown``) render without importing the tables (tabulate, rich's styles)."""
+"""The sentence several renderers share: the one-line summary of a SimulationResult document. A
+module of its own so that the CI formats (``-o github``, ``markdown``) render without importing
+the tables (tabulate, rich's styles)."""
 
 from __future__ import annotations
 
@@ -10,20 +10,6 @@ from kplan.cli.render.units import plural
 
 if TYPE_CHECKING:
     from kplan.report.document import SimulationDocument
-
-#: how much of the FitError the narrow table shows: kube-scheduler's sentence without the
-#: preemption and DRA postscripts (``-o wide`` shows the whole message)
-_POSTSCRIPTS = (" no new claims to deallocate", " still not schedulable, preemption:",
-                " deallocation of ResourceClaim completed, preemption:", " preemption:")
-
-
-def short_reason(message: str | None) -> str:
-    if not message:
-        return ""
-    for cut in _POSTSCRIPTS:
-        message = message.split(cut)[0]
-    return message
-
 
 def simulation_summary(doc: SimulationDocument) -> str:
     """One sentence: how many pending pods were scheduled, unschedulable, …, on how many nodes."""

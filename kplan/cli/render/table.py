@@ -13,7 +13,7 @@ from tabulate import tabulate
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import table, wrap
 from kplan.cli.render.style import bar, paint, status_style
-from kplan.cli.render.summary import short_reason, simulation_summary
+from kplan.cli.render.summary import simulation_summary
 from kplan.cli.render.units import usage
 from kplan.report.document import NodeUsage, SimulationDocument
 
@@ -29,7 +29,7 @@ def _pods(doc: SimulationDocument, wide: bool, color: bool, width: int | None = 
         if wide:
             row += [p.priority, p.attempts, p.nominated_node or "", p.message or ""]
         else:
-            row.append(short_reason(p.message))
+            row.append(p.reason)
         rows.append(row)
     if not rows:
         return "No pending pods."

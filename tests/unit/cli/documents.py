@@ -6,21 +6,44 @@ from __future__ import annotations
 
 from typing import Any
 
+from kplan.framework.diagnosis import fit_error_message
 from kplan.report.codec import decode, encode
 from kplan.report.document import PendingPod, SimulationDocument
 
 
 def pod(name: str, status: str = "Scheduled", node: str | None = "node-1", message: str | None = None,
-        namespace: str = "default", priority: int = 0) -> PendingPod:
-    return decode(PendingPod, pod_json(name, status, node, message, namespace, priority))
+        namespace: str = "default", priority: int = 0, fit: dict[str, Any] | None = None) -> PendingPod:
+    return decode(PendingPod, pod_json(name, status, node, message, namespace, priority, fit))
+
+
+def fit_error(nodes: int, reasons: dict[str, int], post_filter: str | None = None,
+              pre_filter: str | None = None) -> dict[str, Any]:
+    """A FitError's parts as the document writes them (``fitError``)."""
+    out: dict[str, Any] = {"nodes": nodes, "reasons": reasons}
+    if pre_filter:
+        out["preFilter"] = pre_filter
+    if post_filter:
+        out["postFilter"] = post_filter
+    return out
+
+
+def unschedulable(name: str, nodes: int, reasons: dict[str, int], post_filter: str | None = None,
+                  namespace: str = "default", priority: int = 0) -> PendingPod:
+    """An Unschedulable pod whose message is the FitError of these parts, as kplan writes it."""
+    fit = fit_error(nodes, reasons, post_filter)
+    message = fit_error_message(nodes, "", tuple(reasons.items()), post_filter or "")
+    return pod(name, "Unschedulable", None, message, namespace, priority, fit)
 
 
 def pod_json(name: str, status: str = "Scheduled", node: str | None = "node-1", message: str | None = None,
-             namespace: str = "default", priority: int = 0) -> dict[str, Any]:
+             namespace: str = "default", priority: int = 0, fit: dict[str, Any] | None = None) -> dict[str, Any]:
     if status != "Scheduled" and node == "node-1":
         node = None
-    return {"namespace": namespace, "name": name, "status": status, "node": node, "message": message,
-            "attempts": 1, "nominatedNode": None, "priority": priority}
+    out = {"namespace": namespace, "name": name, "status": status, "node": node, "message": message,
+           "attempts": 1, "nominatedNode": None, "priority": priority}
+    if fit is not None:
+        out["fitError"] = fit
+    return out
 
 
 def eviction(name: str, preemptor: str, node: str = "node-1", namespace: str = "default") -> dict[str, Any]:

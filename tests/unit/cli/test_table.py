@@ -8,7 +8,7 @@ import pytest
 
 from kplan.cli.render import RenderOptions, render
 from kplan.cli.render.style import bar, paint
-from tests.unit.cli.documents import eviction, node, pod, simulation
+from tests.unit.cli.documents import eviction, node, pod, simulation, unschedulable
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -68,7 +68,10 @@ def test_bars_turn_yellow_then_red_as_a_node_fills() -> None:
 
 
 def test_wide_shows_the_whole_message_and_table_cuts_the_postscript() -> None:
-    msg = "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available"
-    doc = simulation(pod("x", "Unschedulable", message=msg))
-    assert "preemption:" not in render(doc, "table", RenderOptions())
-    assert msg in render(doc, "wide", RenderOptions())
+    p = unschedulable("x", 1, {"Insufficient cpu": 1}, "no new claims to deallocate, preemption: 0/1 nodes are available")
+    assert p.message == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 "
+                         "nodes are available")
+    doc = simulation(p)
+    table = render(doc, "table", RenderOptions())
+    assert "0/1 nodes are available: 1 Insufficient cpu." in table and "preemption:" not in table
+    assert p.message in render(doc, "wide", RenderOptions())

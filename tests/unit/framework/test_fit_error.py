@@ -43,7 +43,7 @@ def diagnosis(n: int, statuses: Mapping[int, tuple[str, ...]], absent: tuple[str
                  id="the PostFilter message follows after a space"),
 ])
 def test_fit_error_text(d: Diagnosis, message: str) -> None:
-    assert d.fit_error() == message
+    assert d.fit_error().message == message
 
 
 NODES = [

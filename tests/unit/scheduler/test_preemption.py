@@ -324,7 +324,7 @@ def reference_preempt(self: Evaluator, state: Any, pod: Any, diagnosis: Any) -> 
     outcome.candidate_source = lambda: candidates
     best = self.pick_one_node_for_preemption(candidates)
     if best is None:
-        outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error(),))
+        outcome.status = Status(Code.UNSCHEDULABLE, (nested.fit_error().message,))
         outcome.nominated_node = ""
         return outcome
     outcome.nominated_node, outcome.victims = best.node, best.victims
