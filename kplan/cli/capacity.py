@@ -45,7 +45,7 @@ def capacity(
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.output import check_destination, deliver, result_options, run_info
+    from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
@@ -83,8 +83,10 @@ def capacity(
     assert out.result is not None
     fit = sum(1 for o in out.result.pods if o.pod.uid in declared and o.status == PodStatus.SCHEDULED)
     doc = capacity_document(template, label, out, limit, declared=len(declared), declared_fit=fit, message=why)
+    doc = with_release(doc, planner.config.release)
     deliver(render(doc, output, result_options(output_file, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
-        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)
+        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
+        release=planner.config.release))), output_file, quiet)
     if out.replicas + fit == 0:
         raise typer.Exit(1)

@@ -105,7 +105,7 @@ def pod(
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.output import check_destination, deliver, result_options, run_info
+    from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
@@ -145,9 +145,11 @@ def pod(
                            allocatable={n.name: n.allocatable for n in planner.inputs.nodes},
                            storage=run.result.snapshot.storage,
                            held_back=run.result.snapshot.dra.missing(target) if run.result.snapshot.dra else [])
+    doc = with_release(doc, planner.config.release)
     deliver(render(doc, output, result_options(output_file, full=show_all, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
-        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)
+        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
+        release=planner.config.release))), output_file, quiet)
     if ex.outcome.status != PodStatus.SCHEDULED:
         raise typer.Exit(1)
 

@@ -11,7 +11,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    from kplan.framework.release import Release
+
+#: a result document (kplan.cli.render.Document)
+D = TypeVar("D", bound="DataclassInstance")
 
 #: formats whose output is not for reading on a terminal
 NOT_FOR_A_TERMINAL = {"html": "report.html"}
@@ -46,15 +54,23 @@ def result_options(output_file: str | None, **kw: Any) -> Any:
     return replace(opts, color=False, width=None, terminal=False) if to_file(output_file) else opts
 
 
-def run_info(*, cluster: Sequence[str] = (), manifests: Sequence[str] = (), context: str | None = None,
-             scheduler_config: str | None = None, seed: int | None = None, tie_break: str | None = None) -> Any:
-    """The RunInfo of this run: its inputs as given, its seed, the release kplan models and the time
+def with_release(doc: D, release: Release) -> D:
+    """The document with the release the run modelled: every document kplan writes names it."""
+    from kplan.report.document import ReleaseInfo
+
+    return replace(doc, release=ReleaseInfo.of(release))
+
+
+def run_info(*, release: Release, cluster: Sequence[str] = (), manifests: Sequence[str] = (),
+             context: str | None = None, scheduler_config: str | None = None, seed: int | None = None,
+             tie_break: str | None = None) -> Any:
+    """The RunInfo of this run: its inputs as given, its seed, the release it modelled and the time
     now (SOURCE_DATE_EPOCH, when set, instead: reproducible reports)."""
     import os
     import time
 
-    from kplan import SCHEDULER_VERSION
     from kplan.cli.render import RunInfo
+    from kplan.report.document import ReleaseInfo
 
     inputs = [("Cluster", ", ".join(cluster) if cluster else
                f"the live cluster of {'context ' + context if context else 'the current context'}")]
@@ -65,7 +81,8 @@ def run_info(*, cluster: Sequence[str] = (), manifests: Sequence[str] = (), cont
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
     when = int(epoch) if epoch.isdigit() else time.time()
     made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(when))
-    return RunInfo(inputs=tuple(inputs), seed=seed, tie_break=tie_break, release=SCHEDULER_VERSION, made=made)
+    return RunInfo(inputs=tuple(inputs), seed=seed, tie_break=tie_break, release=ReleaseInfo.of(release).words,
+                   made=made)
 
 
 def deliver(text: str, output_file: str | None, quiet: bool = False) -> None:

@@ -43,7 +43,7 @@ def simulate(
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.output import check_destination, deliver, result_options, run_info
+    from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
@@ -66,9 +66,11 @@ def simulate(
     # the CLI measures the times: the engine reads no clock
     timing = {"loadSeconds": round(t1 - t0, 4), "scheduleSeconds": round(t2 - t1, 4)}
     doc = simulation_document(result, timing)
+    doc = with_release(doc, planner.config.release)
     deliver(render(doc, output, result_options(output_file, fail_on=fail_on, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
-        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)
+        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
+        release=planner.config.release))), output_file, quiet)
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, scheduled in {t2 - t1:.3f} s "
               f"({time.perf_counter() - t0:.3f} s in all)", file=sys.stderr)

@@ -247,7 +247,7 @@ def sweep(
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.output import check_destination, deliver, result_options, run_info
+    from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
     from kplan.cli.whatif import check_node_names, looks_like_a_node_name
@@ -291,9 +291,11 @@ def sweep(
     runs = [[summaries[i, s] for s in seed_list] for i in range(len(points))]
     results = point_results(plan, runs)
     doc = sweep_document(plan, fixed, seed_list, tie_break.value, bar, results)
+    doc = with_release(doc, planner.config.release)
     deliver(render(doc, output, result_options(output_file, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
-        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)
+        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
+        release=planner.config.release))), output_file, quiet)
     if verbose:
         simulations = len(points) * len(seed_list)
         print(f"loaded in {t1 - t0:.3f} s, {plural(simulations, 'simulation')} on {n_workers} worker"

@@ -169,7 +169,7 @@ def whatif(
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
-    from kplan.cli.output import check_destination, deliver, result_options, run_info
+    from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
     from kplan.cli.progress import HUMAN_FORMATS, run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
@@ -204,9 +204,11 @@ def whatif(
         result = planner.whatif(changes, after_config=after_config, until_fit=templates, limit=until_fit_limit)
     t2 = time.perf_counter()
     doc = whatif_document(result)
+    doc = with_release(doc, planner.config.release)
     deliver(render(doc, output, result_options(output_file, fail_on=fail_on, full=show_all, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
-        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value))), output_file, quiet)
+        scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
+        release=planner.config.release))), output_file, quiet)
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, simulated in {t2 - t1:.3f} s", file=sys.stderr)
     if failed(doc, fail_on):

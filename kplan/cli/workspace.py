@@ -61,6 +61,6 @@ def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: in
 
 def release_words(release: Release) -> str:
     """``kube-scheduler 1.34 (default feature gates)``, or the gates changed from the defaults."""
-    changed = release.features.changed(release.gates)
-    gates = ",".join(f"{g.value}={str(on).lower()}" for g, on in sorted(changed.items())) or "default feature gates"
-    return f"kube-scheduler {release} ({gates})"
+    from kplan.report.document import ReleaseInfo
+
+    return f"kube-scheduler {release} ({ReleaseInfo.of(release).gates})"

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kplan.model.objects import Pod
-from kplan.report.document import API_VERSION, ApiVersion, NodeUsage, PodKey, PodRef, node_usage
+from kplan.report.codec import is_none, member
+from kplan.report.document import API_VERSION, ApiVersion, NodeUsage, PodKey, PodRef, ReleaseInfo, node_usage
 from kplan.whatif.capacity import CapacityOutcome
 
 
@@ -41,6 +42,8 @@ class CapacityDocument:
 
     api_version: ApiVersion = API_VERSION
     kind: Literal["CapacityResult"] = "CapacityResult"
+    #: the release modelled
+    release: ReleaseInfo | None = member(omit=is_none, default=None)
     workload: str
     pod: PodRef
     declared: Declared

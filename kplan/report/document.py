@@ -19,6 +19,7 @@ from typing import Annotated, Final, Literal
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.framework.diagnosis import FitError, fit_error_message
+from kplan.framework.release import Release
 from kplan.report.codec import Quantity, is_none, member
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import SimulationResult
@@ -49,6 +50,31 @@ POOL_LABELS = ("karpenter.sh/nodepool", "cloud.google.com/gke-nodepool", "eks.am
 
 def node_pool(labels: Mapping[str, str]) -> str | None:
     return next((labels[k] for k in POOL_LABELS if labels.get(k)), None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReleaseInfo:
+    """The Kubernetes release a run modelled: its minor version, and the feature gates set away
+    from that release's defaults (``--feature-gates``; empty: the defaults)."""
+
+    version: str
+    feature_gates: dict[str, bool]
+
+    @classmethod
+    def of(cls, release: Release) -> ReleaseInfo:
+        changed = release.features.changed(release.gates)
+        return cls(version=str(release.version),
+                   feature_gates={g.value: on for g, on in sorted(changed.items())})
+
+    @property
+    def gates(self) -> str:
+        """``default feature gates``, or the gates changed as --feature-gates writes them."""
+        return ",".join(f"{g}={str(on).lower()}" for g, on in self.feature_gates.items()) or "default feature gates"
+
+    @property
+    def words(self) -> str:
+        """``Kubernetes 1.34 (default feature gates)``."""
+        return f"Kubernetes {self.version} ({self.gates})"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,6 +200,8 @@ class SimulationDocument:
 
     api_version: ApiVersion = API_VERSION
     kind: Literal["SimulationResult"] = "SimulationResult"
+    #: the release modelled (absent from the before and after of a WhatIfResult, which has its own)
+    release: ReleaseInfo | None = member(omit=is_none, default=None)
     summary: SimulationSummary
     pods: tuple[PendingPod, ...]
     preempted: tuple[Eviction, ...]

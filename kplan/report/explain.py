@@ -31,8 +31,8 @@ from kplan.plugins.volumebinding import (
     UNBOUND_IMMEDIATE,
 )
 from kplan.plugins.volumebinding import NAME as VOLUME_BINDING
-from kplan.report.codec import is_empty, member
-from kplan.report.document import API_VERSION, ApiVersion, PodKey, PodRef, Resources
+from kplan.report.codec import is_empty, is_none, member
+from kplan.report.document import API_VERSION, ApiVersion, PodKey, PodRef, ReleaseInfo, Resources
 from kplan.scheduler.explain import Explanation, NodeExplanation
 from kplan.scheduler.pod_status import PodStatus
 
@@ -272,6 +272,8 @@ class ExplanationDocument:
 
     api_version: ApiVersion = API_VERSION
     kind: Literal["PodExplanation"] = "PodExplanation"
+    #: the release modelled
+    release: ReleaseInfo | None = member(omit=is_none, default=None)
     pod: ExplainedPod
     queue: QueueDoc
     status: PodStatus

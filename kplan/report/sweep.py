@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Literal
 
 from kplan.report.codec import is_none, member
-from kplan.report.document import API_VERSION, ApiVersion
+from kplan.report.document import API_VERSION, ApiVersion, ReleaseInfo
 from kplan.report.whatif import CpuShare, MemoryShare
 from kplan.whatif.sweep import (
     NodeAxis,
@@ -161,6 +161,8 @@ class SweepDocument:
 
     api_version: ApiVersion = API_VERSION
     kind: Literal["SweepResult"] = "SweepResult"
+    #: the release modelled
+    release: ReleaseInfo | None = member(omit=is_none, default=None)
     seeds: tuple[int, ...]
     tie_break: str
     confidence: float

@@ -16,6 +16,7 @@ from kplan.report.document import (
     API_VERSION,
     ApiVersion,
     PodKey,
+    ReleaseInfo,
     RunCounts,
     SimulationDocument,
     SimulationSummary,
@@ -199,6 +200,8 @@ class WhatIfDocument:
 
     api_version: ApiVersion = API_VERSION
     kind: Literal["WhatIfResult"] = "WhatIfResult"
+    #: the release modelled
+    release: ReleaseInfo | None = member(omit=is_none, default=None)
     modifications: tuple[str, ...]
     pods_affected: tuple[AffectedPod, ...]
     summary: WhatIfSummary

@@ -237,3 +237,23 @@ def test_live_cluster_objects_can_be_read_more_than_once(config: str) -> None:
     first, second = [o.doc for o in objects], [o.doc for o in objects]
     assert first == second and len(first) == 26 and warnings == []
     assert {o.source for o in objects} == {"context test"}
+
+
+# ------------------------------------------------------------------------------------- the server's version
+
+@pytest.mark.parametrize(("version", "warning"), [
+    ("v1.34.1", None),
+    ("v1.29.4", "the cluster runs Kubernetes 1.29; kplan models kube-scheduler 1.34, the results are 1.34's"),
+], ids=["a modelled release: no word", "an older server: one warning naming the release used"])
+def test_the_snapshot_records_the_server_version_and_warns_outside_the_modelled_releases(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, version: str,
+        warning: str | None) -> None:
+    with FakeApiServer(small_cluster(), token=TOKEN, git_version=version) as srv:
+        target = tmp_path / "snap.json"
+        code, _, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", kubeconfig(str(tmp_path), srv.url, token=TOKEN),
+                           "--output-file", str(target))
+    assert code == 0
+    head = json.loads(target.read_text())["metadata"]["annotations"]
+    assert head["kplan.dev/server-version"] == version
+    warned = [line for line in err.splitlines() if "kplan models" in line]
+    assert warned == ([] if warning is None else [f"warning: {warning}"])

@@ -45,7 +45,7 @@ class RunInfo:
     seed: int | None = None
     #: how equal top scores are broken: "random" (seeded) or "lowest-name"
     tie_break: str | None = None
-    #: the kube-scheduler release kplan models, e.g. "v1.34.1"
+    #: the release the run modelled, as ReleaseInfo.words says it: "Kubernetes 1.34 (default feature gates)"
     release: str = ""
     #: when the run was made, as a sentence, e.g. "2026-12-05 20:45 UTC"
     made: str = ""

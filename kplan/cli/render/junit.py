@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from kplan import SCHEDULER_VERSION, __version__
+from kplan import __version__
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.units import plural
 from kplan.report.check import FailOn, simulation_of
@@ -107,7 +107,9 @@ def junit_report(doc: SimulationDocument | WhatIfDocument, opts: RenderOptions, 
     root = ET.Element("testsuites", {"name": "kplan", **totals})
     suite = ET.SubElement(root, "testsuite", {"name": suite_name, **totals})
     props = ET.SubElement(suite, "properties")
-    for name, value in (("kplan.version", __version__), ("kube-scheduler.version", SCHEDULER_VERSION),
+    release = [("kubernetes.version", doc.release.version), ("feature-gates", doc.release.gates)] \
+        if doc.release is not None else []
+    for name, value in (("kplan.version", __version__), *release,
                         ("fail-on", opts.fail_on.value), ("nodes", str(sim.summary.nodes))):
         ET.SubElement(props, "property", {"name": name, "value": value})
     suite.extend(cases)

@@ -93,3 +93,26 @@ def test_the_schema_rejects_a_broken_document(validator: jsonschema.protocols.Va
     with pytest.raises(jsonschema.ValidationError) as e:
         validator.validate(doc)
     assert says in str(e.value) or any(says in str(c.message) for c in e.value.context)
+
+
+def test_every_golden_document_names_the_release_it_modelled() -> None:
+    """issue 36: the release and its gates changed from the defaults are in every document."""
+    for path in OUTPUTS:
+        doc = _load(*_written(path))
+        assert doc["release"] == {"version": "1.34", "featureGates": {}}, path
+        if doc["kind"] == "WhatIfResult":
+            assert "release" not in doc["before"] and "release" not in doc["after"]
+
+
+def test_the_release_is_written_with_the_gates_changed_from_its_defaults() -> None:
+    from kplan.framework.features import Features
+    from kplan.framework.release import Release, default_release
+    from kplan.report.document import ReleaseInfo
+
+    base = default_release()
+    changed = Release(base.version, Features.of(base.gates, {"StorageCapacityScoring": True,
+                                                            "DRAAdminAccess": False}))
+    info = ReleaseInfo.of(changed)
+    assert encode(info) == {"version": "1.34", "featureGates": {"DRAAdminAccess": False, "StorageCapacityScoring": True}}
+    assert info.words == "Kubernetes 1.34 (DRAAdminAccess=false,StorageCapacityScoring=true)"
+    assert ReleaseInfo.of(base).words == "Kubernetes 1.34 (default feature gates)"
