@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tabulate import tabulate
+from dataclasses import replace
 
 from kplan.cli.render import RenderOptions
-from kplan.cli.render.layout import table, wrap
+from kplan.cli.render.layout import Names, table, wrap
 from kplan.report.capacity import CapacityDocument
 
 
@@ -40,6 +40,8 @@ def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> 
     width = (opts or RenderOptions()).width
     n = doc.replicas
     more = "+" if doc.limit_reached else ""
+    notes: list[str] = []  # what a … in a shortened name stands for, said once at the end
+    nodes = Names("a node name", (0,), [*doc.placements, *(e.node for e in doc.evictions)])
     declared = doc.declared
     if declared.replicas:
         out = [wrap(_headline(doc, declared.replicas, declared.fit), width, hanging="  ")]
@@ -48,8 +50,8 @@ def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> 
                     "fit.", width)]
     if doc.placements:
         out.append("")
-        out.append(tabulate(sorted(doc.placements.items()),
-                            headers=["NODE", "MORE REPLICAS" if declared.replicas else "REPLICAS"], tablefmt="plain"))
+        out.append(table(sorted(doc.placements.items()), ["NODE", "MORE REPLICAS" if declared.replicas else "REPLICAS"],
+                         width, names=[nodes], notes=notes))
     if doc.limit_reached:
         out += ["", f"Stopped at the limit of {doc.limit} replicas (--limit)."]
     elif not declared.replicas:
@@ -58,6 +60,9 @@ def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> 
         out.append("")
         out.append("Pods the replicas preempt:")
         out.append(table([[f"{e.namespace}/{e.name}", e.node, e.priority, e.preemptor] for e in doc.evictions],
-                         ["EVICTED POD", "NODE", "PRIORITY", "PREEMPTED BY"], width, wrap_columns=[0, 3]))
+                         ["EVICTED POD", "NODE", "PRIORITY", "PREEMPTED BY"], width, wrap_columns=[0, 3],
+                         names=[replace(nodes, columns=(1,))], notes=notes))
+    if notes:  # what the … of shortened names stand for
+        out += [""] + [wrap(n, width) for n in notes]
     return "\n".join(out) + "\n"
 

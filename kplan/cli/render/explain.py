@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
-from kplan.cli.render.layout import table, visible_len, wrap
+from kplan.cli.render.layout import Names, table, visible_len, wrap
 from kplan.cli.render.units import amount, plural
 from kplan.report.explain import (
     ClaimsDoc,
@@ -43,7 +45,7 @@ def abbreviation(plugin: str) -> str:
     return "".join(ch for ch in plugin if ch.isupper()) or plugin
 
 
-def _scores(doc: ExplanationDocument, width: int | None = None) -> list[str]:
+def _scores(doc: ExplanationDocument, width: int | None = None, notes: list[str] | None = None) -> list[str]:
     scored = [(n, n.scores) for n in doc.nodes if n.scores is not None]
     if not scored:
         return []
@@ -63,9 +65,9 @@ def _scores(doc: ExplanationDocument, width: int | None = None) -> list[str]:
         text = str(tabulate([r[1:] for r in rows], headers=["NODE", "TOTAL"] + short, tablefmt="plain"))
         if visible_len(text) > width:
             cell = "weighted; -o json has the raw and normalised scores"
-            text = str(tabulate([[r[1], r[2]] + [scores[p].weighted for p in plugins]
-                                 for r, (_, scores) in zip(rows, scored, strict=True)],
-                                headers=["NODE", "TOTAL"] + short, tablefmt="plain"))
+            text = table([[r[1], r[2]] + [scores[p].weighted for p in plugins]
+                          for r, (_, scores) in zip(rows, scored, strict=True)], ["NODE", "TOTAL"] + short, width,
+                         names=[_nodes(doc, (0,))], notes=notes)
     head = f"Scores of the feasible nodes (cell: {cell}; total = sum of weighted)"
     if doc.decision.scores_computed_by_kplan:
         head += "; kube-scheduler did not score here, kplan computed them for information"
@@ -93,8 +95,13 @@ def _decision(doc: ExplanationDocument) -> list[str]:
     return out
 
 
+def _nodes(doc: ExplanationDocument, columns: tuple[int, ...]) -> Names:
+    """The nodes the explanation shows, whose names a narrow table may shorten."""
+    return Names("a node name", columns, [n.name for n in doc.nodes])
+
+
 def _preemption(p: PreemptionDoc | None, title: str = "Preemption (DefaultPreemption at this attempt):",
-                width: int | None = None) -> list[str]:
+                width: int | None = None, names: Names | None = None, notes: list[str] | None = None) -> list[str]:
     if p is None:
         return []
     out = [wrap(title, width, hanging="  ")]
@@ -105,7 +112,8 @@ def _preemption(p: PreemptionDoc | None, title: str = "Preemption (DefaultPreemp
     if p.candidates:
         rows = [[c.node, ", ".join(f"{v.namespace}/{v.name} (priority {v.priority})" for v in c.victims),
                  c.pdb_violations] for c in p.candidates]
-        out.append(table(rows, ["CANDIDATE", "VICTIMS", "PDB VIOLATIONS"], width, wrap_columns=[1], indent="  "))
+        out.append(table(rows, ["CANDIDATE", "VICTIMS", "PDB VIOLATIONS"], width, wrap_columns=[1], indent="  ",
+                         names=[replace(names, columns=(0,))] if names else (), notes=notes))
         if p.candidates_total > len(p.candidates):
             out.append(f"  … {p.candidates_total - len(p.candidates)} more candidates (--all-nodes lists them)")
     if p.failed_reasons:
@@ -120,7 +128,8 @@ def _preemption(p: PreemptionDoc | None, title: str = "Preemption (DefaultPreemp
     return out
 
 
-def _remediation(doc: ExplanationDocument, width: int | None = None, full: bool = False) -> list[str]:
+def _remediation(doc: ExplanationDocument, width: int | None = None, full: bool = False, names: Names | None = None,
+                 notes: list[str] | None = None) -> list[str]:
     out: list[str] = []
     near, changes = list(doc.nearest_nodes), list(doc.remediation)
     hidden = 0
@@ -140,11 +149,13 @@ def _remediation(doc: ExplanationDocument, width: int | None = None, full: bool 
             # the resources in human units, then the rest of what it lacks in words
             lacks = [amount(r, q) for r, q in n.lacks_resources.items()] + list(n.lacks[len(n.lacks_resources):])
             rows.append([n.name, ", ".join(lacks) or "-", verdict])
-        out.append(table(rows, ["NEAREST NODE", "LACKS", "FITS WITH THAT"], width, wrap_columns=[1, 2], indent="  "))
+        out.append(table(rows, ["NEAREST NODE", "LACKS", "FITS WITH THAT"], width, wrap_columns=[1, 2], indent="  ",
+                         names=[replace(names, columns=(0,))] if names else (), notes=notes))
     if changes:
         rows = [[c.change, c.opens_nodes, ", ".join(c.nodes) + (", …" if c.opens_nodes > len(c.nodes) else "")]
                 for c in changes]
-        out.append(table(rows, ["CHANGE TO THE POD", "OPENS NODES", "E.G."], width, wrap_columns=[0, 2], indent="  "))
+        out.append(table(rows, ["CHANGE TO THE POD", "OPENS NODES", "E.G."], width, wrap_columns=[0, 2], indent="  ",
+                         names=[replace(names, columns=(2,))] if names else (), notes=notes))
     m = doc.more_nodes
     if m:
         if m.count is not None:
@@ -203,7 +214,9 @@ def explanation_table(doc: ExplanationDocument, opts: RenderOptions | None = Non
     out.append(wrap(head + " (FIRST FAILURE: what kube-scheduler records; ALSO REJECTED BY: every other plugin "
                     "that would reject the node):", width))
     rows = [_node_row(n, doc.decision.chosen) for n in doc.nodes]
-    out.append(table(rows, ["NODE", "RESULT", "FIRST FAILURE", "ALSO REJECTED BY"], width, wrap_columns=[2, 3]))
+    notes: list[str] = []  # what a … in a shortened name stands for, said once at the end
+    out.append(table(rows, ["NODE", "RESULT", "FIRST FAILURE", "ALSO REJECTED BY"], width, wrap_columns=[2, 3],
+                     names=[_nodes(doc, (0,))], notes=notes))
     if doc.reasons:
         out.append("")
         out.append(f"Reasons over all {plural(total, 'node')}:")
@@ -214,16 +227,20 @@ def explanation_table(doc: ExplanationDocument, opts: RenderOptions | None = Non
         out.append("")
         out.extend(claims)
     earlier = doc.earlier_preemption
+    names = _nodes(doc, ())
     earlier_block = _preemption(earlier.preemption, f"Preemption at attempt {earlier.attempt}, which nominated "
-                                f"{earlier.preemption.nominated_node}:", width) if earlier else []
-    for block in (_scores(doc, width), _decision(doc), _preemption(doc.preemption, width=width), earlier_block,
-                  _remediation(doc, width, opts.full)):
+                                f"{earlier.preemption.nominated_node}:", width, names, notes) if earlier else []
+    for block in (_scores(doc, width, notes), _decision(doc), _preemption(doc.preemption, width=width, names=names,
+                                                                     notes=notes), earlier_block,
+                  _remediation(doc, width, opts.full, names, notes)):
         if block:
             out.append("")
             out.extend(block)
     note = _postscript(doc.message or "")
     if note:
         out += ["", wrap(f"¹ {note}", width, hanging="  ")]
+    if notes:
+        out += [""] + [wrap(n, width) for n in notes]
     return "\n".join(out) + "\n"
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
+from kplan.cli.render.layout import MIN_WRAP, plain, visible_len, wrap
 from kplan.cli.render.units import plural
 from kplan.report.sweep import Axis, NodeAxisDoc, PendingRange, PercentRange, SweepDocument
 
@@ -99,14 +102,49 @@ def header(doc: SweepDocument) -> list[str]:
     return out
 
 
-def sweep_table(doc: SweepDocument, opts: RenderOptions) -> str:
-    headers, body = rows(doc)
-    out = header(doc)
-    out.append("")
-    out.append(tabulate(body, headers=headers, tablefmt="plain", disable_numparse=True,
+def _grid(headers: list[str], body: list[list[str]], width: int | None) -> str:
+    """The points, numbers right-aligned; on a terminal too narrow for tabulate's layout, laid out
+    tightly with headers on several lines, broken between words or, for a long node name, after a
+    dot (``+IP-10-0-10-170.`` over ``EC2.INTERNAL``)."""
+    text = str(tabulate(body, headers=headers, tablefmt="plain", disable_numparse=True,
                         colalign=["right"] * len(headers)))
+    if width is None or visible_len(text) <= width:
+        return text
+    # the headers' lines as long as the width allows, all cut at one length
+    for cap in range(max(len(h) for h in headers), MIN_WRAP - 1, -1):
+        heads = ["\n".join(_lines(h, max([cap] + [len(r[c]) for r in body]) if len(h) > cap else len(h)))
+                 for c, h in enumerate(headers)]
+        text = plain(body, heads, align=["right"] * len(headers))
+        if visible_len(text) <= width:
+            break
+    return text
+
+
+def _lines(header: str, room: int) -> list[str]:
+    """A header on lines of at most ``room`` characters (or one segment longer), broken between
+    words or, in a long name, after a separator (``+IP-10-0-30-25.`` over ``EC2.INTERNAL``)."""
+    lines: list[str] = []
+    for word in header.split():
+        pieces = [word] if len(word) <= room else re.findall(r"[^./-]*[./-]|[^./-]+$", word)
+        for i, piece in enumerate(pieces):
+            glue = "" if i else " "
+            if lines and len(lines[-1]) + len(glue) + len(piece) <= room:
+                lines[-1] += glue + piece
+            else:
+                lines.append(piece)
+    return lines
+
+
+def sweep_table(doc: SweepDocument, opts: RenderOptions) -> str:
+    width = opts.width
+    headers, body = rows(doc)
+    out = [wrap(line, width, hanging="  ") for line in header(doc)]
     out.append("")
-    out += verdict(doc)
+    out.append(_grid(headers, body, width))
+    out.append("")
+    for line in verdict(doc):
+        lead = line[:len(line) - len(line.lstrip())]
+        out.append(wrap(line.strip(), width, lead, hanging=lead + ("   " if lead else "  ")) if line else line)
     return "\n".join(out) + "\n"
 
 

@@ -8,10 +8,8 @@ files of the plain output pin the coloured one's layout too.
 
 from __future__ import annotations
 
-from tabulate import tabulate
-
 from kplan.cli.render import RenderOptions
-from kplan.cli.render.layout import table, wrap
+from kplan.cli.render.layout import Names, table, wrap
 from kplan.cli.render.style import bar, paint, status_style
 from kplan.cli.render.summary import simulation_summary
 from kplan.cli.render.units import usage
@@ -22,7 +20,12 @@ def _headers(names: list[str], color: bool) -> list[str]:
     return [paint(h, "bold", color) if h else h for h in names]
 
 
-def _pods(doc: SimulationDocument, wide: bool, color: bool, width: int | None = None) -> str:
+def node_names(doc: SimulationDocument, columns: tuple[int, ...]) -> Names:
+    return Names("a node name", columns, [n.name for n in doc.nodes])
+
+
+def _pods(doc: SimulationDocument, wide: bool, color: bool, width: int | None = None,
+          notes: list[str] | None = None) -> str:
     rows: list[list[object]] = []
     for p in doc.pods:
         row: list[object] = [p.key, p.node or "<none>", paint(p.status, status_style(p.status), color)]
@@ -34,34 +37,43 @@ def _pods(doc: SimulationDocument, wide: bool, color: bool, width: int | None = 
     if not rows:
         return "No pending pods."
     headers = ["POD", "NODE", "STATUS"] + (["PRIORITY", "ATTEMPTS", "NOMINATED", "MESSAGE"] if wide else ["REASON"])
-    return table(rows, _headers(headers, color), width, wrap_columns=[len(headers) - 1], spill=True)
+    # -o wide shows whole names, as kubectl's -o wide does, however wide they make it
+    names = () if wide else (node_names(doc, (1,)), Names("a pod name", (0,), [p.key for p in doc.pods]))
+    return table(rows, _headers(headers, color), width, wrap_columns=[len(headers) - 1], spill=True, names=names,
+                 notes=notes)
 
 
 def _usage(n: NodeUsage, res: str, opts: RenderOptions) -> list[str]:
     return [usage(res, n.requested[res], n.allocatable[res]), bar(n.percent[res], opts.color, glyphs=opts.terminal)]
 
 
-def _nodes(doc: SimulationDocument, opts: RenderOptions) -> str:
+def _nodes(doc: SimulationDocument, opts: RenderOptions, wide: bool, notes: list[str] | None) -> str:
     rows = [[n.name, *_usage(n, "cpu", opts), *_usage(n, "memory", opts), f"{n.pods}/{n.allocatable['pods']}"]
             for n in doc.nodes]
-    return str(tabulate(rows, headers=_headers(["NODE", "CPU", "", "MEMORY", "", "PODS"], opts.color),
-                        tablefmt="plain"))
+    return table(rows, _headers(["NODE", "CPU", "", "MEMORY", "", "PODS"], opts.color), opts.width,
+                 names=() if wide else [node_names(doc, (0,))], notes=notes)
 
 
 def _table(doc: SimulationDocument, opts: RenderOptions, wide: bool) -> str:
-    color = opts.color
-    out = [_pods(doc, wide, color, opts.width)]
+    color, width = opts.color, opts.width
+    notes: list[str] = []  # what a … in a shortened name stands for, said once at the end
+    out = [_pods(doc, wide, color, width, notes)]
+    pods = Names("a pod name", (0, 2), [p.key for p in doc.pods] + [f"{e.namespace}/{e.name}" for e in doc.preempted])
     if doc.preempted:
-        out += ["", tabulate([[f"{e.namespace}/{e.name}", e.node, e.preemptor] for e in doc.preempted],
-                             headers=_headers(["EVICTED POD", "NODE", "PREEMPTED BY"], color), tablefmt="plain")]
+        out += ["", table([[f"{e.namespace}/{e.name}", e.node, e.preemptor] for e in doc.preempted],
+                          _headers(["EVICTED POD", "NODE", "PREEMPTED BY"], color), width,
+                          names=() if wide else [node_names(doc, (1,)), pods], notes=notes)]
     replaced = doc.replaced
     if replaced:
         kept = any(r.kept for r in replaced)
         rows = [[f"{r.namespace}/{r.name}", r.node or "<none>", r.workload]
                 + (["yes" if r.kept else "no"] if kept else []) for r in replaced]
-        out += ["", tabulate(rows, headers=_headers(["REPLACED POD", "NODE", "BY"] + (["STILL RUNNING"] if kept else []),
-                                                    color), tablefmt="plain")]
-    out += ["", wrap(simulation_summary(doc), opts.width), "", _nodes(doc, opts)]
+        out += ["", table(rows, _headers(["REPLACED POD", "NODE", "BY"] + (["STILL RUNNING"] if kept else []), color),
+                          width, wrap_columns=[2], notes=notes,
+                          names=() if wide else [node_names(doc, (1,)), Names("a pod name", (0,), [r[0] for r in rows])])]
+    out += ["", wrap(simulation_summary(doc), width), "", _nodes(doc, opts, wide, notes)]
+    if notes:  # what the … of shortened names stand for
+        out += [""] + [wrap(n, width) for n in notes]
     return "\n".join(out) + "\n"
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
-from kplan.cli.render.layout import table, visible_len, wrap
+from kplan.cli.render.layout import SQUEEZED, Names, table, visible_len, wrap
 from kplan.cli.render.units import plural, usage
 from kplan.report.document import RunCounts
 from kplan.report.whatif import (
@@ -72,7 +72,13 @@ def _name(it: UsageItem) -> str:
     return it.name if isinstance(it, NodeUsageChange) else it.zone
 
 
-def _usage_table(items: Sequence[UsageItem], key: str, width: int | None, total: TotalUsage | None = None) -> str:
+def node_names(doc: WhatIfDocument, columns: tuple[int, ...]) -> Names:
+    """The nodes of both runs (added ones too), whose names a narrow table may shorten."""
+    return Names("a node name", columns, sorted({n.name for run in (doc.before, doc.after) for n in run.nodes}))
+
+
+def _usage_table(items: Sequence[UsageItem], key: str, width: int | None, total: TotalUsage | None = None,
+                 names: Names | None = None, notes: list[str] | None = None) -> str:
     """Utilisation before and after: a column per resource and side; where that does not fit the
     width, a column per resource whose cell reads ``before → after``, the quantities on one line
     and the percentages under them (the zone under the node's name)."""
@@ -95,7 +101,22 @@ def _usage_table(items: Sequence[UsageItem], key: str, width: int | None, total:
     for name, before, after in sides:
         narrow.append([name, *[f"{_cell(before, res)}\n→ {_cell(after, res)}" for res in _RESOURCES]])
     heads = [f"{first[0]}" + ("\nZONE" if key == "name" else "")] + [f"{r.upper()} BEFORE\n→ AFTER" for r in _RESOURCES]
-    return str(tabulate(narrow, headers=heads, tablefmt="plain"))
+    return table(narrow, heads, width, names=[names] if names else (), notes=notes)
+
+
+def _changes_table(doc: WhatIfDocument, rows: list[list[str]], width: int | None, notes: list[str]) -> str:
+    """POD, CHANGE, BEFORE, AFTER; where those four columns fit only with names squeezed, the
+    states go under the pod's row as ``BEFORE → AFTER``, wrapped, and the names stay whole."""
+    pods = Names("a pod name", (0,), [c.key for c in doc.changes])
+    said: list[str] = []
+    text = table(rows, ["POD", "CHANGE", "BEFORE", "AFTER"], width, wrap_columns=[2, 3],
+                 names=[node_names(doc, (2, 3)), pods], notes=said)
+    if SQUEEZED in said:
+        said = []
+        text = table([[pod, change, f"{before} → {after}"] for pod, change, before, after in rows],
+                     ["POD", "CHANGE", "BEFORE → AFTER"], width, spill=True, names=[pods], notes=said)
+    notes.extend(n for n in said if n not in notes)
+    return text
 
 
 def whatif_summary(doc: WhatIfDocument) -> str:
@@ -163,6 +184,7 @@ def until_fit_lines(u: UntilFitDoc, full: bool = False) -> list[str]:
 def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     opts = opts or RenderOptions()
     full, width = opts.full, opts.width
+    notes: list[str] = []  # what a … in a shortened name stands for, said once at the end
     out = []
     mods = doc.modifications
     out.append(wrap("Changes: " + ("; ".join(mods) if mods else "none"), width, hanging="  "))
@@ -184,7 +206,7 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
                 continue
             shown[k] = shown.get(k, 0) + 1
             rows.append([c.key, k, _state(c.before), _state(c.after)])
-        out.append(table(rows, ["POD", "CHANGE", "BEFORE", "AFTER"], width, wrap_columns=[2, 3]))
+        out.append(_changes_table(doc, rows, width, notes))
         for k, n in hidden.items():
             out.append(f"… and {n} more {k} (--all lists them)")
     else:
@@ -194,12 +216,14 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     changed = sum(1 for it in nodes if it.before != it.after)
     items = _usage_items(nodes, changed_only=True, top=None if full else TOP)
     if items:
-        out.append(_usage_table(items, "name", width))
+        out.append(_usage_table(items, "name", width, names=node_names(doc, (0,)), notes=notes))
         if len(items) < changed:
             out.append(f"… and {changed - len(items)} more nodes whose utilisation changed less (--all lists them)")
         out.append("")
     out.append(_usage_table(doc.utilization.zones, "zone", width, total=doc.utilization.total))
     out.append("")
     out.append(whatif_summary(doc))
+    if notes:  # what the … of shortened names stand for
+        out += [""] + [wrap(n, width) for n in notes]
     return "\n".join(out) + "\n"
 
