@@ -104,7 +104,7 @@ app.command("sweep", help=sweep_cmd.HELP, short_help="Simulate a grid of changes
 app.command("snapshot", help=snapshot_cmd.HELP, short_help="Capture a live cluster into a file (read-only).")(snapshot_cmd.snapshot)
 
 
-def completion(shell: Shell = typer.Argument(..., help="The shell: bash, zsh or fish.")) -> None:
+def completion(shell: Shell = typer.Argument(..., metavar="SHELL", help="The shell: bash, zsh or fish.")) -> None:
     from kplan.cli.completion import completion_script
     from kplan.cli.terminal import emit
 

@@ -38,15 +38,16 @@ def capacity(
     limit: int = typer.Option(10000, "--limit", min=1, metavar="N", max=100_000, help="Stop after this many replicas fit."),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
-    output: str = opt.output_option("CapacityResult", "Output format: table, json, yaml or html (a self-contained page "
-                                                    "with charts)."),
+    output: str = opt.output_option("CapacityResult", "Output format: table, json, yaml, name "
+                                    "(node/NAME for each node the replicas go to), jsonpath=TEMPLATE (kubectl's JSONPath "
+                                    "over the JSON document) or html (a self-contained page with charts)."),
     output_file: str | None = opt.output_file_option(),
     quiet: bool = opt.quiet_option(),
     no_color: bool = opt.no_color_option(),
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
-    from kplan.cli.progress import HUMAN_FORMATS, run_progress
+    from kplan.cli.progress import run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
     from kplan.errors import InputError
@@ -74,7 +75,7 @@ def capacity(
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates)
     print_warnings(planner.warnings, quiet)
 
-    with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
+    with run_progress(not quiet) as planner.progress:
         if replica is not None:
             out, why = planner.capacity(replica, limit), None
         else:

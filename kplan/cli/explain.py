@@ -71,7 +71,7 @@ def find_pending(inputs: Inputs, name: str, namespace: str | None) -> Pod:
 @app.command("pod", help=HELP)
 def pod(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The pending pod: NAME or NAMESPACE/NAME."),
+    name: str = typer.Argument(..., metavar="NAME", help="The pending pod: NAME or NAMESPACE/NAME."),
     manifests: list[str] | None = opt.manifests_argument(
         "Manifest files or folders with pending pods or workloads (recursive *.yaml, *.yml, *.json); "
         "'-' reads stdin."),
@@ -89,7 +89,8 @@ def pod(
     feature_gates: str = opt.feature_gates_option(),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
-    output: str = opt.output_option("PodExplanation", "Output format: table, json, yaml or html (a "
+    output: str = opt.output_option("PodExplanation", "Output format: table, json, yaml, name (pod/NAME), "
+                                    "jsonpath=TEMPLATE (kubectl's JSONPath over the JSON document) or html (a "
                                     "self-contained page)."),
     all_nodes: bool = typer.Option(False, "--all-nodes", help="List every node, not only the top 10."),
     show_all: bool = typer.Option(False, "--all", help="Also list the changes that open no node and the nearest "
@@ -106,7 +107,7 @@ def pod(
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
-    from kplan.cli.progress import HUMAN_FORMATS, run_progress
+    from kplan.cli.progress import run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
     from kplan.report.explain import MoreNodesDoc, explain_document
@@ -126,7 +127,7 @@ def pod(
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates)
     print_warnings(planner.warnings, quiet)
     explainer = PodExplainer(target.uid)
-    with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
+    with run_progress(not quiet) as planner.progress:
         run = planner.simulate(observer=explainer)
         ex = explain(run.result, explainer, target)
         more = None

@@ -44,7 +44,7 @@ FAIL_ON_HELP = ("What makes the exit code 1: 'unschedulable' (a pending pod does
 
 
 def manifests_argument(what: str = MANIFESTS_HELP) -> Any:
-    return typer.Argument(None, help=what)
+    return typer.Argument(None, help=what, metavar="[MANIFESTS]...")
 
 
 def filename_option(what: str = FILENAME_HELP) -> Any:

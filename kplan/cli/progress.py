@@ -1,16 +1,19 @@
-"""Rich progress bars on stderr, for reading a live cluster and for scheduling runs, drawn only
-when stderr is a terminal (pipes, files and CI logs get no control sequences) and never with
---quiet."""
+"""Rich progress bars on stderr, for reading a live cluster, loading a cluster's objects and
+scheduling runs, drawn only when stderr is a terminal (pipes, files and CI logs get no control
+sequences), whatever the format and wherever stdout goes, and never with --quiet; each one is
+cleared when its work ends."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # the live-cluster reader is imported only by the commands that read one
     from kplan.io.kube import Kind, ProgressSink
+
+T = TypeVar("T")
 
 
 class RichListProgress:
@@ -50,8 +53,80 @@ def list_progress(enabled: bool = True) -> Iterator[ProgressSink | None]:
 #: a run shorter than this shows no bar: it would only flicker. KPLAN_PROGRESS_AFTER (seconds)
 #: overrides it, for the tests that watch the bar on a pseudo-terminal
 SHOW_AFTER_SECONDS = 1.0
-#: the formats people read; documents and CI formats never get a bar, even on a terminal
-HUMAN_FORMATS = ("table", "wide")
+
+
+def _show_after() -> float:
+    import os
+
+    return float(os.environ.get("KPLAN_PROGRESS_AFTER") or SHOW_AFTER_SECONDS)
+
+
+class LoadProgress:
+    """``loading the cluster  48,210 objects  0:00:07`` with a spinner on stderr while a cluster's
+    objects are read and parsed: shown once loading has lasted ``after`` seconds (a timer thread
+    starts it, so a file parsed whole before its first object, as YAML is, shows it too), cleared
+    when loading ends. Objects are counted as they pass (``count``)."""
+
+    #: objects between two updates of the count: a lock and a dict update per object would cost
+    EVERY = 512
+
+    def __init__(self, what: str, after: float) -> None:
+        import threading
+
+        self._what = what
+        self._done = 0
+        self._lock = threading.Lock()
+        self._progress: Any = None
+        self._task: Any = None
+        self._closed = False
+        self._timer = threading.Timer(after, self._start)
+        self._timer.daemon = True
+        if after <= 0:  # KPLAN_PROGRESS_AFTER=0: drawn at once, whatever the threads do (the tests)
+            self._start()
+        else:
+            self._timer.start()
+
+    def _start(self) -> None:
+        from rich.console import Console
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        with self._lock:
+            if self._closed:
+                return
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                                      TextColumn("{task.completed:,} objects"), TimeElapsedColumn(),
+                                      console=Console(stderr=True), transient=True)
+            self._task = self._progress.add_task(self._what, total=None, completed=self._done)
+            self._progress.start()
+
+    def count(self, objects: Iterable[T]) -> Iterator[T]:
+        for obj in objects:
+            self._done += 1
+            if self._done % self.EVERY == 0 and self._progress is not None:
+                with self._lock:
+                    self._progress.update(self._task, completed=self._done)
+            yield obj
+
+    def close(self) -> None:
+        self._timer.cancel()
+        with self._lock:
+            self._closed = True
+            if self._progress is not None:
+                self._progress.stop()
+
+
+@contextmanager
+def load_progress(enabled: bool, what: str = "loading the cluster") -> Iterator[LoadProgress | None]:
+    """Progress of loading a cluster, or None: drawn only when ``enabled`` (not --quiet) and
+    stderr is a terminal, whatever stdout is (``-o json > result.json`` at a terminal too)."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    shown = LoadProgress(what, _show_after())
+    try:
+        yield shown
+    finally:
+        shown.close()
 
 
 class RunProgress:
@@ -104,14 +179,14 @@ class RunProgress:
 @contextmanager
 def run_progress(enabled: bool = True) -> Iterator[Any]:
     """The progress callback of a scheduling run, or None: drawn only when ``enabled`` (not
-    --quiet, a format for people) and stderr is a terminal."""
+    --quiet) and stderr is a terminal, whatever stdout is: ``-o json > result.json`` at a terminal
+    shows it too (it is cleared before the result is written)."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    import os
     import time
 
-    bar = RunProgress(time.monotonic, float(os.environ.get("KPLAN_PROGRESS_AFTER") or SHOW_AFTER_SECONDS))
+    bar = RunProgress(time.monotonic, _show_after())
     try:
         yield bar
     finally:

@@ -16,8 +16,9 @@ Without --cluster, the live cluster of the kubeconfig is read first (list calls 
 
 Exit codes: 0 the check passed, 1 it failed (see --fail-on: by default, a pending pod does not run), 2 bad input or usage, 3 cluster unreachable or unreadable."""
 
-OUTPUT_HELP = ("Output format: table, wide, json, yaml, junit (JUnit XML), github (GitHub Actions annotations), "
-               "markdown (a summary for pull requests) or html (a self-contained page with charts).")
+OUTPUT_HELP = ("Output format: table, wide, json, yaml, name (pod/NAME for each pending pod), jsonpath=TEMPLATE "
+               "(kubectl's JSONPath over the JSON document), junit (JUnit XML), github (GitHub Actions "
+               "annotations), markdown (a summary for pull requests) or html (a self-contained page with charts).")
 
 
 def simulate(
@@ -44,7 +45,7 @@ def simulate(
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
-    from kplan.cli.progress import HUMAN_FORMATS, run_progress
+    from kplan.cli.progress import run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
     from kplan.cli.workspace import load_inputs, open_planner
@@ -59,7 +60,7 @@ def simulate(
                             namespace=namespace, keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(workspace, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates, verbose=verbose)
     t1 = time.perf_counter()
-    with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
+    with run_progress(not quiet) as planner.progress:
         result = planner.simulate().result
     t2 = time.perf_counter()
     print_warnings(planner.warnings, quiet)

@@ -239,7 +239,8 @@ def sweep(
         "its workers need the same kplan. Default: worker processes on this machine."),
     workers: int | None = typer.Option(None, "--workers", min=1, metavar="N", help="Local worker processes (default: one per "
                                        "core). Ignored with --dask."),
-    output: str = opt.output_option("SweepResult", "Output format: table, json, yaml, markdown or html (a "
+    output: str = opt.output_option("SweepResult", "Output format: table, json, yaml, "
+                                "jsonpath=TEMPLATE (kubectl's JSONPath over the JSON document), markdown or html (a "
                                 "self-contained page with the curves)."),
     verbose: bool = opt.verbose_option("Print load and run times on stderr."),
     output_file: str | None = opt.output_file_option(),

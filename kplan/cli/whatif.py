@@ -157,8 +157,9 @@ def whatif(
                                         help="The most template nodes --until-fit tries."),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
-    output: str = opt.output_option("WhatIfResult", "Output format: table, json, yaml, junit (JUnit XML of the run after the "
-                                "change), github (GitHub Actions annotations), markdown (a summary for pull requests) "
+    output: str = opt.output_option("WhatIfResult", "Output format: table, json, yaml, name (pod/NAME for each pod "
+                                "the change affects), jsonpath=TEMPLATE (kubectl's JSONPath over the JSON document), "
+                                "junit (JUnit XML of the run after the change), github (GitHub Actions annotations), markdown (a summary for pull requests) "
                                 "or html (a self-contained page with charts)."),
     fail_on: FailOn = opt.fail_on_option(opt.FAIL_ON_HELP + " Judged after the change."),
     show_all: bool = typer.Option(False, "--all", help="List every changed pod and node in the table output "
@@ -170,7 +171,7 @@ def whatif(
 ) -> None:
     from kplan.cli.common import print_warnings
     from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
-    from kplan.cli.progress import HUMAN_FORMATS, run_progress
+    from kplan.cli.progress import run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
     from kplan.io.scale import parse_scale, resolve_scale
@@ -200,7 +201,7 @@ def whatif(
     after_config = read_scheduler_config(scheduler_config, planner.registry, planner.config.release) if scheduler_config else None
     print_warnings(planner.warnings, quiet)
     t1 = time.perf_counter()
-    with run_progress(not quiet and output in HUMAN_FORMATS) as planner.progress:
+    with run_progress(not quiet) as planner.progress:
         result = planner.whatif(changes, after_config=after_config, until_fit=templates, limit=until_fit_limit)
     t2 = time.perf_counter()
     doc = whatif_document(result)

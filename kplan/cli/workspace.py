@@ -30,14 +30,18 @@ def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig:
     (with a progress line unless ``progress`` is False), and the manifests applied onto them.
     ``objects``: the manifests already read (stdin can be read only once)."""
     from kplan.cli.common import cluster_objects
+    from kplan.cli.progress import load_progress
     from kplan.io.manifests import load_manifests
     from kplan.io.workspace import bulk_load, load_workspace
 
     with bulk_load():
         given, live_warnings, server_version = cluster_objects(cluster, kubeconfig, context, progress)
-        return load_workspace(given, load_manifests(manifests) if objects is None else objects, namespace=namespace,
-                              keep_existing=keep_existing, seed=seed, warnings=live_warnings,
-                              server_version=server_version)
+        # a large cluster takes seconds to parse: a count of its objects on a terminal meanwhile
+        with load_progress(progress) as shown:
+            return load_workspace(given if shown is None else shown.count(given),
+                                  load_manifests(manifests) if objects is None else objects, namespace=namespace,
+                                  keep_existing=keep_existing, seed=seed, warnings=live_warnings,
+                                  server_version=server_version)
 
 
 def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: int, tie_break: TieBreak,

@@ -64,7 +64,7 @@ def capacity_document(template: Pod, workload: str, out: CapacityOutcome, limit:
     more_counted = message is None
     if message is None:
         message = out.failed.message if out.failed is not None else \
-            f"stopped at the limit of {limit} replicas; more may fit"
+            f"stopped at the limit of {limit} replica{'' if limit == 1 else 's'}; more may fit"
     return CapacityDocument(
         workload=workload,
         pod=PodRef(namespace=template.namespace, name=template.name, priority=template.priority),

@@ -8,7 +8,9 @@ and can be compared to golden files. The command decides colour and the --fail-o
 passes them in.
 
 The registry is written out by hand below; a command that produces a new kind of document
-registers its renderers here, and ``-o`` validation, help and shell completion follow.
+registers its renderers here, and ``-o`` validation, help and shell completion follow. Besides
+the registry, every kind takes ``-o jsonpath=TEMPLATE`` (kubectl's JSONPath over its JSON form:
+kplan.cli.render.jsonpath).
 """
 
 from __future__ import annotations
@@ -124,6 +126,7 @@ def registry() -> dict[tuple[str, str], Renderer]:
         ("SimulationResult", "wide"): _Lazy("table", "simulation_wide"),
         ("SimulationResult", "json"): _json,
         ("SimulationResult", "yaml"): _yaml,
+        ("SimulationResult", "name"): _Lazy("names", "simulation_names"),
         ("SimulationResult", "junit"): _Lazy("junit", "simulation_junit"),
         ("SimulationResult", "github"): _Lazy("github", "simulation_github"),
         ("SimulationResult", "markdown"): _Lazy("markdown", "simulation_markdown"),
@@ -131,6 +134,7 @@ def registry() -> dict[tuple[str, str], Renderer]:
         ("WhatIfResult", "table"): _Lazy("whatif", "whatif_table"),
         ("WhatIfResult", "json"): _json,
         ("WhatIfResult", "yaml"): _yaml,
+        ("WhatIfResult", "name"): _Lazy("names", "whatif_names"),
         ("WhatIfResult", "junit"): _Lazy("junit", "whatif_junit"),
         ("WhatIfResult", "github"): _Lazy("github", "whatif_github"),
         ("WhatIfResult", "markdown"): _Lazy("markdown", "whatif_markdown"),
@@ -138,10 +142,12 @@ def registry() -> dict[tuple[str, str], Renderer]:
         ("PodExplanation", "table"): _Lazy("explain", "explanation_table"),
         ("PodExplanation", "json"): _json,
         ("PodExplanation", "yaml"): _yaml,
+        ("PodExplanation", "name"): _Lazy("names", "explanation_names"),
         ("PodExplanation", "html"): _Lazy("html", "explain_html"),
         ("CapacityResult", "table"): _Lazy("capacity", "capacity_table"),
         ("CapacityResult", "json"): _json,
         ("CapacityResult", "yaml"): _yaml,
+        ("CapacityResult", "name"): _Lazy("names", "capacity_names"),
         ("CapacityResult", "html"): _Lazy("html", "capacity_html"),
         ("SweepResult", "table"): _Lazy("sweep", "sweep_table"),
         ("SweepResult", "json"): _json,
@@ -151,20 +157,52 @@ def registry() -> dict[tuple[str, str], Renderer]:
     }
 
 
+#: ``-o jsonpath=TEMPLATE``, for every kind of document
+JSONPATH = "jsonpath="
+
+
 def formats(kind: str) -> list[str]:
-    """The ``-o`` formats of a document kind, in registry order."""
-    return [fmt for k, fmt in registry() if k == kind]
+    """The ``-o`` formats of a document kind, in registry order, then ``jsonpath=``."""
+    return [fmt for k, fmt in registry() if k == kind] + [JSONPATH]
+
+
+def jsonpath_template(fmt: str) -> Any:
+    """The parsed template of ``jsonpath=TEMPLATE`` (kplan.cli.render.jsonpath.Template)."""
+    from kplan.cli.render.jsonpath import JSONPathError, parse
+
+    text = fmt[len(JSONPATH):]
+    if not text:
+        raise InputError("-o jsonpath: give a template, as kubectl takes it: -o jsonpath='{.pods[*].name}'")
+    try:
+        return parse(text)
+    except JSONPathError as e:
+        raise InputError(f"-o jsonpath={text}: {e}") from None
 
 
 def check_format(kind: str, fmt: str) -> None:
-    """Fail on an unknown format before any loading (reading a cluster can take minutes)."""
-    if (kind, fmt) not in registry():
-        raise InputError(f"--output: unknown format {fmt!r}; choose one of {', '.join(formats(kind))}")
+    """Fail on an unknown format, or a JSONPath template that does not parse, before any loading
+    (reading a cluster can take minutes)."""
+    if fmt.startswith(JSONPATH) or fmt == "jsonpath":
+        jsonpath_template(fmt if fmt != "jsonpath" else JSONPATH)
+    elif fmt == "name" and (kind, fmt) not in registry():
+        raise InputError(f"-o name lists the Kubernetes objects of a result, and a {kind} has none: "
+                         f"-o jsonpath=TEMPLATE picks what it needs from the document")
+    elif (kind, fmt) not in registry():
+        choices = ", ".join(f if f != JSONPATH else JSONPATH + "TEMPLATE" for f in formats(kind))
+        raise InputError(f"--output: unknown format {fmt!r}; choose one of {choices}")
 
 
 def render(doc: Document, fmt: str, opts: RenderOptions | None = None) -> str:
     kind = doc.kind
     check_format(kind, fmt)
+    if fmt.startswith(JSONPATH):
+        from kplan.cli.render.jsonpath import JSONPathError, execute
+        from kplan.report.codec import encode
+
+        try:
+            return execute(jsonpath_template(fmt), encode(doc))
+        except JSONPathError as e:
+            raise InputError(f"-o {fmt}: {e}") from None
     return registry()[(kind, fmt)](doc, opts or RenderOptions())
 
 

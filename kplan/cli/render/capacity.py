@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import Names, table, wrap
+from kplan.cli.render.units import plural
 from kplan.report.capacity import CapacityDocument
 
 
@@ -53,7 +54,7 @@ def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> 
         out.append(table(sorted(doc.placements.items()), ["NODE", "MORE REPLICAS" if declared.replicas else "REPLICAS"],
                          width, names=[nodes], notes=notes))
     if doc.limit_reached:
-        out += ["", f"Stopped at the limit of {doc.limit} replicas (--limit)."]
+        out += ["", f"Stopped at the limit of {plural(doc.limit, 'replica')} (--limit)."]
     elif not declared.replicas:
         out += ["", wrap(f"The next replica does not fit: {doc.message}", width, hanging="  ")]
     if doc.evictions:

@@ -22,7 +22,7 @@ from kplan import __version__
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.pools import NO_POOL, PoolUse, Use, pools, resources_of
 from kplan.cli.render.reasons import merged, shape
-from kplan.cli.render.units import usage
+from kplan.cli.render.units import plural, usage
 from kplan.errors import InputError
 from kplan.report.capacity import CapacityDocument
 from kplan.report.document import NodeUsage, PendingPod, SimulationDocument
@@ -52,6 +52,7 @@ def _environment() -> Any:
     env = jinja2.Environment(loader=jinja2.PackageLoader("kplan.cli.render", "templates"), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters["pct"] = lambda x: "-" if x is None else f"{x}%"
+    env.filters["plural"] = plural  # {{ n | plural("node") }}: 1 node, 2 nodes
     env.globals["amounts"] = usage  # requested/allocatable as every renderer writes it
     return env
 
@@ -133,7 +134,7 @@ def utilisation_chart(nodes: Sequence[NodeUsage], before: Sequence[NodeUsage] | 
                                   for n in ordered] for r, _ in RESOURCES})
     else:
         _, rows = pools(every)
-        labels = [f"{p.pool} ({p.nodes} nodes)" for p in rows]
+        labels = [f"{p.pool} ({plural(p.nodes, 'node')})" for p in rows]
         pool_of = [p.pool for p in rows]
         for side in (nodes, before):
             if side is not None:

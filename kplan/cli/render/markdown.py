@@ -100,7 +100,7 @@ def simulation_sections(sim: SimulationDocument, opts: RenderOptions) -> list[st
         out += table(["Pod", "Node"], ([_pod(p), code(p.node or "")] for p in scheduled), len(scheduled), opts.full)
         out += ["", "</details>", ""]
     nodes = sim.nodes
-    out += ["<details>", f"<summary>Node utilisation ({len(nodes)} nodes, requested / allocatable)</summary>", ""]
+    out += ["<details>", f"<summary>Node utilisation ({plural(len(nodes), 'node')}, requested / allocatable)</summary>", ""]
     out += table(["Node", "CPU", "Memory", "Pods"], (_node(n) for n in nodes), len(nodes), opts.full)
     out += ["", "</details>"]
     return out

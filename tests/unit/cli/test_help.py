@@ -86,6 +86,17 @@ def test_every_option_value_has_a_metavar_that_says_what_it_is(path: str, cmd: A
     assert not re.search(r"<(str|int|float|int range|float range|path|text)>", out), out
 
 
+@pytest.mark.parametrize(("path", "cmd"), LEAVES, ids=[p for p, _ in LEAVES])
+def test_arguments_are_named_in_capitals_without_their_type(path: str, cmd: Any) -> None:
+    # 'Usage: kplan simulate [OPTIONS] [MANIFESTS]...', not '[manifests]...' or '{shell}:<bash|zsh|fish>'
+    from typer.testing import CliRunner
+
+    out = CliRunner().invoke(app, [*path.split()[1:], "--help"], env={"COLUMNS": "80"}).stdout
+    usage = out.splitlines()[0]
+    arguments = usage.split("[OPTIONS]")[1].replace("[", " ").replace("]", " ").replace("{", " ").replace("}", " ")
+    assert all(w.isupper() for w in arguments.replace("...", " ").split()), usage
+
+
 def test_the_command_list_is_not_cut() -> None:
     from typer.testing import CliRunner
 

@@ -92,7 +92,7 @@ def test_every_registered_renderer_resolves_to_a_function_of_its_module() -> Non
     from kplan.cli.render import _Lazy, registry
 
     lazy = [r for r in registry().values() if isinstance(r, _Lazy)]
-    assert len(lazy) == 18  # explain -o html is the eighteenth
+    assert len(lazy) == 22  # the four -o name renderers follow explain -o html, the eighteenth
     for renderer in lazy:
         assert callable(renderer.resolve()), renderer
 

@@ -1,5 +1,6 @@
-"""Progress of scheduling runs: a rich bar on stderr when it is a terminal, with pods done of
-pending; none with --quiet, none for documents, none when stderr is not a terminal."""
+"""Progress of loading and scheduling runs: a rich bar on stderr when it is a terminal, with pods
+done of pending (and objects loaded), whatever the format and wherever stdout goes; cleared at the
+end; none with --quiet, none when stderr is not a terminal."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ CASES = [
     ("capacity draws it", ["capacity", "fixtures/manifests/gpu-inference.yaml", "-c", "fixtures/cluster.yaml"], True),
     ("explain draws it", ["explain", "pod", "ml/notebook", *SIMULATE[1:]], True),
     ("--quiet draws none", [*SIMULATE, "--quiet"], False),
-    ("JSON draws none", [*SIMULATE, "-o", "json"], False),
+    ("JSON draws it too", [*SIMULATE, "-o", "json"], True),
 ]
 
 
@@ -35,3 +36,55 @@ def test_the_progress_bar_on_a_terminal(args: list[str], drawn: bool) -> None:
 def test_a_stderr_that_is_not_a_terminal_gets_no_bar() -> None:
     got = run_on_terminal(SIMULATE, 100, **NOW)  # stdout on the terminal, stderr a pipe
     assert got.stderr == ""
+
+
+def run_with_stderr_on_terminal(args: list[str], **env: str) -> tuple[str, str]:
+    """kplan with stderr on a pseudo-terminal and stdout into a pipe, as ``kplan … -o json >
+    result.json`` at a terminal: (stdout, what the terminal showed)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.golden.test_golden import ROOT
+
+    leader, follower = pty.openpty()
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "TERM": "xterm", **env}
+    proc = subprocess.Popen([sys.executable, "-m", "kplan", *args], cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
+                            stderr=follower, stdin=subprocess.DEVNULL)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the writer closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    assert proc.stdout is not None
+    with proc.stdout:
+        out = proc.stdout.read().decode()
+    proc.wait(timeout=300)
+    os.close(leader)
+    return out, b"".join(chunks).decode()
+
+
+def test_json_into_a_file_at_a_terminal_shows_progress_and_clears_it() -> None:
+    import json
+
+    out, screen = run_with_stderr_on_terminal([*SIMULATE, "-o", "json"], **NOW)
+    assert json.loads(out)["kind"] == "SimulationResult"  # stdout has the document alone
+    text = ANSI.sub("", screen)
+    assert re.search(r"loading the cluster\s+[\d,]+ objects", text), text[-2000:]
+    assert re.search(r"scheduling\s.*\d+/\d+ pods", text), text[-2000:]
+    # cleared, as every display is: the last thing on the terminal is the cursor going up to the
+    # display's line and erasing it
+    assert screen.endswith("\r\x1b[1A\x1b[2K"), repr(screen[-200:])
+    assert screen.count("\r\x1b[1A\x1b[2K") == 2, "the loading display is cleared before scheduling starts"
+
+
+def test_loading_shows_nothing_before_a_second() -> None:
+    # fixtures load in well under the default SHOW_AFTER_SECONDS: no flicker of a display
+    _, screen = run_with_stderr_on_terminal([*SIMULATE, "-o", "json"])
+    assert "loading the cluster" not in screen
