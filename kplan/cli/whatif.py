@@ -20,7 +20,8 @@ Changes are applied to the parsed inputs, never to files, in this order: added n
 workloads, cordons, drains, removals. With --until-fit, the smallest number of nodes like a
 template that places as many pending pods as any number does is searched (exponential, then
 binary search over whole simulations, stopping once more nodes place no more pods); the pods
-that never fit on such a node are named with the filter that rejects them.
+that never fit on such a node are named with the filter that rejects them. With --shrink, the
+nodes that can go with every pod still placed, as cluster-autoscaler's scale-down finds them.
 
 Exit codes: 0 the check passed after the change, 1 it failed (see --fail-on: by default, a pending pod does not run after the change), 2 bad input or usage, 3 cluster unreachable or unreadable.""")
 
@@ -119,6 +120,70 @@ def until_fit_template(value: str) -> Any:
     return nodes[0]
 
 
+def parse_bool(value: str, option: str) -> bool:
+    """cluster-autoscaler's boolean flags take true or false (``--skip-nodes-with-system-pods=false``)."""
+    from kplan.errors import InputError
+
+    v = value.strip().lower()
+    if v in ("true", "1", "t"):
+        return True
+    if v in ("false", "0", "f"):
+        return False
+    raise InputError(f"{option} {value}: expected true or false")
+
+
+class ShrinkRequest:
+    """--shrink's options, checked before loading; ``resolve`` turns the candidates into node names."""
+
+    def __init__(self, candidates: str | None, opts: Any) -> None:
+        self.candidates = candidates
+        self.opts = opts
+
+    def resolve(self, nodes: Any) -> Any:
+        import dataclasses
+
+        from kplan.errors import InputError
+        from kplan.model.selector_syntax import SelectorSyntaxError, parse_selector
+        from kplan.model.selectors import selector_matches
+
+        text = (self.candidates or "").strip()
+        if not text:
+            return self.opts
+        if any(c in text for c in "=!() ") or "," not in text and not any(n.name == text for n in nodes):
+            try:
+                sel = parse_selector(text)
+            except SelectorSyntaxError as e:
+                raise InputError(f"--shrink-candidates {text}: {e}") from None
+            names = [n.name for n in nodes if selector_matches(sel, n.labels)]
+        else:
+            names = [n.strip() for n in text.split(",") if n.strip()]
+        return dataclasses.replace(self.opts, candidates=tuple(names))
+
+
+def shrink_settings(shrink: bool, until_fit: list[str], candidates: str | None, threshold: float,
+                    gpu_threshold: float, system_pods: str, local_storage: str, custom_controller: str,
+                    ignore_daemonsets: str, ignore_mirror: str, price: list[str]) -> tuple[ShrinkRequest, Any] | None:
+    from kplan.errors import InputError
+
+    if not shrink:
+        if candidates is not None or price:
+            raise InputError(f"{'--shrink-candidates' if candidates is not None else '--price'} goes with --shrink")
+        return None
+    if until_fit:
+        raise InputError("--shrink and --until-fit ask opposite questions: give one of them")
+    from kplan.cli.sweep import parse_prices
+    from kplan.whatif.shrink import ShrinkOptions
+
+    opts = ShrinkOptions(
+        scale_down_utilization_threshold=threshold, scale_down_gpu_utilization_threshold=gpu_threshold,
+        skip_nodes_with_system_pods=parse_bool(system_pods, "--skip-nodes-with-system-pods"),
+        skip_nodes_with_local_storage=parse_bool(local_storage, "--skip-nodes-with-local-storage"),
+        skip_nodes_with_custom_controller_pods=parse_bool(custom_controller, "--skip-nodes-with-custom-controller-pods"),
+        ignore_daemonsets_utilization=parse_bool(ignore_daemonsets, "--ignore-daemonsets-utilization"),
+        ignore_mirror_pods_utilization=parse_bool(ignore_mirror, "--ignore-mirror-pods-utilization"))
+    return ShrinkRequest(candidates, opts), parse_prices(price)
+
+
 def whatif(
     ctx: typer.Context,
     manifests: list[str] | None = opt.manifests_argument(opt.PENDING_MANIFESTS_HELP),
@@ -155,6 +220,39 @@ def whatif(
         "fit on such a node and why. Repeatable: one answer per template (the run shown after is the first's)."),
     until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1, metavar="N", max=MAX_ADDED_NODES,
                                         help="The most template nodes --until-fit tries."),
+    shrink: bool = typer.Option(
+        False, "--shrink", help="Find which nodes can be removed with every running pod rescheduled and every pending "
+        "pod placed, as cluster-autoscaler's scale-down decides (on top of the other changes)."),
+    shrink_candidates: str | None = typer.Option(
+        None, "--shrink-candidates", metavar="SELECTOR|NODE,…", help="The nodes --shrink considers: a label selector "
+        "(kubectl -l syntax) or node names separated by commas (default: every node)."),
+    scale_down_utilization_threshold: float = typer.Option(
+        0.5, "--scale-down-utilization-threshold", min=0.0, max=1.0, metavar="RATIO",
+        help="--shrink: a node is a candidate while the larger of its cpu and memory requests over allocatable is "
+        "below this (cluster-autoscaler's flag)."),
+    scale_down_gpu_utilization_threshold: float = typer.Option(
+        0.5, "--scale-down-gpu-utilization-threshold", min=0.0, max=1.0, metavar="RATIO",
+        help="--shrink: the same for nodes with GPUs, on their GPU requests (cluster-autoscaler's flag)."),
+    skip_nodes_with_system_pods: str = typer.Option(
+        "true", "--skip-nodes-with-system-pods", metavar="true|false",
+        help="--shrink: a kube-system pod no PodDisruptionBudget selects keeps its node (cluster-autoscaler's flag)."),
+    skip_nodes_with_local_storage: str = typer.Option(
+        "true", "--skip-nodes-with-local-storage", metavar="true|false",
+        help="--shrink: a pod with a hostPath or emptyDir volume keeps its node (cluster-autoscaler's flag)."),
+    skip_nodes_with_custom_controller_pods: str = typer.Option(
+        "true", "--skip-nodes-with-custom-controller-pods", metavar="true|false",
+        help="--shrink: a pod whose controller is not a ReplicationController, Job, ReplicaSet or StatefulSet keeps "
+        "its node, as a pod without controller always does (cluster-autoscaler's flag)."),
+    ignore_daemonsets_utilization: str = typer.Option(
+        "false", "--ignore-daemonsets-utilization", metavar="true|false",
+        help="--shrink: leave DaemonSet pods out of a node's utilisation (cluster-autoscaler's flag)."),
+    ignore_mirror_pods_utilization: str = typer.Option(
+        "false", "--ignore-mirror-pods-utilization", metavar="true|false",
+        help="--shrink: leave mirror (static) pods out of a node's utilisation (cluster-autoscaler's flag)."),
+    price: list[str] = typer.Option(
+        [], "--price", metavar="like=NODE=PRICE", help="--shrink: the price of NODE and of every node of its instance "
+        "type (node.kubernetes.io/instance-type) per hour, any unit: the answer gives the cost before and after. "
+        "Repeatable."),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
     output: str = opt.output_option("WhatIfResult", "Output format: table, json, yaml, name (pod/NAME for each pod "
@@ -187,6 +285,10 @@ def whatif(
         parse_scale(v)  # a malformed option fails before any loading
     unread: list[tuple[str, str]] = []
     added, node_changes = build_changes(add_node, remove_node, cordon, drain, unread)
+    settings = shrink_settings(shrink, until_fit, shrink_candidates, scale_down_utilization_threshold,
+                               scale_down_gpu_utilization_threshold, skip_nodes_with_system_pods,
+                               skip_nodes_with_local_storage, skip_nodes_with_custom_controller_pods,
+                               ignore_daemonsets_utilization, ignore_mirror_pods_utilization, price)
     for v in until_fit:
         if not v.startswith("like=") and looks_like_a_node_name(v):
             unread.append(("--until-fit", v))
@@ -201,10 +303,16 @@ def whatif(
     after_config = read_scheduler_config(scheduler_config, planner.registry, planner.config.release) if scheduler_config else None
     print_warnings(planner.warnings, quiet)
     t1 = time.perf_counter()
+    shrunk = None
     with run_progress(not quiet) as planner.progress:
-        result = planner.whatif(changes, after_config=after_config, until_fit=templates, limit=until_fit_limit)
+        if settings is not None:
+            from kplan.whatif.shrink import whatif_shrink
+
+            result, shrunk = whatif_shrink(planner, changes, settings[0].resolve(loaded.inputs.nodes), settings[1])
+        else:
+            result = planner.whatif(changes, after_config=after_config, until_fit=templates, limit=until_fit_limit)
     t2 = time.perf_counter()
-    doc = whatif_document(result)
+    doc = whatif_document(result, shrink=shrunk)
     doc = with_release(doc, planner.config.release)
     deliver(render(doc, output, result_options(output_file, fail_on=fail_on, full=show_all, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,

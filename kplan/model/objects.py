@@ -220,6 +220,8 @@ class Pod:
     volume_images: tuple[str, ...] = ()
     volumes: tuple[Volume, ...] = ()
     feature_facts: FeatureFacts = NO_FEATURE_FACTS
+    #: names of the volumes that keep data on the node (hostPath; emptyDir not in memory)
+    local_volumes: tuple[str, ...] = ()
     #: spec.resourceClaims, in order
     resource_claims: tuple[PodClaim, ...] = ()
     #: status.resourceClaimStatuses: (pod claim name, claim name or None), in order

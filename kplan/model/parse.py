@@ -569,6 +569,21 @@ def _feature_facts(spec: Mapping[str, Any]) -> FeatureFacts:
     return FeatureFacts(host_network, host_users if isinstance(host_users, bool) else None, restart_all, bind_mounts)
 
 
+def _local_volumes(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names of the volumes that keep data on the node: hostPath, and emptyDir not in memory
+    (what cluster-autoscaler's drain rules call local storage, utils/drain isLocalVolume)."""
+    out = []
+    volumes = spec.get("volumes")
+    for v in volumes if isinstance(volumes, list) else ():
+        if not isinstance(v, dict) or not isinstance(v.get("name"), str):
+            continue
+        empty = v.get("emptyDir")
+        if v.get("hostPath") is not None or (empty is not None and not (
+                isinstance(empty, dict) and empty.get("medium") == "Memory")):
+            out.append(v["name"])
+    return tuple(out)
+
+
 def _owners(md: Mapping[str, Any], where: Where) -> tuple[OwnerRef, ...]:
     out = []
     for i, o in enumerate(_list(md.get("ownerReferences"), where, "metadata.ownerReferences")):
@@ -661,7 +676,8 @@ class _SpecFields:
 
     __slots__ = ("resources", "required_na", "preferred_na", "aff_req", "aff_pref", "anti_req", "anti_pref",
                  "images", "volume_images", "gates", "claims", "scheduler_name", "priority", "priority_class_name",
-                 "preemption_policy", "host_ports", "node_selector", "tolerations", "spread", "volumes")
+                 "preemption_policy", "host_ports", "node_selector", "tolerations", "spread", "volumes",
+                 "local_volumes")
 
     def __init__(self, spec: Mapping[str, Any], labels: Mapping[str, str], where: Where) -> None:
         self.resources = _pod_resources(spec, where)
@@ -703,6 +719,7 @@ class _SpecFields:
         self.spread = parse_spread_constraints(spec.get("topologySpreadConstraints"), where,
                                                "spec.topologySpreadConstraints", labels)
         self.volumes = _volumes(spec, name, where)
+        self.local_volumes = _local_volumes(spec)
         return self
 
 
@@ -814,6 +831,7 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
         volume_images=fields.volume_images,
         volumes=fields.volumes,
         feature_facts=_feature_facts(spec),
+        local_volumes=fields.local_volumes,
         resource_claims=fields.claims,
         claim_statuses=claim_statuses,
         start_time=parse_time(status.get("startTime"), where, "status.startTime"),

@@ -3,7 +3,8 @@
 Fields may be added; none are renamed. ``before`` and ``after`` are SimulationResult documents;
 ``changes`` lists every pod whose (status, node) differs between them; ``untilFit`` is null
 unless ``--until-fit`` was given, and its ``count`` is null when no number of such nodes helps;
-``untilFits`` (left out without ``--until-fit``) has one answer per template given.
+``untilFits`` (left out without ``--until-fit``) has one answer per template given; ``shrink``
+(left out without ``--shrink``) the nodes that can go (kplan.report.shrink).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from kplan.report.document import (
     SimulationSummary,
     simulation_document,
 )
+from kplan.report.shrink import ShrinkDoc, shrink_doc
 from kplan.whatif.diff import (
     DELETED_KIND,
     EVICTED,
@@ -38,6 +40,7 @@ from kplan.whatif.diff import (
     UsageChange,
 )
 from kplan.whatif.plan import UntilFit, WhatIf
+from kplan.whatif.shrink import ShrinkResult
 
 
 def _pct(used: int, total: int) -> int | None:
@@ -211,6 +214,8 @@ class WhatIfDocument:
     #: one answer per --until-fit template, in the order given (``untilFit`` is the first; the
     #: run ``after`` is its answer's)
     until_fits: tuple[UntilFitDoc, ...] = member(omit=is_empty, default=())
+    #: with --shrink: the nodes that can go (``after`` is the cluster without them)
+    shrink: ShrinkDoc | None = member(omit=is_none, default=None)
     before: SimulationDocument
     after: SimulationDocument
     timing: dict[str, float] | None = member(omit=is_none, default=None)
@@ -252,7 +257,8 @@ def until_fit_doc(u: UntilFit) -> UntilFitDoc:
                        still_pending=tuple(_pod_key(k) for k in u.still_pending))
 
 
-def whatif_document(w: WhatIf, timing: dict[str, float] | None = None) -> WhatIfDocument:
+def whatif_document(w: WhatIf, timing: dict[str, float] | None = None, shrink: ShrinkResult | None = None
+                    ) -> WhatIfDocument:
     applied = w.after.applied
     d = w.diff
     before, after = simulation_document(w.before.result), simulation_document(w.after.result)
@@ -276,6 +282,7 @@ def whatif_document(w: WhatIf, timing: dict[str, float] | None = None) -> WhatIf
                                                  after=usage_doc(d.utilisation.total_after))),
         until_fit=untils[0] if untils else None,
         until_fits=untils,
+        shrink=shrink_doc(shrink, tuple(shrink.base.result.snapshot.table.names)) if shrink is not None else None,
         before=before,
         after=after,
         timing=timing,

@@ -162,10 +162,16 @@ class SchedulingQueue:
         return q
 
     def forget(self, uids: set[str]) -> None:
-        """Take these pods out of activeQ and the pool, as if they had never been created (a
-        fork of a run without them, kplan.scheduler.simulate); none of them is anywhere else."""
+        """Take these pods out of every queue, as if they had never been created (a fork of a run
+        without them, kplan.scheduler.simulate; a shrink probe undone, kplan.whatif.shrink)."""
         self._active = [e for e in self._active if e[-1].pod.uid not in uids]
         heapq.heapify(self._active)
+        if any(e[-1].pod.uid in uids for e in self._backoff):
+            self._backoff = [e for e in self._backoff if e[-1].pod.uid not in uids]
+            heapq.heapify(self._backoff)
+        if any(e[-1].pod.uid in uids for e in self._errors):
+            self._errors = [e for e in self._errors if e[-1].pod.uid not in uids]
+            heapq.heapify(self._errors)
         for uid in uids & self.pool.keys():
             q = self.pool.pop(uid)
             key = (q.pod.scheduler_name, q.rejectors)

@@ -294,7 +294,7 @@ class _Work:
 
     def lose(self, pod: Pod, node: str, why: str) -> None:
         """The pod stops running: replaced if a controller (not a DaemonSet) owns it, else gone."""
-        self.running = [p for p in self.running if p is not pod]
+        self.running.remove(pod)  # by identity: pods compare as objects
         c = pod.controller()
         if c is not None and c.kind not in ("DaemonSet", "Node"):
             new, note = replacement(pod, self.classes)

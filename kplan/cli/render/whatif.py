@@ -10,6 +10,7 @@ from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import SQUEEZED, Names, table, visible_len, wrap
 from kplan.cli.render.units import plural, usage
 from kplan.report.document import RunCounts
+from kplan.report.shrink import NodeUtilization, ShrinkDoc
 from kplan.report.whatif import (
     CountShare,
     CpuShare,
@@ -181,6 +182,57 @@ def until_fit_lines(u: UntilFitDoc, full: bool = False) -> list[str]:
     return out
 
 
+def _pct(u: NodeUtilization) -> str:
+    return f"{u.value:.0%} {u.resource}"
+
+
+def _cost(x: float) -> str:
+    return f"{x:g}"
+
+
+def shrink_lines(sh: ShrinkDoc, full: bool = False) -> list[str]:
+    """The nodes that can go, in order, with the pods that move; the cost; the nodes that stay,
+    each with its reason and the pods that block it."""
+    s = sh.settings
+    considered = len(sh.removed) + len(sh.kept)
+    out = [f"Shrink: {len(sh.removed)} of the {plural(considered, 'node')} considered can go "
+           f"(below {s.scale_down_utilization_threshold:g} utilisation, least utilised first; every running pod "
+           "rescheduled, every pending pod placed)" + (":" if sh.removed else ".")]
+    limit = None if full else TOP
+    for v in sh.removed[:limit]:
+        price = f", {_cost(v.price)}/h" if v.price is not None else ""
+        moves = (": " + ", ".join(f"{m.key} → {m.node}" for m in v.moved[:5])
+                 + (f" and {len(v.moved) - 5} more" if len(v.moved) > 5 else "")) if v.moved else ": no pod to move"
+        out.append(f"  {v.name} ({_pct(v.utilization)}{price}){moves}")
+    if limit is not None and len(sh.removed) > limit:
+        out.append(f"  … and {len(sh.removed) - limit} more (--all lists them)")
+    if sh.cost is not None:
+        c = sh.cost
+        unpriced = f"; {plural(c.unpriced_nodes, 'node')} without a price" if c.unpriced_nodes else ""
+        out.append(f"Cost: {_cost(c.before)}/h → {_cost(c.after)}/h (saves {_cost(c.saved)}/h{unpriced}).")
+    if sh.unplaced_before:
+        out.append(f"  {plural(len(sh.unplaced_before), 'pending pod')} fit nowhere even before any removal: "
+                   + ", ".join(p.key for p in sh.unplaced_before[:10]) + (", …" if len(sh.unplaced_before) > 10 else ""))
+    if sh.kept:
+        out.append("Nodes that stay:")
+    shown = 0
+    for k in sh.kept:
+        if limit is not None and shown >= limit:
+            out.append(f"  … and {len(sh.kept) - shown} more (--all lists them)")
+            break
+        shown += 1
+        first = k.blockers[0] if k.blockers else None
+        if first is None:
+            out.append(f"  {k.name} ({_pct(k.utilization)}): {k.reason}")
+        elif first.pod is None:
+            out.append(f"  {k.name} ({_pct(k.utilization)}): {k.reason}: {first.message}")
+        else:
+            more = f" (and {len(k.blockers) - 1} more pods)" if len(k.blockers) > 1 else ""
+            out.append(f"  {k.name} ({_pct(k.utilization)}): {k.reason}: {first.pod.key}: {first.reason}: "
+                       f"{first.message}{more}")
+    return out
+
+
 def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     opts = opts or RenderOptions()
     full, width = opts.full, opts.width
@@ -190,8 +242,12 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     out.append(wrap("Changes: " + ("; ".join(mods) if mods else "none"), width, hanging="  "))
     for p in doc.pods_affected:
         out.append(wrap(f"{p.namespace}/{p.name} on {p.node}: {p.fate} ({p.reason})", width, "  ", hanging="    "))
-    for u in doc.until_fits or ((doc.until_fit,) if doc.until_fit is not None else ()):
-        for line in until_fit_lines(u, full):
+    lines = [line for u in doc.until_fits or ((doc.until_fit,) if doc.until_fit is not None else ())
+             for line in until_fit_lines(u, full)]
+    if doc.shrink is not None:
+        lines += shrink_lines(doc.shrink, full)
+    if lines:
+        for line in lines:
             indent = line[:len(line) - len(line.lstrip())]
             out.append(wrap(line.lstrip(), width, indent, hanging=indent + "  "))
     out.append("")
