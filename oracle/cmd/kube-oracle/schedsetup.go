@@ -33,7 +33,7 @@ func newScheduler(ctx context.Context, api *apiServer, cfg *schedulerapi.KubeSch
 	if clk != nil {
 		opts = append(opts, scheduler.WithClock(clk))
 	}
-	recorders := func(string) events.EventRecorder { return &events.FakeRecorder{} }
+	recorders := func(string) eventRecorder { return &events.FakeRecorder{} }
 	sched, err := scheduler.New(ctx, api.cs, factory, nil, recorders, opts...)
 	if err != nil {
 		fail("creating the scheduler: %v", err)
