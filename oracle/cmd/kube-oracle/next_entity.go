@@ -4,12 +4,19 @@ package main
 
 // From 1.37 the scheduler pops entities, a pod or a pod group (Scheduler.NextEntity), and the
 // score heap's tie comparison is in package framework (sorted_nodes.go; overlay hook
-// framework-1.37.go.txt).
+// framework-1.37.go.txt), and NewInformerFactory takes an informer name (nil: none).
 
 import (
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
+
+func newInformerFactory(cs kubernetes.Interface) informers.SharedInformerFactory {
+	return scheduler.NewInformerFactory(cs, 0, nil)
+}
 
 func setTieHook(lowestName bool) { framework.OracleLowestName = lowestName }
 

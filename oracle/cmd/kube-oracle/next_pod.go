@@ -2,14 +2,21 @@
 
 package main
 
-// Up to 1.36 the scheduler pops pods (Scheduler.NextPod) and the score heap's tie comparison
-// is in package scheduler (overlay hook scheduler*.go.txt).
+// Up to 1.36 the scheduler pops pods (Scheduler.NextPod), the score heap's tie comparison is
+// in package scheduler (overlay hook scheduler*.go.txt), and NewInformerFactory takes no
+// informer name.
 
 import (
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
+
+func newInformerFactory(cs kubernetes.Interface) informers.SharedInformerFactory {
+	return scheduler.NewInformerFactory(cs, 0)
+}
 
 func setTieHook(lowestName bool) { scheduler.OracleLowestName = lowestName }
 

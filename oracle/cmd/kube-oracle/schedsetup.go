@@ -15,7 +15,7 @@ import (
 // API server, and starts its informers.
 func newScheduler(ctx context.Context, api *apiServer, cfg *schedulerapi.KubeSchedulerConfiguration, env oracleEnv,
 	clk clock.WithTicker, parallelism int32) *scheduler.Scheduler {
-	factory := scheduler.NewInformerFactory(api.cs, 0)
+	factory := newInformerFactory(api.cs)
 	initial, max := int64(1), int64(1)
 	if env.realBackoff {
 		initial, max = cfg.PodInitialBackoffSeconds, cfg.PodMaxBackoffSeconds
