@@ -364,12 +364,15 @@ class _Handle:
         return False
 
 
-def make_plugin(name: str, snapshot: Snapshot, args: Mapping[str, Any] | None = None) -> Any:
-    """Build an in-tree plugin as a profile would: its args decoded (and defaulted) from ``args``."""
-    spec = in_tree_registry().get(name)
+def make_plugin(name: str, snapshot: Snapshot, args: Mapping[str, Any] | None = None,
+                release: Release | str | None = None) -> Any:
+    """Build an in-tree plugin as a profile would: its args decoded (and defaulted) from ``args``;
+    the plugin of ``release`` (None: the default release)."""
+    rel = Release.of(release) if isinstance(release, str) else (release or default_release())
+    spec = in_tree_registry(rel).get(name)
     assert spec is not None, f"no in-tree plugin {name}"
     decoded = spec.args.decode(args) if spec.args is not None else args
-    return spec.factory(decoded, _Handle(snapshot))
+    return spec.factory(decoded, _Handle(snapshot, rel))
 
 
 @dataclass(frozen=True)
@@ -452,11 +455,14 @@ def scenario(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable
 
 def simulate(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable[PodBuilder | Mapping[str, Any]],
              running: Iterable[PodBuilder | Mapping[str, Any]] = (), objects: Iterable[Mapping[str, Any]] = (),
-             config: Mapping[str, Any] | None = None, *, keep_cycles: bool = False) -> SimulationResult:
-    """A whole simulation with ``--tie-break lowest-name``."""
+             config: Mapping[str, Any] | None = None, *, keep_cycles: bool = False,
+             release: Release | str | None = None) -> SimulationResult:
+    """A whole simulation with ``--tie-break lowest-name``, as kube-scheduler ``release`` (a
+    Release, or a version with default gates; None: kplan's default release)."""
     sc = scenario(nodes, pending, running, objects)
-    registry = in_tree_registry()
-    cfg: SchedulerConfig = load_config(config, registry)
+    rel = Release.of(release) if isinstance(release, str) else release
+    registry = in_tree_registry(rel)
+    cfg: SchedulerConfig = load_config(config, registry, rel)
     return run_simulation(sc.snapshot, cfg, registry, sc.pending, seed=0, lowest_name=True,
                           pdb_allowed=sc.pdb_allowed, keep_cycles=keep_cycles)
 

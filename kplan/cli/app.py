@@ -62,10 +62,12 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from kplan.framework.release_tables import PATCH_RELEASES
         from kplan.io.cluster_version import modelled_releases
 
-        releases = ", ".join(map(str, modelled_releases()))
-        typer.echo(f"kplan {__version__} (models kube-scheduler {SCHEDULER_VERSION}; releases modelled: {releases})")
+        releases = modelled_releases()
+        typer.echo(f"kplan {__version__} (models kube-scheduler {', '.join(PATCH_RELEASES[v] for v in releases)}; "
+                   f"releases modelled: {', '.join(map(str, releases))})")
         raise typer.Exit()
 
 

@@ -112,6 +112,13 @@ class Release:
         return PLUGINS[self.version]
 
     @property
+    def scheduler_version(self) -> str:
+        """The kube-scheduler patch release modelled, such as v1.35.4."""
+        from kplan.framework.release_tables import PATCH_RELEASES
+
+        return PATCH_RELEASES[self.version]
+
+    @property
     def messages(self) -> Messages:
         from kplan.framework.release_tables import MESSAGES
 

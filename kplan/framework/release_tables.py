@@ -2,7 +2,9 @@
 
 Adding a release means adding a row to each table (docs/development.md, "How to add a
 Kubernetes release"). The 1.34 rows are kube-scheduler v1.34.1's defaults
-(../shared/scheduler-reference.md sections 1.2–1.4 and 13.1).
+(../shared/scheduler-reference.md sections 1.2–1.4 and 13.1); the 1.35 rows v1.35.4's, read
+from the upstream code at that tag (pkg/features/kube_features.go, apis/config/v1,
+plugins/registry.go).
 """
 
 from __future__ import annotations
@@ -14,11 +16,18 @@ from kplan.framework.features import Gate, GateSpec, Stage
 from kplan.framework.release import KubeVersion, Messages
 
 V1_34 = KubeVersion(1, 34)
+V1_35 = KubeVersion(1, 35)
 
-#: the release modelled when none is asked for
-DEFAULT_RELEASE = V1_34
+#: the release modelled when none is asked for: the newest modelled
+DEFAULT_RELEASE = V1_35
 
 _A, _B, _GA = Stage.ALPHA, Stage.BETA, Stage.GA
+
+#: the patch release each row was read from (and judged against)
+PATCH_RELEASES: Mapping[KubeVersion, str] = {
+    V1_34: "v1.34.1",
+    V1_35: "v1.35.4",
+}
 
 #: pkg/features/kube_features.go: the gates that change scheduling, with their default, stage and lock
 GATES: Mapping[KubeVersion, Mapping[Gate, GateSpec]] = {
@@ -34,25 +43,62 @@ GATES: Mapping[KubeVersion, Mapping[Gate, GateSpec]] = {
         Gate.DRA_RESOURCE_CLAIM_DEVICE_STATUS: GateSpec(True, _B),
         Gate.DRA_SCHEDULER_FILTER_TIMEOUT: GateSpec(True, _B),
         Gate.IN_PLACE_POD_VERTICAL_SCALING: GateSpec(True, _B),
-        Gate.MATCH_LABEL_KEYS_IN_POD_AFFINITY: GateSpec(True, _GA),
+        Gate.MATCH_LABEL_KEYS_IN_POD_AFFINITY: GateSpec(True, _GA, locked=True),
         Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _B),
         Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD_SELECTOR_MERGE: GateSpec(True, _B),
-        Gate.NODE_INCLUSION_POLICY_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _GA),
+        Gate.NODE_INCLUSION_POLICY_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _GA, locked=True),
         Gate.NOMINATED_NODE_NAME_FOR_EXPECTATION: GateSpec(False, _A),
         Gate.POD_LEVEL_RESOURCES: GateSpec(True, _B),
         Gate.SCHEDULER_ASYNC_API_CALLS: GateSpec(True, _B),
         Gate.SCHEDULER_ASYNC_PREEMPTION: GateSpec(True, _B),
         Gate.SCHEDULER_POP_FROM_BACKOFF_Q: GateSpec(True, _B),
         Gate.SCHEDULER_QUEUEING_HINTS: GateSpec(True, _GA, locked=True),
-        Gate.SIDECAR_CONTAINERS: GateSpec(True, _GA),
+        Gate.SIDECAR_CONTAINERS: GateSpec(True, _GA, locked=True),
         Gate.STORAGE_CAPACITY_SCORING: GateSpec(False, _A),
         Gate.VOLUME_ATTRIBUTES_CLASS: GateSpec(True, _GA),
+    },
+    V1_35: {
+        Gate.DYNAMIC_RESOURCE_ALLOCATION: GateSpec(True, _GA, locked=True),
+        Gate.DRA_ADMIN_ACCESS: GateSpec(True, _B),
+        Gate.DRA_CONSUMABLE_CAPACITY: GateSpec(False, _A),
+        Gate.DRA_DEVICE_BINDING_CONDITIONS: GateSpec(False, _A),
+        Gate.DRA_DEVICE_TAINT_RULES: GateSpec(False, _A),
+        Gate.DRA_DEVICE_TAINTS: GateSpec(False, _A),
+        Gate.DRA_EXTENDED_RESOURCE: GateSpec(False, _A),
+        Gate.DRA_PARTITIONABLE_DEVICES: GateSpec(False, _A),
+        Gate.DRA_PRIORITIZED_LIST: GateSpec(True, _B),
+        Gate.DRA_RESOURCE_CLAIM_DEVICE_STATUS: GateSpec(True, _B),
+        Gate.DRA_SCHEDULER_FILTER_TIMEOUT: GateSpec(True, _B),
+        Gate.GANG_SCHEDULING: GateSpec(False, _A),
+        Gate.GENERIC_WORKLOAD: GateSpec(False, _A),
+        Gate.IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING: GateSpec(False, _A),
+        Gate.IN_PLACE_POD_VERTICAL_SCALING: GateSpec(True, _GA, locked=True),
+        Gate.MATCH_LABEL_KEYS_IN_POD_AFFINITY: GateSpec(True, _GA, locked=True),
+        Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _B),
+        Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD_SELECTOR_MERGE: GateSpec(True, _B),
+        Gate.NODE_DECLARED_FEATURES: GateSpec(False, _A),
+        Gate.NODE_INCLUSION_POLICY_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _GA, locked=True),
+        Gate.NOMINATED_NODE_NAME_FOR_EXPECTATION: GateSpec(True, _B),
+        Gate.OPPORTUNISTIC_BATCHING: GateSpec(True, _B),
+        Gate.POD_LEVEL_RESOURCES: GateSpec(True, _B),
+        # on in v1.35.0, off again from v1.35.1 (#135903); the 1.34 line of the table says off too
+        Gate.SCHEDULER_ASYNC_API_CALLS: GateSpec(False, _B),
+        Gate.SCHEDULER_ASYNC_PREEMPTION: GateSpec(True, _B),
+        Gate.SCHEDULER_POP_FROM_BACKOFF_Q: GateSpec(True, _B),
+        Gate.SCHEDULER_QUEUEING_HINTS: GateSpec(True, _GA, locked=True),
+        Gate.SIDECAR_CONTAINERS: GateSpec(True, _GA, locked=True),
+        Gate.STORAGE_CAPACITY_SCORING: GateSpec(False, _A),
+        Gate.TAINT_TOLERATION_COMPARISON_OPERATORS: GateSpec(False, _A),
+        Gate.VOLUME_ATTRIBUTES_CLASS: GateSpec(True, _GA),
+        Gate.VOLUME_LIMIT_SCALING: GateSpec(False, _A),
     },
 }
 
 #: the gate values other than a release's defaults that kplan models (the rest are refused)
 MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
     V1_34: frozenset(),
+    # OpportunisticBatching off: every pod filtered and scored afresh, as in 1.34
+    V1_35: frozenset({(Gate.OPPORTUNISTIC_BATCHING, False)}),
 }
 
 #: default_plugins.go: the default MultiPoint set in order, with score weights (0: none given)
@@ -62,6 +108,14 @@ DEFAULT_PROFILE: Mapping[KubeVersion, tuple[tuple[str, int], ...]] = {
         ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
         ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
         ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 0), ("DefaultPreemption", 0),
+        ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
+    ),
+    # DynamicResources scores (prioritized-list requests, #134711), with weight 2
+    V1_35: (
+        ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
+        ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
+        ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
+        ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2), ("DefaultPreemption", 0),
         ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
     ),
 }
@@ -81,6 +135,18 @@ DEFAULT_ARGS: Mapping[KubeVersion, Mapping[str, Mapping[str, Any]]] = {
         # filterTimeout 10s comes from the decoder while DRASchedulerFilterTimeout is on (SetDefaults reads the gate)
         "DynamicResources": {},
     },
+    # bindingTimeout (10m) is defaulted only with DRADeviceBindingConditions and
+    # DRAResourceClaimDeviceStatus both on: not by default in 1.35 (the decoder's, as filterTimeout)
+    V1_35: {
+        "NodeResourcesFit": {"scoringStrategy": {"type": "LeastAllocated", "resources": _CPU_MEMORY}},
+        "NodeResourcesBalancedAllocation": {"resources": _CPU_MEMORY},
+        "PodTopologySpread": {"defaultingType": "System"},
+        "InterPodAffinity": {"hardPodAffinityWeight": 1},
+        "NodeAffinity": {},
+        "VolumeBinding": {"bindTimeoutSeconds": 600},
+        "DefaultPreemption": {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100},
+        "DynamicResources": {},
+    },
 }
 
 #: plugins/registry.go NewInTreeRegistry: the in-tree plugins each release has
@@ -91,9 +157,19 @@ PLUGINS: Mapping[KubeVersion, frozenset[str]] = {
         "PodTopologySpread", "InterPodAffinity", "DynamicResources", "DefaultPreemption",
         "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder",
     }),
+    # + NodeDeclaredFeatures (in the default profile only with its alpha gate, off); v1.35.4 registers
+    # GangScheduling too (alpha, off): not modelled, a configuration that names it is refused
+    V1_35: frozenset({
+        "SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+        "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+        "PodTopologySpread", "InterPodAffinity", "DynamicResources", "DefaultPreemption",
+        "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder", "NodeDeclaredFeatures",
+    }),
 }
 
 #: reason texts that releases word differently
 MESSAGES: Mapping[KubeVersion, Messages] = {
     V1_34: Messages(untolerated_taint="node(s) had untolerated taint {taint}"),
+    # the taint goes to a log line only (#134740)
+    V1_35: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
 }

@@ -17,6 +17,7 @@ import numpy as np
 from kplan.framework.config import ProfileSpec
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.fast_path import FastPath
+from kplan.framework.features import Gate
 from kplan.framework.interfaces import (
     MAX_NODE_SCORE,
     BatchReprieveFilter,
@@ -47,6 +48,7 @@ from kplan.framework.interfaces import (
 from kplan.framework.outcome import FilterOutcome
 from kplan.framework.pod_classes import PodClasses
 from kplan.framework.registry import Registry
+from kplan.framework.signers import SignPlugin
 from kplan.framework.status import OK, Code, Status
 
 if TYPE_CHECKING:
@@ -405,6 +407,29 @@ class Framework:
             weakref.WeakKeyDictionary())
         #: (plugins PreFilter skipped, first, last) → the filters that run (_active_filters)
         self._active_of: dict[tuple[frozenset[str], int, int], tuple[tuple[int, FilterPlugin], ...]] = {}
+        # opportunistic batching (computeBatchablePlugins): on with its gate, if every PreFilter,
+        # Filter, PreScore and Score plugin can sign pods
+        candidates: list[Plugin] = [*self.pre_filter_plugins, *self.filter_plugins, *self.pre_score_plugins,
+                                     *self.score_plugins]
+        signers = {c.name: c for c in reversed(candidates)}
+        self._signers: list[SignPlugin] = [c for c in signers.values() if isinstance(c, SignPlugin)]
+        release = handle.release
+        #: True when this profile reuses the previous pod's sorted node list (framework/batch.py)
+        self.batching = (Gate.OPPORTUNISTIC_BATCHING in release.gates and release.enabled(Gate.OPPORTUNISTIC_BATCHING)
+                         and len(self._signers) == len(signers))
+
+    def sign_pod(self, pod: Pod) -> Hashable | None:
+        """SignPod: the pod's signature (its scheduler name and every signing plugin's
+        fragments), or None when batching is off or a plugin cannot sign the pod."""
+        if not self.batching:
+            return None
+        sig: dict[str, Hashable] = {"v1.Pod.Spec.SchedulerName": pod.scheduler_name}
+        for pl in self._signers:
+            fragments = pl.sign_pod(pod)
+            if fragments is None:
+                return None
+            sig.update(fragments)
+        return tuple(sorted(sig.items()))
 
     # ------------------------------------------------------------------ queue points
 

@@ -12,7 +12,7 @@ from functools import partial
 from kplan.framework.features import Gate
 from kplan.framework.registry import ArgsKind, PluginSpec, Registry
 from kplan.framework.release import KubeVersion, Release, default_release
-from kplan.framework.release_tables import V1_34
+from kplan.framework.release_tables import V1_34, V1_35
 from kplan.plugins import (
     defaultbinder,
     defaultpreemption,
@@ -65,6 +65,7 @@ FACTORIES: dict[str, type] = {
 #: of FACTORIES' one (one row per release kplan models; 1.34 runs FACTORIES as they are)
 VARIANTS: Mapping[KubeVersion, Mapping[str, type]] = {
     V1_34: {},
+    V1_35: {},
 }
 
 

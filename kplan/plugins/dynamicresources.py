@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.dra import CLAIM_ADD, CLAIM_UPDATE, ClaimLookupError, DraState, InUseView, consumer
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_ALLOCATABLE, NODE_UPDATE_LABEL, ClusterEvent
 from kplan.framework.interfaces import (
@@ -149,6 +150,10 @@ def dra_state(handle: Handle) -> DraState:
 class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,
                        PostFilterPlugin, ReservePlugin, PreBindPlugin, RejectionExplainer):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return None if pod.resource_claims else ()  # pods with resource claims are not signable
 
     @property
     def dra(self) -> DraState:

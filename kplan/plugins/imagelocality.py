@@ -16,6 +16,7 @@ import weakref
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, ScorePlugin
 from kplan.model.objects import Pod
@@ -63,6 +64,10 @@ class ImageIndex:
 
 class ImageLocality(PluginBase, ScorePlugin):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.IMAGE_NAMES, tuple(sorted({normalized_image_name(i) for i in pod.images}))),)
 
     def __init__(self, args: object, handle: Handle) -> None:
         super().__init__(args, handle)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_LABEL, ClusterEvent
 from kplan.framework.interfaces import (
@@ -233,6 +234,11 @@ def pod_matches_node_affinity(pod: Pod, node_name: str, labels: Mapping[str, str
 class NodeAffinity(PluginBase, PreFilterPlugin, FixedInputFilter, PreScorePlugin,
                    ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.NODE_AFFINITY, signers.node_affinity(pod)),
+                (signers.NODE_SELECTOR, signers.mapping(pod.node_selector)))
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         args: NodeAffinityArgs = self.args

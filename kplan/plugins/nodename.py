@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD
 from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, PreFilterResult, QueueingHint
@@ -27,6 +28,10 @@ _REASON_ID = reason_id(REASON)
 
 class NodeName(PluginBase, FixedInputFilter, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.NODE_NAME, pod.node_name),)
 
     def filter_signature(self, pod: Pod) -> str:
         return pod.node_name

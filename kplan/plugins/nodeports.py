@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, ClusterEvent
 from kplan.framework.interfaces import (
@@ -39,6 +40,10 @@ def ports_conflict(wanted: tuple[HostPort, ...], used: tuple[HostPort, ...]) -> 
 
 class NodePorts(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.HOST_PORTS, signers.host_ports(pod)),)
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         if not pod.host_ports:

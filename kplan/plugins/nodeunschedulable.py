@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLERATION, ClusterEvent
 from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, QueueingHint
@@ -24,6 +25,10 @@ _REASON_ID = reason_id(REASON)
 
 class NodeUnschedulable(PluginBase, FixedInputFilter, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.TOLERATIONS, signers.tolerations(pod)),)
 
     def filter_signature(self, pod: Pod) -> bool:
         return tolerates(pod.tolerations, _TAINT)

@@ -46,6 +46,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable, PodTally
 from kplan.cluster.storage import IN_TREE_TO_CSI, VOLUME_ATTACHMENT_DELETE, StorageState
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import ASSIGNED_POD_DELETE, CSI_NODE_ADD, PVC_ADD, ClusterEvent
 from kplan.framework.features import Gate
@@ -250,6 +251,10 @@ def _countable(pod: Pod) -> int:
 
 class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions, RejectionExplainer):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.VOLUMES, signers.volumes(pod)),)
 
     def __init__(self, args: object, handle: Handle) -> None:
         super().__init__(args, handle)

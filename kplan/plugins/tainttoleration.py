@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLERATION, ClusterEvent
 from kplan.framework.interfaces import (
@@ -49,6 +50,10 @@ def intolerable_prefer_no_schedule(taints: tuple[Taint, ...], tolerations: tuple
 class TaintToleration(PluginBase, FixedInputFilter, PreScorePlugin, ScorePlugin,
                       ScoreExtensions, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.TOLERATIONS, signers.tolerations(pod)),)
 
     def __init__(self, args: object, handle: Handle) -> None:
         super().__init__(args, handle)

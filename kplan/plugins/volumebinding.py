@@ -47,6 +47,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.storage import StorageState, check_access_modes, is_volume_bound_to_claim
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState, StateData
 from kplan.framework.events import (
     CSI_NODE_ADD,
@@ -260,6 +261,10 @@ class VolumeBinding(PluginBase, PreFilterPlugin, FilterPlugin, PreScorePlugin,
         super().__init__(args, handle)
         #: StorageCapacityScoring (New builds a scorer only with the gate on)
         self._capacity_scoring = handle.release.enabled(Gate.STORAGE_CAPACITY_SCORING)
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.VOLUMES, signers.volumes(pod)),)
 
     # ------------------------------------------------------------------ PreFilter
 

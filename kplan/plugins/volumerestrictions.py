@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable, PodTally
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState, StateData
 from kplan.framework.events import ASSIGNED_POD_DELETE, NODE_ADD, PVC_ADD, ClusterEvent
 from kplan.framework.interfaces import (
@@ -89,6 +90,10 @@ def _has_checked_disk(pod: Pod) -> int:
 
 class VolumeRestrictions(PluginBase, PreFilterPlugin, PreFilterExtensions, FilterPlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.VOLUMES, signers.volumes(pod)),)
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         st = storage_of(self.handle)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import (
     NODE_ADD,
@@ -78,6 +79,10 @@ def label_zones_to_set(value: str) -> frozenset[str] | None:
 
 class VolumeZone(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        return ((signers.VOLUMES, signers.volumes(pod)),)
 
     def _topologies(self, pod: Pod) -> tuple[list[PVTopology] | None, Status]:
         st = storage_of(self.handle)

@@ -1,7 +1,8 @@
-"""One scheduling cycle (pkg/scheduler/schedule_one.go, v1.34.1; reference 5.1–5.6).
+"""One scheduling cycle (pkg/scheduler/schedule_one.go, v1.34.1 and v1.35.4; reference 5.1–5.6).
 
-PreFilter → the nominated node first → filtering from a rotating start over the zone-interleaved
-node list until enough feasible nodes are found → PostFilter (preemption) when none is →
+PreFilter → the nominated node first (from 1.35, else the node opportunistic batching hints,
+framework/batch.py) → filtering from a rotating start over the zone-interleaved node list until
+enough feasible nodes are found → PostFilter (preemption) when none is →
 PreScore/Score/NormalizeScore → host selection → Reserve. Binding is the simulator's job.
 """
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kplan.framework.batch import OpportunisticBatch
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis, FitError
 from kplan.framework.interfaces import Handle
@@ -53,6 +55,8 @@ class CycleResult:
     nomination_override: bool = False
     nominated_node: str = ""
     nominated_fast_path: bool = False
+    #: the node came from opportunistic batching: the previous pod's next-best node, not scored again
+    batch_hint: bool = False
     feasible_rows: np.ndarray | None = None
     filtered: FilterOutcome | None = None
     scores: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
@@ -66,6 +70,10 @@ class Scheduler:
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
         self.next_start_node_index = 0
+        #: scheduling cycles so far (the queue's schedulingCycle: one per pop)
+        self.cycles = 0
+        #: per profile, opportunistic batching's state
+        self.batches: dict[str, OpportunisticBatch] = {}
 
     def schedule(self, fw: Framework, pod: Pod) -> CycleResult:
         try:
@@ -75,6 +83,7 @@ class Scheduler:
             return CycleResult(message=str(e))
 
     def _schedule(self, fw: Framework, pod: Pod) -> CycleResult:
+        self.cycles += 1
         snap = self.handle.snapshot
         table = snap.table
         nominator: Nominator = self.handle.nominator
@@ -99,15 +108,27 @@ class Scheduler:
                 diagnosis.unschedulable_plugins.add(status.plugin)
             return self._fail(fw, pod, state, res)
 
+        batch = self._batch(fw)
+        signature = None
+        hint = ""
+        if batch is not None:
+            signature = fw.sign_pod(pod)
+            hint = batch.node_hint(self.cycles, signature, lambda name: self._rejects(fw, state, pod, name))
+
         nominated = self.handle.nominated_node(pod)
-        if nominated:
-            row = snap.row_of(nominated)
+        if nominated or hint:
+            # evaluateNominatedNode: the nominated node if there is one, else the hint
+            first = nominated or hint
+            row = snap.row_of(first)
             if row is not None:
                 out = fw.run_filter_plugins_with_nominated_pods(state, pod, table, np.array([row]), nominator)
                 if out.codes[0] == 0:
-                    res.node = nominated
-                    res.nominated_fast_path = True
+                    res.node = first
+                    res.nominated_fast_path = bool(nominated)
+                    res.batch_hint = not nominated
                     res.feasible_rows = out.rows
+                    if batch is not None:
+                        batch.store(self.cycles, signature, hint, first, None)
                     return res
                 diagnosis.record(row, out.status(0, fw.filter_names))
 
@@ -128,6 +149,8 @@ class Scheduler:
             return self._fail(fw, pod, state, res)
         if len(feasible) == 1 or not fw.has_score_plugins:
             res.node = table.names[int(feasible[0])]
+            if batch is not None:
+                batch.store(self.cycles, signature, hint, res.node, None)
             return res
         status = fw.run_pre_score(state, pod, table, feasible)
         if status.ok:
@@ -138,8 +161,43 @@ class Scheduler:
             res.message = status.message
             res.rejectors = set()
             return res
-        res.node = table.names[int(feasible[self.select_host(totals, feasible)])]
+        best = self.select_host(totals, feasible)
+        res.node = table.names[int(feasible[best])]
+        if batch is not None:
+            batch.store(self.cycles, signature, hint, res.node, lambda: self._others(totals, feasible, best))
         return res
+
+    def _batch(self, fw: Framework) -> OpportunisticBatch | None:
+        if not fw.batching:
+            return None
+        found = self.batches.get(fw.profile_name)
+        if found is None:
+            found = self.batches[fw.profile_name] = OpportunisticBatch()
+        return found
+
+    def _rejects(self, fw: Framework, state: CycleState, pod: Pod, name: str) -> bool:
+        """Whether the pod's Filter plugins reject node ``name`` (RunFilterPlugins, no nominated
+        pods; an error is not a rejection); False for a node that is gone."""
+        row = self.handle.snapshot.row_of(name)
+        if row is None:
+            return False
+        try:
+            out = fw.run_filters(state, pod, self.handle.snapshot.table, np.array([row]))
+        except PluginError:
+            return False
+        return bool(out.codes[0] in (Code.UNSCHEDULABLE, Code.UNRESOLVABLE))
+
+    def _others(self, totals: np.ndarray, rows: np.ndarray, best: int) -> list[str]:
+        """The feasible nodes but the chosen one, as upstream's score heap pops them: by total
+        score, best first; ties by the smallest name with the oracle's tie-break, else at random."""
+        table = self.handle.snapshot.table
+        keep = np.ones(len(rows), dtype=bool)
+        keep[best] = False
+        rest, scores = rows[keep], totals[keep]
+        ties = (table.name_rank[rest] if self.handle.lowest_name
+                else self.handle.rng.permutation(len(rest)))
+        order = np.lexsort((ties, -scores))
+        return [table.names[int(r)] for r in rest[order]]
 
     def _find_feasible(self, fw: Framework, pod: Pod, state: CycleState, rows: np.ndarray,
                        diagnosis: Diagnosis) -> tuple[np.ndarray, FilterOutcome]:

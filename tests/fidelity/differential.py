@@ -49,8 +49,11 @@ class Outcome:
 class Differ:
     """Runs one scenario through both sides, in a scratch folder of its own."""
 
-    def __init__(self, oracle: Path, kplan: str | None, timeout: float, merge_taints: bool = False) -> None:
+    def __init__(self, oracle: Path, kplan: str | None, timeout: float, merge_taints: bool = False,
+                 release: str = "1.34") -> None:
         self.oracle, self.kplan, self.timeout = oracle, kplan, timeout
+        #: the release kplan is asked to model (--kube-version), the oracle's
+        self.release = release
         self.merge_taints = merge_taints
         self.scratch = Path(tempfile.mkdtemp(prefix="kplan-fidelity-"))
         self.runs = 0
@@ -63,7 +66,7 @@ class Differ:
             t0 = time.perf_counter()
             want = run_oracle(folder, self.oracle, timeout=self.timeout)
             t1 = time.perf_counter()
-            got = run_kplan(folder, self.kplan, timeout=self.timeout)
+            got = run_kplan(folder, self.kplan, timeout=self.timeout, release=self.release)
             t2 = time.perf_counter()
         finally:
             for f in folder.iterdir():
@@ -144,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=30, help="how many scenarios (seeds seed .. seed+count-1)")
     ap.add_argument("--seed", type=int, default=1, help="first seed")
     ap.add_argument("--seeds", default=None, help="comma-separated seeds to run instead of --seed/--count")
-    ap.add_argument("--release", default="1.34", help="oracle release (oracle/bin/kube-scheduler-oracle-<release>)")
+    ap.add_argument("--release", default="1.34", help="the release compared: kplan runs with --kube-version RELEASE "
+                    "and the oracle is oracle/bin/kube-scheduler-oracle-<release> unless --oracle says otherwise")
     ap.add_argument("--oracle", type=Path, default=None, help="the oracle binary (default: by --release)")
     ap.add_argument("--kplan", default=None, help="command that runs kplan (default: this source tree, in-process)")
     ap.add_argument("--nodes", type=int, default=None, help="node count of every scenario (default: drawn, 3-500)")
@@ -166,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no oracle at {oracle}: build it with oracle/build.sh {a.release}", file=sys.stderr)
         return 2
     features = tuple(a.features.split(",")) if a.features else None
-    differ = Differ(oracle, a.kplan, a.timeout, a.merge_taint_reasons)
+    differ = Differ(oracle, a.kplan, a.timeout, a.merge_taint_reasons, release=a.release)
     started = time.monotonic()
     agree = differ_count = errors = skipped = 0
     kplan_s = oracle_s = 0.0

@@ -51,23 +51,27 @@ def oracle_version(binary: Path) -> str:
     return run.stdout.strip() if run.returncode == 0 and run.stdout.strip() else binary.name
 
 
-def kplan_args(folder: Path) -> list[str]:
+def kplan_args(folder: Path, release: str | None = None) -> list[str]:
+    """kplan's command line for ``folder``; with ``release``, ``--kube-version release`` (else kplan
+    models what the scenario states, or its newest release)."""
     return ["simulate", str(folder / "pods.yaml"), "--cluster", str(folder / "cluster.yaml"),
             "--scheduler-config", str(folder / "scheduler-config.yaml"), "--tie-break", "lowest-name",
-            "-o", "json", "-q"]
+            "-o", "json", "-q", *(["--kube-version", release] if release else [])]
 
 
-def run_kplan(folder: Path, command: str | None = None, timeout: float = 600) -> Doc:
-    """kplan's result on ``folder``: in-process, or with ``command`` (e.g. ``kplan``) as a subprocess."""
+def run_kplan(folder: Path, command: str | None = None, timeout: float = 600, release: str | None = None) -> Doc:
+    """kplan's result on ``folder`` as kube-scheduler ``release`` (None: kplan's choice): in-process,
+    or with ``command`` (e.g. ``kplan``) as a subprocess."""
+    args = kplan_args(folder, release)
     if command:
         try:
-            run = subprocess.run([*shlex.split(command), *kplan_args(folder)], capture_output=True, text=True,
+            run = subprocess.run([*shlex.split(command), *args], capture_output=True, text=True,
                                  timeout=timeout)
         except subprocess.TimeoutExpired as e:
             raise RunError(f"kplan: no answer in {timeout:.0f} s") from e
         out, err, code = run.stdout, run.stderr, run.returncode
     else:
-        out, err, code = _kplan_in_process(kplan_args(folder))
+        out, err, code = _kplan_in_process(args)
     if code not in (0, 1):
         raise RunError(f"kplan exit {code}: {err.strip()[-600:]}")
     try:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import (
     ASSIGNED_POD_ADD,
@@ -82,6 +83,14 @@ def validate_args(args: InterPodAffinityArgs) -> list[str]:
 class InterPodAffinity(PluginBase, PreFilterPlugin, CountingStateFilter,
                        PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        if pod.has_affinity:
+            return None  # pods with inter-pod affinity are not signable
+        # with ignorePreferredTermsOfExistingPods only pods with terms count: the labels do not matter
+        return () if self.args.ignore_preferred_terms_of_existing_pods else ((signers.LABELS,
+                                                                               signers.mapping(pod.labels)),)
 
     def _index(self) -> PodIndex:
         return PodIndex.of(self.handle.snapshot)

@@ -21,7 +21,9 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY, gather
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.features import Gate
 from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, PreScorePlugin, ScorePlugin
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
@@ -65,6 +67,13 @@ def validate_args(args: BalancedAllocationArgs) -> list[str]:
 
 class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        if self.handle.release.gates.get(Gate.DRA_EXTENDED_RESOURCE) and self.handle.release.enabled(
+                Gate.DRA_EXTENDED_RESOURCE):
+            return None  # signature disabled when DRA extended resources are enabled
+        return ((signers.RESOURCES, signers.requests(pod)),)
 
     def __init__(self, args: BalancedAllocationArgs, handle: Handle) -> None:
         super().__init__(args, handle)

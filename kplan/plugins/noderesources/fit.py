@@ -18,6 +18,7 @@ import numpy as np
 
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, EPHEMERAL, MEMORY, gather
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import (
     ASSIGNED_POD_DELETE,
@@ -26,6 +27,7 @@ from kplan.framework.events import (
     NODE_UPDATE_ALLOCATABLE,
     ClusterEvent,
 )
+from kplan.framework.features import Gate
 from kplan.framework.interfaces import (
     MAX_NODE_SCORE,
     BatchReprieveFilter,
@@ -155,6 +157,13 @@ def is_extended_resource(name: str) -> bool:
 class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScorePlugin,
                        ScorePlugin, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        if self.handle.release.gates.get(Gate.DRA_EXTENDED_RESOURCE) and self.handle.release.enabled(
+                Gate.DRA_EXTENDED_RESOURCE):
+            return None  # signature disabled when DRA extended resources are enabled
+        return ((signers.RESOURCES, signers.requests(pod)),)
 
     def __init__(self, args: FitArgs, handle: Handle) -> None:
         super().__init__(args, handle)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import (
     ASSIGNED_POD_ADD,
@@ -126,6 +127,11 @@ def validate_args(args: PodTopologySpreadArgs) -> list[str]:
 class PodTopologySpread(PluginBase, PreFilterPlugin, CountingStateFilter,
                         PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching, framework/signers.py)."""
+        # a pod with constraints of its own, or any pod where default constraints apply, is not signable
+        return None if pod.spread_constraints or self.constraints.defaults else ()
 
     def __init__(self, args: PodTopologySpreadArgs, handle: Handle) -> None:
         super().__init__(args, handle)

@@ -78,7 +78,7 @@ FILTERS = "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.k
                  id="nodes outside a PreFilterResult count as not satisfying the plugin"),
 ])
 def test_fit_error_of_a_scheduling_attempt(pod: PodBuilder, message: str) -> None:
-    result = simulate(NODES, [pod], RUNNING, objects=[NEVER])
+    result = simulate(NODES, [pod], RUNNING, objects=[NEVER], release="1.34")
     (outcome,) = result.pods
     assert (outcome.status, outcome.message) == ("Unschedulable", message)
 
@@ -90,7 +90,7 @@ def test_no_nodes_at_all() -> None:
 
 def test_the_message_comes_from_the_last_attempt() -> None:
     # The pod is tried once: node-level rejections are never retried (reference 12.4).
-    result = simulate(NODES[:1], [make_pod("p")])
+    result = simulate(NODES[:1], [make_pod("p")], release="1.34")
     (o,) = result.pods
     assert o.attempts == 1
     assert o.message == ("0/1 nodes are available: 1 node(s) had untolerated taint "

@@ -80,15 +80,38 @@ def test_a_gate_the_release_does_not_have_cannot_be_read() -> None:
 
 # ------------------------------------------------------------------------------ Release.of
 
-def test_the_default_release_is_1_34_with_its_default_gates() -> None:
+def test_the_default_release_is_the_newest_modelled_with_its_default_gates() -> None:
     r = default_release()
-    assert r.version == KubeVersion(1, 34) and str(r) == "1.34"
+    assert r.version == KubeVersion(1, 35) and str(r) == "1.35" and r.scheduler_version == "v1.35.4"
     assert r.enabled(Gate.DYNAMIC_RESOURCE_ALLOCATION) and not r.enabled(Gate.STORAGE_CAPACITY_SCORING)
-    assert Release.of("v1.34.1") == Release.of("1.34", "DRAAdminAccess=true") == r
+    assert r.enabled(Gate.OPPORTUNISTIC_BATCHING) and not r.enabled(Gate.SCHEDULER_ASYNC_API_CALLS)
+    assert Release.of("v1.35.4") == Release.of("1.35", "DRAAdminAccess=true") == r
+    assert Release.of("v1.34.1").scheduler_version == "v1.34.1"
 
 
 @pytest.mark.parametrize(("version", "gates", "message"), [
-    ("1.29", "", "kplan does not model Kubernetes 1.29 (it models 1.34)"),
+    ("1.35", "DynamicResourceAllocation=false",
+     "cannot set feature gate DynamicResourceAllocation to false, feature is locked to true"),
+    ("1.35", "InPlacePodVerticalScaling=false",
+     "cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true"),
+    ("1.34", "SidecarContainers=false", "cannot set feature gate SidecarContainers to false, feature is locked to true"),
+    ("1.34", "OpportunisticBatching=true", "unrecognized feature gate: OpportunisticBatching"),
+    ("1.35", "GangScheduling=true", "feature gate GangScheduling=true: kplan models kube-scheduler 1.35 with this "
+                                    "gate at its default (false) only"),
+], ids=["DRA is locked on in 1.35", "in-place resize is GA and locked in 1.35", "sidecars are locked since 1.33",
+        "1.34 has no batching gate", "gang scheduling is refused, naming the gate"])
+def test_each_release_has_its_own_gates(version: str, gates: str, message: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        Release.of(version, gates)
+    assert str(e.value) == message
+
+
+def test_batching_can_be_turned_off_in_1_35() -> None:
+    assert not Release.of("1.35", "OpportunisticBatching=false").enabled(Gate.OPPORTUNISTIC_BATCHING)
+
+
+@pytest.mark.parametrize(("version", "gates", "message"), [
+    ("1.29", "", "kplan does not model Kubernetes 1.29 (it models 1.34, 1.35)"),
     ("one.two", "", '"one.two" is not a Kubernetes version'),
     ("1.34", "Foo=true", "unrecognized feature gate: Foo"),
     ("1.34", "StorageCapacityScoring=true", "feature gate StorageCapacityScoring=true: kplan models "
@@ -103,12 +126,12 @@ def test_a_release_kplan_cannot_model_is_refused(version: str, gates: str, messa
 def test_the_release_reaches_plugins_through_the_handle() -> None:
     cfg = load_config(None, in_tree_registry(), Release.of("1.34"))
     handle = SchedulerHandle(make_snapshot([]), cfg, 0, False, {})
-    assert handle.release is cfg.release == default_release()
+    assert handle.release is cfg.release == Release.of("1.34")
 
 
 # ------------------------------------------------------------------------------ the tables
 
-TABLES = ("GATES", "MODELLED_GATE_CHANGES", "DEFAULT_PROFILE", "DEFAULT_ARGS", "PLUGINS", "MESSAGES")
+TABLES = ("GATES", "MODELLED_GATE_CHANGES", "DEFAULT_PROFILE", "DEFAULT_ARGS", "PLUGINS", "MESSAGES", "PATCH_RELEASES")
 
 
 @pytest.mark.parametrize("table", TABLES)

@@ -96,8 +96,19 @@ def test_node_name(pod: PodBuilder, verdicts: dict[str, Verdict]) -> None:
                  id="the control-plane taint reads as in the reference example"),
 ])
 def test_taint_toleration_filter(node: NodeBuilder, pod: PodBuilder, verdict: Verdict) -> None:
+    # 1.34's text names the taint; 1.35 words every rejection alike (below)
     snap = make_snapshot([node])
-    assert run_filter(make_plugin("TaintToleration", snap), pod.build(), snap) == {"n": verdict}
+    assert run_filter(make_plugin("TaintToleration", snap, release="1.34"), pod.build(), snap) == {"n": verdict}
+
+
+@pytest.mark.parametrize(("release", "reason"), [
+    ("1.34", "node(s) had untolerated taint {dedicated: gpu}"),
+    ("1.35", "node(s) had untolerated taint(s)"),
+], ids=["1.34 names the first untolerated taint", "1.35 names none (#134740)"])
+def test_the_untolerated_taint_reason_by_release(release: str, reason: str) -> None:
+    snap = make_snapshot([make_node("n").taint("dedicated", "gpu").taint("b", "2")])
+    plugin = make_plugin("TaintToleration", snap, release=release)
+    assert run_filter(plugin, make_pod().build(), snap) == {"n": Verdict(Code.UNRESOLVABLE, (reason,))}
 
 
 # ------------------------------------------------------------------------------ TaintToleration score
