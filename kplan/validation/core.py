@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from kplan.model.name_rules import dns1123_label, dns1123_subdomain, label_value, qualified_name
-from kplan.model.quantity import QuantityError, fits_int64, nanos_to_milli, nanos_to_value, parse_nanos
+from kplan.model.quantity import (
+    QuantityError,
+    fits_int64,
+    format_resource,
+    nanos_to_milli,
+    nanos_to_value,
+    parse_nanos,
+)
 from kplan.validation.field import (
     FieldError,
     check,
@@ -399,10 +406,49 @@ def _weight(v: Any, path: str, errs: Errors) -> None:
         errs.append(invalid(path, n if n is not None else 0, "must be in the range 1-100"))
 
 
-def _pod_affinity_term(v: Any, path: str) -> Errors:
+def validate_label_keys(term: Mapping[str, Any], path: str, labels: Mapping[str, Any] | None, *,
+                        mismatch: bool = True) -> Errors:
+    """ValidateMatchLabelKeysAndMismatchLabelKeys, for a pod affinity term and (since v1.34's
+    MatchLabelKeysInPodTopologySpreadSelectorMerge, on by default) a spread constraint: the keys
+    are label names, given only with a labelSelector, and none is both a match and a mismatch
+    key. kube-apiserver first merges each key the pod has a label for into the selector (``key In
+    (value)``, ``NotIn`` for a mismatch key) when it creates the pod; a matchLabelKeys key then
+    found twice in the selector was in it already: "exists in both matchLabelKeys and
+    labelSelector". ``labels``: a Pod's own labels; None for a workload's template, which is
+    validated as it is (its pods are merged when the controller creates them)."""
+    errs: Errors = []
+    selector = term.get("labelSelector")
+    keys: dict[str, list[str]] = {}
+    for field in ("matchLabelKeys", "mismatchLabelKeys") if mismatch else ("matchLabelKeys",):
+        fp = f"{path}.{field}"
+        keys[field] = [as_str(k, f"{fp}[{i}]", errs) for i, k in enumerate(as_list(term.get(field), fp, errs))]
+        if keys[field] and selector is None:
+            errs.append(forbidden(fp, "must not be specified when labelSelector is not set"))
+            continue
+        for i, k in enumerate(keys[field]):
+            errs += check(f"{fp}[{i}]", k, qualified_name)
+    match, mismatched = keys["matchLabelKeys"], keys.get("mismatchLabelKeys", [])
+    if isinstance(selector, Mapping):
+        seen = {str(k) for k in as_map(selector.get("matchLabels"), "", [])}
+        exprs = [str(e.get("key")) for e in as_list(selector.get("matchExpressions"), "", []) if isinstance(e, Mapping)]
+        if labels is not None:
+            exprs += [k for k in match + mismatched if k in labels]
+        index = {k: i for i, k in enumerate(match)}
+        for key in exprs:
+            if key in index and key in seen:
+                errs.append(invalid(f"{path}.matchLabelKeys[{index[key]}]", key,
+                                    "exists in both matchLabelKeys and labelSelector"))
+            seen.add(key)
+    errs += [invalid(f"{path}.matchLabelKeys[{i}]", k, "exists in both matchLabelKeys and mismatchLabelKeys")
+             for i, k in enumerate(match) if k in set(mismatched)]
+    return errs
+
+
+def _pod_affinity_term(v: Any, path: str, labels: Mapping[str, Any] | None = None) -> Errors:
     errs: Errors = []
     t = as_map(v, path, errs)
     errs += validate_label_selector(t.get("labelSelector"), f"{path}.labelSelector")
+    errs += validate_label_keys(t, path, labels)
     errs += validate_label_selector(t.get("namespaceSelector"), f"{path}.namespaceSelector")
     for i, ns in enumerate(as_list(t.get("namespaces"), f"{path}.namespaces", errs)):
         errs += check(f"{path}.namespaces[{i}]", as_str(ns, f"{path}.namespaces[{i}]", errs), dns1123_label)
@@ -414,8 +460,9 @@ def _pod_affinity_term(v: Any, path: str) -> Errors:
     return errs
 
 
-def validate_affinity(v: Any, path: str) -> Errors:
-    """validateAffinity: node affinity terms, pod (anti-)affinity terms, preferred weights 1-100."""
+def validate_affinity(v: Any, path: str, labels: Mapping[str, Any] | None = None) -> Errors:
+    """validateAffinity: node affinity terms, pod (anti-)affinity terms, preferred weights 1-100;
+    ``labels``: a Pod's own (validate_label_keys)."""
     errs: Errors = []
     a = as_map(v, path, errs)
     na = as_map(a.get("nodeAffinity"), f"{path}.nodeAffinity", errs)
@@ -432,17 +479,17 @@ def validate_affinity(v: Any, path: str) -> Errors:
         pa = as_map(a.get(kind), kp, errs)
         rp = f"{kp}.requiredDuringSchedulingIgnoredDuringExecution"
         for i, t in enumerate(as_list(pa.get("requiredDuringSchedulingIgnoredDuringExecution"), rp, errs)):
-            errs += _pod_affinity_term(t, f"{rp}[{i}]")
+            errs += _pod_affinity_term(t, f"{rp}[{i}]", labels)
         pp = f"{kp}.preferredDuringSchedulingIgnoredDuringExecution"
         for i, t in enumerate(as_list(pa.get("preferredDuringSchedulingIgnoredDuringExecution"), pp, errs)):
             term = as_map(t, f"{pp}[{i}]", errs)
             _weight(term.get("weight"), f"{pp}[{i}].weight", errs)
-            errs += _pod_affinity_term(term.get("podAffinityTerm"), f"{pp}[{i}].podAffinityTerm")
+            errs += _pod_affinity_term(term.get("podAffinityTerm"), f"{pp}[{i}].podAffinityTerm", labels)
     return errs
 
 
-def validate_spread(v: Any, path: str) -> Errors:
-    """validateTopologySpreadConstraints."""
+def validate_spread(v: Any, path: str, labels: Mapping[str, Any] | None = None) -> Errors:
+    """validateTopologySpreadConstraints; ``labels``: a Pod's own (validate_label_keys)."""
     errs: Errors = []
     seen: set[tuple[str, str]] = set()
     for i, c in enumerate(as_list(v, path, errs)):
@@ -472,6 +519,7 @@ def validate_spread(v: Any, path: str) -> Errors:
                 errs.append(invalid(f"{cp}.minDomains", m, "can only use minDomains if whenUnsatisfiable=DoNotSchedule, "
                                     "not ScheduleAnyway"))
         errs += validate_label_selector(con.get("labelSelector"), f"{cp}.labelSelector")
+        errs += validate_label_keys(con, cp, labels, mismatch=False)
         for field in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
             pol = con.get(field)
             if pol is not None and pol not in ("Honor", "Ignore"):
@@ -481,12 +529,77 @@ def validate_spread(v: Any, path: str) -> Errors:
 
 # ------------------------------------------------------------------------------ pods
 
+#: the resources a pod's own spec.resources may name (PodLevelResources, beta and on in v1.34;
+#: hugepages-* accepted: their pod-level support arrived close to v1.34, and refusing what the API
+#: server accepts would be worse than accepting what it might refuse)
+POD_LEVEL_RESOURCES = ("cpu", "hugepages-", "memory")
+
+
+def _aggregate_requests(spec: Mapping[str, Any], name: str) -> int:
+    """AggregateContainerRequests of one resource, in nanos: the containers and restartable
+    (sidecar) init containers together, or an init container with the sidecars started before
+    it, whichever is more."""
+    def request(c: Any) -> int:
+        res = c.get("resources") if isinstance(c, Mapping) else None
+        req = res.get("requests") if isinstance(res, Mapping) else None
+        lim = res.get("limits") if isinstance(res, Mapping) else None
+        q = req.get(name) if isinstance(req, Mapping) and name in req else \
+            lim.get(name) if isinstance(lim, Mapping) else None  # a limit alone defaults the request
+        try:
+            return parse_nanos(q) if q is not None else 0
+        except QuantityError:
+            return 0
+
+    containers: list[Any] = as_list(spec.get("containers"), "", [])
+    inits: list[Any] = as_list(spec.get("initContainers"), "", [])
+    total = sum(request(c) for c in containers)
+    sidecars = 0
+    peak = 0
+    for c in inits:
+        if isinstance(c, Mapping) and c.get("restartPolicy") == "Always":
+            sidecars += request(c)
+            total += request(c)
+            peak = max(peak, sidecars)
+        else:
+            peak = max(peak, sidecars + request(c))
+    return max(total, peak)
+
+
+def validate_pod_resources(spec: Mapping[str, Any], path: str) -> Errors:
+    """validatePodResources (PodLevelResources): the requests and limits as a container's, only
+    cpu, memory and hugepages, and each pod-level request at least what the containers request
+    together (with a limit alone standing for the request, as the API server defaults it)."""
+    errs = validate_resources(spec.get("resources"), path)
+    res = as_map(spec.get("resources"), path, [])
+    for side in ("requests", "limits"):
+        for name in as_map(res.get(side), f"{path}.{side}", []):
+            key = str(name)
+            if key not in ("cpu", "memory") and not key.startswith("hugepages-"):
+                errs.append(not_supported(f"{path}.{side}[{key}]", key, POD_LEVEL_RESOURCES))
+    requests = as_map(res.get("requests"), f"{path}.requests", [])
+    for name in ("cpu", "memory"):
+        if name not in requests:
+            continue
+        try:
+            own = parse_nanos(requests[name])
+        except QuantityError:
+            continue  # said by validate_resources
+        together = _aggregate_requests(spec, name)
+        if own < together:
+            amount = format_resource(name, nanos_to_milli(together) if name == "cpu" else nanos_to_value(together))
+            errs.append(invalid(f"{path}.requests[{name}]", requests[name],
+                                f"must be greater than or equal to aggregate container requests of {amount}"))
+    return errs
+
 _RESTART_POLICIES = ("Always", "OnFailure", "Never")
 
 
-def validate_pod_spec(v: Any, path: str = "spec", *, pod_name: str = "") -> Errors:
+def validate_pod_spec(v: Any, path: str = "spec", *, pod_name: str = "", labels: Mapping[str, Any] | None = None
+                      ) -> Errors:
     """ValidatePodSpec, for the fields kplan reads (see the module docstring). ``pod_name``: the
-    pod's own name (a template has none), which names its generic ephemeral volumes' claims."""
+    pod's own name (a template has none), which names its generic ephemeral volumes' claims;
+    ``labels``: a Pod's own labels (a template: None), merged into its selectors by
+    matchLabelKeys at creation."""
     errs: Errors = []
     spec = as_map(v, path, errs)
     if v is None:
@@ -499,9 +612,10 @@ def validate_pod_spec(v: Any, path: str = "spec", *, pod_name: str = "") -> Erro
         errs.append(not_supported(f"{path}.restartPolicy", rp, _RESTART_POLICIES))
     errs += validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
     errs += validate_tolerations(spec.get("tolerations"), f"{path}.tolerations")
-    errs += validate_affinity(spec.get("affinity"), f"{path}.affinity")
-    errs += validate_spread(spec.get("topologySpreadConstraints"), f"{path}.topologySpreadConstraints")
-    errs += validate_resources(spec.get("resources"), f"{path}.resources")
+    errs += validate_affinity(spec.get("affinity"), f"{path}.affinity", labels)
+    errs += validate_spread(spec.get("topologySpreadConstraints"), f"{path}.topologySpreadConstraints", labels)
+    if spec.get("resources") is not None:
+        errs += validate_pod_resources(spec, f"{path}.resources")
     overhead = spec.get("overhead")
     if overhead is not None:
         resource_list(overhead, f"{path}.overhead", errs)
@@ -680,8 +794,10 @@ def validate_pod_template(v: Any, path: str, *, restart: tuple[str, ...] = ()) -
 def validate_pod(d: Mapping[str, Any]) -> Errors:
     md = d.get("metadata")
     name = md.get("name") if isinstance(md, Mapping) else None
+    labels = md.get("labels") if isinstance(md, Mapping) else None
     return validate_meta(md, namespaced=True) + validate_pod_spec(
-        d.get("spec"), pod_name=name if isinstance(name, str) else "")
+        d.get("spec"), pod_name=name if isinstance(name, str) else "",
+        labels=labels if isinstance(labels, Mapping) else {})
 
 
 def validate_node(d: Mapping[str, Any]) -> Errors:

@@ -326,6 +326,48 @@ ROWS: dict[str, Row] = {
                                                           "{requiredDuringSchedulingIgnoredDuringExecution: "
                                                           "[{labelSelector: {matchLabels: {app: x}}}]}}"),
                                                       "topologyKey: Required value: can not be empty"),
+    # --- matchLabelKeys / mismatchLabelKeys (ValidateMatchLabelKeysAndMismatchLabelKeys, v1.34)
+    "matchLabelKeys without a labelSelector": Row(
+        pod("containers: [{name: c, image: a}], affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+            "[{topologyKey: zone, matchLabelKeys: [app]}]}}"),
+        "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys: Forbidden: must "
+        "not be specified when labelSelector is not set"),
+    "a mismatchLabelKeys key that is no label name": Row(
+        pod("containers: [{name: c, image: a}], affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
+            "[{weight: 1, podAffinityTerm: {topologyKey: zone, labelSelector: {}, mismatchLabelKeys: ['-team']}}]}}"),
+        "podAffinityTerm.mismatchLabelKeys[0]: Invalid value: \"-team\": name part must consist of alphanumeric"),
+    "a key in both matchLabelKeys and mismatchLabelKeys": Row(
+        pod("containers: [{name: c, image: a}], affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+            "[{topologyKey: zone, labelSelector: {}, matchLabelKeys: [app], mismatchLabelKeys: [app]}]}}"),
+        "[0].matchLabelKeys[0]: Invalid value: \"app\": exists in both matchLabelKeys and mismatchLabelKeys"),
+    "a pod's matchLabelKeys key that its labelSelector has already": Row(
+        pod("containers: [{name: c, image: a}], affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+            "[{topologyKey: zone, labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [app]}]}}",
+            name="web, labels: {app: web}"),
+        "[0].matchLabelKeys[0]: Invalid value: \"app\": exists in both matchLabelKeys and labelSelector"),
+    "a spread constraint's matchLabelKeys key that its labelSelector has already": Row(
+        pod("containers: [{name: c, image: a}], topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, "
+            "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchExpressions: [{key: app, operator: Exists}]}, "
+            "matchLabelKeys: [app]}]", name="web, labels: {app: web}"),
+        "spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: \"app\": exists in both matchLabelKeys "
+        "and labelSelector"),
+    "a spread constraint's matchLabelKeys without a labelSelector": Row(
+        pod("containers: [{name: c, image: a}], topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, "
+            "whenUnsatisfiable: DoNotSchedule, matchLabelKeys: [app]}]"),
+        "spec.topologySpreadConstraints[0].matchLabelKeys: Forbidden: must not be specified when labelSelector is "
+        "not set"),
+    # --- pod-level resources (PodLevelResources, beta and on in v1.34)
+    "a pod-level request of an extended resource": Row(
+        pod("containers: [{name: c, image: a}], resources: {requests: {example.com/gpu: '1'}, limits: "
+            "{example.com/gpu: '1'}}"),
+        'spec.resources.requests[example.com/gpu]: Unsupported value: "example.com/gpu": supported values: "cpu", '
+        '"hugepages-", "memory"', lines=1),
+    "a pod-level cpu request below its containers' together": Row(
+        pod("containers: [{name: a, image: a, resources: {requests: {cpu: '1'}}}, {name: b, image: a, resources: "
+            "{limits: {cpu: 500m}}}], initContainers: [{name: s, image: a, restartPolicy: Always, resources: "
+            "{requests: {cpu: 500m}}}], resources: {requests: {cpu: '1'}}"),
+        'spec.resources.requests[cpu]: Invalid value: "1": must be greater than or equal to aggregate container '
+        "requests of 2"),
     "a spread constraint with maxSkew 0": Row(pod("containers: [{name: c, image: a}], topologySpreadConstraints: "
                                                   "[{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]"),
                                               "maxSkew: Invalid value: 0: must be greater than zero"),
@@ -617,3 +659,40 @@ def test_a_cluster_pod_with_a_list_for_a_toleration_key_is_one_error_line(
     assert (code, out) == (2, "")
     assert err == (f"error: {tmp_path}/cluster.yaml: items[1]: Pod default/running: spec.tolerations[0].key: "
                    "expected a string, got list\n")
+
+
+ACCEPTED = {
+    # what kube-apiserver v1.34 accepts must load: no false rejections
+    "matchLabelKeys naming a label the pod does not have (nothing is merged)":
+        pod("containers: [{name: c, image: a}], affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+            "[{topologyKey: zone, labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [app]}]}}"),
+    "a mismatchLabelKeys key that the labelSelector has too":
+        pod("containers: [{name: c, image: a}], affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+            "[{topologyKey: zone, labelSelector: {matchLabels: {app: web}}, mismatchLabelKeys: [app]}]}}",
+            name="web, labels: {app: web}"),
+    "matchLabelKeys of a key the selector does not name":
+        pod("containers: [{name: c, image: a}], topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, "
+            "whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}, matchLabelKeys: "
+            "[pod-template-hash]}]", name="web, labels: {app: web, pod-template-hash: abc}"),
+    "a workload template whose selector names a matchLabelKeys key (merged only into its pods)":
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 1, "
+        "selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, "
+        "image: a}], topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, "
+        "labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [app]}]}}}\n",
+    "pod-level cpu and memory at least the containers' together, and hugepages":
+        pod("containers: [{name: a, image: a, resources: {requests: {cpu: 500m, memory: 1Gi}}}], resources: "
+            "{requests: {cpu: '1', memory: 1Gi, hugepages-2Mi: 2Mi}, limits: {cpu: '2', memory: 2Gi, hugepages-2Mi: 2Mi}}"),
+    "a pod-level limit alone":
+        pod("containers: [{name: a, image: a, resources: {requests: {cpu: 500m}}}], resources: {limits: {cpu: '1'}}"),
+}
+
+
+@pytest.mark.parametrize("manifest", ACCEPTED.values(), ids=ACCEPTED.keys())
+def test_what_the_api_server_accepts_loads(manifest: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    path = tmp_path / "input.yaml"
+    path.write_text(manifest)
+    code, out, err = run(capsys, ["simulate", str(path), "--cluster", CLUSTER, "--tie-break", "lowest-name"])
+    assert code in (0, 1) and "error:" not in err, err
+    assert "pending pod" in out
