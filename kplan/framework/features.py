@@ -35,6 +35,7 @@ class Gate(StrEnum):
     GENERIC_WORKLOAD = "GenericWorkload"
     IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING = "InPlacePodLevelResourcesVerticalScaling"
     IN_PLACE_POD_VERTICAL_SCALING = "InPlacePodVerticalScaling"
+    IN_PLACE_POD_VERTICAL_SCALING_SCHEDULER_PREEMPTION = "InPlacePodVerticalScalingSchedulerPreemption"
     MATCH_LABEL_KEYS_IN_POD_AFFINITY = "MatchLabelKeysInPodAffinity"
     MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD = "MatchLabelKeysInPodTopologySpread"
     MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD_SELECTOR_MERGE = "MatchLabelKeysInPodTopologySpreadSelectorMerge"
@@ -50,8 +51,10 @@ class Gate(StrEnum):
     SIDECAR_CONTAINERS = "SidecarContainers"
     STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
     TAINT_TOLERATION_COMPARISON_OPERATORS = "TaintTolerationComparisonOperators"
+    TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
     VOLUME_ATTRIBUTES_CLASS = "VolumeAttributesClass"
     VOLUME_LIMIT_SCALING = "VolumeLimitScaling"
+    WORKLOAD_AWARE_PREEMPTION = "WorkloadAwarePreemption"
 
 
 class Stage(StrEnum):

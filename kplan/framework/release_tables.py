@@ -17,8 +17,12 @@ from kplan.framework.release import KubeVersion, Messages
 
 V1_34 = KubeVersion(1, 34)
 V1_35 = KubeVersion(1, 35)
+V1_36 = KubeVersion(1, 36)
+V1_37 = KubeVersion(1, 37)
 
-#: the release modelled when none is asked for: the newest modelled
+#: the release modelled when none is asked for and the input states none: the newest release whose
+#: rows were judged against its real scheduler (1.36 and 1.37 are modelled from the upstream code at
+#: their tags; they become the default once their oracles' results are in)
 DEFAULT_RELEASE = V1_35
 
 _A, _B, _GA = Stage.ALPHA, Stage.BETA, Stage.GA
@@ -27,6 +31,8 @@ _A, _B, _GA = Stage.ALPHA, Stage.BETA, Stage.GA
 PATCH_RELEASES: Mapping[KubeVersion, str] = {
     V1_34: "v1.34.1",
     V1_35: "v1.35.4",
+    V1_36: "v1.36.3",
+    V1_37: "v1.37.2",
 }
 
 #: pkg/features/kube_features.go: the gates that change scheduling, with their default, stage and lock
@@ -92,6 +98,78 @@ GATES: Mapping[KubeVersion, Mapping[Gate, GateSpec]] = {
         Gate.VOLUME_ATTRIBUTES_CLASS: GateSpec(True, _GA),
         Gate.VOLUME_LIMIT_SCALING: GateSpec(False, _A),
     },
+    # v1.36.3: DRA's device features beta and on, NodeDeclaredFeatures beta and on
+    V1_36: {
+        Gate.DRA_ADMIN_ACCESS: GateSpec(True, _GA, locked=True),
+        Gate.DRA_CONSUMABLE_CAPACITY: GateSpec(True, _B),
+        Gate.DRA_DEVICE_BINDING_CONDITIONS: GateSpec(True, _B),
+        Gate.DRA_DEVICE_TAINT_RULES: GateSpec(False, _B),
+        Gate.DRA_DEVICE_TAINTS: GateSpec(True, _B),
+        Gate.DRA_EXTENDED_RESOURCE: GateSpec(True, _B),
+        Gate.DRA_PARTITIONABLE_DEVICES: GateSpec(True, _B),
+        Gate.DRA_PRIORITIZED_LIST: GateSpec(True, _GA),
+        Gate.DRA_RESOURCE_CLAIM_DEVICE_STATUS: GateSpec(True, _B),
+        Gate.DRA_SCHEDULER_FILTER_TIMEOUT: GateSpec(True, _B),
+        Gate.DYNAMIC_RESOURCE_ALLOCATION: GateSpec(True, _GA, locked=True),
+        Gate.GANG_SCHEDULING: GateSpec(False, _A),
+        Gate.GENERIC_WORKLOAD: GateSpec(False, _A),
+        Gate.IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING: GateSpec(True, _B),
+        Gate.IN_PLACE_POD_VERTICAL_SCALING: GateSpec(True, _GA, locked=True),
+        Gate.MATCH_LABEL_KEYS_IN_POD_AFFINITY: GateSpec(True, _GA, locked=True),
+        Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _B),
+        Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD_SELECTOR_MERGE: GateSpec(True, _B),
+        Gate.NODE_DECLARED_FEATURES: GateSpec(True, _B),
+        Gate.NODE_INCLUSION_POLICY_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _GA, locked=True),
+        Gate.NOMINATED_NODE_NAME_FOR_EXPECTATION: GateSpec(True, _B),
+        Gate.OPPORTUNISTIC_BATCHING: GateSpec(True, _B),
+        Gate.POD_LEVEL_RESOURCES: GateSpec(True, _B),
+        Gate.SCHEDULER_ASYNC_API_CALLS: GateSpec(False, _B),
+        Gate.SCHEDULER_ASYNC_PREEMPTION: GateSpec(True, _B),
+        Gate.SCHEDULER_POP_FROM_BACKOFF_Q: GateSpec(True, _B),
+        Gate.SCHEDULER_QUEUEING_HINTS: GateSpec(True, _GA, locked=True),
+        Gate.SIDECAR_CONTAINERS: GateSpec(True, _GA, locked=True),
+        Gate.STORAGE_CAPACITY_SCORING: GateSpec(False, _A),
+        Gate.TAINT_TOLERATION_COMPARISON_OPERATORS: GateSpec(False, _A),
+        Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: GateSpec(False, _A),
+        Gate.VOLUME_ATTRIBUTES_CLASS: GateSpec(True, _GA, locked=True),
+        Gate.VOLUME_LIMIT_SCALING: GateSpec(False, _A),
+        Gate.WORKLOAD_AWARE_PREEMPTION: GateSpec(False, _A),
+    },
+    # v1.37.2: StorageCapacityScoring, VolumeLimitScaling beta and on; NodeDeclaredFeatures GA;
+    # SchedulerQueueingHints, SidecarContainers and GangScheduling (now GenericWorkload) removed
+    V1_37: {
+        Gate.DRA_ADMIN_ACCESS: GateSpec(True, _GA, locked=True),
+        Gate.DRA_CONSUMABLE_CAPACITY: GateSpec(True, _B),
+        Gate.DRA_DEVICE_BINDING_CONDITIONS: GateSpec(True, _B),
+        Gate.DRA_DEVICE_TAINT_RULES: GateSpec(True, _GA, locked=True),
+        Gate.DRA_DEVICE_TAINTS: GateSpec(True, _GA, locked=True),
+        Gate.DRA_EXTENDED_RESOURCE: GateSpec(True, _GA, locked=True),
+        Gate.DRA_PARTITIONABLE_DEVICES: GateSpec(True, _B),
+        Gate.DRA_PRIORITIZED_LIST: GateSpec(True, _GA, locked=True),
+        Gate.DRA_RESOURCE_CLAIM_DEVICE_STATUS: GateSpec(True, _GA, locked=True),
+        Gate.DRA_SCHEDULER_FILTER_TIMEOUT: GateSpec(True, _B),
+        Gate.DYNAMIC_RESOURCE_ALLOCATION: GateSpec(True, _GA, locked=True),
+        Gate.GENERIC_WORKLOAD: GateSpec(False, _B),
+        Gate.IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING: GateSpec(True, _B),
+        Gate.IN_PLACE_POD_VERTICAL_SCALING: GateSpec(True, _GA, locked=True),
+        Gate.IN_PLACE_POD_VERTICAL_SCALING_SCHEDULER_PREEMPTION: GateSpec(False, _A),
+        Gate.MATCH_LABEL_KEYS_IN_POD_AFFINITY: GateSpec(True, _GA, locked=True),
+        Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _B),
+        Gate.MATCH_LABEL_KEYS_IN_POD_TOPOLOGY_SPREAD_SELECTOR_MERGE: GateSpec(True, _B),
+        Gate.NODE_DECLARED_FEATURES: GateSpec(True, _GA, locked=True),
+        Gate.NODE_INCLUSION_POLICY_IN_POD_TOPOLOGY_SPREAD: GateSpec(True, _GA, locked=True),
+        Gate.NOMINATED_NODE_NAME_FOR_EXPECTATION: GateSpec(True, _B),
+        Gate.OPPORTUNISTIC_BATCHING: GateSpec(True, _B),
+        Gate.POD_LEVEL_RESOURCES: GateSpec(True, _B),
+        Gate.SCHEDULER_ASYNC_API_CALLS: GateSpec(False, _B),
+        Gate.SCHEDULER_ASYNC_PREEMPTION: GateSpec(True, _B),
+        Gate.SCHEDULER_POP_FROM_BACKOFF_Q: GateSpec(True, _B),
+        Gate.STORAGE_CAPACITY_SCORING: GateSpec(True, _B),
+        Gate.TAINT_TOLERATION_COMPARISON_OPERATORS: GateSpec(False, _A),
+        Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: GateSpec(False, _A),
+        Gate.VOLUME_ATTRIBUTES_CLASS: GateSpec(True, _GA, locked=True),
+        Gate.VOLUME_LIMIT_SCALING: GateSpec(True, _B),
+    },
 }
 
 #: the gate values other than a release's defaults that kplan models (the rest are refused)
@@ -99,6 +177,10 @@ MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
     V1_34: frozenset(),
     # OpportunisticBatching off: every pod filtered and scored afresh, as in 1.34
     V1_35: frozenset({(Gate.OPPORTUNISTIC_BATCHING, False)}),
+    # the two storage gates that 1.37 turns on, either way (VolumeBinding's scorer, NodeVolumeLimits'
+    # CSI-driver check)
+    V1_36: frozenset({(Gate.STORAGE_CAPACITY_SCORING, True), (Gate.VOLUME_LIMIT_SCALING, True)}),
+    V1_37: frozenset({(Gate.STORAGE_CAPACITY_SCORING, False), (Gate.VOLUME_LIMIT_SCALING, False)}),
 }
 
 #: default_plugins.go: the default MultiPoint set in order, with score weights (0: none given)
@@ -117,6 +199,25 @@ DEFAULT_PROFILE: Mapping[KubeVersion, tuple[tuple[str, int], ...]] = {
         ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
         ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2), ("DefaultPreemption", 0),
         ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
+    ),
+    # DynamicResources scores with weight 2 (since 1.35); NodeDeclaredFeatures (beta, on) is appended
+    # after DefaultBinder by applyFeatureGates
+    V1_36: (
+        ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
+        ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
+        ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
+        ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2), ("DefaultPreemption", 0),
+        ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
+        ("NodeDeclaredFeatures", 0),
+    ),
+    # NodeName now comes before NodeUnschedulable
+    V1_37: (
+        ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeName", 0), ("NodeUnschedulable", 0),
+        ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
+        ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
+        ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2), ("DefaultPreemption", 0),
+        ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
+        ("NodeDeclaredFeatures", 0),
     ),
 }
 
@@ -147,6 +248,28 @@ DEFAULT_ARGS: Mapping[KubeVersion, Mapping[str, Mapping[str, Any]]] = {
         "DefaultPreemption": {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100},
         "DynamicResources": {},
     },
+    # the defaults that follow gates are the decoders' (SetDefaults_*Args read the gates):
+    # DynamicResources' bindingTimeout (10m0s, on from 1.36), VolumeBinding's shape (on in 1.37)
+    V1_36: {
+        "NodeResourcesFit": {"scoringStrategy": {"type": "LeastAllocated", "resources": _CPU_MEMORY}},
+        "NodeResourcesBalancedAllocation": {"resources": _CPU_MEMORY},
+        "PodTopologySpread": {"defaultingType": "System"},
+        "InterPodAffinity": {"hardPodAffinityWeight": 1},
+        "NodeAffinity": {},
+        "VolumeBinding": {"bindTimeoutSeconds": 600},
+        "DefaultPreemption": {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100},
+        "DynamicResources": {"filterTimeout": "10s"},
+    },
+    V1_37: {
+        "NodeResourcesFit": {"scoringStrategy": {"type": "LeastAllocated", "resources": _CPU_MEMORY}},
+        "NodeResourcesBalancedAllocation": {"resources": _CPU_MEMORY},
+        "PodTopologySpread": {"defaultingType": "System"},
+        "InterPodAffinity": {"hardPodAffinityWeight": 1},
+        "NodeAffinity": {},
+        "VolumeBinding": {"bindTimeoutSeconds": 600},
+        "DefaultPreemption": {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100},
+        "DynamicResources": {"filterTimeout": "10s"},
+    },
 }
 
 #: plugins/registry.go NewInTreeRegistry: the in-tree plugins each release has
@@ -165,6 +288,21 @@ PLUGINS: Mapping[KubeVersion, frozenset[str]] = {
         "PodTopologySpread", "InterPodAffinity", "DynamicResources", "DefaultPreemption",
         "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder", "NodeDeclaredFeatures",
     }),
+    # v1.36.3 and v1.37.2 also register GangScheduling, TopologyPlacement and PodGroupPodsCount (1.37:
+    # DeferredPodScheduling too), in the default profile only behind gates that are off: not modelled,
+    # so a configuration that names them is refused
+    V1_36: frozenset({
+        "SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+        "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+        "PodTopologySpread", "InterPodAffinity", "DynamicResources", "DefaultPreemption",
+        "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder", "NodeDeclaredFeatures",
+    }),
+    V1_37: frozenset({
+        "SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+        "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+        "PodTopologySpread", "InterPodAffinity", "DynamicResources", "DefaultPreemption",
+        "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder", "NodeDeclaredFeatures",
+    }),
 }
 
 #: reason texts that releases word differently
@@ -172,4 +310,6 @@ MESSAGES: Mapping[KubeVersion, Messages] = {
     V1_34: Messages(untolerated_taint="node(s) had untolerated taint {taint}"),
     # the taint goes to a log line only (#134740)
     V1_35: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
+    V1_36: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
+    V1_37: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
 }

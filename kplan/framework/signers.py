@@ -28,6 +28,7 @@ RESOURCES = "v1.Pod.Spec.ContainerRequestsAndOverheads()"
 SCHEDULER_NAME = "v1.Pod.Spec.SchedulerName"
 TOLERATIONS = "v1.Pod.Spec.Tolerations"
 VOLUMES = "v1.Pod.Spec.Volumes.NonSyntheticSources()"
+FEATURES = "v1.Pod.Spec.RequiredFeatures()"
 
 
 @runtime_checkable

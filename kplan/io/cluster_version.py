@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from kplan.errors import ConfigError
 from kplan.framework.release import KubeVersion, Release
-from kplan.framework.release_tables import GATES
+from kplan.framework.release_tables import DEFAULT_RELEASE, GATES
 from kplan.io.kube import ANNOTATION_PREFIX
 from kplan.model.raw import RawObject
 
@@ -116,7 +116,7 @@ def _nearest(s: Stated, modelled: Sequence[KubeVersion]) -> KubeVersion:
 def choose_release(kube_version: str | None, feature_gates: str, input_states: Stated | None
                    ) -> tuple[Release, list[str]]:
     """The release of the run and its warnings: ``--kube-version`` (a release kplan does not
-    model: ConfigError), else what the input states, else the newest modelled release; with
+    model: ConfigError), else what the input states, else the default release (DEFAULT_RELEASE); with
     ``--feature-gates`` applied (checked against the release's gates in kube-scheduler's words)."""
     modelled = modelled_releases()
     warnings: list[str] = []
@@ -126,7 +126,7 @@ def choose_release(kube_version: str | None, feature_gates: str, input_states: S
             raise ConfigError(f"--kube-version {kube_version}: kplan models kube-scheduler "
                               f"{', '.join(map(str, modelled))} only")
     elif input_states is None:
-        version = modelled[-1]
+        version = DEFAULT_RELEASE
     elif input_states.server and input_states.version in modelled:
         version = input_states.version
     else:

@@ -12,7 +12,7 @@ from functools import partial
 from kplan.framework.features import Gate
 from kplan.framework.registry import ArgsKind, PluginSpec, Registry
 from kplan.framework.release import KubeVersion, Release, default_release
-from kplan.framework.release_tables import V1_34, V1_35
+from kplan.framework.release_tables import V1_34, V1_35, V1_36, V1_37
 from kplan.plugins import (
     defaultbinder,
     defaultpreemption,
@@ -66,6 +66,21 @@ FACTORIES: dict[str, type] = {
 VARIANTS: Mapping[KubeVersion, Mapping[str, type]] = {
     V1_34: {},
     V1_35: {},
+    V1_36: {
+        "NodeResourcesFit": fit.NodeResourcesFitDelegatedSigning,
+        "NodeResourcesBalancedAllocation": balanced_allocation.BalanceChangeAllocation,
+        "ImageLocality": imagelocality.ImageVolumeLocality,
+        "NodeVolumeLimits": nodevolumelimits.NodeVolumeLimitsDriverCheck,
+    },
+    V1_37: {
+        "NodeName": nodename.NodeNamePreFilter,
+        "NodeResourcesFit": fit.NodeResourcesFitDelegatedSigning,
+        "NodeResourcesBalancedAllocation": balanced_allocation.BalanceChangeAllocation,
+        "ImageLocality": imagelocality.ImageVolumeCountLocality,
+        "NodeVolumeLimits": nodevolumelimits.NodeVolumeLimitsDriverCheck,
+        "NodeDeclaredFeatures": nodedeclaredfeatures.NodeDeclaredFeaturesGA,
+        "DynamicResources": dynamicresources.DynamicResourcesQuietPostFilter,
+    },
 }
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from kplan.cluster.node_table import NodeTable
+from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD
 from kplan.framework.features import Gate
@@ -112,6 +113,10 @@ class NodeDeclaredFeatures(PluginBase, FixedInputFilter, EnqueueExtensions):
         """InferForPodScheduling: the features the pod needs of its node."""
         facts = pod.feature_facts
         return frozenset(name for name, infer in self.features.items() if infer(facts))
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """SignPod (opportunistic batching): the features the pod needs (FeatureSet.String)."""
+        return ((signers.FEATURES, tuple(sorted(self.required(pod)))),)
 
     def filter_signature(self, pod: Pod) -> frozenset[str]:
         return self.required(pod) if self.enabled else frozenset()

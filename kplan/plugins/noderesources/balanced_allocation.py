@@ -128,7 +128,11 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
 
 class BalanceChangeAllocation(NodeResourcesBalancedAllocation):
     """NodeResourcesBalancedAllocation from 1.36 (#135573): scores how the pod changes the
-    node's balance, not the balance it leaves."""
+    node's balance, not the balance it leaves. Its SignPod, like NodeResourcesFit's from 1.36,
+    refuses only pods that request an extended resource served by DRA (none in kplan's inputs)."""
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        return ((signers.RESOURCES, signers.requests(pod)),)
 
     def _scores(self, requested: np.ndarray, allocated: Callable[[], np.ndarray], alloc: np.ndarray,
                 live: np.ndarray | None) -> np.ndarray:

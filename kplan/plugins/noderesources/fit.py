@@ -417,3 +417,12 @@ def _pod_deleted(pod: Pod, event: ClusterEvent) -> bool:
 
 def _scaled_down(pod: Pod, event: ClusterEvent) -> bool:
     return event.pod is pod or bool(event.pod and any(k in pod.requests for k in event.pod.requests))
+
+
+class NodeResourcesFitDelegatedSigning(NodeResourcesFit):
+    """NodeResourcesFit from 1.36: with DRAExtendedResource on, SignPod refuses only a pod that
+    requests an extended resource served by DRA (a DeviceClass's extendedResourceName, which
+    kplan's inputs cannot have: it refuses that field), where 1.35 refused every pod."""
+
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        return ((signers.RESOURCES, signers.requests(pod)),)

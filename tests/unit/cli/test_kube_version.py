@@ -59,13 +59,14 @@ def _cluster(tmp_path: Path, *, server: str | None = None, kubelet: str = "v1.34
 WARNINGS = [
     ("a snapshot of a 1.29 server", {"server": "v1.29.4"},
      "warning: the cluster runs Kubernetes 1.29; kplan models kube-scheduler 1.34, the results are 1.34's"),
-    ("a snapshot of a 1.36 server", {"server": "v1.36.0", "kubelet": "v1.36.0"},
-     "warning: the cluster runs Kubernetes 1.36; kplan models kube-scheduler 1.35, the results are 1.35's"),
+    ("a snapshot of a 1.38 server", {"server": "v1.38.0", "kubelet": "v1.38.0"},
+     "warning: the cluster runs Kubernetes 1.38; kplan models kube-scheduler 1.37, the results are 1.37's"),
     ("a node list whose kubelets run 1.31", {"kubelet": "v1.31.13-eks-3025e55"},
      "warning: the cluster's newest kubelet runs Kubernetes 1.31 (its control plane is that or newer); kplan "
      "models kube-scheduler 1.34, the results are 1.34's"),
     ("a 1.34 snapshot", {"server": "v1.34.1"}, None),
     ("a 1.35 snapshot", {"server": "v1.35.4"}, None),
+    ("a 1.36 snapshot", {"server": "v1.36.3"}, None),
     ("an old snapshot without the version, 1.34 kubelets", {}, None),
 ]
 
@@ -79,14 +80,14 @@ def test_the_release_the_cluster_states(capsys: pytest.CaptureFixture[str], tmp_
     release_lines = [line for line in err.splitlines() if "Kubernetes" in line]
     assert release_lines == ([warning] if warning else [])
     if "-v" in command:
-        # the release stated, or for older clusters the oldest modelled one, or 1.35 for a 1.36 server
-        modelled = {"v1.36.0": "1.35", "v1.35.4": "1.35"}.get(cluster.get("server", ""), "1.34")
+        # the release stated, or for older clusters the oldest modelled one, or 1.37 for a 1.38 server
+        modelled = {"v1.38.0": "1.37", "v1.36.3": "1.36", "v1.35.4": "1.35"}.get(cluster.get("server", ""), "1.34")
         assert f"modelling kube-scheduler {modelled} (default feature gates)" in err.splitlines()
 
 
 ERRORS = [
-    (["--kube-version", "1.31"], "error: --kube-version 1.31: kplan models kube-scheduler 1.34, 1.35 only"),
-    (["--kube-version", "1.36"], "error: --kube-version 1.36: kplan models kube-scheduler 1.34, 1.35 only"),
+    (["--kube-version", "1.31"], "error: --kube-version 1.31: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37 only"),
+    (["--kube-version", "1.38"], "error: --kube-version 1.38: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37 only"),
     (["--feature-gates", "NoSuchGate=true"],
      'error: invalid argument "NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate'),
     (["--feature-gates", "DRAAdminAccess=maybe"],
@@ -115,4 +116,5 @@ def test_gates_at_their_defaults_and_verbose(capsys: pytest.CaptureFixture[str],
 
 def test_version_lists_the_releases_modelled(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--version")
-    assert code == 0 and out.strip().endswith("(models kube-scheduler v1.34.1, v1.35.4; releases modelled: 1.34, 1.35)")
+    assert code == 0 and out.strip().endswith("(models kube-scheduler v1.34.1, v1.35.4, v1.36.3, v1.37.2; "
+                                                "releases modelled: 1.34, 1.35, 1.36, 1.37)")

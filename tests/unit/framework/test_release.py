@@ -111,7 +111,7 @@ def test_batching_can_be_turned_off_in_1_35() -> None:
 
 
 @pytest.mark.parametrize(("version", "gates", "message"), [
-    ("1.29", "", "kplan does not model Kubernetes 1.29 (it models 1.34, 1.35)"),
+    ("1.29", "", "kplan does not model Kubernetes 1.29 (it models 1.34, 1.35, 1.36, 1.37)"),
     ("one.two", "", '"one.two" is not a Kubernetes version'),
     ("1.34", "Foo=true", "unrecognized feature gate: Foo"),
     ("1.34", "StorageCapacityScoring=true", "feature gate StorageCapacityScoring=true: kplan models "

@@ -97,13 +97,14 @@ def test_stated(name: str, server: str | None, kubelet: KubeVersion | None, expe
 
 CHOICES = [
     # name, --kube-version, stated, release used, warning
-    ("nothing stated: the newest modelled", None, None, "1.35", None),
+    ("nothing stated: the default release (the newest judged against its oracle)", None, None, "1.35", None),
     ("a modelled server version", None, Stated(V("1.34"), True), "1.34", None),
     ("the newest modelled server version", None, Stated(V("1.35"), True), "1.35", None),
     ("an older server version", None, Stated(V("1.29"), True), "1.34",
      "the cluster runs Kubernetes 1.29; kplan models kube-scheduler 1.34, the results are 1.34's"),
-    ("a newer server version", None, Stated(V("1.36"), True), "1.35",
-     "the cluster runs Kubernetes 1.36; kplan models kube-scheduler 1.35, the results are 1.35's"),
+    ("a 1.36 server", None, Stated(V("1.36"), True), "1.36", None),
+    ("a newer server version", None, Stated(V("1.38"), True), "1.37",
+     "the cluster runs Kubernetes 1.38; kplan models kube-scheduler 1.37, the results are 1.37's"),
     ("kubelets at a modelled release", None, Stated(V("1.34"), False), "1.34", None),
     ("older kubelets (EKS dump, 1.31)", None, Stated(V("1.31"), False), "1.34",
      "the cluster's newest kubelet runs Kubernetes 1.31 (its control plane is that or newer); kplan models "
@@ -123,8 +124,10 @@ def test_choose_release(name: str, asked: str | None, input_states: Stated | Non
 
 
 ERRORS = [
-    ("an unmodelled --kube-version", "1.31", "", "--kube-version 1.31: kplan models kube-scheduler 1.34, 1.35 only"),
-    ("a newer unmodelled --kube-version", "1.36", "", "--kube-version 1.36: kplan models kube-scheduler 1.34, 1.35 only"),
+    ("an unmodelled --kube-version", "1.31", "",
+     "--kube-version 1.31: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37 only"),
+    ("a newer unmodelled --kube-version", "1.38", "",
+     "--kube-version 1.38: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37 only"),
     ("not a version", "latest", "", '"latest" is not a Kubernetes version (expected MAJOR.MINOR such as 1.34)'),
     ("an unknown gate", None, "Foo=true",
      'invalid argument "Foo=true" for "--feature-gates" flag: unrecognized feature gate: Foo'),
