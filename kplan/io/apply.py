@@ -26,12 +26,13 @@ from typing import Any
 from kplan.errors import InputError
 from kplan.model.json_tree import copy_tree
 from kplan.model.objects import Pod, Replaced
-from kplan.model.parse import STORAGE_PARSERS, parse_persistent_volume_claim, parse_pod
+from kplan.model.parse import STORAGE_PARSERS, parse_persistent_volume_claim
 from kplan.model.raw import RawObject
 from kplan.model.storage import StorageObject
 from kplan.scenario import Inputs, classify
-from kplan.workloads import WORKLOAD_KINDS, NameGenerator, apply_limit_ranges, ephemeral_claims, expand
+from kplan.workloads import WORKLOAD_KINDS, NameGenerator, expand
 from kplan.workloads.common import sub
+from kplan.workloads.creation import create_pod_object
 
 CLUSTER_SCOPED = frozenset({
     "Node", "Namespace", "PersistentVolume", "StorageClass", "PriorityClass", "CSINode", "CSIDriver",
@@ -197,14 +198,11 @@ class Applier:
     def create_pod(self, d: dict[str, Any], source: str) -> Pod:
         """Admission of one new pod (LimitRange defaults), its ephemeral claims, its parse."""
         ns, _ = _meta(d)
-        apply_limit_ranges(d, self._limit_ranges(ns))
-        pod = parse_pod(d, source, keep_raw=True)
-        for claim in ephemeral_claims(d, pod.uid):
-            claim["metadata"]["uid"] = self.claim_names.uid()
+        created = create_pod_object(d, source, self._limit_ranges(ns), self.claim_names.uid)
+        for claim in created.claims:
             self.add_claim(claim, f"{source}: ephemeral volume claim")
-        spec = sub(d, "spec")
-        self.inputs.explicit[pod.uid] = (spec.get("priority") is not None, spec.get("preemptionPolicy") is not None)
-        return pod
+        self.inputs.explicit[created.pod.uid] = created.explicit
+        return created.pod
 
     def add_claim(self, d: Mapping[str, Any], source: str) -> None:
         claim = parse_persistent_volume_claim(d, source)
@@ -249,6 +247,8 @@ class Applier:
         self.replace(kind, ns, name, lambda p: self.controls(kind, ns, name, p), self.controlled(kind, ns, name))
         if kind in ("ReplicaSet", "StatefulSet", "ReplicationController"):
             self._select(parse_selecting_object(d, obj.source))
+        if kind == "DaemonSet":  # it creates pods on the nodes a what-if adds too
+            inputs.applied_daemonsets[(ns, name)] = obj
         for created in exp.created:
             if created.get("kind") == "ReplicaSet":
                 self._select(parse_selecting_object(created, f"{obj.source}: {exp.key}"))

@@ -18,12 +18,14 @@ from kplan.report.document import (
     ApiVersion,
     PodKey,
     ReleaseInfo,
+    Resources,
     RunCounts,
     SimulationDocument,
     SimulationSummary,
     simulation_document,
 )
 from kplan.report.shrink import ShrinkDoc, shrink_doc
+from kplan.scheduler.pod_status import PodStatus
 from kplan.whatif.diff import (
     DELETED_KIND,
     EVICTED,
@@ -198,6 +200,27 @@ class UntilFitDoc:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DaemonPod(PodKey):
+    """A pod a DaemonSet creates for an added node, scheduled before the pending pods."""
+
+    daemon_set: str
+    #: Scheduled, Unschedulable (it stays pending, as it would), or Preempted by a pending pod
+    status: str
+    requests: Resources
+    message: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AddedNode:
+    """A node the changes added, with the DaemonSet pods started on it before any pending pod: its
+    overhead, the requests of those that were scheduled."""
+
+    name: str
+    overhead: Resources
+    daemon_pods: tuple[DaemonPod, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class WhatIfDocument:
     """The result of ``kplan whatif``: the runs before and after the changes, and what differs."""
 
@@ -216,6 +239,10 @@ class WhatIfDocument:
     until_fits: tuple[UntilFitDoc, ...] = member(omit=is_empty, default=())
     #: with --shrink: the nodes that can go (``after`` is the cluster without them)
     shrink: ShrinkDoc | None = member(omit=is_none, default=None)
+    #: the nodes the changes added and their DaemonSet pods (absent when no node was added)
+    added_nodes: tuple[AddedNode, ...] = member(omit=is_empty, default=())
+    #: what the run after the change could not model as the cluster would (a DaemonSet missing)
+    notes: tuple[str, ...] = member(omit=is_empty, default=())
     before: SimulationDocument
     after: SimulationDocument
     timing: dict[str, float] | None = member(omit=is_none, default=None)
@@ -257,6 +284,27 @@ def until_fit_doc(u: UntilFit) -> UntilFitDoc:
                        still_pending=tuple(_pod_key(k) for k in u.still_pending))
 
 
+def added_nodes(w: WhatIf) -> tuple[AddedNode, ...]:
+    """The added nodes, each with its DaemonSet pods (in the order they were created)."""
+    applied = w.after.applied
+    if applied is None or not applied.added_nodes:
+        return ()
+    pods: dict[str, list[DaemonPod]] = {name: [] for name in applied.added_nodes}
+    overhead: dict[str, dict[str, int]] = {name: {} for name in applied.added_nodes}
+    for o in w.after.result.overhead:
+        node = applied.daemon_pods.get(o.pod.uid)
+        if node not in pods:
+            continue
+        ref = o.pod.controller()
+        pods[node].append(DaemonPod(namespace=o.pod.namespace, name=o.pod.name,
+                                    daemon_set=f"{o.pod.namespace}/{ref.name if ref else ''}", status=o.status.value,
+                                    requests=dict(o.pod.requests), message=o.message))
+        if o.status == PodStatus.SCHEDULED:
+            for r, q in o.pod.requests.items():
+                overhead[node][r] = overhead[node].get(r, 0) + q
+    return tuple(AddedNode(name=n, overhead=overhead[n], daemon_pods=tuple(pods[n])) for n in applied.added_nodes)
+
+
 def whatif_document(w: WhatIf, timing: dict[str, float] | None = None, shrink: ShrinkResult | None = None
                     ) -> WhatIfDocument:
     applied = w.after.applied
@@ -283,6 +331,8 @@ def whatif_document(w: WhatIf, timing: dict[str, float] | None = None, shrink: S
         until_fit=untils[0] if untils else None,
         until_fits=untils,
         shrink=shrink_doc(shrink, tuple(shrink.base.result.snapshot.table.names)) if shrink is not None else None,
+        added_nodes=added_nodes(w),
+        notes=tuple(applied.notes if applied else ()),
         before=before,
         after=after,
         timing=timing,

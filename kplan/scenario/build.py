@@ -9,7 +9,7 @@ unique, PriorityClasses with the built-in ones, every pod admitted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from kplan.cluster.disruption import disruptions_allowed, pdb_key
@@ -40,6 +40,9 @@ class Scenario:
     warnings: list[str]
     #: what it was built from (created_after: a StatefulSet's creation order; replaced pods)
     inputs: Inputs
+    #: the DaemonSet pods of the nodes a what-if added (Inputs.node_daemons), admitted: scheduled
+    #: before ``pending``
+    daemons: list[Pod] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class _Admission:
     classes: dict[str, PriorityClass]
     pending: list[Pod]
     running: list[Pod]
+    daemons: list[Pod]
 
 
 def _admitted(inputs: Inputs, warnings: list[str] | None) -> _Admission:
@@ -59,11 +63,12 @@ def _admitted(inputs: Inputs, warnings: list[str] | None) -> _Admission:
     classes = with_builtin_classes(inputs.priority_classes)
     pending = [_admitted_pending(inputs, pod, classes) for pod in inputs.pending]
     running = [_admitted_running(inputs, pod, i, classes, warnings) for i, pod in enumerate(inputs.running)]
-    return _Admission(classes, pending, running)
+    daemons = [_admitted_pending(inputs, pod, classes) for pod in inputs.node_daemons]
+    return _Admission(classes, pending, running, daemons)
 
 
 def _check_unique(inputs: Inputs) -> None:
-    pods = inputs.running + inputs.pending
+    pods = inputs.running + inputs.pending + inputs.node_daemons
     if len({pod.key for pod in pods}) == len(pods):  # every build checks: the common case first
         return
     seen: dict[str, str] = {}
@@ -127,7 +132,7 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
     storage = storage_state(inputs)
     snapshot = Snapshot.build(inputs.nodes, namespaces=dict(inputs.namespaces), pdbs=list(inputs.pdbs),
                               priority_classes=admission.classes, selecting=list(inputs.selecting), storage=storage,
-                              dra=dra_state(inputs, seed, running, pending))
+                              dra=dra_state(inputs, seed, running, pending + admission.daemons))
     snapshot.table.listeners.append(storage)
     names = {n.name for n in inputs.nodes}
     if not inputs.nodes:
@@ -147,7 +152,7 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
     row_of = snapshot.table.row_of
     snapshot.add_pods(placed_in_order, [row_of[pod.node_name] for pod in placed_in_order])
     allowed = {pdb_key(pdb): disruptions_allowed(pdb, placed) for pdb in snapshot.pdbs}
-    return Scenario(snapshot, pending, allowed, warnings, inputs)
+    return Scenario(snapshot, pending, allowed, warnings, inputs, admission.daemons)
 
 
 def _names(items: Sequence[str], most: int = 3) -> str:

@@ -12,9 +12,9 @@ pending, in the order given (cluster files first, then manifests, which kplan.io
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from kplan.model.dra import DraObject
 from kplan.model.objects import (
@@ -78,6 +78,26 @@ class Inputs:
     invalid: list[str] = field(default_factory=list)
     #: typed resource.k8s.io objects (model/dra.py), in input order
     dra: list[DraObject] = field(default_factory=list)
+    #: the manifests' DaemonSets by (namespace, name), as applied (kplan.io.apply)
+    applied_daemonsets: dict[tuple[str, str], RawObject] = field(default_factory=dict)
+    #: the pods the DaemonSet controller creates for nodes a what-if adds (kplan.whatif.changes):
+    #: each run schedules them before the pending pods (kplan.whatif.plan)
+    node_daemons: list[Pod] = field(default_factory=list)
+
+    def daemonsets(self) -> list[tuple[RawObject, Mapping[str, Any] | None]]:
+        """Every DaemonSet, by namespace and name: the cluster's, and the manifests' (which
+        configure a cluster one of the same name), each with the cluster's object it replaces."""
+        cluster: dict[tuple[str, str], RawObject] = {}
+        for obj in self.other.get("DaemonSet", []):
+            md = obj.doc.get("metadata")
+            md = md if isinstance(md, Mapping) else {}
+            cluster[(str(md.get("namespace") or "default"), str(md.get("name") or ""))] = obj
+        out: dict[tuple[str, str], tuple[RawObject, Mapping[str, Any] | None]] = {
+            key: (obj, None) for key, obj in cluster.items()}
+        for key, obj in self.applied_daemonsets.items():
+            old = cluster.get(key)
+            out[key] = (obj, old.doc if old is not None else None)
+        return [out[key] for key in sorted(out)]
 
     def storage_of(self, kind: type[S]) -> list[S]:
         """The storage objects of one type, in input order."""

@@ -9,6 +9,7 @@ move their events trigger — happens before the next pod is popped. The clock i
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -61,6 +62,8 @@ class SimulationResult:
     cycles: dict[str, list[CycleResult]] = field(default_factory=dict)
     #: cluster pods that the applied workloads replace (kplan.io.apply), as the run was given them
     replaced: list[Replaced] = field(default_factory=list)
+    #: the pods scheduled before ``pods`` (a what-if's new nodes' DaemonSet pods), apart from them
+    overhead: list[PodOutcome] = field(default_factory=list)
 
     def outcome(self, namespace: str, name: str) -> PodOutcome | None:
         for o in self.pods:
@@ -118,7 +121,7 @@ class Simulation:
                  *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[tuple[str, str], int] | None = None,
                  keep_cycles: bool = False, observer: Observer | None = None,
                  created_after: Mapping[str, str] | None = None, progress: Progress | None = None,
-                 replaced: Sequence[Replaced] = ()) -> None:
+                 replaced: Sequence[Replaced] = (), first: Simulation | None = None) -> None:
         self.snapshot = snapshot
         self.handle = SchedulerHandle(snapshot, config, seed, lowest_name, pdb_allowed or {})
         for spec in config.profiles:
@@ -150,6 +153,11 @@ class Simulation:
         self._claim_names: NameGenerator | None = None
         #: pods start() created; -1 before it ran
         self._created_at_start = -1
+        #: a finished run of pods created and scheduled before these, on the same snapshot: its
+        #: pods are the result's ``overhead``, and this run's bind times follow its
+        self.first = first
+        if first is not None:
+            self.binds = first.binds
 
     # ------------------------------------------------------------------ events
 
@@ -530,7 +538,19 @@ class Simulation:
             fit = q.fit if msg is not None and msg is q.message else None
             outcomes.append(PodOutcome(pod, status, node, msg, q.attempts, self.handle.nominated_node(pod) or None,
                                        fit))
-        return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles, list(self.replaced))
+        if self.first is None:
+            return SimulationResult(outcomes, self.evictions, self.snapshot, self.cycles, list(self.replaced))
+        earlier = self.first.result()
+        evicted = {e.pod.uid: e for e in self.evictions}
+        overhead = []
+        for o in earlier.pods:
+            e = evicted.get(o.pod.uid)
+            if e is not None and o.status == PodStatus.SCHEDULED:  # a pod of this run preempted it
+                o = dataclasses.replace(o, status=PodStatus.PREEMPTED, node=e.node,
+                                        message=f"preempted by {e.preemptor.key}", fit_error=None)
+            overhead.append(o)
+        return SimulationResult(outcomes, earlier.preempted + self.evictions, self.snapshot,
+                                {**earlier.cycles, **self.cycles}, list(self.replaced), overhead)
 
 
 def run_simulation(snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],

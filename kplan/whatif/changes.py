@@ -15,6 +15,8 @@ What each change means:
   and the node name or selector values. Slices for ``allNodes`` or selecting nodes by labels
   the clone shares (a zone, a rack) are not copied: they already reach the clone, and their
   devices are shared with the nodes they already reach. Devices start free: no claim holds them.
+  Every added node (a clone or a manifest's) gets the pods its DaemonSets would start there
+  (kplan.whatif.daemons), which each run schedules before the pending pods.
 * cordon: ``spec.unschedulable: true``; the node's pods stay.
 * drain, as ``kubectl drain --ignore-daemonsets --delete-emptydir-data --force`` would through
   the eviction API: the node is cordoned; DaemonSet pods and mirror pods stay; a pod matched by
@@ -42,9 +44,11 @@ from kplan.errors import InputError, KplanError
 from kplan.model.admission import admit_priority, with_builtin_classes
 from kplan.model.dra import DraObject, ResourceSlice
 from kplan.model.objects import Node, Pod, PodDisruptionBudget, PriorityClass
+from kplan.model.parse import parse_persistent_volume_claim
 from kplan.model.selectors import NodeSelector, NodeSelectorTerm, Requirement, selector_matches
 from kplan.model.storage import PersistentVolumeClaim
 from kplan.scenario import Inputs
+from kplan.whatif.daemons import daemon_pods, missing_daemonsets
 
 HOSTNAME = "kubernetes.io/hostname"
 CLONE_INFIX = "-whatif-"
@@ -148,6 +152,17 @@ class Applied:
     removed_nodes: list[str] = field(default_factory=list)
     cordoned_nodes: list[str] = field(default_factory=list)
     pods: list[PodFate] = field(default_factory=list)
+    #: uid of each DaemonSet pod created for an added node → that node
+    daemon_pods: dict[str, str] = field(default_factory=dict)
+    #: what the report should say about those pods (DaemonSets kplan could not use)
+    notes: list[str] = field(default_factory=list)
+
+    def merged(self, more: Applied) -> Applied:
+        """This and, after it, ``more``: what two rounds of changes did."""
+        return Applied(self.changes + more.changes, self.added_nodes + more.added_nodes,
+                       self.removed_nodes + more.removed_nodes, self.cordoned_nodes + more.cordoned_nodes,
+                       self.pods + more.pods, {**self.daemon_pods, **more.daemon_pods},
+                       self.notes + [n for n in more.notes if n not in self.notes])
 
     @property
     def replaced(self) -> list[PodFate]:
@@ -216,6 +231,20 @@ def clone_slices(slices: Iterable[DraObject], template: Node, clone: Node) -> li
     return out
 
 
+def daemon_target(pod: Pod) -> str:
+    """The node a DaemonSet pod is made for (GetTargetNodeName): its nodeName, else the value of the
+    ``metadata.name In [...]`` field requirement of its required node affinity; "" if none."""
+    if pod.node_name:
+        return pod.node_name
+    if pod.required_node_affinity is None:
+        return ""
+    for term in pod.required_node_affinity.terms:
+        for req in term.match_fields:
+            if req.key == "metadata.name" and req.operator == "In" and len(req.values) == 1:
+                return req.values[0]
+    return ""
+
+
 def is_daemon_pod(pod: Pod) -> bool:
     c = pod.controller()
     return c is not None and c.kind == "DaemonSet"
@@ -252,7 +281,9 @@ def replacement(pod: Pod, classes: dict[str, PriorityClass]) -> tuple[Pod, str]:
 # ------------------------------------------------------------------------------------ apply
 
 class _Work:
-    def __init__(self, inputs: Inputs) -> None:
+    def __init__(self, inputs: Inputs, seed: int) -> None:
+        self.inputs = inputs
+        self.seed = seed
         self.nodes: list[Node] = list(inputs.nodes)
         self.running: list[Pod] = list(inputs.running)
         self.pending: list[Pod] = list(inputs.pending)
@@ -271,6 +302,7 @@ class _Work:
         self.dra_changed = False
         self.explicit: dict[str, tuple[bool, bool]] = dict(inputs.explicit)
         self.created_after: dict[str, str] = dict(inputs.created_after)
+        self.node_daemons: list[Pod] = list(inputs.node_daemons)
 
     def node(self, name: str, option: str) -> Node:
         for n in self.nodes:
@@ -307,6 +339,7 @@ class _Work:
     # -------------------------------------------------------------------------------- changes
 
     def add_nodes(self, nodes: Sequence[Node]) -> None:
+        """The nodes join the cluster; the DaemonSet controller creates their pods."""
         taken = {n.name for n in self.nodes}
         for n in nodes:
             if n.name in taken:
@@ -314,6 +347,22 @@ class _Work:
             taken.add(n.name)
             self.nodes.append(n)
             self.applied.added_nodes.append(n.name)
+        if not nodes:
+            return
+        made = daemon_pods(self.inputs, nodes, self.seed, self.running + self.pending + self.node_daemons)
+        for c in made.created:
+            self.node_daemons.append(c.pod)
+            self.explicit[c.pod.uid] = c.explicit
+            self.claims += [parse_persistent_volume_claim(d, c.pod.source) for d in c.claims]
+            target = daemon_target(c.pod)
+            if target:
+                self.applied.daemon_pods[c.pod.uid] = target
+        missing = missing_daemonsets(self.inputs)
+        if missing:
+            made.notes.append(f"the cluster runs pods of DaemonSet{'s' if len(missing) != 1 else ''} "
+                              f"{', '.join(missing)}, but the input holds no such DaemonSet: the added nodes get "
+                              "none of their pods (list the DaemonSets in the cluster input; kplan snapshot does)")
+        self.applied.notes += [n for n in made.notes if n not in self.applied.notes]
 
     def clone(self, c: CloneNode) -> None:
         template = self.node(c.template, "--add-node like=") if isinstance(c.template, str) else c.template
@@ -394,9 +443,10 @@ class _Work:
         return out
 
 
-def apply_changes(inputs: Inputs, changes: Sequence[Change]) -> tuple[Inputs, Applied]:
-    """A copy of ``inputs`` with the changes applied in order, and what they did."""
-    w = _Work(inputs)
+def apply_changes(inputs: Inputs, changes: Sequence[Change], *, seed: int = 0) -> tuple[Inputs, Applied]:
+    """A copy of ``inputs`` with the changes applied in order, and what they did. ``seed``: the
+    run's, from which the names of the pods the changes create are drawn."""
+    w = _Work(inputs, seed)
     for c in changes:
         w.applied.changes.append(c.describe())
         if isinstance(c, AddNodes):
@@ -414,7 +464,8 @@ def apply_changes(inputs: Inputs, changes: Sequence[Change]) -> tuple[Inputs, Ap
         else:  # pragma: no cover - the union is closed
             raise TypeError(f"unknown change {c!r}")
     out = dataclasses.replace(inputs, nodes=w.nodes, running=w.running, pending=w.pending, pdbs=w.pinned_pdbs(),
-                              admitted=w.admitted, created_after=w.created_after, explicit=w.explicit)
+                              admitted=w.admitted, created_after=w.created_after, explicit=w.explicit,
+                              node_daemons=w.node_daemons)
     if w.claims:
         out.storage = [*inputs.storage, *w.claims]
     if w.dra_changed:

@@ -170,10 +170,18 @@ class Planner:
         seed = self.seed if seed is None else seed
         inputs, built = self._built(inputs, seed)
         report = self.progress
+        first = None
+        if built.daemons:
+            # the new nodes' DaemonSet pods run before the pending pods are retried on them (a new
+            # node is not ready until its network DaemonSet runs): scheduled first, into the snapshot
+            first = Simulation(built.snapshot, config or self.config, self.registry, built.daemons, seed=seed,
+                               lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles)
+            first.run()
         sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending, seed=seed,
                          lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
                          observer=observer, created_after=built.inputs.created_after, replaced=built.inputs.replaced,
-                         progress=None if report is None else lambda done, total: report(stage, done, total))
+                         progress=None if report is None else lambda done, total: report(stage, done, total),
+                         first=first)
         return inputs, built, sim
 
     def simulate(self, inputs: Inputs | None = None, *, config: SchedulerConfig | None = None,
@@ -233,7 +241,7 @@ class Planner:
         return [found[i] for i in range(len(subsets))]
 
     def changed(self, changes: Sequence[Change], inputs: Inputs | None = None) -> tuple[Inputs, Applied]:
-        return apply_changes(inputs if inputs is not None else self.inputs, changes)
+        return apply_changes(inputs if inputs is not None else self.inputs, changes, seed=self.seed)
 
     # -------------------------------------------------------------------------- cheap check
 
@@ -322,8 +330,7 @@ class Planner:
             if k == 0:
                 return Placed(placed_at[0], False, True, base)
             more, more_applied = self.changed([CloneNode(template, k)], changed)
-            merged = Applied(applied.changes + more_applied.changes, applied.added_nodes + more_applied.added_nodes,
-                             applied.removed_nodes, applied.cordoned_nodes, applied.pods)
+            merged = applied.merged(more_applied)
             _, built, sim = self.simulation(more, config=config, stage=f"until fit: {k} more")
             run = Run(more, built, sim.run(), merged)
             left = [o.pod for o in run.result.pods

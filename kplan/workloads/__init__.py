@@ -39,7 +39,7 @@ def expand(obj: Mapping[str, Any], source: str, *, seed: int, nodes: Sequence[No
     the cluster's ReplicaSets, for a Deployment's FindNewReplicaSet. A Deployment's, ReplicaSet's
     or ReplicationController's pods whose generated name is in ``skip_pod_names`` (in the
     workload's namespace) are left out, and all after the first ``max_pods``; the pods kept are the
-    same with or without them.
+    same with or without them. A DaemonSet's pods are given no name of ``skip_pod_names``.
     """
     kind = str(obj.get("kind") or "")
     md = sub(obj, "metadata")
@@ -53,7 +53,7 @@ def expand(obj: Mapping[str, Any], source: str, *, seed: int, nodes: Sequence[No
     if kind == "StatefulSet":
         return expand_statefulset(obj, source, names, existing=existing)
     if kind == "DaemonSet":
-        return expand_daemonset(obj, source, names, nodes, existing=existing)
+        return expand_daemonset(obj, source, names, nodes, existing=existing, skip=skip_pod_names)
     if kind == "Job":
         return expand_job(obj, source, names, existing=existing)
     if kind == "CronJob":

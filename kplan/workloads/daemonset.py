@@ -20,7 +20,7 @@ Nodes are visited in name order (upstream: informer order).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from kplan.model.json_tree import copy_tree
@@ -116,7 +116,10 @@ def replace_node_affinity(spec: dict[str, Any], node_name: str) -> None:
 
 
 def expand_daemonset(obj: Mapping[str, Any], source: str, names: NameGenerator, nodes: Sequence[Node], *,
-                     existing: Mapping[str, Any] | None = None) -> Expansion:
+                     existing: Mapping[str, Any] | None = None, skip: Collection[str] = ()) -> Expansion:
+    """The pods of the DaemonSet for ``nodes`` (those that should run one). Generated names in
+    ``skip`` exist already (the pods of the nodes the DaemonSet covered before): they are not
+    given again."""
     r = Reader(obj, source)
     spec = r.spec()
     template = r.template()
@@ -141,6 +144,7 @@ def expand_daemonset(obj: Mapping[str, Any], source: str, names: NameGenerator, 
     md = pod_template.setdefault("metadata", {})
     md["labels"] = {**labels, GENERATION_LABEL: generation, REVISION_LABEL: hash_value}
 
+    names.reserve(skip)
     out = Expansion("DaemonSet", r.namespace, r.name, uid)
     owner = controller_ref("apps/v1", "DaemonSet", r.name, uid)
     for node in sorted(nodes, key=lambda n: n.name):

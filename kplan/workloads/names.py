@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterable
 from typing import Any
 
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
@@ -118,6 +119,11 @@ class NameGenerator:
             name = base + self.suffix()
         self._given.add(name)
         return name
+
+    def reserve(self, names: Iterable[str]) -> None:
+        """Names that exist already: ``generate`` draws again where it would give one of them, as
+        the controller tries again after the API server's AlreadyExists."""
+        self._given.update(names)
 
     def uid(self) -> str:
         """str(uuid.UUID(int=getrandbits(128), version=4)), written out: a third of its cost."""

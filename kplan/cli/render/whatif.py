@@ -8,10 +8,11 @@ from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import SQUEEZED, Names, table, visible_len, wrap
-from kplan.cli.render.units import plural, usage
+from kplan.cli.render.units import amount, plural, usage
 from kplan.report.document import RunCounts
 from kplan.report.shrink import NodeUtilization, ShrinkDoc
 from kplan.report.whatif import (
+    AddedNode,
     CountShare,
     CpuShare,
     MemoryShare,
@@ -233,6 +234,39 @@ def shrink_lines(sh: ShrinkDoc, full: bool = False) -> list[str]:
     return out
 
 
+def _names(items: Sequence[str], most: int = 3) -> str:
+    return ", ".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+def _overhead_lines(doc: WhatIfDocument, width: int | None) -> list[str]:
+    """The added nodes' DaemonSet pods, nodes alike grouped: what each starts with."""
+    groups: dict[tuple[object, ...], list[str]] = {}
+    first: dict[tuple[object, ...], AddedNode] = {}
+    for n in doc.added_nodes:
+        if not n.daemon_pods:
+            continue
+        key = (tuple(sorted(n.overhead.items())),
+               tuple((p.daemon_set, p.status, p.message) for p in n.daemon_pods))
+        groups.setdefault(key, []).append(n.name)
+        first.setdefault(key, n)
+    if not groups:
+        return []
+    out = ["DaemonSet pods on the added nodes (placed before the pending pods):"]
+    for group, names in groups.items():
+        n = first[group]
+        placed = [p for p in n.daemon_pods if p.status == "Scheduled"]
+        spent = ", ".join(amount(r, q) for r, q in sorted(n.overhead.items()) if q) or "nothing"
+        each = " each" if len(names) > 1 else ""
+        out.append(wrap(f"{_names(names)}: {plural(len(placed), 'pod')}{each} "
+                        f"({', '.join(p.daemon_set for p in placed) or 'none'}), requesting {spent}{each}",
+                        width, "  ", hanging="    "))
+        for p in n.daemon_pods:
+            if p.status != "Scheduled":
+                why = f": {p.message}" if p.message else ""
+                out.append(wrap(f"{p.daemon_set}: {p.status}{why}", width, "    ", hanging="      "))
+    return out
+
+
 def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     opts = opts or RenderOptions()
     full, width = opts.full, opts.width
@@ -250,6 +284,9 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
         for line in lines:
             indent = line[:len(line) - len(line.lstrip())]
             out.append(wrap(line.lstrip(), width, indent, hanging=indent + "  "))
+    out += _overhead_lines(doc, width)
+    for note in doc.notes:
+        out.append(wrap(f"Note: {note}.", width, hanging="  "))
     out.append("")
     if doc.changes:
         rows: list[list[str]] = []
