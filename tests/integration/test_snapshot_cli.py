@@ -220,8 +220,9 @@ def test_simulating_the_snapshot_gives_the_result_of_the_source_objects(
 def test_simulate_reads_the_live_cluster_of_KUBECONFIG_without_cluster_files(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], config: str, tmp_path: Path) -> None:
     source, manifest = write_source(tmp_path), write_manifest(tmp_path)
+    # the live server says v1.34.x; files that state no release would get the default one
     code_file, from_file, _ = run(monkeypatch, capsys, "simulate", str(manifest), "--cluster", str(source),
-                                  "-o", "json", "--tie-break", "lowest-name")
+                                  "-o", "json", "--tie-break", "lowest-name", "--kube-version", "1.34")
     monkeypatch.setenv("KUBECONFIG", config)
     code_live, live, err = run(monkeypatch, capsys, "simulate", str(manifest), "-o", "json",
                                "--tie-break", "lowest-name")

@@ -72,8 +72,9 @@ def test_explained_attempts_match_the_real_schedulers_trace(scenario: Path | Non
     inputs = loaded.inputs
     config = scenario / "scheduler-config.yaml"
     try:
+        # the traces are kube-scheduler 1.34's: model that release, whatever the default is
         planner = open_planner(loaded, str(config) if config.exists() else None, seed=0,
-                               tie_break=TieBreak.lowest_name)
+                               tie_break=TieBreak.lowest_name, kube_version="1.34")
         explainers = {p.uid: PodExplainer(p.uid, remediation=False) for p in inputs.pending}
         cycles: list[tuple[str, int]] = []
 
