@@ -154,9 +154,9 @@ def parse(text: str) -> Template:
     return Template(tuple(pieces))
 
 
-def _action_end(text: str, pos: int) -> int:
-    """The index of the ``}`` that closes the action starting at ``pos`` (braces inside quotes
-    do not count)."""
+def _unquoted(text: str, pos: int, close: str, stops: str = "") -> int:
+    """The index of the first ``close`` at or after ``pos`` outside quotes (a backslash escapes the
+    next character inside them); the index of a ``stops`` character, or len(text), when none comes first."""
     quote = ""
     i = pos
     while i < len(text):
@@ -168,11 +168,18 @@ def _action_end(text: str, pos: int) -> int:
                 quote = ""
         elif c in "\"'":
             quote = c
-        elif c == "}":
+        elif c == close or c in stops:
             return i
-        elif c in "\r\n":
-            break
         i += 1
+    return i
+
+
+def _action_end(text: str, pos: int) -> int:
+    """The index of the ``}`` that closes the action starting at ``pos`` (braces inside quotes
+    do not count)."""
+    i = _unquoted(text, pos, "}", stops="\r\n")
+    if i < len(text) and text[i] == "}":
+        return i
     raise JSONPathError(f"unclosed action: {{{text[pos:i]}")
 
 
@@ -272,20 +279,7 @@ def _bracket(inner: str) -> list[Step]:
 
 
 def _filter(text: str, pos: int, steps: list[Step]) -> int:
-    quote = ""
-    i = pos
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c == ")":
-            break
-        i += 1
+    i = _unquoted(text, pos, ")")
     if i >= len(text):
         raise JSONPathError(f"unterminated filter: [?({text[pos:]}")
     if text[i + 1:i + 2] != "]":
