@@ -108,15 +108,18 @@ def generate(a: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str
 
 
 def child(a: argparse.Namespace) -> None:
+    from kplan.framework.release import Release
     from kplan.io.scheduler_config import read_scheduler_config
     from kplan.io.workspace import load_scenario
     from kplan.model.raw import RawObject
     from kplan.plugins import in_tree_registry
+    from kplan.report.document import ReleaseInfo
     from kplan.scheduler.simulate import run_simulation
 
     cluster, pending = generate(a)
-    registry = in_tree_registry()
-    config = read_scheduler_config(None, registry)
+    release = Release.of(a.kube_version)
+    registry = in_tree_registry(release)
+    config = read_scheduler_config(None, registry, release)
     t0 = time.perf_counter()
     scenario = load_scenario([RawObject(d, "cluster") for d in cluster], [RawObject(d, "pods") for d in pending])
     load_s = time.perf_counter() - t0
@@ -128,7 +131,7 @@ def child(a: argparse.Namespace) -> None:
     rss_mb = own_peak_rss() / 2**20
     print(json.dumps({"pods_per_s": len(result.pods) / schedule_s, "seconds": schedule_s,
                       "load_seconds": load_s, "scheduled": scheduled, "pods": len(result.pods),
-                      "peak_rss_mb": rss_mb}))
+                      "peak_rss_mb": rss_mb, "release": ReleaseInfo.of(release).words}))
 
 
 def main() -> None:
@@ -140,6 +143,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plain", action="store_true", help="the same pods without affinity or spread (baseline)")
+    ap.add_argument("--kube-version", default=None, metavar="VERSION",
+                    help="the Kubernetes release kplan models (default: kplan's default)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -149,10 +154,13 @@ def main() -> None:
     for i in range(a.runs):
         argv = [sys.executable, __file__, "--child"] + [f"--{k}={v}" for k, v in (
             ("nodes", a.nodes), ("running", a.running), ("pending", a.pending), ("deployments", a.deployments),
-            ("seed", a.seed))] + (["--plain"] if a.plain else [])
+            ("seed", a.seed))] + (["--plain"] if a.plain else []) + (
+            [f"--kube-version={a.kube_version}"] if a.kube_version else [])
         out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
         r = json.loads(out.strip().splitlines()[-1])
         runs.append(r)
+        if i == 0:
+            print(f"release: {r['release']}")
         print(f"run {i + 1}: {r['pods_per_s']:.0f} pods/s ({r['seconds']:.1f} s scheduling, {r['load_seconds']:.1f} s "
               f"loading), {r['scheduled']}/{r['pods']} scheduled, peak RSS {r['peak_rss_mb']:.0f} MiB", flush=True)
     print(f"median: {statistics.median(r['pods_per_s'] for r in runs):.0f} pods/s "

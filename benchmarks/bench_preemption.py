@@ -109,6 +109,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=20250101, help="seed of the generator")
     ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
     ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
+    ap.add_argument("--kube-version", default=None, metavar="VERSION",
+                    help="the Kubernetes release kplan models (kplan's --kube-version; default: kplan's default)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "preemption")
     a = ap.parse_args()
 
@@ -123,7 +125,7 @@ def main() -> None:
     print(f"generated {nodes} nodes, {nodes * 4} running low pods, {pending} pending high pods ({variant}, "
           f"seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
     report(["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"],
-           pending, a.repeat, a.no_rss)
+           pending, a.repeat, a.no_rss, a.kube_version)
 
 
 if __name__ == "__main__":

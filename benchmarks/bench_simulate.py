@@ -189,6 +189,8 @@ def parse_arguments(doc: str | None, pending_flag: str, pending: int, pending_he
     ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
     ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
+    ap.add_argument("--kube-version", default=None, metavar="VERSION",
+                    help="the Kubernetes release kplan models (kplan's --kube-version; default: kplan's default)")
     ap.add_argument("--oracle", action="append", default=[], metavar="RELEASE|PATH",
                     help="also replay the files through this kube-scheduler oracle (repeatable)")
     for flag, default, text in shares:
@@ -211,13 +213,28 @@ def main() -> None:
           f"({a.unschedulable:.1%} fitting nowhere, seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
 
     args = ["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
-    report(args, pending, a.repeat, a.no_rss)
+    report(args, pending, a.repeat, a.no_rss, a.kube_version)
     oracle_report(a.oracle, [cluster_path, pods_path], pending)
 
 
-def report(args: list[str], pending: int, repeat: int, no_rss: bool) -> None:
-    """Run ``kplan ARGS`` in-process ``repeat`` times and print the medians, then the peak RSS
-    of one more run as a subprocess unless ``no_rss``."""
+def with_kube_version(args: list[str], kube_version: str | None) -> list[str]:
+    """``args`` with ``--kube-version`` when one is asked for (else kplan's default release)."""
+    return [*args, "--kube-version", kube_version] if kube_version else list(args)
+
+
+def release_words(doc: dict[str, Any]) -> str:
+    """The release a run modelled, as its document names it: ``Kubernetes 1.37 (default feature gates)``."""
+    release = doc.get("release") or {}
+    gates = release.get("featureGates") or {}
+    changed = ",".join(f"{g}={str(on).lower()}" for g, on in gates.items()) or "default feature gates"
+    return f"Kubernetes {release.get('version', '?')} ({changed})"
+
+
+def report(args: list[str], pending: int, repeat: int, no_rss: bool, kube_version: str | None = None) -> None:
+    """Run ``kplan ARGS`` (at ``kube_version``, else kplan's default release) in-process
+    ``repeat`` times and print the release and the medians, then the peak RSS of one more run as
+    a subprocess unless ``no_rss``."""
+    args = with_kube_version(args, kube_version)
     walls, scheds = [], []
     summary: dict[str, Any] = {}
     for k in range(repeat):
@@ -225,6 +242,8 @@ def report(args: list[str], pending: int, repeat: int, no_rss: bool) -> None:
         walls.append(wall)
         scheds.append(float(doc["timing"]["scheduleSeconds"]))
         summary = doc["summary"]
+        if k == 0:
+            print(f"release: {release_words(doc)}")
         print(f"  run {k + 1}: {wall:.2f} s in all, {scheds[-1]:.2f} s scheduling "
               f"(load {doc['timing']['loadSeconds']:.2f} s)")
     wall, sched = statistics.median(walls), statistics.median(scheds)

@@ -92,7 +92,7 @@ def main() -> None:
           f"{per_set} replicas (seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
 
     args = ["simulate", str(sets_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
-    report(args, pending, a.repeat, a.no_rss)
+    report(args, pending, a.repeat, a.no_rss, a.kube_version)
 
 if __name__ == "__main__":
     main()
