@@ -18,6 +18,8 @@ from typing import Any
 
 from kplan.errors import ConfigError
 from kplan.framework.features import Features, Gate, GateSpec, parse_feature_gates
+from kplan.model.objects import Pod, evolve_pod
+from kplan.model.parse import resized_resources
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,19 @@ class Release:
         from kplan.framework.release_tables import PLUGINS
 
         return PLUGINS[self.version]
+
+    def resized(self, pod: Pod) -> Pod:
+        """``pod``, running on a node, with the requests this release counts for it there: its
+        spec's unless its status reports an in-place resize (kplan/model/resize.py)."""
+        facts = pod.resize
+        if facts is None or not self.enabled(Gate.IN_PLACE_POD_VERTICAL_SCALING):
+            return pod
+        from kplan.framework.release_tables import RESIZE_ACCOUNTING
+
+        pod_level = Gate.IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING  # from 1.35 (alpha, off)
+        requests, nonzero_cpu, nonzero_mem = resized_resources(
+            facts, RESIZE_ACCOUNTING[self.version], pod_level in self.gates and self.enabled(pod_level))
+        return evolve_pod(pod, requests=requests, nonzero_cpu=nonzero_cpu, nonzero_mem=nonzero_mem)
 
     @property
     def scheduler_version(self) -> str:

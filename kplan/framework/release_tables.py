@@ -14,6 +14,7 @@ from typing import Any
 
 from kplan.framework.features import Gate, GateSpec, Stage
 from kplan.framework.release import KubeVersion, Messages
+from kplan.model.resize import ResizeAccounting
 
 V1_34 = KubeVersion(1, 34)
 V1_35 = KubeVersion(1, 35)
@@ -312,4 +313,15 @@ MESSAGES: Mapping[KubeVersion, Messages] = {
     V1_35: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
     V1_36: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
     V1_37: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
+}
+
+#: component-helpers resource/helpers.go at the release's tag: how a running pod whose status
+#: reports an in-place resize is counted on its node (kplan/model/resize.py; the pod-level part
+#: follows the gate InPlacePodLevelResourcesVerticalScaling). The same rule from 1.34 (the
+#: InPlacePodVerticalScaling gate beta and on) to 1.36; 1.37 takes the maximum of whole-pod sums
+RESIZE_ACCOUNTING: Mapping[KubeVersion, ResizeAccounting] = {
+    V1_34: ResizeAccounting.PER_CONTAINER,
+    V1_35: ResizeAccounting.PER_CONTAINER,
+    V1_36: ResizeAccounting.PER_CONTAINER,
+    V1_37: ResizeAccounting.AGGREGATE,
 }

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kplan.model.dra import PodClaim
+from kplan.model.resize import ResizeFacts
 from kplan.model.selectors import LabelSelector, NodeSelector, PreferredSchedulingTerm
 from kplan.model.shared import share_frozen_dataclasses
 
@@ -226,6 +227,9 @@ class Pod:
     resource_claims: tuple[PodClaim, ...] = ()
     #: status.resourceClaimStatuses: (pod claim name, claim name or None), in order
     claim_statuses: tuple[tuple[str, str | None], ...] = ()
+    #: what its status says of an in-place resize, for the releases' rules of what a running pod
+    #: counts (kplan/model/resize.py); None when every rule counts its spec, as for most pods
+    resize: ResizeFacts | None = None
     #: seconds since the epoch (float), or None when the input has none
     start_time: float | None = None
     creation_time: float | None = None

@@ -37,6 +37,17 @@ from kplan.model.objects import (
     WeightedPodAffinityTerm,
 )
 from kplan.model.quantity import QuantityError, fits_int64, nanos_to_milli, nanos_to_value, parse_nanos
+from kplan.model.resize import (
+    CONTAINER,
+    INIT,
+    SIDECAR,
+    ContainerResize,
+    ResizeAccounting,
+    ResizeFacts,
+    aggregate_requests,
+    effective_requests,
+    supported_pod_level,
+)
 from kplan.model.selectors import (
     DOES_NOT_EXIST,
     EXISTS,
@@ -376,10 +387,6 @@ def is_tracked_resource(name: str) -> bool:
     return name in ("cpu", "memory", "ephemeral-storage") or is_scalar_resource(name)
 
 
-def _supported_pod_level(name: str) -> bool:
-    return name in ("cpu", "memory") or name.startswith("hugepages-")
-
-
 ResourceList = dict[str, int]  # resource name → nanos
 
 
@@ -404,10 +411,10 @@ def _shown(q: Any) -> str:
 
 
 class _Container:
-    __slots__ = ("requests", "limits", "sidecar")
+    __slots__ = ("name", "requests", "limits", "sidecar")
 
-    def __init__(self, requests: ResourceList, limits: ResourceList, sidecar: bool) -> None:
-        self.requests, self.limits, self.sidecar = requests, limits, sidecar
+    def __init__(self, name: str, requests: ResourceList, limits: ResourceList, sidecar: bool) -> None:
+        self.name, self.requests, self.limits, self.sidecar = name, requests, limits, sidecar
 
 
 def _containers(spec: Mapping[str, Any], where: Where) -> tuple[list[_Container], list[_Container]]:
@@ -423,7 +430,7 @@ def _containers(spec: Mapping[str, Any], where: Where) -> tuple[list[_Container]
             for k, q in lim.items():
                 req.setdefault(k, q)
             sidecar = field == "initContainers" and c.get("restartPolicy") == "Always"
-            bucket.append(_Container(req, lim, sidecar))
+            bucket.append(_Container(str(c.get("name") or ""), req, lim, sidecar))
     return out
 
 
@@ -438,30 +445,7 @@ def aggregate(containers: list[_Container], inits: list[_Container], *, limits: 
                 r.setdefault(k, q)
         return r
 
-    total: ResourceList = {}
-    for c in containers:
-        for k, q in of(c).items():
-            total[k] = total.get(k, 0) + q
-    sidecars: ResourceList = {}
-    peak: ResourceList = {}
-    for c in inits:
-        r = of(c)
-        if c.sidecar:
-            for k, q in r.items():
-                total[k] = total.get(k, 0) + q
-                sidecars[k] = sidecars.get(k, 0) + q
-            use = dict(sidecars)
-        else:
-            use = dict(r)
-            for k, q in sidecars.items():
-                use[k] = use.get(k, 0) + q
-        for k, q in use.items():
-            if k not in peak or q > peak[k]:
-                peak[k] = q
-    for k, q in peak.items():
-        if k not in total or q > total[k]:
-            total[k] = q
-    return total
+    return aggregate_requests((of(c) for c in containers), [(of(c), c.sidecar) for c in inits])
 
 
 def pod_requests(containers: list[_Container], inits: list[_Container], pod_level: ResourceList,
@@ -469,9 +453,9 @@ def pod_requests(containers: list[_Container], inits: list[_Container], pod_leve
                  nonmissing: Mapping[str, int] | None = None) -> ResourceList:
     """PodRequests of component-helpers: containers, then pod-level values, then overhead."""
     reqs = aggregate(containers, inits, nonmissing=nonmissing)
-    if use_pod_level and any(_supported_pod_level(k) for k in pod_level):
+    if use_pod_level and any(supported_pod_level(k) for k in pod_level):
         for k, q in pod_level.items():
-            if _supported_pod_level(k):
+            if supported_pod_level(k):
                 reqs[k] = q
     for k, q in overhead.items():
         reqs[k] = reqs.get(k, 0) + q
@@ -608,25 +592,32 @@ class _PodResources:
         self.score_cpu, self.score_mem = score_cpu, score_mem
 
 
-def _pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
-    containers, inits = _containers(spec, where)
+def _pod_level(spec: Mapping[str, Any], containers: list[_Container], inits: list[_Container],
+               where: Where) -> tuple[ResourceList, ResourceList]:
+    """spec.resources' requests (API-defaulted) and limits."""
     pres = _map(spec.get("resources"), where, "spec.resources")
     pod_req = _resource_list(pres.get("requests"), where, "spec.resources.requests")
     pod_lim = _resource_list(pres.get("limits"), where, "spec.resources.limits")
     if pod_lim:
         # API defaulting of pod-level requests (pkg/apis/core/v1/defaults.go defaultPodRequests)
         for k, q in aggregate(containers, inits).items():
-            if _supported_pod_level(k):
+            if supported_pod_level(k):
                 pod_req.setdefault(k, q)
         for k, q in pod_lim.items():
-            if _supported_pod_level(k):
+            if supported_pod_level(k):
                 pod_req.setdefault(k, q)
+    return pod_req, pod_lim
+
+
+def _pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
+    containers, inits = _containers(spec, where)
+    pod_req, pod_lim = _pod_level(spec, containers, inits, where)
     overhead = _resource_list(spec.get("overhead"), where, "spec.overhead")
 
     exact = pod_requests(containers, inits, pod_req, overhead, use_pod_level=True)
     score_nonzero = pod_requests(containers, inits, pod_req, overhead, use_pod_level=False,
                                  nonmissing=_NONZERO_DEFAULTS)
-    if any(_supported_pod_level(k) for k in pod_req):
+    if any(supported_pod_level(k) for k in pod_req):
         # with pod-level requests, defaults fill only what neither level requests (calculateResource)
         nonmissing = {k: q for k, q in _NONZERO_DEFAULTS.items() if k not in exact}
         node_nonzero = (pod_requests(containers, inits, pod_req, overhead, use_pod_level=True, nonmissing=nonmissing)
@@ -635,13 +626,87 @@ def _pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
         node_nonzero = score_nonzero
     limits = aggregate(containers, inits, limits=True)
     for k, q in pod_lim.items():
-        if _supported_pod_level(k):
+        if supported_pod_level(k):
             limits[k] = q
 
     return _PodResources(to_resources(exact), to_resources(limits),
                          _to_int("cpu", node_nonzero.get("cpu", 0)), _to_int("memory", node_nonzero.get("memory", 0)),
                          _to_int("cpu", score_nonzero.get("cpu", 0)), _to_int("memory", score_nonzero.get("memory", 0)))
 
+
+
+def _status_lists(status: Mapping[str, Any], where: Where,
+                  path: str) -> tuple[bool, ResourceList | None, ResourceList | None]:
+    """(``resources`` is set, its ``requests``, ``allocatedResources``) of a pod or container status."""
+    res = status.get("resources")
+    actuated = None
+    if res is not None:
+        req = _map(res, where, f"{path}.resources").get("requests")
+        actuated = None if req is None else _resource_list(req, where, f"{path}.resources.requests")
+    alloc = status.get("allocatedResources")
+    allocated = None if alloc is None else _resource_list(alloc, where, f"{path}.allocatedResources")
+    return res is not None, actuated, allocated
+
+
+def _within(rl: ResourceList | None, spec: ResourceList) -> bool:
+    """A status list that names the spec's resources and no more than the spec asks."""
+    return rl is None or (rl.keys() == spec.keys() and all(q <= spec[k] for k, q in rl.items()))
+
+
+def _resize_facts(spec: Mapping[str, Any], status: Mapping[str, Any], where: Where) -> ResizeFacts | None:
+    """What the resize rules read of a pod (kplan/model/resize.py); None when no release's rule
+    could count it otherwise than by its spec: no Infeasible resize, no pod-level status, and every
+    container status names the spec's resources at no more than the spec."""
+    infeasible = False
+    for c in _list(status.get("conditions"), where, "status.conditions"):
+        if isinstance(c, Mapping) and c.get("type") == "PodResizePending":
+            infeasible = c.get("reason") == "Infeasible"
+            break
+    statuses: dict[str, tuple[bool, ResourceList | None, ResourceList | None]] = {}
+    for field in ("containerStatuses", "initContainerStatuses"):
+        for i, cs in enumerate(_list(status.get(field), where, f"status.{field}")):
+            cs = _map(cs, where, f"status.{field}[{i}]")
+            statuses[_str(cs.get("name"), where, f"status.{field}[{i}].name")] = _status_lists(
+                cs, where, f"status.{field}[{i}]")
+    pod_has, pod_actuated, pod_allocated = _status_lists(status, where, "status")
+    if not infeasible and not pod_has and pod_allocated is None and not any(
+            st[1] is not None or st[2] is not None for st in statuses.values()):
+        return None
+    containers, inits = _containers(spec, where)
+    rows = []
+    trivial = not infeasible and not pod_has and pod_allocated is None
+    for c, role in [(c, CONTAINER) for c in containers] + [(c, SIDECAR if c.sidecar else INIT) for c in inits]:
+        st = statuses.get(c.name)
+        if st is None:
+            rows.append(ContainerResize(role, MappingProxyType(c.requests)))
+            continue
+        has_resources, actuated, allocated = st
+        trivial = trivial and _within(actuated, c.requests) and _within(allocated, c.requests)
+        rows.append(ContainerResize(role, MappingProxyType(c.requests), True, has_resources,
+                                    None if actuated is None else MappingProxyType(actuated),
+                                    None if allocated is None else MappingProxyType(allocated)))
+    if trivial:
+        return None
+    pod_req, _ = _pod_level(spec, containers, inits, where)
+    return ResizeFacts(tuple(rows), MappingProxyType(pod_req),
+                       MappingProxyType(_resource_list(spec.get("overhead"), where, "spec.overhead")), infeasible,
+                       pod_has, None if pod_actuated is None else MappingProxyType(pod_actuated),
+                       None if pod_allocated is None else MappingProxyType(pod_allocated))
+
+
+def resized_resources(facts: ResizeFacts, accounting: ResizeAccounting,
+                      pod_level: bool) -> tuple[dict[str, int], int, int]:
+    """What a running pod counts on its node under a release's resize rule, as
+    PodInfo.CalculateResource computes it: the requests the scheduler tracks, and the non-zero cpu
+    and memory (defaults per container for what is missing; with pod-level requests only for what
+    neither level requests)."""
+    exact = effective_requests(facts, accounting, pod_level, {})
+    if any(supported_pod_level(k) for k in facts.pod_spec):
+        nonmissing = {k: q for k, q in _NONZERO_DEFAULTS.items() if k not in exact}
+    else:
+        nonmissing = _NONZERO_DEFAULTS
+    nonzero = effective_requests(facts, accounting, pod_level, nonmissing) if nonmissing else exact
+    return to_resources(exact), _to_int("cpu", nonzero.get("cpu", 0)), _to_int("memory", nonzero.get("memory", 0))
 
 
 def _spec_claims(spec: Mapping[str, Any], where: Where) -> tuple[PodClaim, ...]:
@@ -788,6 +853,7 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
     if fields is None:
         fields = _SpecFields(spec, labels, where)
     claim_statuses = _claim_statuses(status, where)
+    resize = _resize_facts(spec, status, where) if status else None
     annotations = _labels(md.get("annotations"), where, "metadata.annotations")
     owners = _cached_owners(md, where)
     node_name = _str(spec.get("nodeName"), where, "spec.nodeName")
@@ -834,6 +900,7 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
         local_volumes=fields.local_volumes,
         resource_claims=fields.claims,
         claim_statuses=claim_statuses,
+        resize=resize,
         start_time=parse_time(status.get("startTime"), where, "status.startTime"),
         creation_time=parse_time(md.get("creationTimestamp"), where, "metadata.creationTimestamp"),
         deletion_time=parse_time(md.get("deletionTimestamp"), where, "metadata.deletionTimestamp"),

@@ -17,6 +17,7 @@ from kplan.cluster.dra import DraState
 from kplan.cluster.snapshot import Snapshot
 from kplan.cluster.storage import StorageState
 from kplan.errors import InputError
+from kplan.framework.release import Release
 from kplan.model import storage as kinds
 from kplan.model.admission import admit_priority, with_builtin_classes
 from kplan.model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
@@ -117,10 +118,12 @@ def settle(inputs: Inputs) -> None:
                         if not (p.priority_class_name and p.priority_class_name not in admission.classes)}
 
 
-def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: int = 0) -> Scenario:
+def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: int = 0,
+                   release: Release | None = None) -> Scenario:
     """The snapshot with the running pods on their nodes, the pending pods, PDB budgets. The inputs
     are only read: pods that ``settle`` has not seen (a what-if's new pods) are admitted into
-    this scenario's own copies."""
+    this scenario's own copies. A running pod counts on its node what ``release`` (None: the
+    default) counts for it, its spec's requests unless its status reports an in-place resize."""
     skipped = sorted(k for k in inputs.other if k not in SELECTING_KINDS and k not in HANDLED_KINDS
                      and k not in set(handled_kinds))
     warnings = list(inputs.warnings)
@@ -142,12 +145,13 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
         dup = next(n.name for n in inputs.nodes if sum(1 for m in inputs.nodes if m.name == n.name) > 1)
         raise InputError(f"Node {dup}: metadata.name: Duplicate value: the node is defined twice")
     placed = []
+    counted = (release or Release.of()).resized
     for pod in running:
         if pod.node_name not in names:
             warnings.append(f"{pod.source}: Pod {pod.key} runs on node {pod.node_name}, which is not in the "
                             "cluster; it is ignored")
             continue
-        placed.append(pod)
+        placed.append(counted(pod) if pod.resize is not None else pod)
     placed_in_order = sorted(placed, key=lambda p: (p.namespace, p.name))
     row_of = snapshot.table.row_of
     snapshot.add_pods(placed_in_order, [row_of[pod.node_name] for pod in placed_in_order])

@@ -21,6 +21,7 @@ from kplan.errors import InputError
 from kplan.framework.config import SchedulerConfig
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.registry import Registry
+from kplan.framework.release import Release
 from kplan.framework.status import Code, Status
 from kplan.model.objects import (
     PREEMPT_NEVER,
@@ -143,7 +144,7 @@ class Planner:
         # built now for its warnings; the first unchanged run reuses it (a snapshot serves one
         # run: the simulation binds pods into it), unless the planner only runs changed inputs
         # (kplan sweep) and would hold a whole snapshot it never reads
-        base = build_scenario(inputs, seed=seed)
+        base = build_scenario(inputs, seed=seed, release=config.release)
         self.warnings = list(base.warnings)
         self._base: Scenario | None = base if keep_base else None
         #: told (what the run is, pods tried, pods created) as each run goes: the CLI's progress
@@ -152,15 +153,16 @@ class Planner:
 
     # -------------------------------------------------------------------------- runs
 
-    def _built(self, inputs: Inputs | None, seed: int) -> tuple[Inputs, Scenario]:
+    def _built(self, inputs: Inputs | None, seed: int, release: Release | None = None) -> tuple[Inputs, Scenario]:
         """The scenario of ``inputs`` (default: the unchanged ones) for a run with ``seed``, which
-        also names the claims made from templates."""
+        also names the claims made from templates, modelling ``release`` (None: the planner's)."""
+        release = release or self.config.release
         if inputs is None:
             inputs = self.inputs
-            if self._base is not None and seed == self.seed:
+            if self._base is not None and seed == self.seed and release == self.config.release:
                 built, self._base = self._base, None
                 return inputs, built
-        return inputs, build_scenario(inputs, seed=seed)
+        return inputs, build_scenario(inputs, seed=seed, release=release)
 
     def simulation(self, inputs: Inputs | None = None, *, config: SchedulerConfig | None = None,
                    observer: Observer | None = None, keep_cycles: bool = False,
@@ -168,7 +170,7 @@ class Planner:
         """A simulation of ``inputs`` (default: the unchanged inputs); ``seed`` overrides the
         planner's for this run (kplan sweep runs one planner with many seeds)."""
         seed = self.seed if seed is None else seed
-        inputs, built = self._built(inputs, seed)
+        inputs, built = self._built(inputs, seed, (config or self.config).release)
         report = self.progress
         first = None
         if built.daemons:
