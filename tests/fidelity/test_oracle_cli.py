@@ -1,6 +1,7 @@
 """The oracle binary's own failures (issue «the real kube-scheduler in the repository», item 6):
 a bad command line or scenario file gives one line on stderr and exit status 2, never a panic;
-a serial run that does not settle stops with exit status 3 and names the pod it waited for.
+a serial run that does not settle stops with exit status 3 and names the pod it waited for, and so
+does a real-time run that does not stop within its ``--timeout``.
 
 Runs every oracle built in oracle/bin (1.34 is the one ``KPLAN_ORACLE`` names, if set); skips
 when none is built.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -97,9 +99,16 @@ def assert_one_line_error(done: subprocess.CompletedProcess[str], status: int = 
     return lines[0]
 
 
+def has_realtime_timeout(binary: Path) -> bool:
+    """Whether ``binary`` was built with real-time mode's ``--timeout`` (its usage names it)."""
+    return "--timeout" in run(binary, "replay", "--help").stdout
+
+
 @pytest.mark.parametrize("binary", BINARIES, ids=[b.name for b in BINARIES])
 @pytest.mark.parametrize("args", [[], ["schedule"], ["replay"], ["replay", "--cluster"], ["replay", "--frob", "x"],
-                                  ["replay", "--quiet-seconds", "soon", "--cluster", "x"]],
+                                  ["replay", "--quiet-seconds", "soon", "--cluster", "x"],
+                                  ["replay", "--timeout", "0", "--cluster", "x"],
+                                  ["replay", "--serial", "--timeout", "5", "--cluster", "x"]],
                          ids=lambda a: "oracle " + " ".join(a) if a else "oracle")
 def test_a_bad_command_line_is_one_line_and_exit_2(binary: Path, args: list[str]) -> None:
     assert_one_line_error(run(binary, *args))
@@ -146,3 +155,29 @@ def test_a_run_that_does_not_settle_times_out_naming_the_pod(binary: Path, tmp_p
                env={"ORACLE_SETTLE_TIMEOUT": "2", "ORACLE_PATCH_RV": "1"})
     line = assert_one_line_error(done, status=3)
     assert "timeout" in line and "pod default/db" in line
+
+
+@pytest.mark.parametrize("binary", BINARIES, ids=[b.name for b in BINARIES])
+def test_a_real_time_run_that_does_not_stop_times_out_naming_the_pods(binary: Path, tmp_path: Path) -> None:
+    if not has_realtime_timeout(binary):
+        pytest.skip(f"{binary.name} was built before real-time --timeout (oracle/build.sh to rebuild)")
+    # db's binding cycle waits in PreBind for a volume no one provisions; web is bound at once
+    (tmp_path / "cluster.yaml").write_text(NODE + "---\n" + POD + "---\n" + NEVER_BOUND)
+    t0 = time.monotonic()
+    done = run(binary, "replay", "--quiet-seconds", "0.5", "--timeout", "3", "--cluster", str(tmp_path / "cluster.yaml"))
+    elapsed = time.monotonic() - t0
+    line = assert_one_line_error(done, status=3)
+    assert "timeout" in line and "1 pending pod(s) not bound: pod default/db (in a binding cycle)" in line, line
+    assert "default/web" not in line
+    assert elapsed < 60, elapsed  # the limit, not PreBind's 600 s bind timeout, ended the run
+
+
+@pytest.mark.parametrize("binary", BINARIES, ids=[b.name for b in BINARIES])
+def test_a_real_time_run_within_its_timeout_reports_every_pod(binary: Path, tmp_path: Path) -> None:
+    if not has_realtime_timeout(binary):
+        pytest.skip(f"{binary.name} was built before real-time --timeout (oracle/build.sh to rebuild)")
+    (tmp_path / "cluster.yaml").write_text(NODE + "---\n" + POD)
+    done = run(binary, "replay", "--quiet-seconds", "0.5", "--timeout", "60", "--cluster", str(tmp_path / "cluster.yaml"),
+               "--compact")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert '"pod":"default/web","node":"n1"' in done.stdout

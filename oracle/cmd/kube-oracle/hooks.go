@@ -34,8 +34,9 @@ func wrapScheduler(r *serialRun) {
 	r.sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, status *fwk.Status, ni *nominatingInfo, start time.Time) {
 		failure(ctx, f, pi, status, ni, start)
 		key := podKey(pi.Pod)
-		if pi.UnschedulablePlugins.Len() == 0 && pi.PendingPlugins.Len() == 0 {
-			r.errHeap[key] = backoffExpiry(pi.Timestamp, pi.ConsecutiveErrorsCount, r.initialBackoff, r.maxBackoff)
+		q := queuedAfterFailure(r, pi)
+		if q != nil && q.UnschedulablePlugins.Len() == 0 && q.PendingPlugins.Len() == 0 {
+			r.errHeap[key] = backoffExpiry(q.Timestamp, q.ConsecutiveErrorsCount, r.initialBackoff, r.maxBackoff)
 		} else {
 			delete(r.errHeap, key)
 		}

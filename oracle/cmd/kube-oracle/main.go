@@ -23,13 +23,14 @@ func fail(format string, args ...any) {
 type cliOptions struct {
 	serial       bool
 	quietSeconds float64
+	timeout      float64 // real time: the whole run's limit in seconds
 	noPods       bool
 	compact      bool
 	clusters     []string
 	config       string
 }
 
-const usage = "usage: kube-oracle replay [--serial] [--quiet-seconds S] [--no-pods] --cluster FILE [--cluster FILE ...] [--config KubeSchedulerConfiguration.yaml] [--compact] | kube-oracle version"
+const usage = "usage: kube-oracle replay [--serial] [--quiet-seconds S] [--timeout S] [--no-pods] --cluster FILE [--cluster FILE ...] [--config KubeSchedulerConfiguration.yaml] [--compact] | kube-oracle version"
 
 // version is the release the binary was built for and the k8s.io/kubernetes module it runs.
 func version() string {
@@ -52,7 +53,8 @@ func parseArgs(args []string) cliOptions {
 	if len(args) == 0 || args[0] != "replay" {
 		fail("%s", usage)
 	}
-	o := cliOptions{quietSeconds: 3}
+	o := cliOptions{quietSeconds: 3, timeout: 600}
+	timeoutSet := false
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		name, value, hasValue := strings.Cut(a, "=")
@@ -79,6 +81,13 @@ func parseArgs(args []string) cliOptions {
 				fail("--quiet-seconds: not a positive number")
 			}
 			o.quietSeconds = v
+		case "--timeout":
+			v, err := strconv.ParseFloat(next(), 64)
+			if err != nil || v <= 0 {
+				fail("--timeout: not a positive number")
+			}
+			o.timeout = v
+			timeoutSet = true
 		case "--cluster":
 			o.clusters = append(o.clusters, next())
 		case "--config":
@@ -92,6 +101,9 @@ func parseArgs(args []string) cliOptions {
 	}
 	if len(o.clusters) == 0 {
 		fail("no --cluster file; %s", usage)
+	}
+	if timeoutSet && o.serial {
+		fail("--timeout is for real-time runs; a serial run's limit is ORACLE_SETTLE_TIMEOUT, per settle")
 	}
 	return o
 }
@@ -115,7 +127,7 @@ func main() {
 	if opts.serial {
 		res = runSerial(in, cfg, env)
 	} else {
-		res = runRealTime(in, cfg, env, opts.quietSeconds)
+		res = runRealTime(in, cfg, env, opts.quietSeconds, opts.timeout)
 	}
 	if env.storageDump != "" {
 		writeStorageDump(res.api, env.storageDump)

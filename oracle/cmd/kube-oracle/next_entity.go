@@ -38,3 +38,14 @@ func wrapNext(r *serialRun) {
 		return e, err
 	}
 }
+
+// queuedAfterFailure is the queue's own record of a pod after its failure was handled, or nil
+// when the queue no longer holds it. From 1.37 handleSchedulingFailure works on a copy of the
+// popped QueuedPodInfo: the copy gets the failure's rejecting plugins, timestamp and error
+// count and goes into the queue, while the popped one keeps the previous attempt's.
+func queuedAfterFailure(r *serialRun, pi *framework.QueuedPodInfo) *framework.QueuedPodInfo {
+	if q, ok := r.sched.SchedulingQueue.GetPod(pi.Pod.Name, pi.Pod.Namespace, pi.Pod.Spec.SchedulingGroup); ok {
+		return q
+	}
+	return nil
+}

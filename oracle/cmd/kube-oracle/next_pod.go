@@ -31,3 +31,9 @@ func wrapNext(r *serialRun) {
 		return pi, err
 	}
 }
+
+// queuedAfterFailure is the pod's QueuedPodInfo after its failure was handled: up to 1.36
+// handleSchedulingFailure sets the rejecting plugins on the popped one, which the queue keeps.
+func queuedAfterFailure(_ *serialRun, pi *framework.QueuedPodInfo) *framework.QueuedPodInfo {
+	return pi
+}
