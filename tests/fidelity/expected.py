@@ -77,6 +77,19 @@ _BALANCE_SCENARIOS = (
 )
 for _name in _BALANCE_SCENARIOS:
     EXPLANATIONS[("1.35", "1.36", _name)] = _BALANCE
+#: 1.36 → 1.37: VolumeBinding scores (StorageCapacityScoring, KEP-4049, beta and on in 1.37)
+_CAPACITY = (
+    "VolumeBinding's Score runs: StorageCapacityScoring (KEP-4049, kubernetes/enhancements#4049) is beta and on "
+    "by default in 1.37, so VolumeBinding builds its capacity scorer (default shape: the least utilised "
+    "capacity scores highest) and scores each node by its statically bound PVs' fit and, for volumes to "
+    "provision, the CSIStorageCapacity of the node's topology (weight 1 in the default profile); with the gate "
+    "off, as in 1.36, the scorer is not built and VolumeBinding scores nothing. Pods with volumes land "
+    "elsewhere, and the volume limits and later pods follow. Confirmed: 1.37 with "
+    "`StorageCapacityScoring=false` gives 1.36's result (`python -m tests.fidelity.confirm --from 1.36 --to 1.37 "
+    "--feature-gates StorageCapacityScoring=false ...`).")
+for _name in ("storage-1100000", "storage-1100001", "storage-1100002", "storage-1100003", "storage-1100004",
+              "storage-1100005"):
+    EXPLANATIONS[("1.36", "1.37", _name)] = _CAPACITY
 
 
 #: (from release, to release) → message wordings that change without a change of placement:
