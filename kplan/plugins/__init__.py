@@ -65,7 +65,8 @@ FACTORIES: dict[str, type] = {
 #: of FACTORIES' one (one row per release kplan models; 1.34 runs FACTORIES as they are)
 VARIANTS: Mapping[KubeVersion, Mapping[str, type]] = {
     V1_34: {},
-    V1_35: {},
+    # DynamicResources scores (#134711)
+    V1_35: {"DynamicResources": dynamicresources.DynamicResourcesScoring},
     V1_36: {
         "NodeResourcesFit": fit.NodeResourcesFitDelegatedSigning,
         "NodeResourcesBalancedAllocation": balanced_allocation.BalanceChangeAllocation,

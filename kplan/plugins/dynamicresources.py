@@ -34,6 +34,8 @@ from kplan.framework.interfaces import (
     PreFilterResult,
     RejectionExplainer,
     ReservePlugin,
+    ScoreExtensions,
+    ScorePlugin,
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
@@ -41,7 +43,7 @@ from kplan.model.dra import DELETE_PROTECTION, Allocation, ResourceClaim
 from kplan.model.objects import Pod
 from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory, SelectorCache
 from kplan.plugins.dra.summary import NodeSummaries
-from kplan.plugins.helper import PluginBase
+from kplan.plugins.helper import PluginBase, default_normalize
 
 NAME = "DynamicResources"
 _STATE = "DynamicResources/claims"
@@ -373,3 +375,54 @@ class DynamicResourcesQuietPostFilter(DynamicResources):
         if status.reasons in (("no new claims to deallocate",), ("still not schedulable",)):
             return result, Status(status.code, (), NAME)
         return result, status
+
+
+#: resourceapi.FirstAvailableDeviceRequestMaxSize: a claim's score for its first subrequest
+_FIRST_AVAILABLE_MAX = 8
+
+
+class ScoreError(PluginError):
+    """A Score plugin's Error status: RunScorePlugins aborts the attempt (error backoff)."""
+
+    def __init__(self, plugin: str, text: str) -> None:
+        Exception.__init__(self, f'running Score plugins: plugin "{plugin}" failed with: {text}')
+        self.plugin = plugin
+
+
+class DynamicResourcesScoring(DynamicResources, ScorePlugin, ScoreExtensions):
+    """DynamicResources from 1.35 (#134711): it scores, with weight 2 in the default profile, how
+    early in each ``firstAvailable`` list the devices allocated on the node are: per claim and
+    request, 8 minus the index of the allocated subrequest. As upstream, the claims are walked
+    all (allocated ones too) against the node's allocation results, which exist only for the
+    claims to allocate, by position: a pod with an allocated claim and one to allocate gets the
+    error upstream's computeScore gives when the positions run out."""
+
+    def score(self, state: CycleState, pod: Pod, table: Any, rows: np.ndarray) -> np.ndarray:
+        st: DraCycle | None = state.read(_STATE)
+        out = np.zeros(len(rows), dtype=np.int64)
+        if st is None or not st.claims or st.allocator is None:
+            return out
+        for k, row in enumerate(np.asarray(rows)):
+            name = table.names[int(row)]
+            results = st.results.get(name)
+            if results is None:
+                results = self._summaries().decided(st.allocator, name, st.spec_id)
+            if results is None:
+                continue
+            total = 0
+            for i, claim in enumerate(st.claims):
+                if i >= len(results):
+                    raise ScoreError(NAME, f"number of allocations {len(results)} is smaller than number of claims")
+                allocated = {r.request for r in results[i].results if "/" in r.request}
+                for req in claim.spec.requests:
+                    if req.exactly is not None:
+                        continue
+                    for j, sub in enumerate(req.first_available):
+                        if f"{req.name}/{sub.name}" in allocated:
+                            total += _FIRST_AVAILABLE_MAX - j
+            out[k] = total
+        return out
+
+    def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        return default_normalize(scores, False)
+
