@@ -10,12 +10,14 @@ import pytest
 from kplan.errors import ConfigError
 from kplan.framework.config import SchedulerConfig, load_config
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.release import Release
 from kplan.framework.runtime import Framework
 from kplan.plugins import in_tree_registry
 from kplan.scheduler.simulate import SchedulerHandle
 from tests.builders import make_node, make_pod, make_snapshot
 
-DEFAULT_POINTS = {
+#: v1.34.1's default profile (reference 1.2): DynamicResources does not score
+POINTS_1_34 = {
     "preEnqueue": ["SchedulingGates", "DynamicResources", "DefaultPreemption"],
     "queueSort": ["PrioritySort"],
     "preFilter": ["NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
@@ -34,9 +36,15 @@ DEFAULT_POINTS = {
     "bind": ["DefaultBinder"],
     "postBind": [],
 }
-DEFAULT_WEIGHTS = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "VolumeBinding": 1,
-                   "PodTopologySpread": 2, "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1,
-                   "ImageLocality": 1}
+WEIGHTS_1_34 = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "VolumeBinding": 1,
+                "PodTopologySpread": 2, "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1,
+                "ImageLocality": 1}
+#: the default release's (1.35, v1.35.4) default profile: DynamicResources scores with weight 2
+#: (#134711), after InterPodAffinity as in the MultiPoint list; it has no PreScore
+DEFAULT_POINTS = {**POINTS_1_34, "score": ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
+                                          "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+                                          "NodeResourcesBalancedAllocation", "ImageLocality"]}
+DEFAULT_WEIGHTS = {**WEIGHTS_1_34, "DynamicResources": 2}
 
 
 def cfg(**top: Any) -> dict[str, Any]:
@@ -55,8 +63,9 @@ def on(*names: str | tuple[str, int]) -> list[dict[str, Any]]:
     return out
 
 
-def load(doc: dict[str, Any] | None) -> SchedulerConfig:
-    return load_config(doc, in_tree_registry())
+def load(doc: dict[str, Any] | None, version: str | None = None) -> SchedulerConfig:
+    release = Release.of(version) if version else None
+    return load_config(doc, in_tree_registry(release), release)
 
 
 def error_of(doc: dict[str, Any]) -> str:
@@ -67,12 +76,17 @@ def error_of(doc: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------------------ defaults
 
-def test_no_file_gives_the_default_profile() -> None:
-    c = load(None)
+@pytest.mark.parametrize("version, points, weights", [
+    pytest.param(None, DEFAULT_POINTS, DEFAULT_WEIGHTS, id="the default release, 1.35"),
+    pytest.param("1.34", POINTS_1_34, WEIGHTS_1_34, id="1.34"),
+])
+def test_no_file_gives_the_default_profile(version: str | None, points: dict[str, list[str]],
+                                           weights: dict[str, int]) -> None:
+    c = load(None, version)
     (p,) = c.profiles
     assert p.scheduler_name == "default-scheduler"
-    assert p.points == DEFAULT_POINTS
-    assert p.weights == DEFAULT_WEIGHTS
+    assert p.points == points
+    assert p.weights == weights
     assert (c.parallelism, c.percentage_of_nodes_to_score, c.pod_initial_backoff_seconds,
             c.pod_max_backoff_seconds, p.percentage_of_nodes_to_score) == (16, 0, 1, 10, None)
 
@@ -113,6 +127,8 @@ def test_profile_names_default_only_for_a_single_profile() -> None:
 
 
 # ------------------------------------------------------------------------------ worked examples (1.5.7)
+# the reference's worked examples are v1.34.1's: a and b are checked at 1.34 (at 1.35 the score list
+# has DynamicResources after InterPodAffinity, as test_no_file_gives_the_default_profile shows)
 
 EXAMPLE_A = plugins(score={"enabled": on(("NodeResourcesBalancedAllocation", 5), ("ImageLocality", 3))})
 EXAMPLE_B = plugins(score={"disabled": on("PodTopologySpread", "TaintToleration")})
@@ -121,23 +137,23 @@ EXAMPLE_C = plugins(multiPoint={"disabled": on("*"), "enabled": on("NodeResource
 
 
 def test_worked_example_a_moves_reweighted_score_plugins_to_the_front() -> None:
-    p = load(EXAMPLE_A).profiles[0]
+    p = load(EXAMPLE_A, "1.34").profiles[0]
     assert p.points["score"] == ["NodeResourcesBalancedAllocation", "ImageLocality", "TaintToleration",
                                  "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread",
                                  "InterPodAffinity"]
-    assert p.weights == {**DEFAULT_WEIGHTS, "NodeResourcesBalancedAllocation": 5, "ImageLocality": 3}
+    assert p.weights == {**WEIGHTS_1_34, "NodeResourcesBalancedAllocation": 5, "ImageLocality": 3}
     assert {k: v for k, v in p.points.items() if k != "score"} == {
-        k: v for k, v in DEFAULT_POINTS.items() if k != "score"}
+        k: v for k, v in POINTS_1_34.items() if k != "score"}
 
 
 def test_worked_example_b_disables_scoring_only() -> None:
-    p = load(EXAMPLE_B).profiles[0]
+    p = load(EXAMPLE_B, "1.34").profiles[0]
     assert p.points["score"] == ["NodeAffinity", "NodeResourcesFit", "VolumeBinding", "InterPodAffinity",
                                  "NodeResourcesBalancedAllocation", "ImageLocality"]
     assert {n: p.weights[n] for n in p.points["score"]} == {
         "NodeAffinity": 2, "NodeResourcesFit": 1, "VolumeBinding": 1, "InterPodAffinity": 2,
         "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
-    assert p.points["preScore"] == DEFAULT_POINTS["preScore"]
+    assert p.points["preScore"] == POINTS_1_34["preScore"]
     assert "TaintToleration" in p.points["filter"] and "PodTopologySpread" in p.points["filter"]
 
 

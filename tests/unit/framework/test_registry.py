@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from kplan.framework.registry import PluginSpec, Registry, points_of
+from kplan.framework.release import Release
 from kplan.plugins import in_tree_registry
 
 #: reference 1.2: the points each default plugin serves in v1.34.1 (what its Go type implements)
@@ -33,11 +34,16 @@ REFERENCE_POINTS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(REFERENCE_POINTS))
-def test_an_in_tree_plugin_implements_the_points_of_its_upstream_type(name: str) -> None:
-    spec = in_tree_registry().get(name)
+#: what changed in 1.35 (v1.35.4): DynamicResources implements ScorePlugin (#134711)
+POINTS_1_35 = {**REFERENCE_POINTS, "DynamicResources": REFERENCE_POINTS["DynamicResources"] | {"score"}}
+
+
+@pytest.mark.parametrize(("version", "name"), [("1.34", n) for n in sorted(REFERENCE_POINTS)]
+                         + [("1.35", n) for n in sorted(POINTS_1_35)])
+def test_an_in_tree_plugin_implements_the_points_of_its_upstream_type(version: str, name: str) -> None:
+    spec = in_tree_registry(Release.of(version)).get(name)
     assert spec is not None and spec.upstream and spec.in_tree
-    assert spec.points == REFERENCE_POINTS[name]
+    assert spec.points == (REFERENCE_POINTS if version == "1.34" else POINTS_1_35)[name]
 
 
 class _ScoreOnly:
