@@ -254,7 +254,9 @@ class DraState:
         try:
             claims = self.lookup(pod)
         except ClaimLookupError:
-            claims = [c for c in self.claims.values() if c.owner_uid == pod.uid]
+            claims = []
+        # and the claims the pod owns outside its spec (the scheduler's claim for its extended resources)
+        claims += [c for c in self.claims.values() if c.owner_uid == pod.uid and c not in claims]
         for claim in claims:
             current = self.claims.get(claim.key)
             if current is None:

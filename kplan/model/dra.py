@@ -6,7 +6,9 @@ shape; v1beta1 puts a request's fields directly on the request and a device's at
 
 Fields that exist only behind feature gates that are off in 1.34 (device taints, partitionable
 devices, consumable capacity, binding conditions) are refused with a one-line error naming the
-object and field: kplan does not model them, and ignoring them would give wrong answers.
+object and field: kplan does not model them, and ignoring them would give wrong answers. A
+DeviceClass's ``extendedResourceName`` (DRAExtendedResource, KEP-5004) is kept: the releases
+whose gate is on use it (plugins/dra/extended.py), the others ignore it as their scheduler does.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ MAX_DEVICES_PER_CLAIM = 32
 DELETE_PROTECTION = "resource.kubernetes.io/delete-protection"
 #: the annotation the resourceclaim controller puts on claims it creates from templates
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+#: the annotation (value "true") of the claim the scheduler creates for a pod's extended resources
+EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
+#: every DeviceClass also serves the extended resource ``<prefix><class name>`` (the implicit name)
+DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 API_GROUP = "resource.k8s.io"
 SERVED_VERSIONS = ("v1", "v1beta2", "v1beta1")
 KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
@@ -68,6 +74,12 @@ class DeviceClass:
     #: CEL expressions of spec.selectors, in order
     selectors: tuple[str, ...] = ()
     source: str = ""
+    #: spec.extendedResourceName: pods requesting this extended resource get devices of the class
+    #: (where the node does not advertise the resource itself); "" for none
+    extended_resource_name: str = ""
+    #: metadata.creationTimestamp, seconds since the epoch; None when the input has none (the
+    #: newer of two classes naming one extended resource wins it)
+    created: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -177,6 +177,23 @@ class FeatureFacts:
 NO_FEATURE_FACTS = FeatureFacts()
 
 
+@dataclass(frozen=True, slots=True)
+class ContainerDeviceRequests:
+    """One container's requests of extended resources that DRA may serve (DRAExtendedResource,
+    KEP-5004): what the scheduler turns into the requests of the claim it creates for the pod."""
+
+    #: the container's index in initContainers followed by containers
+    index: int
+    #: a non-sidecar init container (it runs before the others and may reuse their devices)
+    short_lived: bool
+    #: every resource the container requests, sorted by name: a request's position names the
+    #: claim's device request (``container-<index>-request-<position>``)
+    requested: tuple[str, ...]
+    #: extended resource name → the request as an integer, None where it is not one (such a
+    #: request gets no devices, as Quantity.AsInt64 fails upstream)
+    amounts: Mapping[str, int | None]
+
+
 @dataclass(frozen=True, eq=False, slots=True)
 class Pod:
     """A pod as the scheduler sees it, immutable: admission and binding make new Pods
@@ -225,6 +242,8 @@ class Pod:
     local_volumes: tuple[str, ...] = ()
     #: spec.resourceClaims, in order
     resource_claims: tuple[PodClaim, ...] = ()
+    #: the containers that request extended resources, in initContainers + containers order
+    device_requests: tuple[ContainerDeviceRequests, ...] = ()
     #: status.resourceClaimStatuses: (pod claim name, claim name or None), in order
     claim_statuses: tuple[tuple[str, str | None], ...] = ()
     #: what its status says of an in-place resize, for the releases' rules of what a running pod

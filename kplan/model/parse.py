@@ -13,12 +13,13 @@ from types import MappingProxyType
 from typing import Any
 
 from kplan.errors import InputError
-from kplan.model.dra import PodClaim
+from kplan.model.dra import DEVICE_CLASS_RESOURCE_PREFIX, PodClaim
 from kplan.model.objects import (
     EMPTY,
     HONOR,
     IGNORE,
     NO_FEATURE_FACTS,
+    ContainerDeviceRequests,
     FeatureFacts,
     HostPort,
     ImageState,
@@ -388,6 +389,7 @@ def is_tracked_resource(name: str) -> bool:
 
 
 ResourceList = dict[str, int]  # resource name → nanos
+_NANOS = 10**9
 
 
 def _resource_list(v: Any, where: Where, path: str) -> ResourceList:
@@ -583,13 +585,33 @@ def _owners(md: Mapping[str, Any], where: Where) -> tuple[OwnerRef, ...]:
 class _PodResources:
     """What a pod's containers, pod-level resources and overhead give the scheduler."""
 
-    __slots__ = ("requests", "limits", "nonzero_cpu", "nonzero_mem", "score_cpu", "score_mem")
+    __slots__ = ("requests", "limits", "nonzero_cpu", "nonzero_mem", "score_cpu", "score_mem", "device_requests")
 
     def __init__(self, requests: dict[str, int], limits: dict[str, int], nonzero_cpu: int, nonzero_mem: int,
-                 score_cpu: int, score_mem: int) -> None:
+                 score_cpu: int, score_mem: int, device_requests: tuple[ContainerDeviceRequests, ...] = ()) -> None:
         self.requests, self.limits = requests, limits
         self.nonzero_cpu, self.nonzero_mem = nonzero_cpu, nonzero_mem
         self.score_cpu, self.score_mem = score_cpu, score_mem
+        self.device_requests = device_requests
+
+
+def is_dra_extended_resource_name(name: str) -> bool:
+    """IsDRAExtendedResourceName (pkg/scheduler/util): an extended resource, or a device class's
+    implicit ``deviceclass.resource.kubernetes.io/<class>``."""
+    return name.startswith(DEVICE_CLASS_RESOURCE_PREFIX) or (
+        "/" in name and "kubernetes.io/" not in name and not name.startswith("requests."))
+
+
+def _device_requests(containers: list[_Container], inits: list[_Container]) -> tuple[ContainerDeviceRequests, ...]:
+    """The containers (init containers first) that request extended resources DRA may serve."""
+    out = []
+    for i, c in enumerate(inits + containers):
+        amounts = {k: (q // _NANOS if q % _NANOS == 0 else None)
+                   for k, q in c.requests.items() if is_dra_extended_resource_name(k)}
+        if amounts:
+            out.append(ContainerDeviceRequests(i, i < len(inits) and not c.sidecar, tuple(sorted(c.requests)),
+                                               MappingProxyType(amounts)))
+    return tuple(out)
 
 
 def _pod_level(spec: Mapping[str, Any], containers: list[_Container], inits: list[_Container],
@@ -631,7 +653,8 @@ def _pod_resources(spec: Mapping[str, Any], where: Where) -> _PodResources:
 
     return _PodResources(to_resources(exact), to_resources(limits),
                          _to_int("cpu", node_nonzero.get("cpu", 0)), _to_int("memory", node_nonzero.get("memory", 0)),
-                         _to_int("cpu", score_nonzero.get("cpu", 0)), _to_int("memory", score_nonzero.get("memory", 0)))
+                         _to_int("cpu", score_nonzero.get("cpu", 0)), _to_int("memory", score_nonzero.get("memory", 0)),
+                         _device_requests(containers, inits))
 
 
 
@@ -899,6 +922,7 @@ def parse_pod(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False)
         feature_facts=_feature_facts(spec),
         local_volumes=fields.local_volumes,
         resource_claims=fields.claims,
+        device_requests=resources.device_requests,
         claim_statuses=claim_statuses,
         resize=resize,
         start_time=parse_time(status.get("startTime"), where, "status.startTime"),

@@ -24,7 +24,8 @@ from kplan.model.dra import (
     ResourceSlice,
     SubRequest,
 )
-from kplan.model.parse import Where, _int, _labels, _list, _map, _str, parse_node_selector_term
+from kplan.model.name_rules import qualified_name
+from kplan.model.parse import Where, _int, _labels, _list, _map, _str, parse_node_selector_term, parse_time
 from kplan.model.quantity import QuantityError, parse_quantity
 from kplan.model.selectors import NodeSelector
 
@@ -71,8 +72,21 @@ def parse_device_class(d: Mapping[str, Any], source: str = "") -> DeviceClass:
     _, name, where = _named(d, source, "DeviceClass", False)
     _version(d, where)
     spec = _map(d.get("spec"), where, "spec")
-    _refuse(spec, where, "spec", "extendedResourceName")
-    return DeviceClass(name, _selectors(spec.get("selectors"), where, "spec.selectors"), source)
+    extended = _str(spec.get("extendedResourceName"), where, "spec.extendedResourceName")
+    if spec.get("extendedResourceName") is not None and not is_extended_resource_name(extended):
+        raise where.fail("spec.extendedResourceName", f'Invalid value: "{extended}": must be a valid extended '
+                         "resource name")
+    md = _map(d.get("metadata"), where, "metadata")
+    return DeviceClass(name, _selectors(spec.get("selectors"), where, "spec.selectors"), source, extended,
+                       parse_time(md.get("creationTimestamp"), where, "metadata.creationTimestamp"))
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """v1helper.IsExtendedResourceName: a resource in a domain of its own (not kubernetes.io's),
+    not a quota's "requests." form, and a qualified name with that prefix."""
+    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
+        return False
+    return not qualified_name("requests." + name)
 
 
 # ---------------------------------------------------------------------------- ResourceSlice

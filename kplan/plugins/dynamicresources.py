@@ -8,6 +8,11 @@ what it sees (reference section 4). Its state is shared, not copied, by CycleSta
 
 What the resourceclaim controller does (claims from templates, freeing a deleted pod's claims)
 lives in cluster/dra.py; the structured allocator in plugins/dra/structured.py.
+
+With DRAExtendedResource on (1.36, 1.37), a pod requesting an extended resource that a DeviceClass
+serves gets one more claim, the scheduler's own (plugins/dra/extended.py): built in memory at
+PreFilter, given per node the requests for the resources DRA serves there, allocated with the pod's
+claims, and created at PreBind.
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.dra import CLAIM_ADD, CLAIM_UPDATE, ClaimLookupError, DraState, InUseView, consumer
+from kplan.errors import UnsupportedError
 from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD, NODE_UPDATE_ALLOCATABLE, NODE_UPDATE_LABEL, ClusterEvent
+from kplan.framework.features import Gate
 from kplan.framework.interfaces import (
     FilterPlugin,
     Handle,
@@ -39,8 +46,9 @@ from kplan.framework.interfaces import (
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
-from kplan.model.dra import DELETE_PROTECTION, Allocation, ResourceClaim
+from kplan.model.dra import DELETE_PROTECTION, Allocation, DeviceClass, ResourceClaim
 from kplan.model.objects import Pod
+from kplan.plugins.dra import extended as ext
 from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory, SelectorCache
 from kplan.plugins.dra.summary import NodeSummaries
 from kplan.plugins.helper import PluginBase, default_normalize
@@ -53,6 +61,7 @@ _CANNOT_ALLOCATE_ID = reason_id(CANNOT_ALLOCATE)
 #: slots of one group of a Go swiss-table map (abi.SwissMapGroupSlots)
 _GO_MAP_GROUP_SLOTS = 8
 _NOT_AVAILABLE_ID = reason_id(NOT_AVAILABLE)
+_CANNOT_FIT_ID = reason_id(ext.CANNOT_FIT)
 
 
 @dataclass(frozen=True)
@@ -139,6 +148,18 @@ class DraCycle:
     #: per node id of the run's summaries: the allocator's verdict, if known at PreFilter
     plan: np.ndarray | None = None
     spec_id: int = -1
+    #: DRAExtendedResource: the in-memory claim for the pod's extended resources (None: none),
+    #: the extended resource → class mapping it was built with
+    special: ResourceClaim | None = None
+    mapping: Mapping[str, DeviceClass] = field(default_factory=dict)
+    #: per node variant (extended.filter_extended_resources) met so far: the claims allocated on
+    #: such nodes (the pod's own, then the special claim built for the variant), their spec id
+    #: and the allocator's verdicts per node id
+    variants: dict[ext.NodeVariant, tuple[list[ResourceClaim], int, np.ndarray]] = field(default_factory=dict)
+    #: node name → its variant, for the nodes Filter passed
+    node_variant: dict[str, ext.NodeVariant] = field(default_factory=dict)
+    #: node name → the special claim allocated there (Filter's successes)
+    special_results: dict[str, tuple[ResourceClaim, Allocation]] = field(default_factory=dict)
 
 
 def dra_state(handle: Handle) -> DraState:
@@ -174,14 +195,17 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         st = DraCycle()
         # written first, empty: a rejection below leaves PostFilter "no new claims to deallocate"
         state.write(_STATE, st)
-        if not pod.resource_claims:
+        extended = self._extended and bool(pod.device_requests)
+        if not pod.resource_claims and not extended:
             return None, skip(NAME)
         dra = self.dra
         try:
             claims = dra.lookup(pod)
         except ClaimLookupError as e:
             return None, Status(Code.UNRESOLVABLE, (str(e),), NAME)
-        if not claims:
+        if extended:
+            st.special = self._pre_filter_extended_resources(pod, st)
+        if not claims and st.special is None:
             return None, skip(NAME)
         to_allocate = []
         for i, claim in enumerate(claims):
@@ -210,13 +234,35 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             to_allocate.append(claim)
         st.claims = claims
         st.to_allocate = to_allocate
-        if to_allocate:
+        if to_allocate or st.special is not None:
             summaries = self._summaries()
             summaries.node_ids(self.handle.snapshot.table)
             st.allocator = Allocator(dra.slices, dra.classes, InUseView(dra), summaries.inventory)
-            st.spec_id = summaries.spec_id(to_allocate)
-            st.plan = summaries.plan(st.allocator, to_allocate, st.spec_id)
+            if st.special is None:
+                st.spec_id = summaries.spec_id(to_allocate)
+                st.plan = summaries.plan(st.allocator, to_allocate, st.spec_id)
         return None, OK
+
+    @property
+    def _extended(self) -> bool:
+        """DRAExtendedResource (feature.Features' EnableDRAExtendedResource)."""
+        return self.handle.release.enabled(Gate.DRA_EXTENDED_RESOURCE)
+
+    def _pre_filter_extended_resources(self, pod: Pod, st: DraCycle) -> ResourceClaim | None:
+        """preFilterExtendedResources: the in-memory claim when a class serves one of the pod's
+        extended resources. A claim an earlier attempt created for the pod is not modelled (its
+        clean-up runs through Filter, PostFilter's deletion and a retry)."""
+        mapping = ext.extended_mapping(self.dra)
+        if not ext.has_device_class_mapped_extended_resource(pod, mapping):
+            return None
+        found = ext.find_extended_resource_claim(pod, (c for c in self.dra.claims.values()
+                                                       if c.namespace == pod.namespace))
+        if found is not None:
+            raise UnsupportedError(f"pod {pod.key}: ResourceClaim {found.key} holds its extended resources from an "
+                                   "earlier scheduling attempt; kplan does not model the scheduler's clean-up of it "
+                                   "(delete the claim from the input)")
+        st.mapping = mapping
+        return ext.in_memory_claim(pod)
 
     def _summaries(self) -> NodeSummaries:
         """The run's inventory and node summaries (slices and classes do not change during a run)."""
@@ -230,6 +276,8 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
     def filter(self, state: CycleState, pod: Pod, table: Any, rows: np.ndarray) -> Verdicts:
         st: DraCycle | None = state.read(_STATE)
         n = len(rows)
+        if st is not None and st.special is not None:
+            return self._filter_extended(st, pod, table, np.asarray(rows))
         if st is None or not st.claims:
             return Verdicts.passing(n)
         rows = np.asarray(rows)
@@ -245,24 +293,90 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             st.results.update(found)
             codes[~ok], reasons[~ok] = Code.UNRESOLVABLE, _CANNOT_ALLOCATE_ID
             passing = ok.nonzero()[0].tolist()
-        if st.selectors:
-            # claims allocated already: the node must be one their allocation can be used on
-            # (recorded for PostFilter only where allocation succeeded, as upstream)
-            for k in passing:
-                node = table.nodes[int(rows[k])]
-                unavailable = [i for i, sel in st.selectors.items() if not sel.matches(node.name, node.labels)]
-                if unavailable:
-                    for i in unavailable:
-                        st.unavailable.setdefault(i)
-                    codes[k], reasons[k] = Code.UNRESOLVABLE, _NOT_AVAILABLE_ID
+        self._check_selectors(st, table, rows, passing, codes, reasons)
         return Verdicts(codes, reasons, bool(codes.any()))
+
+    @staticmethod
+    def _check_selectors(st: DraCycle, table: Any, rows: np.ndarray, passing: Any, codes: np.ndarray,
+                         reasons: np.ndarray) -> None:
+        """Claims allocated already: the node must be one their allocation can be used on
+        (recorded for PostFilter only where allocation succeeded, as upstream)."""
+        if not st.selectors:
+            return
+        for k in passing:
+            node = table.nodes[int(rows[k])]
+            unavailable = [i for i, sel in st.selectors.items() if not sel.matches(node.name, node.labels)]
+            if unavailable:
+                for i in unavailable:
+                    st.unavailable.setdefault(i)
+                codes[k], reasons[k] = Code.UNRESOLVABLE, _NOT_AVAILABLE_ID
+
+    def _filter_extended(self, st: DraCycle, pod: Pod, table: Any, rows: np.ndarray) -> Verdicts:
+        """Filter for a pod with the special claim: each node's variant
+        (filterExtendedResources), then the allocator per variant on the nodes of that variant,
+        with the pod's own claims and the special claim built for it."""
+        n = len(rows)
+        codes = np.zeros(n, dtype=np.int8)
+        reasons = np.zeros(n, dtype=np.int32)
+        names = sorted(r for r in pod.requests if r in st.mapping or "/" in r)
+        seen: dict[tuple[int | None, ...], ext.NodeVariant] = {}
+        groups: dict[ext.NodeVariant, list[int]] = {}
+        for k in range(n):
+            alloc = table.nodes[int(rows[k])].allocatable
+            key = tuple(alloc.get(r) for r in names)
+            v = seen.get(key)
+            if v is None:
+                v = seen[key] = ext.filter_extended_resources(pod, st.mapping, alloc, bool(st.claims))
+            groups.setdefault(v, []).append(k)
+        passing: list[int] = []
+        summaries = self._summaries()
+        for v, ks in groups.items():
+            if v == ext.FAIL:
+                codes[ks], reasons[ks] = Code.UNRESOLVABLE, _CANNOT_FIT_ID
+                continue
+            if v == ext.PASS:
+                for k in ks:
+                    st.node_variant[table.nodes[int(rows[k])].name] = v
+                continue
+            assert st.allocator is not None and isinstance(v, tuple)
+            claims, spec_id, plan = self._variant(st, pod, v)
+            sub = rows[ks]
+            try:
+                ok, found = summaries.allocate_rows(st.allocator, table, sub, claims, spec_id, plan)
+            except AllocatorError as e:
+                raise PluginError(NAME, str(e)) from None
+            special = claims[-1]
+            for node_name, results in found.items():
+                st.results[node_name] = results[:-1]
+                st.special_results[node_name] = (special, results[-1])
+            for j, k in enumerate(ks):
+                if ok[j]:
+                    passing.append(k)
+                    st.node_variant[table.nodes[int(rows[k])].name] = v
+                else:
+                    codes[k], reasons[k] = Code.UNRESOLVABLE, _CANNOT_ALLOCATE_ID
+        self._check_selectors(st, table, rows, sorted(passing), codes, reasons)
+        return Verdicts(codes, reasons, bool(codes.any()))
+
+    def _variant(self, st: DraCycle, pod: Pod, v: tuple[str, ...]) -> tuple[list[ResourceClaim], int, np.ndarray]:
+        """The claims to allocate on nodes of variant ``v``, their spec id and the allocator's
+        verdicts per node id (built once per cycle and variant)."""
+        found = st.variants.get(v)
+        if found is None:
+            assert st.allocator is not None
+            requests, _ = ext.create_requests(pod, v, st.mapping)
+            claims = [*st.to_allocate, ext.in_memory_claim(pod, requests)]
+            summaries = self._summaries()
+            spec_id = summaries.spec_id(claims)
+            found = st.variants[v] = (claims, spec_id, summaries.plan(st.allocator, claims, spec_id))
+        return found
 
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[None, Status]:
         st: DraCycle | None = state.read(_STATE)
         if st is None:
             # an earlier PreFilter plugin stopped the cycle before this one wrote its state
             return None, Status(Code.ERROR, ("not found",), NAME)
-        if not st.claims:
+        if not st.claims and st.special is None:
             return None, Status(Code.UNSCHEDULABLE, ("no new claims to deallocate",), NAME)
         for i in self._deallocation_order(list(st.unavailable)):
             claim = self.dra.claims.get(st.claims[i].key)
@@ -290,6 +404,8 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
 
     def reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
         st: DraCycle | None = state.read(_STATE)
+        if st is not None and st.special is not None:
+            return self._reserve_extended(st, pod, node)
         if st is None or not st.to_allocate:
             return OK
         results = st.results.get(node)
@@ -304,10 +420,35 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             self.dra.set_in_flight(dataclasses.replace(claim, allocation=alloc, finalizers=finalizers))
         return OK
 
+    def _reserve_extended(self, st: DraCycle, pod: Pod, node: str) -> Status:
+        """Reserve with the special claim: nothing on a node where the device plugin serves every
+        extended resource and the pod has no claims; else every claim to allocate (the special
+        one last) goes in flight with its allocation."""
+        v = st.node_variant.get(node)
+        if v == ext.PASS:
+            return OK
+        results = st.results.get(node)
+        special = st.special_results.get(node)
+        if (results is None or special is None) and st.allocator is not None and isinstance(v, tuple):
+            claims, spec_id, _ = self._variant(st, pod, v)
+            decided = self._summaries().decided(st.allocator, node, spec_id)
+            if decided is not None:
+                results, special = decided[:-1], (claims[-1], decided[-1])
+        if results is None or special is None:
+            return Status(Code.ERROR, ("claim allocation not found for node",), NAME)
+        for claim, alloc in [*zip(st.to_allocate, results, strict=True), special]:
+            finalizers = claim.finalizers if DELETE_PROTECTION in claim.finalizers else \
+                claim.finalizers + (DELETE_PROTECTION,)
+            self.dra.set_in_flight(dataclasses.replace(claim, allocation=alloc, finalizers=finalizers))
+        st.special_results[node] = special
+        return OK
+
     def unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
         st: DraCycle | None = state.read(_STATE)
         if st is None:
             return
+        if st.special is not None:
+            self.dra.pop_in_flight(st.special.uid)
         for claim in st.claims:
             self.dra.pop_in_flight(claim.uid)
             current = self.dra.claims.get(claim.key)
@@ -332,7 +473,36 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             dra.write(dataclasses.replace(current, reserved_for=current.reserved_for + (consumer(pod),)))
             # written before the in-flight entry goes, so that the devices never look free between
             dra.pop_in_flight(claim.uid)
+        if st.special is not None:
+            self._bind_extended_claim(st, pod, node)
         return OK
+
+    def _bind_extended_claim(self, st: DraCycle, pod: Pod, node: str) -> None:
+        """bindClaim for the special claim: created with its allocation and the pod's reservation,
+        unless the node's device plugin serves everything (and the pod has no claims). A special
+        claim that no container maps to a request (the pod's own claims on a node whose device
+        plugin serves every extended resource) makes kube-scheduler's PreBind fail, on every retry
+        ("nil or empty request mappings"): kplan does not model binding failures and says so."""
+        v = st.node_variant.get(node)
+        assert st.special is not None
+        if v == ext.PASS or not isinstance(v, tuple):
+            return
+        dra = self.dra
+        allocated = dra.in_flight.get(st.special.uid)
+        _, mapped = ext.create_requests(pod, v, st.mapping)
+        if not mapped:
+            dra.pop_in_flight(st.special.uid)
+            raise UnsupportedError(
+                f'pod {pod.key}: kube-scheduler\'s PreBind fails on node {node} ("nil or empty request mappings, no '
+                f'update of pod {pod.key} ExtendedResourceClaimStatus"): the pod has ResourceClaims and the node\'s '
+                "device plugin serves every extended resource that a DeviceClass also serves, so the scheduler's "
+                "own claim for them is empty; kplan does not model binding failures")
+        claim = st.special_results[node][0]
+        name = ext.generated_name(pod)
+        dra.write(dataclasses.replace(
+            claim, name=name, uid=f"{pod.namespace}/{name}", reserved_for=(consumer(pod),),
+            allocation=allocated.allocation if allocated is not None else None, finalizers=(DELETE_PROTECTION,)))
+        dra.pop_in_flight(st.special.uid)
 
     def explain_rejection(self, pod: Pod, table: Any, row: int) -> str:
         """kplan's own account (plugins/dra/diagnose.py): which claim and request fail on the node, and why."""

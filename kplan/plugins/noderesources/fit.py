@@ -43,6 +43,7 @@ from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import Node, Pod
 from kplan.model.parse import is_scalar_resource
+from kplan.plugins.dra.extended import extended_mapping
 from kplan.plugins.helper import (
     PluginBase,
     ShapePoint,
@@ -232,6 +233,9 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
                 if more is not None:
                     requested[k] += more
         short = wanted > alloc - requested
+        delegated = self.delegated(checked, alloc)
+        if delegated is not None:
+            short &= ~delegated
         if not short.any() and not too_many.any():
             return Verdicts.passing(n)  # the usual outcome: every node fits
         # bit 0: too many pods; bit k+1: the k-th checked resource is short. One reason set per
@@ -284,16 +288,23 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         grid = np.ix_(np.array(cols, dtype=np.int64), rows)
         free = (table.alloc_t[grid] - table.requested_t[grid]).T + per_pod.sum(axis=1) - held
         slots = table.allowed_pods.take(rows) - table.pod_count.take(rows) + counts - reserved[:, -1]
-        fits_all = (slots >= 1) & (wanted <= free).all(axis=1)
+        delegated = self.delegated(checked, table.alloc_t[grid])
+        skip = np.zeros((k_rows, len(cols)), dtype=bool) if delegated is None else delegated.T
+        fits_all = (slots >= 1) & ((wanted <= free) | skip).all(axis=1)
         victim = np.zeros((k_rows, width), dtype=bool)
         for j in range(width):
             present = j < counts
             after = free - per_pod[:, j]
-            keep = present & (slots - 1 >= 1) & (wanted <= after).all(axis=1)
+            keep = present & (slots - 1 >= 1) & ((wanted <= after) | skip).all(axis=1)
             free = np.where(keep[:, None], after, free)
             slots = slots - keep
             victim[:, j] = present & ~keep
         return fits_all, victim
+
+    def delegated(self, checked: list[tuple[str, int]], alloc: np.ndarray) -> np.ndarray | None:
+        """Per checked resource and node (``alloc`` is their allocatable), whether Filter leaves
+        the resource to DynamicResources there (shouldDelegateResourceToDRA); None: nowhere."""
+        return None
 
     # -------------------------------------------------------------------------- score
 
@@ -420,9 +431,32 @@ def _scaled_down(pod: Pod, event: ClusterEvent) -> bool:
 
 
 class NodeResourcesFitDelegatedSigning(NodeResourcesFit):
-    """NodeResourcesFit from 1.36: with DRAExtendedResource on, SignPod refuses only a pod that
-    requests an extended resource served by DRA (a DeviceClass's extendedResourceName, which
-    kplan's inputs cannot have: it refuses that field), where 1.35 refused every pod."""
+    """NodeResourcesFit from 1.36 with DRAExtendedResource on (KEP-5004): an extended resource a
+    DeviceClass serves (its extendedResourceName or implicit
+    ``deviceclass.resource.kubernetes.io/<class>``) is left to DynamicResources on every node whose
+    allocatable does not have it above 0 (shouldDelegateResourceToDRA), in Filter and in
+    preemption's dry run; SignPod refuses only a pod that requests such a resource, where 1.35
+    refused every pod."""
+
+    def _mapping(self) -> Mapping[str, Any]:
+        if not self.handle.release.enabled(Gate.DRA_EXTENDED_RESOURCE):
+            return {}
+        dra = self.handle.snapshot.dra
+        if dra is None or not dra.classes:
+            return {}
+        return extended_mapping(dra)
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        mapping = self._mapping()
+        if any(q and name in mapping for name, q in pod.requests.items()):
+            return None  # signature disabled when DRA extended resources are used in the cluster
         return ((signers.RESOURCES, signers.requests(pod)),)
+
+    def delegated(self, checked: list[tuple[str, int]], alloc: np.ndarray) -> np.ndarray | None:
+        mapping = self._mapping()
+        mapped = [k for k, (name, _) in enumerate(checked) if name in mapping]
+        if not mapped:
+            return None
+        out = np.zeros(alloc.shape, dtype=bool)
+        out[mapped] = alloc[mapped] <= 0
+        return out
