@@ -74,6 +74,10 @@ _BALANCE_SCENARIOS = (
     "priority-1100054", "resources-1100000", "resources-1100010", "resources-1100020", "resources-1100030",
     "resources-1100040", "resources-1100050", "sampling-1100008", "sampling-1100018", "sampling-1100028",
     "sampling-1100038", "sampling-1100048", "sampling-1100058",
+    # confirmed the same way with tests/fidelity/confirm.py (--disable-score NodeResourcesBalancedAllocation)
+    "spread-1100003", "spread-1100013", "spread-1100023", "spread-1100033", "spread-1100043", "spread-1100053",
+    "storage-1100000", "storage-1100002", "storage-1100003", "storage-1100004", "storage-1100005",
+    "scale-affinity-1100000-n2000", "scale-mixed-1100000-n3000", "scale-preemption-1100000-n2500",
 )
 for _name in _BALANCE_SCENARIOS:
     EXPLANATIONS[("1.35", "1.36", _name)] = _BALANCE
