@@ -29,7 +29,7 @@ import bisect
 import dataclasses
 import heapq
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kplan.model.objects import Node, Pod
@@ -504,55 +504,73 @@ class StorageState:
             self._complete_binding(claim, pv)
 
     def settle(self, nodes: Mapping[str, Node]) -> None:
-        """The PV controller and provisioners, before scheduling starts (syncUnboundClaim).
+        """The PV controller and provisioners, before scheduling starts: ``settle_claim`` for every
+        claim, in input order. The writes are the input's steady state, not events."""
+        names = sorted(self.pvs)
+        for key in list(self.pvcs):
+            self.settle_claim(key, nodes.get, names)
+        self._events.clear()
+
+    def create_claim(self, claim: PersistentVolumeClaim, node: Callable[[str], Node | None]) -> None:
+        """A claim created during the run (a StatefulSet's for a replica it adds), unless one of
+        that name exists (the controller creates it only then, and uses the existing one as it is):
+        DefaultStorageClass admission, then the PV controller's ``settle_claim``. Its writes
+        are events (``drain_events``)."""
+        if claim.key in self.pvcs:
+            return
+        self.add_claim(claim)
+        self.settle_claim(claim.key, node)
+
+    def settle_claim(self, key: str, node: Callable[[str], Node | None], names: Sequence[str] | None = None) -> None:
+        """The PV controller's syncUnboundClaim for one claim (and the provisioner it may call).
 
         A claim naming a volume is bound to it if the volume is free or already its own and
         fits (size, class, access modes, volume mode). An unbound claim that does not wait for
         a consumer is bound to the best matching volume (findBestMatchForClaim: the smallest
-        set of access modes, then the smallest volume), else dynamically provisioned if its
-        class can provision. A waiting claim whose provisioning already started (the
-        selected-node annotation) is provisioned on that node. Claims are handled in input
-        order."""
-        names = sorted(self.pvs)
-        for key in list(self.pvcs):
-            claim = self.pvcs[key]
-            if claim.fully_bound or claim.deleting:
-                continue
-            if claim.volume_name:
-                pv = self.pvs.get(claim.volume_name)
-                if pv is None:
-                    continue
-                if pv.claim_ref is None:
-                    fits = (pv.capacity >= (claim.request or 0) and pv.class_name == claim.class_name
-                            and check_access_modes(claim, pv) and pv.volume_mode == claim.volume_mode)
-                    if fits:
-                        self._complete_binding(claim, pv)
-                elif is_volume_bound_to_claim(pv, claim):
+        set of access modes, then the smallest volume; among equals the first of ``names``,
+        the PV names in order), else dynamically provisioned if its class can provision. A
+        waiting claim whose provisioning already started (the selected-node annotation) is
+        provisioned on that node."""
+        claim = self.pvcs[key]
+        if claim.fully_bound or claim.deleting:
+            return
+        if claim.volume_name:
+            pv = self.pvs.get(claim.volume_name)
+            if pv is None:
+                return
+            if pv.claim_ref is None:
+                fits = (pv.capacity >= (claim.request or 0) and pv.class_name == claim.class_name
+                        and check_access_modes(claim, pv) and pv.volume_mode == claim.volume_mode)
+                if fits:
                     self._complete_binding(claim, pv)
-                continue
-            claim = self.admit_claim(claim)
-            self.pvcs[key] = claim
-            delay = self.is_delay_binding(claim)
-            groups: dict[frozenset[str], list[PersistentVolume]] = {}
-            # a waiting claim can only be bound here to a volume that already names it
-            candidates = [self.pvs[n] for n in names] if not delay else \
-                [v for v in self.pvs.values() if v.claim_ref is not None and is_volume_bound_to_claim(v, claim)]
-            for pv in candidates:
-                modes = frozenset(pv.access_modes)
-                if set(claim.access_modes) <= modes:
-                    groups.setdefault(modes, []).append(pv)
-            best = None
-            for modes in sorted(groups, key=lambda m: (len(m), sorted(m))):
-                best = find_matching_volume(claim, groups[modes], None, delay_binding=delay)
-                if best is not None:
-                    break
+            elif is_volume_bound_to_claim(pv, claim):
+                self._complete_binding(claim, pv)
+            return
+        claim = self.admit_claim(claim)
+        self.pvcs[key] = claim
+        delay = self.is_delay_binding(claim)
+        groups: dict[frozenset[str], list[PersistentVolume]] = {}
+        # a waiting claim can only be bound here to a volume that already names it
+        if delay:
+            candidates = [v for v in self.pvs.values() if v.claim_ref is not None and is_volume_bound_to_claim(v, claim)]
+        else:
+            candidates = [self.pvs[n] for n in (names if names is not None else sorted(self.pvs))]
+        for pv in candidates:
+            modes = frozenset(pv.access_modes)
+            if set(claim.access_modes) <= modes:
+                groups.setdefault(modes, []).append(pv)
+        best = None
+        for modes in sorted(groups, key=lambda m: (len(m), sorted(m))):
+            best = find_matching_volume(claim, groups[modes], None, delay_binding=delay)
             if best is not None:
-                self._complete_binding(claim, best)
-                continue
-            if delay:
-                selected = claim.annotations.get(ANN_SELECTED_NODE)
-                if selected and selected in nodes:
-                    self.provision(claim, nodes[selected])
-                continue
-            self.provision(claim, None)
-        self._events.clear()
+                break
+        if best is not None:
+            self._complete_binding(claim, best)
+            return
+        if delay:
+            selected = claim.annotations.get(ANN_SELECTED_NODE)
+            chosen = node(selected) if selected else None
+            if chosen is not None:
+                self.provision(claim, chosen)
+            return
+        self.provision(claim, None)

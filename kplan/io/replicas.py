@@ -4,16 +4,20 @@ The file's object goes through what creating it would do (io/apply.py): a Pod th
 admission (LimitRange defaults, ephemeral claims, priority); a Deployment, ReplicaSet,
 ReplicationController, StatefulSet or Job through its controller's expansion, so the replicas
 carry the controller's labels and owner (a ReplicaSet's selector switches on default topology
-spreading, as it does for the real pods). The existing pods of the same workload stay. Replica k
-is named ``<name>-capacity-<k>``; a StatefulSet's replicas take the next ordinals instead, with
-their pod-name and pod-index labels. Replicas of a pod with resource claims from templates get
-claims of their own when they are created (Simulation.add_pending, as the resourceclaim
-controller makes them); claims named by ``resourceClaimName`` are shared by every replica.
+spreading, as it does for the real pods). The existing pods of the same workload stay. Each
+replica is created as the first one was (admission included), named ``<name>-capacity-<k>``; a
+StatefulSet's replicas are its controller's pods of the next ordinals instead (pod-name and
+pod-index labels, hostname), each with the claims of its volumeClaimTemplates
+(``<template>-<set>-<ordinal>``). A replica's PersistentVolumeClaims (those, and its ephemeral
+volumes' ``<pod>-<volume>``) come with it and are created in the run just before it
+(Simulation.create_claims), unless a claim of that name exists. Replicas of a pod with resource
+claims from templates get claims of their own when they are created (Simulation.add_pending, as
+the resourceclaim controller makes them); claims named by ``resourceClaimName`` are shared by
+every replica.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,11 +26,12 @@ from kplan.io.apply import Applier
 from kplan.model.admission import admit_priority, with_builtin_classes
 from kplan.model.json_tree import copy_tree
 from kplan.model.objects import Pod
-from kplan.model.parse import parse_selecting_object
+from kplan.model.parse import parse_persistent_volume_claim, parse_selecting_object
 from kplan.model.raw import RawObject
 from kplan.scenario import Inputs
-from kplan.workloads import expand
-from kplan.workloads.statefulset import POD_INDEX_LABEL, POD_NAME_LABEL
+from kplan.whatif.capacity import Replica
+from kplan.workloads import NameGenerator, expand
+from kplan.workloads.creation import create_pod_object
 
 REPLICATED_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "Job", "CronJob")
 
@@ -79,6 +84,14 @@ def declared_pods(inputs: Inputs, target: RawObject, seed: int) -> list[Pod]:
     return [p for p in inputs.pending if applier.controls(kind, ns, name, p)]
 
 
+def ordered_ready(target: RawObject) -> bool:
+    """A StatefulSet whose controller creates a pod only once the one before it runs (OrderedReady,
+    the default podManagementPolicy)."""
+    spec = target.doc.get("spec")
+    policy = spec.get("podManagementPolicy") if isinstance(spec, dict) else None
+    return target.doc.get("kind") == "StatefulSet" and (policy or "OrderedReady") == "OrderedReady"
+
+
 def _one(doc: dict[str, Any], kind: str) -> dict[str, Any]:
     d = copy_tree(doc)
     spec = d.setdefault("spec", {})
@@ -96,44 +109,39 @@ def _one(doc: dict[str, Any], kind: str) -> dict[str, Any]:
     return d
 
 
-#: why a StatefulSet with volumeClaimTemplates gets no extra replicas
-CLAIMS_NOT_ADDED = ("more replicas of a StatefulSet with volumeClaimTemplates would each need claims of their own, "
-                    "which kplan capacity does not create: only the declared replicas are counted")
-
-
-def replica_factory(inputs: Inputs, obj: RawObject, *, seed: int) -> tuple[Pod, Callable[[int], Pod] | None, str]:
-    """(the template pod, replica k → a fresh pod, "Kind namespace/name"). ``inputs`` gains what creating the workload adds
-    (the selectors of its ReplicaSets); its pending pods are unchanged. No replica function (None)
-    for a StatefulSet with volumeClaimTemplates: see CLAIMS_NOT_ADDED."""
+def replica_factory(inputs: Inputs, obj: RawObject, *, seed: int) -> tuple[Pod, Callable[[int], Replica], str]:
+    """(the template pod, replica k → a fresh Replica, "Kind namespace/name"). ``inputs`` gains what
+    creating the workload adds (the selectors of its ReplicaSets); its pending pods and storage are
+    unchanged: a replica's claims are created in the run, just before it."""
     doc = obj.doc
     kind = str(doc.get("kind"))
     raw_md = doc.get("metadata")
     md: dict[str, Any] = dict(raw_md) if isinstance(raw_md, dict) else {}
     applier = Applier(inputs, keep_existing=True, seed=seed)
+    ns = str(md.get("namespace") or "default")
+    name = str(md.get("name") or "")
     if kind == "Pod":
         d = copy_tree(doc)
-        d["metadata"] = {**md, "namespace": str(md.get("namespace") or "default")}
+        d["metadata"] = {**md, "namespace": ns}
         if (d.get("spec") or {}).get("nodeName"):
-            raise InputError(f"{obj.source}: Pod {d['metadata']['namespace']}/{md.get('name')}: spec.nodeName is set; "
+            raise InputError(f"{obj.source}: Pod {ns}/{md.get('name')}: spec.nodeName is set; "
                              "the scheduler never places such a pod")
-        template = applier.create_pod(d, obj.source)
-        base, ordinal = template.name, None
+        pod_doc, source = d, obj.source
+        ordinal = None
     elif kind in REPLICATED_KINDS:
-        ns = str(md.get("namespace") or "default")
-        name = str(md.get("name") or "")
-        d = _one({**doc, "metadata": {**md, "namespace": ns}}, kind)
+        one = _one({**doc, "metadata": {**md, "namespace": ns}}, kind)
         replica_sets = [o.doc for o in inputs.other.get("ReplicaSet", [])
                         if (o.doc.get("metadata") or {}).get("namespace", "default") == ns]
-        exp = expand(d, obj.source, seed=seed, nodes=inputs.nodes, existing=d, existing_replicasets=replica_sets)
+        exp = expand(one, obj.source, seed=seed, nodes=inputs.nodes, existing=one, existing_replicasets=replica_sets)
         if not exp.pods:
             raise InputError(f"{obj.source}: {exp.key}: its controller creates no pod (suspended or paused?)")
         if kind in ("ReplicaSet", "StatefulSet", "ReplicationController"):
-            applier._select(parse_selecting_object(d, obj.source))
+            applier._select(parse_selecting_object(one, obj.source))
         for created in exp.created:
             if created.get("kind") == "ReplicaSet":
                 applier._select(parse_selecting_object(created, f"{obj.source}: {exp.key}"))
-        template = applier.create_pod(exp.pods[0], f"{obj.source}: {exp.key}")
-        base = name
+        source = f"{obj.source}: {exp.key}"
+        pod_doc = exp.pods[0]
         ordinal = None
         if kind == "StatefulSet":
             taken = [int(p.name.rsplit("-", 1)[1]) for p in inputs.running + inputs.pending
@@ -141,17 +149,35 @@ def replica_factory(inputs: Inputs, obj: RawObject, *, seed: int) -> tuple[Pod, 
             ordinal = max(taken, default=-1) + 1
     else:
         raise InputError(f"{obj.source}: expected a Pod or one of {', '.join(REPLICATED_KINDS)}, found kind {kind!r}")
-    explicit = inputs.explicit.get(template.uid, (False, False))
-    template = admit_priority(template, with_builtin_classes(inputs.priority_classes), *explicit)
+    classes = with_builtin_classes(inputs.priority_classes)
+    limit_ranges = applier._limit_ranges(ns)
+    first = create_pod_object(copy_tree(pod_doc), source, limit_ranges, lambda: "")
+    explicit = first.explicit
+    template = admit_priority(first.pod, classes, *explicit)
+    claim_uids = NameGenerator(seed, f"PersistentVolumeClaim/capacity/{kind}/{ns}/{name}")
 
-    def replica(k: int) -> Pod:
+    def replica(k: int) -> Replica:
+        uid = f"{template.uid}-capacity-{k}"
+        claims: list[dict[str, Any]] = []
         if ordinal is not None:
-            n = ordinal + k - 1
-            labels = {**template.labels, POD_NAME_LABEL: f"{base}-{n}", POD_INDEX_LABEL: str(n)}
-            return dataclasses.replace(template, name=f"{base}-{n}", uid=f"{template.uid}-capacity-{k}",
-                                       labels=labels, nominated_node="")
-        return dataclasses.replace(template, name=f"{base}-capacity-{k}", uid=f"{template.uid}-capacity-{k}",
-                                   nominated_node="")
+            # the StatefulSet controller's pod and claims for the next ordinal, as for its declared replicas
+            one = _one({**doc, "metadata": {**md, "namespace": ns}}, kind)
+            one["spec"]["ordinals"] = {"start": ordinal + k - 1}
+            exp = expand(one, obj.source, seed=seed, nodes=inputs.nodes, existing=one)
+            d = exp.pods[0]
+            claims = exp.claims
+            for claim in claims:
+                claim["metadata"]["uid"] = claim_uids.uid()
+        else:
+            d = copy_tree(pod_doc)
+            d["metadata"] = {**d["metadata"], "name": f"{template.name if kind == 'Pod' else name}-capacity-{k}"}
+        d["metadata"] = {**d["metadata"], "uid": uid}
+        status = d.get("status")
+        if isinstance(status, dict):
+            d["status"] = {k2: v for k2, v in status.items() if k2 != "nominatedNodeName"}
+        created = create_pod_object(d, source, limit_ranges, claim_uids.uid)
+        pod = admit_priority(created.pod, classes, *explicit)
+        parsed = tuple(parse_persistent_volume_claim(c, f"{source}: claim") for c in [*claims, *created.claims])
+        return Replica(pod, parsed)
 
-    claims = kind == "StatefulSet" and bool((doc.get("spec") or {}).get("volumeClaimTemplates"))
-    return template, None if claims else replica, f"{kind} {template.namespace}/{base}"
+    return template, replica, f"{kind} {template.namespace}/{template.name if kind == 'Pod' else name}"

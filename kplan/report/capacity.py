@@ -47,7 +47,8 @@ class CapacityDocument:
     workload: str
     pod: PodRef
     declared: Declared
-    #: false when no replica beyond the declared ones was tried (``message`` says why)
+    #: false when no replica beyond the declared ones was tried (``message`` says why: an
+    #: OrderedReady StatefulSet whose declared pod does not run)
     more_counted: bool
     replicas: int
     placements: dict[str, int]
@@ -60,11 +61,16 @@ class CapacityDocument:
 
 
 def capacity_document(template: Pod, workload: str, out: CapacityOutcome, limit: int, *, declared: int = 0,
-                      declared_fit: int = 0, message: str | None = None) -> CapacityDocument:
-    more_counted = message is None
-    if message is None:
-        message = out.failed.message if out.failed is not None else \
-            f"stopped at the limit of {limit} replica{'' if limit == 1 else 's'}; more may fit"
+                      declared_fit: int = 0) -> CapacityDocument:
+    more_counted = out.held_by is None
+    message: str | None
+    if out.held_by is not None:
+        message = (f"its controller creates no more replicas while {out.held_by.key} does not run "
+                   "(podManagementPolicy OrderedReady)")
+    elif out.failed is not None:
+        message = out.failed.message
+    else:
+        message = f"stopped at the limit of {limit} replica{'' if limit == 1 else 's'}; more may fit"
     return CapacityDocument(
         workload=workload,
         pod=PodRef(namespace=template.namespace, name=template.name, priority=template.priority),

@@ -24,7 +24,8 @@ from kplan.framework.diagnosis import FitError
 from kplan.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, ClusterEvent
 from kplan.framework.registry import Registry
 from kplan.framework.runtime import Framework, Nominator
-from kplan.model.objects import Pod, PodDisruptionBudget, Replaced, evolve_pod
+from kplan.model.objects import Node, Pod, PodDisruptionBudget, Replaced, evolve_pod
+from kplan.model.storage import PersistentVolumeClaim
 from kplan.scheduler.cycle import CycleResult, Scheduler
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.queue import SECOND, US, Location, QueuedPod, SchedulingQueue
@@ -261,6 +262,27 @@ class Simulation:
         self.enqueue(q)
         self._changed_since_error = True
         return q
+
+    def create_claims(self, claims: Sequence[PersistentVolumeClaim]) -> None:
+        """A controller creates PersistentVolumeClaims now, before the pod that uses them (a
+        StatefulSet's claims of a replica it adds): each one whose name is not taken, through
+        DefaultStorageClass admission and the PV controller (StorageState.create_claim: a claim
+        that does not wait for a consumer is bound or provisioned at once, as at the start of a
+        run). Their writes are offered to the waiting pods."""
+        storage = self.snapshot.storage
+        if storage is None or not claims:
+            return
+        table = self.snapshot.table
+
+        def node(name: str) -> Node | None:
+            row = table.row_of.get(name)
+            return table.nodes[row] if row is not None else None
+
+        for claim in claims:
+            storage.create_claim(claim, node)
+        for kind, obj in storage.drain_events():
+            self.offer(ClusterEvent(kind, obj=obj))
+        self._changed_since_error = True
 
     def enqueue(self, q: QueuedPod) -> None:
         """A pod is created: PreEnqueue, then activeQ or the pool."""

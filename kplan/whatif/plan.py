@@ -36,7 +36,7 @@ from kplan.scheduler.cycle import CycleResult
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.queue import QueuedPod
 from kplan.scheduler.simulate import Observer, Simulation, SimulationResult
-from kplan.whatif.capacity import CapacityOutcome, fill
+from kplan.whatif.capacity import CapacityOutcome, Replica, fill
 from kplan.whatif.changes import Applied, Change, CloneNode, apply_changes
 from kplan.whatif.diff import WhatIfDiff, diff_results, running_on_nodes
 from kplan.whatif.search import Placed, SearchResult, fewest_for_most, smallest_passing
@@ -422,10 +422,11 @@ class Planner:
 
     # -------------------------------------------------------------------------- capacity
 
-    def capacity(self, make_replica: Callable[[int], Pod], limit: int) -> CapacityOutcome:
+    def capacity(self, make_replica: Callable[[int], Replica], limit: int, *,
+                 ordered_after: Sequence[str] = ()) -> CapacityOutcome:
         _, _, sim = self.simulation(stage="capacity")
         sim.start()
-        return fill(sim, make_replica, limit)
+        return fill(sim, make_replica, limit, ordered_after=ordered_after)
 
 
 def rejections(sim: Simulation, pod: Pod, rows: Sequence[int]) -> list[Status | None]:
