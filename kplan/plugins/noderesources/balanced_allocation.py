@@ -28,6 +28,7 @@ from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, PreScorePlugin, S
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import is_scalar_resource
+from kplan.plugins.dra.extended import extended_mapping
 from kplan.plugins.helper import PluginBase
 from kplan.plugins.noderesources.cpu_memory import CpuMemoryLoad, cpu_memory_allocatable
 from kplan.plugins.noderesources.fit import (
@@ -132,6 +133,13 @@ class BalanceChangeAllocation(NodeResourcesBalancedAllocation):
     refuses only pods that request an extended resource served by DRA (none in kplan's inputs)."""
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
+        """1.36's SignPod: refuses only a pod requesting an extended resource a DeviceClass serves
+        (with DRAExtendedResource on), as NodeResourcesFit does."""
+        dra = self.handle.snapshot.dra
+        if self.handle.release.enabled(Gate.DRA_EXTENDED_RESOURCE) and dra is not None and dra.classes:
+            mapping = extended_mapping(dra)
+            if any(q and name in mapping for name, q in pod.requests.items()):
+                return None
         return ((signers.RESOURCES, signers.requests(pod)),)
 
     def _scores(self, requested: np.ndarray, allocated: Callable[[], np.ndarray], alloc: np.ndarray,
