@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -66,6 +66,16 @@ class WhatIf:
     until_fit: UntilFit | None = None
     #: one answer per --until-fit template, in the order given
     until_fits: list[UntilFit] = dataclasses.field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class FreshNode:
+    """One new node like a template, with the DaemonSet pods it starts with."""
+
+    #: pending pods (namespace/name) that its filters reject, each with the first rejecting status
+    blocked: dict[str, Status]
+    #: resource name (and "pods") → what its daemon pods leave of its allocatable
+    room: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -251,10 +261,18 @@ class Planner:
                               inputs: Inputs | None = None) -> dict[str, Status]:
         """Pods (by namespace/name) that do not pass the filters on one new empty node like ``template``.
 
-        The node is added to the cluster as it is before any pending pod is placed. Such a pod
-        can never fit on nodes like it: adding more of them changes nothing it is rejected for
-        (its labels, taints or size). ``pods`` limits the check to some pods.
+        The node is added to the cluster as it is before any pending pod is placed, with the
+        DaemonSet pods it starts with. Such a pod can never fit on nodes like it: adding more of
+        them changes nothing it is rejected for (its labels, taints or size). ``pods`` limits the
+        check to some pods.
         """
+        return self.fresh_node(template, pods, inputs).blocked
+
+    def fresh_node(self, template: str | Node, pods: Sequence[str] | None = None,
+                   inputs: Inputs | None = None) -> FreshNode:
+        """One new node like ``template`` as a pending pod finds it: ``blocked_on_empty_node``'s
+        pods, and the room its DaemonSet pods leave (they run before the pending pods are retried
+        on it)."""
         changed, applied = self.changed([CloneNode(template, 1)], inputs)
         _, built, sim = self.simulation(changed)
         row = built.snapshot.row_of(applied.added_nodes[0])
@@ -267,7 +285,11 @@ class Planner:
             status = rejections(sim, pod, [row])[0]
             if status is not None:
                 out[pod.key] = status
-        return out
+        table = built.snapshot.table
+        room = {r: max(int(table.alloc[row, col]) - int(table.requested[row, col]), 0)
+                for col, r in enumerate(table.res.names)}
+        room["pods"] = max(int(table.allowed_pods[row]) - int(table.pod_count[row]), 0)
+        return FreshNode(out, room)
 
     # -------------------------------------------------------------------------- what-if
 
@@ -308,7 +330,8 @@ class Planner:
             return base, UntilFit(name, 0, "every pending pod already fits", {0: True}, all_fit=True,
                                   placed_at={0: _placed(base.result)}), base
         misfits = _misfits(base.result)
-        blocked = self.blocked_on_empty_node(template, misfits, changed)
+        fresh = self.fresh_node(template, misfits, changed)
+        blocked = fresh.blocked
         never = tuple(NeverFits(key, status) for key, status in blocked.items())
         hopeful = [key for key in misfits if key not in blocked]
         if not hopeful:
@@ -319,7 +342,7 @@ class Planner:
             return base, UntilFit(name, None, reason, {0: False}, never=never,
                                   placed_at={0: _placed(base.result)}), base
 
-        bound = self.lower_bound(base, template, changed, hopeful)
+        bound = self.lower_bound(base, template, changed, hopeful, fresh.room)
         if bound is not None and bound > limit:
             return base, UntilFit(name, None, f"at least {bound} nodes like {name} are needed (the pending pods' "
                                   f"requests exceed the free room), above the limit of {limit}", {0: False}, bound,
@@ -358,14 +381,16 @@ class Planner:
                              still_pending=still, placed_at=placed_at), base
 
     def lower_bound(self, base: Run, template: str | Node, inputs: Inputs,
-                    only: Collection[str] | None = None) -> int | None:
+                    only: Collection[str] | None = None, room: Mapping[str, int] | None = None) -> int | None:
         """Fewer nodes like the template than this cannot fit every pod: the pending pods that did
         not fit need more of some resource than all free room plus that many template nodes.
 
-        Only valid when no pod is evicted (then the room of running pods never frees up), so
-        None when a pending pod could preempt one of the placed pods.
+        A template node's room is what its DaemonSet pods leave of its allocatable (``room``, as
+        ``fresh_node`` measures it on one new node; each added node runs the same daemon pods:
+        they are bound to their node and the new nodes are alike); without ``room``, it is
+        measured here. Only valid when no pod is evicted (then the room of running pods never
+        frees up), so None when a pending pod could preempt one of the placed pods.
         """
-        node = template if isinstance(template, Node) else next(n for n in inputs.nodes if n.name == template)
         result = base.result
         table = result.snapshot.table
         placed = [p for row in table.pods for p in row]
@@ -389,16 +414,17 @@ class Planner:
                 usable &= table.taint_ids != tid
         if not any(tolerates(tols, UNSCHEDULABLE_TAINT) for tols in tolerations):
             usable &= ~table.unschedulable
+        if room is None:
+            room = self.fresh_node(template, [], inputs).room
         bound = 1
         for r, want in need.items():
+            per_node = room.get(r, 0)
             if r == "pods":
                 free = int(np.maximum(table.allowed_pods - table.pod_count, 0)[usable].sum())
-                per_node = int(node.allocatable.get("pods", 0))
             else:
                 col = table.res.get(r)
                 free = (int(np.maximum(table.alloc[:, col] - table.requested[:, col], 0)[usable].sum())
                         if col is not None else 0)
-                per_node = int(node.allocatable.get(r, 0))
             if want > free and per_node > 0:
                 bound = max(bound, -(-(want - free) // per_node))
         return bound

@@ -146,6 +146,26 @@ def test_one_2cpu_node_a_1cpu_daemonset_and_three_600m_pods_need_two_more_nodes(
     assert sorted(o.node for o in w.after.result.overhead) == ["n1-whatif-1", "n1-whatif-2"]
 
 
+BOUND_CASES = [
+    # n1 (2 cpu) holds 20 of the 60 100m pods; a fresh node keeps 1 cpu after its agent: 10 pods each.
+    # Counting the node's whole 2 cpu, the bound would say 2
+    ("the agent's cpu is not room: the bound is the answer", "1", 4, 4),
+    # an agent bigger than the node stays pending there and takes nothing: 2 cpu, 20 pods a node
+    ("an agent too big for the node takes no room", "3", 2, 2),
+]
+
+
+@pytest.mark.parametrize("agent_cpu, bound, count", [c[1:] for c in BOUND_CASES], ids=[c[0] for c in BOUND_CASES])
+def test_the_until_fit_lower_bound_leaves_out_the_room_daemon_pods_take_on_new_nodes(agent_cpu, bound, count):
+    p = planner([node_doc("n1"), daemonset("agent", cpu=agent_cpu)], [deployment("web", 60, "100m")])
+    w = p.whatif([], until_fit="n1", limit=16)
+    assert w.until_fit is not None
+    assert (w.until_fit.lower_bound, w.until_fit.count) == (bound, count)
+    # the bound is a true lower bound: the search never probed below it (the count one below fails)
+    assert all(k == 0 or k >= bound - 1 for k in w.until_fit.probes)
+    assert w.until_fit.probes.get(count - 1) in (None, False)
+
+
 def test_daemon_pods_are_placed_before_a_pending_pod_of_higher_priority_which_may_then_preempt_them():
     high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
     # n1 is cordoned: the pending pod can only go to the clone, which its DaemonSet pod filled
