@@ -57,6 +57,20 @@ def _refuse(m: Mapping[str, Any], where: Where, path: str, *fields: str) -> None
             raise where.fail(f"{path}.{f}", _NOT_MODELLED)
 
 
+_BINDING_CONDITIONS = (
+    "kplan does not model device binding conditions (KEP-5007, DRADeviceBindingConditions: alpha and off in 1.34 "
+    "and 1.35, beta and on from 1.36): the scheduler then waits in PreBind until the device's driver or a "
+    "controller reports the conditions, up to DynamicResourcesArgs.bindingTimeout, and deallocates and retries on "
+    "a failure or a timeout, none of which an input can show; remove the field to treat the device as ready at once")
+
+
+def _refuse_binding_conditions(m: Mapping[str, Any], where: Where, path: str) -> None:
+    """A device's bindingConditions, bindingFailureConditions and bindsToNode (KEP-5007)."""
+    for f in ("bindingConditions", "bindingFailureConditions", "bindsToNode"):
+        if m.get(f) not in (None, [], {}, False):
+            raise where.fail(f"{path}.{f}", _BINDING_CONDITIONS)
+
+
 def _selectors(v: Any, where: Where, path: str) -> tuple[str, ...]:
     out = []
     for i, s in enumerate(_list(v, where, path)):
@@ -115,6 +129,7 @@ def _device(v: Any, version: str, where: Where, path: str) -> Device:
     if version == "v1beta1":
         body = _map(m.get("basic"), where, f"{path}.basic")
         path = f"{path}.basic"
+    _refuse_binding_conditions(body, where, path)
     _refuse(body, where, path, "taints", "consumesCounters", "bindingConditions", "bindingFailureConditions",
             "bindsToNode", "nodeName", "nodeSelector", "allNodes", "allowMultipleAllocations")
     attrs = {str(k): _attribute(x, where, f"{path}.attributes.{k}")

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from kplan.errors import UnsupportedError
+from kplan.errors import InputError, UnsupportedError
 from kplan.model.dra import DeviceClass
+from kplan.model.parse_dra import parse_device_class, parse_resource_slice
 from kplan.plugins.dra import extended as ext
 from tests.builders import make_node, make_pod, simulate
 from tests.unit.dra.test_dynamicresources import gpus, outcome, template
@@ -187,3 +188,36 @@ def test_a_pod_with_claims_on_a_node_whose_device_plugin_serves_everything_is_re
     with pytest.raises(UnsupportedError, match="nil or empty request mappings"):
         simulate(nodes, [pod], objects=[gpu_class(), gpu_class("other", None), gpus("n2", 1),
                                         template(cls="other")], release="1.36")
+
+
+# ------------------------------------------------------------------------ parsing
+
+PARSE_CASES = [
+    ("an extendedResourceName in the kubernetes.io domain",
+     lambda: parse_device_class({**gpu_class(resource="kubernetes.io/gpu")}, "c.yaml"),
+     r'c.yaml: DeviceClass gpu: spec.extendedResourceName: Invalid value: "kubernetes.io/gpu": must be a valid '
+     r"extended resource name"),
+    ("an extendedResourceName without a domain",
+     lambda: parse_device_class({**gpu_class(resource="gpu")}, "c.yaml"),
+     r"spec.extendedResourceName: Invalid value: \"gpu\""),
+    ("a device's binding conditions (KEP-5007)",
+     lambda: parse_resource_slice({**gpus("n1", 1), "spec": {**gpus("n1", 1)["spec"], "devices": [
+         {"name": "gpu-0", "bindingConditions": ["Attached"]}]}}, "s.yaml"),
+     r"s.yaml: ResourceSlice n1-gpu: spec.devices\[0\].bindingConditions: kplan does not model device binding "
+     r"conditions \(KEP-5007"),
+    ("a device bound to its node until binding (KEP-5007)",
+     lambda: parse_resource_slice({**gpus("n1", 1), "spec": {**gpus("n1", 1)["spec"], "devices": [
+         {"name": "gpu-0", "bindsToNode": True}]}}, "s.yaml"),
+     r"spec.devices\[0\].bindsToNode: kplan does not model device binding conditions"),
+]
+
+
+@pytest.mark.parametrize(("parse", "want"), [c[1:] for c in PARSE_CASES], ids=[c[0] for c in PARSE_CASES])
+def test_refused_inputs_name_file_object_and_field(parse: Any, want: str) -> None:
+    with pytest.raises(InputError, match=want):
+        parse()
+
+
+def test_a_device_class_keeps_its_extended_resource_name_and_creation_time() -> None:
+    c = parse_device_class(gpu_class(created="2025-01-01T00:00:00Z"))
+    assert (c.extended_resource_name, c.created) == (GPU_RES, 1735689600.0)
