@@ -28,6 +28,7 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from benchmarks.bench_simulate import release_words  # noqa: E402
 from benchmarks.peak_rss import MeasuredKplan  # noqa: E402
 
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -85,6 +86,8 @@ def main() -> None:
     ap.add_argument("--replicas", type=int, default=100)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kube-version", default=None, metavar="VERSION",
+                    help="the Kubernetes release kplan models (kplan's --kube-version; default: kplan's default)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cpath, dpath = os.path.join(tmp, "cluster.json"), os.path.join(tmp, "deployments.json")
@@ -96,8 +99,13 @@ def main() -> None:
         # files even where the environment turns them off (PYTHONDONTWRITEBYTECODE), and compile them
         # in one untimed run, or every timed run would pay for compiling kplan's sources
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        argv = [sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "github"]
+        release = ["--kube-version", a.kube_version] if a.kube_version else []
+        argv = [sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "github", *release]
         subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
+        # the release the runs model, as kplan's document names it (one more untimed run)
+        doc = subprocess.run([*argv[:-2 - len(release)], "-o", "json", *release], cwd=ROOT, capture_output=True,
+                             text=True, env=env).stdout
+        print(f"release: {release_words(json.loads(doc))}")
         walls = []
         for k in range(a.runs):
             t = time.perf_counter()
@@ -110,7 +118,7 @@ def main() -> None:
         pods = a.deployments * a.replicas
         # one more run, measured by the child itself (its start-up imports benchmarks/peak_rss.py,
         # so its wall time is not one of the above)
-        measured = MeasuredKplan(["simulate", dpath, "--cluster", cpath, "-o", "github"])
+        measured = MeasuredKplan(["simulate", dpath, "--cluster", cpath, "-o", "github", *release])
         subprocess.run(measured.argv, cwd=ROOT, capture_output=True, text=True, env=env)
         print(f"median: {statistics.median(walls):.2f} s wall for {pods} pods (targets: <= 2 s, and <= 1 s for the hostile-input issue), "
               f"{pods / statistics.median(walls):.0f} pods/s over the whole process, "
