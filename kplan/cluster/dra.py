@@ -26,9 +26,11 @@ from typing import Any
 
 from kplan.model.dra import (
     DELETE_PROTECTION,
+    FEATURES_OFF,
     POD_CLAIM_NAME_ANNOTATION,
     ConsumerRef,
     DeviceClass,
+    DeviceTaintRule,
     PodClaim,
     ResourceClaim,
     ResourceClaimTemplate,
@@ -59,8 +61,13 @@ class ClaimLookupError(Exception):
 
 class DraState:
     def __init__(self, classes: Iterable[DeviceClass] = (), slices: Iterable[ResourceSlice] = (),
-                 claims: Iterable[ResourceClaim] = (), templates: Iterable[ResourceClaimTemplate] = ()) -> None:
+                 claims: Iterable[ResourceClaim] = (), templates: Iterable[ResourceClaimTemplate] = (),
+                 taint_rules: Iterable[DeviceTaintRule] = ()) -> None:
         self.classes: dict[str, DeviceClass] = {c.name: c for c in classes}
+        #: DeviceTaintRules in input order (they count only with DRADeviceTaintRules on)
+        self.taint_rules: list[DeviceTaintRule] = list(taint_rules)
+        #: the allocator's features of the run's release (the DynamicResources plugin sets them)
+        self.features = FEATURES_OFF
         # lister order is unspecified upstream: a fixed one (by name) keeps runs reproducible
         self.slices: list[ResourceSlice] = sorted(slices, key=lambda s: s.name)
         self.templates: dict[str, ResourceClaimTemplate] = {t.key: t for t in templates}

@@ -142,8 +142,9 @@ GATES: Mapping[KubeVersion, Mapping[Gate, GateSpec]] = {
         Gate.DRA_ADMIN_ACCESS: GateSpec(True, _GA, locked=True),
         Gate.DRA_CONSUMABLE_CAPACITY: GateSpec(True, _B),
         Gate.DRA_DEVICE_BINDING_CONDITIONS: GateSpec(True, _B),
-        Gate.DRA_DEVICE_TAINT_RULES: GateSpec(True, _GA, locked=True),
-        Gate.DRA_DEVICE_TAINTS: GateSpec(True, _GA, locked=True),
+        # GA, not locked before 1.38 (kube_features.go: "LockToDefault: true in 1.38")
+        Gate.DRA_DEVICE_TAINT_RULES: GateSpec(True, _GA),
+        Gate.DRA_DEVICE_TAINTS: GateSpec(True, _GA),
         Gate.DRA_EXTENDED_RESOURCE: GateSpec(True, _GA, locked=True),
         Gate.DRA_PARTITIONABLE_DEVICES: GateSpec(True, _B),
         Gate.DRA_PRIORITIZED_LIST: GateSpec(True, _GA, locked=True),
@@ -180,7 +181,9 @@ MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
     V1_35: frozenset({(Gate.OPPORTUNISTIC_BATCHING, False)}),
     # the two storage gates that 1.37 turns on, either way (VolumeBinding's scorer, NodeVolumeLimits'
     # CSI-driver check)
-    V1_36: frozenset({(Gate.STORAGE_CAPACITY_SCORING, True), (Gate.VOLUME_LIMIT_SCALING, True)}),
+    # DRADeviceTaintRules on (beta, off by default: DeviceTaintRules' taints count) or DRADeviceTaints off
+    V1_36: frozenset({(Gate.STORAGE_CAPACITY_SCORING, True), (Gate.VOLUME_LIMIT_SCALING, True),
+                      (Gate.DRA_DEVICE_TAINT_RULES, True), (Gate.DRA_DEVICE_TAINTS, False)}),
     V1_37: frozenset({(Gate.STORAGE_CAPACITY_SCORING, False), (Gate.VOLUME_LIMIT_SCALING, False)}),
 }
 

@@ -4,11 +4,13 @@ resource.k8s.io/v1 and the beta versions kube-scheduler 1.34 still serves (v1bet
 shape; v1beta1 puts a request's fields directly on the request and a device's attributes under
 ``basic``). Inputs get the v1 defaults: allocationMode ExactCount, count 1.
 
-Fields that exist only behind feature gates that are off in 1.34 (device taints, partitionable
-devices, consumable capacity, binding conditions) are refused with a one-line error naming the
-object and field: kplan does not model them, and ignoring them would give wrong answers. A
-DeviceClass's ``extendedResourceName`` (DRAExtendedResource, KEP-5004) is kept: the releases
-whose gate is on use it (plugins/dra/extended.py), the others ignore it as their scheduler does.
+Device taints and tolerations (KEP-5055) and DeviceTaintRules are parsed here whatever the
+release; whether they count is the allocator's ``DeviceFeatures`` (the release's gates: with a gate
+off the API server drops such fields, so the allocator ignores them). Fields kplan does not model
+yet (partitionable devices, consumable capacity, binding conditions) are refused with a one-line
+error naming the object and field: ignoring them would give wrong answers. A DeviceClass's
+``extendedResourceName`` (DRAExtendedResource, KEP-5004) is kept: the releases whose gate is on
+use it (plugins/dra/extended.py), the others ignore it as their scheduler does.
 """
 
 from __future__ import annotations
@@ -39,10 +41,58 @@ EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-c
 DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 API_GROUP = "resource.k8s.io"
 SERVED_VERSIONS = ("v1", "v1beta2", "v1beta1")
-KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
+KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule")
+#: DeviceTaintRule: v1alpha3 (1.33–1.35), v1beta2 (1.36), v1 (1.37)
+TAINT_RULE_VERSIONS = ("v1", "v1beta2", "v1alpha3")
 
 #: attribute value: (type, value) with type one of "string", "int", "bool", "version"
 AttributeValue = tuple[str, Any]
+
+
+#: DeviceTaintEffect values that prevent allocation; any other effect (None, unknown) is ignored
+NO_SCHEDULE, NO_EXECUTE = "NoSchedule", "NoExecute"
+#: DeviceTolerationOperator values ("" is Equal, the API default)
+EQUAL, EXISTS = "Equal", "Exists"
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceTaint:
+    key: str
+    value: str = ""
+    effect: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceToleration:
+    key: str = ""
+    operator: str = EQUAL
+    value: str = ""
+    effect: str = ""
+
+    def tolerates(self, taint: DeviceTaint) -> bool:
+        """resourceclaim.ToleratesTaint: effect and key match when given, then Equal compares the
+        value and Exists does not; an unknown operator tolerates nothing."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator in ("", EQUAL):
+            return self.value == taint.value
+        return self.operator == EXISTS
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceFeatures:
+    """The allocator's optional behaviour (structured.Features), from the release's gates."""
+
+    #: DRADeviceTaints: NoSchedule/NoExecute taints keep a device from requests that do not tolerate them
+    device_taints: bool = False
+    #: DRADeviceTaintRules: DeviceTaintRule objects add taints to the devices they select
+    device_taint_rules: bool = False
+
+
+#: every optional behaviour off: kube-scheduler 1.34 and 1.35 with their default gates
+FEATURES_OFF = DeviceFeatures()
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +102,7 @@ class Device:
     attributes: Mapping[str, AttributeValue]
     #: capacity name → the quantity as written
     capacity: Mapping[str, str]
+    taints: tuple[DeviceTaint, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +143,7 @@ class SubRequest:
     mode: str = EXACT_COUNT
     count: int = 1
     admin_access: bool = False
+    tolerations: tuple[DeviceToleration, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +238,25 @@ class PodClaim:
     template_name: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceTaintRule:
+    """A DeviceTaintRule: its taint goes to every device its selector selects (an empty field
+    selects every value; a rule without selector selects nothing)."""
+
+    name: str
+    taint: DeviceTaint
+    driver: str | None = None
+    pool: str | None = None
+    device: str | None = None
+    selects_nothing: bool = False
+    source: str = ""
+
+    def selects(self, driver: str, pool: str, device: str) -> bool:
+        return not self.selects_nothing and self.driver in (None, driver) and self.pool in (None, pool) \
+            and self.device in (None, device)
+
+
 #: the resource.k8s.io objects of the inputs, each of its own type
-DraObject = DeviceClass | ResourceSlice | ResourceClaim | ResourceClaimTemplate
+DraObject = DeviceClass | ResourceSlice | ResourceClaim | ResourceClaimTemplate | DeviceTaintRule
 
 share_frozen_dataclasses(globals())

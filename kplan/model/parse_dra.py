@@ -7,8 +7,11 @@ from typing import Any
 
 from kplan.model.dra import (
     ALL,
+    EQUAL,
     EXACT_COUNT,
+    EXISTS,
     SERVED_VERSIONS,
+    TAINT_RULE_VERSIONS,
     Allocation,
     AttributeValue,
     ClaimSpec,
@@ -18,6 +21,9 @@ from kplan.model.dra import (
     DeviceClass,
     DeviceRequest,
     DeviceResult,
+    DeviceTaint,
+    DeviceTaintRule,
+    DeviceToleration,
     DraObject,
     ResourceClaim,
     ResourceClaimTemplate,
@@ -30,15 +36,53 @@ from kplan.model.quantity import QuantityError, parse_quantity
 from kplan.model.selectors import NodeSelector
 
 _NOT_MODELLED = "kplan does not model this feature (its feature gate is off in kube-scheduler 1.34)"
+#: DeviceTaintEffect values the API accepts
+_EFFECTS = ("NoExecute", "NoSchedule", "None")
 
 
-def _version(d: Mapping[str, Any], where: Where) -> str:
+def _version(d: Mapping[str, Any], where: Where, served: tuple[str, ...] = SERVED_VERSIONS) -> str:
     api = str(d.get("apiVersion") or "resource.k8s.io/v1")
     group, _, version = api.partition("/")
-    if group != "resource.k8s.io" or version not in SERVED_VERSIONS:
+    if group != "resource.k8s.io" or version not in served:
         raise where.fail("apiVersion", f'Unsupported value: "{api}": supported values: '
-                         + ", ".join(f'"resource.k8s.io/{v}"' for v in SERVED_VERSIONS))
+                         + ", ".join(f'"resource.k8s.io/{v}"' for v in served))
     return version
+
+
+def _effect(m: Mapping[str, Any], where: Where, path: str, *, required: bool) -> str:
+    effect = _str(m.get("effect"), where, f"{path}.effect")
+    if not effect and required:
+        raise where.fail(f"{path}.effect", "Required value")
+    if effect and effect not in _EFFECTS:
+        raise where.fail(f"{path}.effect", f'Unsupported value: "{effect}": supported values: '
+                         + ", ".join(f'"{e}"' for e in _EFFECTS))
+    return effect
+
+
+def _taint(v: Any, where: Where, path: str) -> DeviceTaint:
+    """A DeviceTaint: key required, effect required (None, NoSchedule or NoExecute)."""
+    m = _map(v, where, path)
+    key = _str(m.get("key"), where, f"{path}.key")
+    if not key:
+        raise where.fail(f"{path}.key", "Required value")
+    return DeviceTaint(key, _str(m.get("value"), where, f"{path}.value"), _effect(m, where, path, required=True))
+
+
+def _tolerations(v: Any, where: Where, path: str) -> tuple[DeviceToleration, ...]:
+    """A request's DeviceTolerations; operator defaults to Equal (API defaulting)."""
+    out = []
+    for i, t in enumerate(_list(v, where, path)):
+        p = f"{path}[{i}]"
+        m = _map(t, where, p)
+        op = _str(m.get("operator"), where, f"{p}.operator", EQUAL)
+        if op not in (EQUAL, EXISTS):
+            raise where.fail(f"{p}.operator", f'Unsupported value: "{op}": supported values: "Equal", "Exists"')
+        value = _str(m.get("value"), where, f"{p}.value")
+        if op == EXISTS and value:
+            raise where.fail(f"{p}.value", f'Invalid value: "{value}": must be empty for operator `Exists`')
+        out.append(DeviceToleration(_str(m.get("key"), where, f"{p}.key"), op, value,
+                                    _effect(m, where, p, required=False)))
+    return tuple(out)
 
 
 def _named(d: Mapping[str, Any], source: str, kind: str, namespaced: bool) -> tuple[str, str, Where]:
@@ -130,7 +174,7 @@ def _device(v: Any, version: str, where: Where, path: str) -> Device:
         body = _map(m.get("basic"), where, f"{path}.basic")
         path = f"{path}.basic"
     _refuse_binding_conditions(body, where, path)
-    _refuse(body, where, path, "taints", "consumesCounters", "bindingConditions", "bindingFailureConditions",
+    _refuse(body, where, path, "consumesCounters", "bindingConditions", "bindingFailureConditions",
             "bindsToNode", "nodeName", "nodeSelector", "allNodes", "allowMultipleAllocations")
     attrs = {str(k): _attribute(x, where, f"{path}.attributes.{k}")
              for k, x in _map(body.get("attributes"), where, f"{path}.attributes").items()}
@@ -144,7 +188,9 @@ def _device(v: Any, version: str, where: Where, path: str) -> Device:
         except (QuantityError, ValueError, TypeError):
             raise where.fail(f"{path}.capacity.{k}.value", f"expected a quantity, got {q!r}") from None
         caps[str(k)] = str(q)
-    return Device(name, attrs, caps)
+    taints = tuple(_taint(t, where, f"{path}.taints[{i}]")
+                   for i, t in enumerate(_list(body.get("taints"), where, f"{path}.taints")))
+    return Device(name, attrs, caps, taints)
 
 
 def parse_resource_slice(d: Mapping[str, Any], source: str = "") -> ResourceSlice:
@@ -178,7 +224,7 @@ def parse_resource_slice(d: Mapping[str, Any], source: str = "") -> ResourceSlic
 # ---------------------------------------------------------------------- claims and templates
 
 def _exact(m: Mapping[str, Any], name: str, where: Where, path: str, *, sub: bool) -> SubRequest:
-    _refuse(m, where, path, "capacity", "tolerations")
+    _refuse(m, where, path, "capacity")
     mode = _str(m.get("allocationMode"), where, f"{path}.allocationMode", EXACT_COUNT)
     if mode not in (EXACT_COUNT, ALL):
         raise where.fail(f"{path}.allocationMode", f'Unsupported value: "{mode}": supported values: "All", '
@@ -190,7 +236,8 @@ def _exact(m: Mapping[str, Any], name: str, where: Where, path: str, *, sub: boo
     if sub and admin:
         raise where.fail(f"{path}.adminAccess", "Forbidden: not supported in firstAvailable subrequests")
     return SubRequest(name, _str(m.get("deviceClassName"), where, f"{path}.deviceClassName"),
-                      _selectors(m.get("selectors"), where, f"{path}.selectors"), mode, count, admin)
+                      _selectors(m.get("selectors"), where, f"{path}.selectors"), mode, count, admin,
+                      _tolerations(m.get("tolerations"), where, f"{path}.tolerations"))
 
 
 def _request(v: Any, version: str, where: Where, path: str) -> DeviceRequest:
@@ -287,10 +334,29 @@ def parse_resource_claim_template(d: Mapping[str, Any], source: str = "") -> Res
                                  _labels(md.get("annotations"), where, "spec.metadata.annotations"), source)
 
 
+def parse_device_taint_rule(d: Mapping[str, Any], source: str = "") -> DeviceTaintRule:
+    """A DeviceTaintRule (v1alpha3, v1beta2 or v1): spec.deviceSelector's driver, pool and device
+    (each optional), spec.taint."""
+    _, name, where = _named(d, source, "DeviceTaintRule", False)
+    _version(d, where, TAINT_RULE_VERSIONS)
+    spec = _map(d.get("spec"), where, "spec")
+    _refuse(spec.get("deviceSelector") or {}, where, "spec.deviceSelector", "deviceClassName", "selectors")
+    taint = _taint(spec.get("taint"), where, "spec.taint")
+    if spec.get("deviceSelector") is None:
+        return DeviceTaintRule(name, taint, selects_nothing=True, source=source)
+    sel = _map(spec["deviceSelector"], where, "spec.deviceSelector")
+
+    def part(key: str) -> str | None:
+        return None if sel.get(key) is None else _str(sel[key], where, f"spec.deviceSelector.{key}")
+
+    return DeviceTaintRule(name, taint, part("driver"), part("pool"), part("device"), source=source)
+
+
 #: kind → the parser of a resource.k8s.io object
 DRA_PARSERS: dict[str, Callable[[Mapping[str, Any], str], DraObject]] = {
     "DeviceClass": parse_device_class,
     "ResourceSlice": parse_resource_slice,
     "ResourceClaim": parse_resource_claim,
     "ResourceClaimTemplate": parse_resource_claim_template,
+    "DeviceTaintRule": parse_device_taint_rule,
 }

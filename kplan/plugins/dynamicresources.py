@@ -45,8 +45,9 @@ from kplan.framework.interfaces import (
     ScorePlugin,
 )
 from kplan.framework.registry import ArgsError
+from kplan.framework.release import Release
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
-from kplan.model.dra import DELETE_PROTECTION, Allocation, DeviceClass, ResourceClaim
+from kplan.model.dra import DELETE_PROTECTION, Allocation, DeviceClass, DeviceFeatures, ResourceClaim
 from kplan.model.objects import Pod
 from kplan.plugins.dra import extended as ext
 from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory, SelectorCache
@@ -170,9 +171,22 @@ def dra_state(handle: Handle) -> DraState:
     return snapshot.dra
 
 
+def device_features(release: Release) -> DeviceFeatures:
+    """AllocatorFeatures (dynamicresources.go) and the ResourceSlice tracker's option, from the
+    release's gates (a gate the release does not know is off)."""
+    gates = release.gates
+    return DeviceFeatures(
+        device_taints=Gate.DRA_DEVICE_TAINTS in gates and release.enabled(Gate.DRA_DEVICE_TAINTS),
+        device_taint_rules=Gate.DRA_DEVICE_TAINT_RULES in gates and release.enabled(Gate.DRA_DEVICE_TAINT_RULES))
+
+
 class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,
                        PostFilterPlugin, ReservePlugin, PreBindPlugin, RejectionExplainer):
     name = NAME
+
+    def __init__(self, args: Any, handle: Handle) -> None:
+        super().__init__(args, handle)
+        self.features = device_features(handle.release)
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching, framework/signers.py)."""
@@ -180,7 +194,9 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
 
     @property
     def dra(self) -> DraState:
-        return dra_state(self.handle)
+        dra = dra_state(self.handle)
+        dra.features = self.features
+        return dra
 
     def pre_enqueue(self, pod: Pod) -> Status:
         if not pod.resource_claims:
@@ -268,9 +284,11 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         """The run's inventory and node summaries (slices and classes do not change during a run)."""
         dra = self.dra
         found = dra.caches.get("summaries")
-        if not isinstance(found, NodeSummaries) or not found.inventory.describes(dra.slices, dra.classes):
+        if not isinstance(found, NodeSummaries) or not found.inventory.describes(dra.slices, dra.classes,
+                                                                                  self.features):
             cache = dra.caches.setdefault("selectors", SelectorCache())
-            found = dra.caches["summaries"] = NodeSummaries(Inventory(dra.slices, dra.classes, cache), dra)
+            found = dra.caches["summaries"] = NodeSummaries(
+                Inventory(dra.slices, dra.classes, cache, self.features, dra.taint_rules), dra)
         return found
 
     def filter(self, state: CycleState, pod: Pod, table: Any, rows: np.ndarray) -> Verdicts:

@@ -20,7 +20,7 @@ from kplan.errors import InputError
 from kplan.framework.release import Release
 from kplan.model import storage as kinds
 from kplan.model.admission import admit_priority, with_builtin_classes
-from kplan.model.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from kplan.model.dra import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kplan.model.objects import Pod, PriorityClass, evolve_pod
 from kplan.scenario.inputs import HANDLED_KINDS, SELECTING_KINDS, Inputs
 from kplan.workloads.names import NameGenerator
@@ -200,7 +200,7 @@ def dra_state(inputs: Inputs, seed: int, running: list[Pod], pending: list[Pod])
     """The DRA objects, with the claims the resourceclaim controller creates from templates for
     each pending pod before the pod exists (scheduler-reference.md 13.1)."""
     dra = DraState(inputs.dra_of(DeviceClass), inputs.dra_of(ResourceSlice), inputs.dra_of(ResourceClaim),
-                   inputs.dra_of(ResourceClaimTemplate))
+                   inputs.dra_of(ResourceClaimTemplate), inputs.dra_of(DeviceTaintRule))
     for pod in running + pending:
         if pod.claim_statuses:  # most pods have none: every build walks them all
             dra.set_pod_statuses(pod, pod.claim_statuses)

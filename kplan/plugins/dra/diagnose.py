@@ -12,6 +12,8 @@ For each claim of the pod, in spec order, and each of its requests, on one node:
 * ``constraint``: every request has free devices, but no choice of them satisfies a
   ``matchAttribute`` constraint (the free devices' values of the attribute are listed);
 * ``together``: each request, and each claim, fits alone, but they compete for the same devices;
+* ``tainted``: enough devices match and are free, but too many of them carry a NoSchedule or
+  NoExecute taint the request does not tolerate (with DRADeviceTaints);
 * ``error``: the allocator stops with an error (an invalid selector, a pool being updated).
 
 The matching uses the allocator's own pieces (its pools, its selector cache, and the allocator
@@ -31,10 +33,18 @@ from dataclasses import dataclass
 from kplan.cluster.dra import ClaimLookupError, DraState, pod_claim_entries
 from kplan.model.dra import ALL, Device, ResourceClaim, ResourceSlice, SubRequest
 from kplan.model.objects import Pod
-from kplan.plugins.dra.structured import Allocator, AllocatorError, SelectorCache, SelectorError, gather_pools
+from kplan.plugins.dra.structured import (
+    Allocator,
+    AllocatorError,
+    SelectorCache,
+    SelectorError,
+    apply_taint_rules,
+    gather_pools,
+    taint_prevents_allocation,
+)
 
-NOT_SELECTED, NO_DEVICE, NOT_ENOUGH, IN_USE, CONSTRAINT, TOGETHER, ERROR = (
-    "not-selected", "no-device", "not-enough", "in-use", "constraint", "together", "error")
+NOT_SELECTED, NO_DEVICE, NOT_ENOUGH, IN_USE, CONSTRAINT, TOGETHER, TAINTED, ERROR = (
+    "not-selected", "no-device", "not-enough", "in-use", "constraint", "together", "tainted", "error")
 HOSTNAME = "kubernetes.io/hostname"
 
 DeviceId = tuple[str, str, str]
@@ -122,10 +132,22 @@ def reaching(slices: Sequence[ResourceSlice], node_name: str, labels: Mapping[st
             or (not s.node_name and s.node_selector is not None and s.node_selector.matches(node_name, labels))]
 
 
+def allocator_slices(dra: DraState) -> Sequence[ResourceSlice]:
+    """The slices as the allocator sees them: with the DeviceTaintRules' taints when they count."""
+    return apply_taint_rules(dra.slices, dra.taint_rules) if dra.features.device_taint_rules else dra.slices
+
+
 class _Matcher:
     def __init__(self, dra: DraState, cache: SelectorCache) -> None:
         self.dra = dra
         self.cache = cache
+
+    def tolerated(self, spec: SubRequest, matching: list[tuple[ResourceSlice, Device]]
+                  ) -> list[tuple[ResourceSlice, Device]]:
+        """The devices of ``matching`` no untolerated taint keeps from the request."""
+        if not self.dra.features.device_taints:
+            return matching
+        return [(s, d) for s, d in matching if not taint_prevents_allocation(d, spec.tolerations)]
 
     def matching(self, spec: SubRequest, devices: Iterable[tuple[ResourceSlice, Device]]
                  ) -> list[tuple[ResourceSlice, Device]]:
@@ -230,7 +252,7 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
     cache = cache if cache is not None else dra.caches.setdefault("selectors", SelectorCache())
     m = _Matcher(dra, cache)
     # only the slices that reach the node matter to it: the allocators below index just these
-    slices = reaching(dra.slices, node_name, labels)
+    slices = reaching(allocator_slices(dra), node_name, labels)
     devices = [sd for pool in gather_pools(slices, node_name, labels) for sd in pool.devices]
     out: list[ClaimProblem] = []
     fitting: list[ResourceClaim] = []
@@ -246,7 +268,7 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
         if found:
             out += found
             continue
-        allocator = Allocator(slices, dra.classes, used, cache)
+        allocator = Allocator(slices, dra.classes, used, cache, dra.features)
         try:
             alone = allocator.allocate(node_name, labels, [claim])
         except AllocatorError as e:
@@ -258,7 +280,7 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
         out.append(_why_claim_fails(name, claim, slices, dra, used, cache, node_name, labels, m, devices))
     if not out and len(fitting) > 1:
         try:
-            together = Allocator(slices, dra.classes, used, cache).allocate(node_name, labels, fitting)
+            together = Allocator(slices, dra.classes, used, cache, dra.features).allocate(node_name, labels, fitting)
         except AllocatorError as e:
             return [ClaimProblem(claims[0][0], claims[0][1].key, "", ERROR, str(e))]
         if together is None:
@@ -282,7 +304,11 @@ def _claim_problems(name: str, claim: ResourceClaim, m: _Matcher, devices: Seque
                 problems.append((label, ERROR, f"selector error — {where}: {detail}"))
                 continue
             class_devices = len(m.matching(SubRequest(spec.name, spec.class_name), devices)) if not matching else 0
-            p = _request_problem(spec, matching, devices, used, class_devices)
+            usable = m.tolerated(spec, matching)
+            p = _request_problem(spec, usable, devices, used, class_devices)
+            if len(usable) < len(matching) and (
+                    spec.mode == ALL or (p is not None and _request_problem(spec, matching, devices, used, 0) is None)):
+                p = TAINTED, _taint_text(spec, matching, usable)
             if p is None:
                 problems = []
                 break
@@ -299,6 +325,16 @@ def _claim_problems(name: str, claim: ResourceClaim, m: _Matcher, devices: Seque
     return out
 
 
+def _taint_text(spec: SubRequest, matching: Sequence[tuple[ResourceSlice, Device]],
+                usable: Sequence[tuple[ResourceSlice, Device]]) -> str:
+    kept = {_ident(*m) for m in usable}
+    taints = sorted({f"{t.key}{'=' + t.value if t.value else ''}:{t.effect}" for s, d in matching
+                     if _ident(s, d) not in kept for t in d.taints if t.effect in ("NoSchedule", "NoExecute")})
+    n = len(matching) - len(usable)
+    return (f"devices tainted — {n} of the {len(matching)} matching devices ha{'s' if n == 1 else 've'} a taint "
+            f"the request does not tolerate ({', '.join(taints)})")
+
+
 def _why_claim_fails(name: str, claim: ResourceClaim, slices: Sequence[ResourceSlice], dra: DraState,
                      used: frozenset[DeviceId],
                      cache: SelectorCache, node_name: str, labels: Mapping[str, str], m: _Matcher,
@@ -311,7 +347,7 @@ def _why_claim_fails(name: str, claim: ResourceClaim, slices: Sequence[ResourceS
         only = dataclasses.replace(claim, uid=f"{claim.uid}/constraint-{i}",
                                    spec=dataclasses.replace(spec, constraints=(spec.constraints[i],)))
         try:
-            fits = Allocator(slices, dra.classes, used, cache).allocate(node_name, labels, [only])
+            fits = Allocator(slices, dra.classes, used, cache, dra.features).allocate(node_name, labels, [only])
         except AllocatorError:
             fits = None
         if fits is None:
@@ -354,7 +390,7 @@ def fresh_nodes(dra: DraState, pod: Pod, nodes: Sequence[tuple[str, Mapping[str,
                   and not c.allocation.node_selector.matches(new, new_labels)]
         if pinned:
             continue
-        slices, local = _copied_slices(dra.slices, name, labels, new, new_labels)
+        slices, local = _copied_slices(allocator_slices(dra), name, labels, new, new_labels)
         slices = reaching(slices, new, new_labels)
         if not local:
             continue  # nothing of its own to copy: a copy has no devices a node of the cluster lacks
@@ -365,7 +401,7 @@ def fresh_nodes(dra: DraState, pod: Pod, nodes: Sequence[tuple[str, Mapping[str,
         if any(_claim_problems(n, c, m, devices, allocated) for n, c in todo):
             continue
         try:
-            ok = Allocator(slices, dra.classes, allocated, cache).allocate(
+            ok = Allocator(slices, dra.classes, allocated, cache, dra.features).allocate(
                 new, new_labels, [c for _, c in todo]) is not None
         except AllocatorError:
             ok = False

@@ -9,10 +9,17 @@ the allocation result with its node selector (2.8).
 Pool and slice order is unspecified upstream (a Go map); kplan fixes it as (driver, pool name)
 and slice name, so which device is picked is deterministic. Feasibility does not depend on it.
 The Filter deadline (10 s) is not modelled: kplan never reads a clock in the engine.
+
+Release features (``DeviceFeatures``, structured.Features from the release's gates): with
+DRADeviceTaints a device's NoSchedule/NoExecute taints keep it from every request that does not
+tolerate them (``taint_prevents_allocation``; the "incubating" allocator of 1.36 and the "stable"
+one of 1.37, allocateDevice); with DRADeviceTaintRules the taints of DeviceTaintRules are added to
+the devices they select first (``apply_taint_rules``, the ResourceSlice tracker's patches).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,12 +27,18 @@ from typing import Any
 from kplan.cluster.dra import InUseView
 from kplan.model.dra import (
     ALL,
+    FEATURES_OFF,
     MAX_DEVICES_PER_CLAIM,
+    NO_EXECUTE,
+    NO_SCHEDULE,
     Allocation,
     AttributeValue,
     Device,
     DeviceClass,
+    DeviceFeatures,
     DeviceResult,
+    DeviceTaintRule,
+    DeviceToleration,
     ResourceClaim,
     ResourceSlice,
     SubRequest,
@@ -49,6 +62,31 @@ class Pool:
     devices: list[tuple[ResourceSlice, Device]] = field(default_factory=list)
     incomplete: bool = False
     invalid: str = ""
+
+
+def taint_prevents_allocation(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:
+    """taintPreventsAllocation: some NoSchedule or NoExecute taint of the device is tolerated by
+    none of the request's tolerations (other effects, None included, never prevent anything)."""
+    return any(t.effect in (NO_SCHEDULE, NO_EXECUTE) and not any(tol.tolerates(t) for tol in tolerations)
+               for t in device.taints)
+
+
+def apply_taint_rules(slices: Sequence[ResourceSlice], rules: Sequence[DeviceTaintRule]) -> list[ResourceSlice]:
+    """The ResourceSlice tracker's patched slices (resourceslice/tracker applyPatches): each rule's
+    taint appended, in rule order, to every device it selects. Slices no rule touches are kept."""
+    if not rules:
+        return list(slices)
+    out = []
+    for s in slices:
+        devices = list(s.devices)
+        touched = False
+        for rule in rules:
+            for i, d in enumerate(devices):
+                if rule.selects(s.driver, s.pool, d.name):
+                    devices[i] = dataclasses.replace(d, taints=d.taints + (rule.taint,))
+                    touched = True
+        out.append(dataclasses.replace(s, devices=tuple(devices)) if touched else s)
+    return out
 
 
 def gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mapping[str, str]) -> list[Pool]:
@@ -210,8 +248,12 @@ class Inventory:
     selector results per identical device."""
 
     def __init__(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass],
-                 cache: SelectorCache | None = None) -> None:
-        self.slices = slices
+                 cache: SelectorCache | None = None, features: DeviceFeatures = FEATURES_OFF,
+                 taint_rules: Sequence[DeviceTaintRule] = ()) -> None:
+        self.given = slices
+        self.features = features
+        self.slices: Sequence[ResourceSlice] = apply_taint_rules(slices, taint_rules) \
+            if features.device_taint_rules and taint_rules else slices
         self.classes = classes
         self.cache = cache or SelectorCache()
         #: slice positions by nodeName, and those of slices with a node selector or allNodes
@@ -230,10 +272,12 @@ class Inventory:
         #: (class, request selectors, device fingerprint) → matches, or the SelectorError's args
         self._shape_results: dict[tuple[str, tuple[str, ...], int], bool | tuple[Any, ...]] = {}
 
-    def describes(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass]) -> bool:
-        """Whether this inventory was built from these very slices and classes, unchanged in number
-        (a run does not change them; a caller that did gets a new inventory)."""
-        return slices is self.slices and classes is self.classes and self._sizes == (len(slices), len(classes))
+    def describes(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass],
+                  features: DeviceFeatures = FEATURES_OFF) -> bool:
+        """Whether this inventory was built from these very slices and classes, unchanged in number,
+        with these features (a run does not change them; a caller that did gets a new inventory)."""
+        return slices is self.given and classes is self.classes and self._sizes == (len(slices), len(classes)) \
+            and features == self.features
 
     def pools(self, node_name: str, labels: Mapping[str, str]) -> list[Pool]:
         """GatherPools for the node (cached: a node's name and labels do not change in a run)."""
@@ -327,10 +371,14 @@ class Allocator:
     in-use set that is rebuilt only if the set changed since), over the run's inventory."""
 
     def __init__(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass],
-                 allocated: Iterable[DeviceId] | InUseView, inventory: Inventory | SelectorCache | None = None) -> None:
-        """``inventory``: the run's (it must hold these slices and classes), or a selector cache to
-        build a fresh one with, or None."""
-        self.inventory = inventory if isinstance(inventory, Inventory) else Inventory(slices, classes, inventory)
+                 allocated: Iterable[DeviceId] | InUseView, inventory: Inventory | SelectorCache | None = None,
+                 features: DeviceFeatures = FEATURES_OFF, taint_rules: Sequence[DeviceTaintRule] = ()) -> None:
+        """``inventory``: the run's (it must hold these slices and classes, and its features are
+        the allocator's), or a selector cache to build a fresh one with (with ``features`` and
+        ``taint_rules``), or None."""
+        self.inventory = inventory if isinstance(inventory, Inventory) else \
+            Inventory(slices, classes, inventory, features, taint_rules)
+        self.features = self.inventory.features
         self.slices = self.inventory.slices
         self.classes = self.inventory.classes
         self.cache = self.inventory.cache
@@ -412,7 +460,12 @@ class Allocator:
                     return True
             return False
 
+        taints = self.features.device_taints
+
         def try_device(ci: int, ri: int, slot: _Slot, k: int, s: ResourceSlice, d: Device, strict: bool) -> bool:
+            # allocateDevice: after "in use", before the constraints; a taint is never an error
+            if taints and d.taints and taint_prevents_allocation(d, slot.spec.tolerations):
+                return False
             cons = [c for c in constraints[ci] if c.applies(slot.request, slot.sub)]
             added: list[_Constraint] = []
             for c in cons:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from kplan.cluster.dra import DraState
+from kplan.model.dra import DeviceFeatures
 from kplan.model.parse_dra import DRA_PARSERS
 from kplan.plugins.dra.diagnose import (
     CONSTRAINT,
@@ -16,6 +17,7 @@ from kplan.plugins.dra.diagnose import (
     NO_DEVICE,
     NOT_ENOUGH,
     NOT_SELECTED,
+    TAINTED,
     TOGETHER,
     diagnose,
     fresh_nodes,
@@ -141,3 +143,14 @@ def test_fresh_nodes(objects: list[dict[str, Any]], claims: dict[str, str], want
     dra, pod = state(objects, claims)
     nodes = [(n, {"kubernetes.io/hostname": n}) for n in ("n1", "n2", "n3")]
     assert fresh_nodes(dra, pod, nodes) == want
+
+
+def test_untolerated_device_taints_are_named_when_they_count() -> None:
+    objects = [gpu_slice("n1", *H100), claim_template("t", request(count=2))]
+    objects[0]["spec"]["devices"][0]["taints"] = [{"key": "maintenance", "value": "planned", "effect": "NoSchedule"}]
+    dra, pod = state(objects, {"gpu": "t"})
+    assert diagnose(dra, pod, "n1", {}) == []  # DRADeviceTaints off (1.34, 1.35): the taint does not count
+    dra.features = DeviceFeatures(device_taints=True)
+    [problem] = diagnose(dra, pod, "n1", {})
+    assert (problem.kind, problem.text) == (TAINTED, "devices tainted — 1 of the 2 matching devices has a taint "
+                                                     "the request does not tolerate (maintenance=planned:NoSchedule)")

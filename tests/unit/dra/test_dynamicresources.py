@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from kplan.framework.release import Release
 from kplan.plugins.dynamicresources import DynamicResources
 from tests.builders import make_node, make_pod, simulate
 
@@ -122,6 +123,7 @@ def test_a_preempted_pod_frees_its_devices_for_a_later_pod() -> None:
 class _Handle:
     def __init__(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
+        self.release = Release.of("1.34")
 
 
 def test_postfilter_tries_the_unavailable_claims_as_a_small_go_map_iterates() -> None:
