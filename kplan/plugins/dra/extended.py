@@ -20,8 +20,12 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
+
+import numpy as np
 
 from kplan.cluster.dra import DraState
+from kplan.errors import UnsupportedError
 from kplan.model.dra import (
     DEVICE_CLASS_RESOURCE_PREFIX,
     EXACT_COUNT,
@@ -34,6 +38,7 @@ from kplan.model.dra import (
 )
 from kplan.model.objects import Pod
 from kplan.model.parse import is_dra_extended_resource_name
+from kplan.plugins.dra.structured import Inventory, SelectorCache, SelectorError
 
 #: specialClaimInMemName: the in-memory claim's name until PreBind creates it (not a valid name)
 IN_MEMORY_NAME = "<extended-resources>"
@@ -73,6 +78,67 @@ def extended_mapping(dra: DraState) -> Mapping[str, DeviceClass]:
         found = dra.caches["extended"] = (classes, resolve_classes(classes))
     mapping: Mapping[str, DeviceClass] = found[1]
     return mapping
+
+
+def dra_resource_totals(dra: DraState, node_name: str, labels: Mapping[str, str], cls: DeviceClass,
+                        plugin: str = "NodeResourcesFit") -> tuple[int, int]:
+    """calculateDRAResourceTotals (noderesources/resource_allocation.go): the devices of the
+    class on the node, and how many of them are in use (allocated or in flight). Every slice that
+    reaches the node counts, whatever its pool's generation; a selector that cannot be evaluated
+    on a device leaves the resource out on that node (0, 0), as upstream logs and does.
+    NodeResourcesBalancedAllocation's scorer has no CEL cache upstream (v1.36.3, v1.37.2): the
+    first device it checks against a class selector dereferences nil and kube-scheduler crashes;
+    kplan refuses to go on there."""
+    inventory = _inventory(dra)
+    spec = SubRequest("", cls.name)
+    capacity = used = 0
+    for s in dra.slices:
+        if not s.all_nodes and s.node_name != node_name:
+            if s.node_selector is not None:
+                if not s.node_selector.matches(node_name, labels):
+                    continue
+            elif s.node_name:
+                continue
+        for d in s.devices:
+            if cls.selectors and plugin != "NodeResourcesFit":
+                raise UnsupportedError(
+                    f"kube-scheduler crashes here: {plugin} scores the extended resource that DeviceClass "
+                    f"{cls.name} serves on node {node_name} and evaluates the class's selectors without a CEL "
+                    "cache (a nil pointer in v1.36.3 and v1.37.2 deviceMatchesClass); leave the resource out of "
+                    f"{plugin}'s resources, or give the class no selectors")
+            try:
+                if cls.selectors and not inventory.matches_raw(spec, s.driver, d):
+                    continue
+            except SelectorError:
+                return 0, 0
+            capacity += 1
+            used += (s.driver, s.pool, d.name) in dra.in_use
+    return capacity, used
+
+
+def device_totals(dra: DraState, mapping: Mapping[str, DeviceClass], names: Sequence[str], table: Any,
+                  rows: np.ndarray, alloc: np.ndarray, used: np.ndarray, plugin: str = "NodeResourcesFit") -> None:
+    """calculateResourceAllocatableRequest with DRA (#134058), for a score plugin's
+    (resources × nodes) allocatable and requested, changed in place: a resource a DeviceClass
+    serves, on a node whose allocatable lacks it (or has 0), counts the node's devices of that
+    class as allocatable and those in use as requested; a node without such devices leaves it
+    out (allocatable 0)."""
+    for k, name in enumerate(names):
+        cls = mapping.get(name)
+        if cls is None:
+            continue
+        for j in (alloc[k] == 0).nonzero()[0].tolist():
+            node = table.nodes[int(rows[j])]
+            alloc[k, j], used[k, j] = dra_resource_totals(dra, node.name, node.labels, cls, plugin)
+
+
+def _inventory(dra: DraState) -> Inventory:
+    """The run's inventory for selector results (shared with DynamicResources' node summaries)."""
+    found = dra.caches.get("extended-inventory")
+    if not isinstance(found, Inventory) or not found.describes(dra.slices, dra.classes):
+        cache = dra.caches.setdefault("selectors", SelectorCache())
+        found = dra.caches["extended-inventory"] = Inventory(dra.slices, dra.classes, cache)
+    return found
 
 
 def has_device_class_mapped_extended_resource(pod: Pod, mapping: Mapping[str, DeviceClass]) -> bool:

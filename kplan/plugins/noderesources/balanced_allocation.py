@@ -28,7 +28,7 @@ from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, PreScorePlugin, S
 from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import is_scalar_resource
-from kplan.plugins.dra.extended import extended_mapping
+from kplan.plugins.dra.extended import device_totals, extended_mapping
 from kplan.plugins.helper import PluginBase
 from kplan.plugins.noderesources.cpu_memory import CpuMemoryLoad, cpu_memory_allocatable
 from kplan.plugins.noderesources.fit import (
@@ -92,16 +92,20 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
             alloc, positive = cpu_memory_allocatable(state, table, rows)
             if positive:
                 return self._cpu_memory_score(pod, table, rows, alloc)
-        cols, wanted = [], []
+        cols, wanted, names = [], [], []
+        mapping = self._device_mapping()
         for spec in self.args.resources:
             q = pod.requests.get(spec.name, 0)
             if q == 0 and is_scalar_resource(spec.name):
                 continue
             col = table.res.get(spec.name)
             if col is None:
-                continue
+                if spec.name not in mapping:
+                    continue
+                col = table.column(spec.name)
             cols.append(col)
             wanted.append(q)
+            names.append(spec.name)
         n = len(rows)
         if not cols:
             # no resource to weigh: a standard deviation of 0 (100; 75 for the change of nothing)
@@ -109,6 +113,10 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
             return self._scores(none, lambda: none, none, none != 0)
         alloc = gather(table.alloc_t, cols, rows)      # resources × nodes
         node_load = gather(table.requested_t, cols, rows)
+        dra = self.handle.snapshot.dra
+        if mapping and dra is not None:
+            alloc, node_load = alloc.copy(), node_load.copy()
+            device_totals(dra, mapping, names, table, rows, alloc, node_load, NAME)
         req = node_load + np.array(wanted, dtype=np.int64)[:, None]
         return self._scores(req, lambda: node_load, alloc, alloc != 0)
 
@@ -118,6 +126,10 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
         node's own requests (``allocated()``, gathered like ``requested``) are what 1.36's
         variant compares it with. ``live`` marks the resources each node has (None: all)."""
         return balance_score(requested, alloc, live)
+
+    def _device_mapping(self) -> Mapping[str, Any]:
+        """The extended resources DRA devices may count for in Score (the 1.36 variant's)."""
+        return {}
 
     def _cpu_memory_score(self, pod: Pod, table: NodeTable, rows: np.ndarray, alloc: np.ndarray) -> np.ndarray:
         """score for the default resources (cpu, then memory) where every node has both: the
@@ -131,6 +143,14 @@ class BalanceChangeAllocation(NodeResourcesBalancedAllocation):
     """NodeResourcesBalancedAllocation from 1.36 (#135573): scores how the pod changes the
     node's balance, not the balance it leaves. Its SignPod, like NodeResourcesFit's from 1.36,
     refuses only pods that request an extended resource served by DRA (none in kplan's inputs)."""
+
+    def _device_mapping(self) -> Mapping[str, Any]:
+        """With DRAExtendedResource on, Score counts a DeviceClass-served resource from the node's
+        devices where its allocatable lacks it (#134058, as NodeResourcesFit)."""
+        dra = self.handle.snapshot.dra
+        if not self.handle.release.enabled(Gate.DRA_EXTENDED_RESOURCE) or dra is None or not dra.classes:
+            return {}
+        return extended_mapping(dra)
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """1.36's SignPod: refuses only a pod requesting an extended resource a DeviceClass serves

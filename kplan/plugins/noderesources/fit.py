@@ -43,7 +43,7 @@ from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import Node, Pod
 from kplan.model.parse import is_scalar_resource
-from kplan.plugins.dra.extended import extended_mapping
+from kplan.plugins.dra.extended import device_totals, extended_mapping
 from kplan.plugins.helper import (
     PluginBase,
     ShapePoint,
@@ -306,6 +306,15 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         the resource to DynamicResources there (shouldDelegateResourceToDRA); None: nowhere."""
         return None
 
+    def scores_from_devices(self, name: str) -> bool:
+        """Whether Score may count ``name`` from DRA devices on nodes without it (the 1.36 variant)."""
+        return False
+
+    def device_totals(self, names: list[str], table: NodeTable, rows: np.ndarray, alloc: np.ndarray,
+                      req: np.ndarray) -> None:
+        """Score's allocatable and requested (resources × nodes, the pod not yet added), changed in
+        place where DRA devices count instead (the 1.36 variant)."""
+
     # -------------------------------------------------------------------------- score
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
@@ -326,6 +335,7 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
             if positive:
                 return self._least_allocated_cpu_memory(pod, table, rows, alloc)
         cols: list[int] = []
+        names: list[str] = []
         pod_reqs: list[int] = []
         weights: list[int] = []
         from_nonzero: list[bool] = []
@@ -339,9 +349,12 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
             else:
                 found = EPHEMERAL if spec.name == "ephemeral-storage" else table.res.get(spec.name)
                 if found is None:
-                    continue
+                    if not self.scores_from_devices(spec.name):
+                        continue
+                    found = table.column(spec.name)
                 col = found
             cols.append(col)
+            names.append(spec.name)
             pod_reqs.append(pod_req)
             weights.append(spec.weight)
             from_nonzero.append(spec.name in ("cpu", "memory"))
@@ -355,6 +368,7 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         else:
             req = np.stack([(table.nonzero_t if nz else table.requested_t)[c].take(rows)
                             for c, nz in zip(cols, from_nonzero, strict=True)])
+        self.device_totals(names, table, rows, alloc, req)
         req += np.array(pod_reqs, dtype=np.int64)[:, None]
         w = np.array(weights, dtype=np.int64)[:, None]
         live = alloc != 0
@@ -451,6 +465,18 @@ class NodeResourcesFitDelegatedSigning(NodeResourcesFit):
         if any(q and name in mapping for name, q in pod.requests.items()):
             return None  # signature disabled when DRA extended resources are used in the cluster
         return ((signers.RESOURCES, signers.requests(pod)),)
+
+    def scores_from_devices(self, name: str) -> bool:
+        return name in self._mapping()
+
+    def device_totals(self, names: list[str], table: NodeTable, rows: np.ndarray, alloc: np.ndarray,
+                      req: np.ndarray) -> None:
+        """calculateResourceAllocatableRequest with DRA (#134058): a resource a DeviceClass serves,
+        on a node whose allocatable lacks it (or has 0), counts the node's devices of that class as
+        allocatable and those in use as requested; a node without such devices leaves it out."""
+        dra = self.handle.snapshot.dra
+        if dra is not None:
+            device_totals(dra, self._mapping(), names, table, rows, alloc, req)
 
     def delegated(self, checked: list[tuple[str, int]], alloc: np.ndarray) -> np.ndarray | None:
         mapping = self._mapping()

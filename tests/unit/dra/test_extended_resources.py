@@ -221,3 +221,32 @@ def test_refused_inputs_name_file_object_and_field(parse: Any, want: str) -> Non
 def test_a_device_class_keeps_its_extended_resource_name_and_creation_time() -> None:
     c = parse_device_class(gpu_class(created="2025-01-01T00:00:00Z"))
     assert (c.extended_resource_name, c.created) == (GPU_RES, 1735689600.0)
+
+
+# ------------------------------------------------------------------------ scoring (#134058)
+
+def _scoring_config(plugin: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "percentageOfNodesToScore": 100,
+            "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{"name": plugin, "args": args}]}]}
+
+
+MOST_GPU = _scoring_config("NodeResourcesFit", {"scoringStrategy": {"type": "MostAllocated", "resources": [
+    {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": GPU_RES, "weight": 10}]}})
+
+
+@pytest.mark.parametrize(("release", "want"), [("1.36", "n1"), ("1.37", "n1"), ("1.34", "n2")])
+def test_fit_scores_the_devices_dra_serves_a_resource_from(release: str, want: str) -> None:
+    # MostAllocated: n1's one DRA GPU in use is 1 of 1, n2's device-plugin GPU 1 of 8; at 1.34
+    # n1 cannot serve the resource at all
+    nodes = [make_node("n1").alloc(cpu="8", memory="8Gi", pods="10"),
+             make_node("n2").alloc(cpu="8", memory="8Gi", pods="10", **{GPU_RES: "8"})]
+    result = simulate(nodes, [gpu_pod("a")], objects=[gpu_class(), gpus("n1", 1)], config=MOST_GPU, release=release)
+    assert outcome(result, "a")[:2] == ("Scheduled", want)
+
+
+def test_balanced_allocation_on_a_class_with_selectors_is_refused_as_the_crash_it_is_upstream() -> None:
+    config = _scoring_config("NodeResourcesBalancedAllocation", {"resources": [
+        {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": GPU_RES, "weight": 1}]})
+    with pytest.raises(UnsupportedError, match="kube-scheduler crashes here: NodeResourcesBalancedAllocation"):
+        simulate(NODES, [gpu_pod("a")], objects=[gpu_class(), gpus("n1", 2)], config=config, release="1.36")
