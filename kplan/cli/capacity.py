@@ -38,6 +38,8 @@ def capacity(
     scheduler_config: str | None = opt.scheduler_config_option(),
     kube_version: str | None = opt.kube_version_option(),
     feature_gates: str = opt.feature_gates_option(),
+    hpa: str | None = opt.hpa_option(opt.HPA_HELP + " Applied before counting: the replicas counted are "
+                                     "those beyond the workloads at that bound."),
     limit: int = typer.Option(10000, "--limit", min=1, metavar="N", max=100_000, help="Stop after this many replicas fit."),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
@@ -53,8 +55,10 @@ def capacity(
     from kplan.cli.progress import run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
+    from kplan.cli.workspace import autoscaling
     from kplan.errors import InputError
     from kplan.io.apply import with_namespace
+    from kplan.io.hpa import parse_bound
     from kplan.io.manifests import load_manifests
     from kplan.io.replicas import choose_target, declared_pods, ordered_ready, replica_factory
     from kplan.report.capacity import capacity_document
@@ -66,6 +70,8 @@ def capacity(
     files = [*(manifests or []), *filename]
     if not files:
         raise InputError("give the Pod or workload whose replicas to count: a file or folder, or -f FILE")
+    if hpa is not None:
+        parse_bound(hpa)  # a bad value fails before any loading
     objects = load_manifests(files)
     target = choose_target(with_namespace(objects, namespace or "default"), workload)
     # the whole bundle is applied as 'kplan simulate' applies it: the workload's declared replicas
@@ -76,13 +82,26 @@ def capacity(
     declared = set(in_order)
     template, replica, label = replica_factory(loaded.inputs, target, seed=seed)
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates)
-    print_warnings(planner.warnings, quiet)
+    # --hpa: every autoscaler's target (the counted workload's too) at the bound, then the count
+    scaled, notes = autoscaling(loaded, hpa, seed=seed)
+    inputs = planner.changed(scaled)[0] if scaled else None
+    if inputs is not None:  # the counted workload's own replicas, as its autoscaler left them
+        in_order = [p.uid for p in declared_pods(inputs, target, seed)]
+        declared = set(in_order)
+    print_warnings(planner.warnings + notes, quiet)
 
     with run_progress(not quiet) as planner.progress:
-        out = planner.capacity(replica, limit, ordered_after=in_order if ordered_ready(target) else ())
+        out = planner.capacity(replica, limit, ordered_after=in_order if ordered_ready(target) else (),
+                               inputs=inputs)
     assert out.result is not None
     fit = sum(1 for o in out.result.pods if o.pod.uid in declared and o.status == PodStatus.SCHEDULED)
     doc = capacity_document(template, label, out, limit, declared=len(declared), declared_fit=fit)
+    if scaled:
+        from dataclasses import replace
+
+        from kplan.report.document import autoscaled_docs
+
+        doc = replace(doc, autoscaled=autoscaled_docs(scaled))
     doc = with_release(doc, planner.config.release)
     deliver(render(doc, output, result_options(output_file, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,

@@ -124,8 +124,20 @@ FEATURE_GATES_HELP = ("Feature gates as kube-scheduler's --feature-gates takes t
                       "against the release's gates.")
 
 
-def kube_version_option() -> Any:
-    return typer.Option(None, "--kube-version", metavar="VERSION", help=KUBE_VERSION_HELP)
+def kube_version_option(what: str = KUBE_VERSION_HELP, metavar: str = "VERSION") -> Any:
+    return typer.Option(None, "--kube-version", metavar=metavar, help=what)
+
+
+HPA_HELP = ("Scale the target of every HorizontalPodAutoscaler of the inputs (Deployment, StatefulSet, ReplicaSet, "
+            "ReplicationController) to its maxReplicas, minReplicas (1 when unset) or status.currentReplicas "
+            "(current; the declared replicas when it has no status); none, the default, keeps the declared "
+            "replicas. --scale of the same workload wins.")
+
+
+def hpa_option(what: str = HPA_HELP, metavar: str = "max|min|current|none") -> Any:
+    return typer.Option(None, "--hpa", metavar=metavar, help=what,
+                        autocompletion=lambda incomplete: [b for b in ("max", "min", "current", "none")
+                                                           if b.startswith(incomplete)])
 
 
 def feature_gates_option() -> Any:

@@ -35,6 +35,7 @@ def simulate(
     namespace: str | None = opt.namespace_option(),
     all_namespaces: bool = opt.all_namespaces_option(),
     keep_existing: bool = opt.keep_existing_option(),
+    hpa: str | None = opt.hpa_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
     output: str = opt.output_option("SimulationResult", OUTPUT_HELP),
     fail_on: FailOn = opt.fail_on_option(),
@@ -48,25 +49,37 @@ def simulate(
     from kplan.cli.progress import run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
-    from kplan.cli.workspace import load_inputs, open_planner
+    from kplan.cli.workspace import autoscaling, load_inputs, open_planner
+    from kplan.io.hpa import parse_bound
     from kplan.report.check import failed
-    from kplan.report.document import simulation_document
+    from kplan.report.document import autoscaled_docs, simulation_document
 
     t0 = time.perf_counter()
     quiet = is_quiet(ctx, quiet, verbose)
     check_format("SimulationResult", output)
     check_destination(output, output_file)
+    if hpa is not None:
+        parse_bound(hpa)  # a bad value fails before any loading
     workspace = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context,
                             namespace=namespace, keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(workspace, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates, verbose=verbose)
+    scaled, notes = autoscaling(workspace, hpa, seed=seed)
     t1 = time.perf_counter()
     with run_progress(not quiet) as planner.progress:
-        result = planner.simulate().result
+        if scaled:  # the workloads at their autoscalers' bound, then the run as always
+            changed, _ = planner.changed(scaled)
+            result = planner.simulate(changed).result
+        else:
+            result = planner.simulate().result
     t2 = time.perf_counter()
-    print_warnings(planner.warnings, quiet)
+    print_warnings(planner.warnings + notes, quiet)
     # the CLI measures the times: the engine reads no clock
     timing = {"loadSeconds": round(t1 - t0, 4), "scheduleSeconds": round(t2 - t1, 4)}
     doc = simulation_document(result, timing)
+    if scaled:
+        from dataclasses import replace
+
+        doc = replace(doc, autoscaled=autoscaled_docs(scaled))
     doc = with_release(doc, planner.config.release)
     deliver(render(doc, output, result_options(output_file, fail_on=fail_on, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,

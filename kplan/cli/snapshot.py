@@ -11,7 +11,8 @@ from kplan.cli import options as opt
 
 HELP = (
     "Capture a live cluster into a snapshot file, read-only: list calls (HTTP GET) only.\n\n"
-    "Reads nodes, pods (not finished ones), namespaces, services, workloads, PodDisruptionBudgets, "
+    "Reads nodes, pods (not finished ones), namespaces, services, workloads, HorizontalPodAutoscalers, "
+    "PodDisruptionBudgets, "
     "PriorityClasses, storage objects, DRA objects (DeviceClasses, ResourceSlices, ResourceClaims and their "
     "templates) and LimitRanges, and writes one kind: List document "
     "on stdout (-o json or yaml), or into --output-file FILE: YAML for *.yaml / *.yml, gzip-compressed for *.gz "

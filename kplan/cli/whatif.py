@@ -208,6 +208,7 @@ def whatif(
     scale: list[str] = typer.Option(
         [], "--scale", metavar="KIND/NAME=N", help="Scale a workload: KIND/[NAMESPACE/]NAME=REPLICAS (Deployment, ReplicaSet, "
         "StatefulSet, ReplicationController, Job). Repeatable."),
+    hpa: str | None = opt.hpa_option(opt.HPA_HELP + " Applied to the run after, with the scaled workloads."),
     scheduler_config: str | None = opt.scheduler_config_option("A KubeSchedulerConfiguration file for the 'after' run."),
     kube_version: str | None = opt.kube_version_option(),
     feature_gates: str = opt.feature_gates_option(),
@@ -272,6 +273,8 @@ def whatif(
     from kplan.cli.progress import run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
+    from kplan.cli.workspace import autoscaling
+    from kplan.io.hpa import parse_bound
     from kplan.io.scale import parse_scale, resolve_scale
     from kplan.io.scheduler_config import read_scheduler_config
     from kplan.report.check import failed
@@ -283,6 +286,8 @@ def whatif(
     check_destination(output, output_file)
     for v in scale:
         parse_scale(v)  # a malformed option fails before any loading
+    if hpa is not None:
+        parse_bound(hpa)
     unread: list[tuple[str, str]] = []
     added, node_changes = build_changes(add_node, remove_node, cordon, drain, unread)
     settings = shrink_settings(shrink, until_fit, shrink_candidates, scale_down_utilization_threshold,
@@ -299,9 +304,10 @@ def whatif(
     planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version,
                            feature_gates=feature_gates, verbose=verbose)
     scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
-    changes = added + scaled + node_changes
+    autoscaled, notes = autoscaling(loaded, hpa, seed=seed, scaled=[c.label for c in scaled])
+    changes = added + scaled + autoscaled + node_changes
     after_config = read_scheduler_config(scheduler_config, planner.registry, planner.config.release) if scheduler_config else None
-    print_warnings(planner.warnings, quiet)
+    print_warnings(planner.warnings + notes, quiet)
     t1 = time.perf_counter()
     shrunk = None
     with run_progress(not quiet) as planner.progress:

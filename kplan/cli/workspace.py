@@ -16,9 +16,10 @@ if TYPE_CHECKING:  # the engine loads only when a command runs, so that --help s
     from kplan.framework.release import Release
     from kplan.io.workspace import Workspace
     from kplan.model.raw import RawObject
+    from kplan.whatif.changes import ScaleWorkload
     from kplan.whatif.plan import Planner
 
-__all__ = ["load_inputs", "open_planner"]
+__all__ = ["autoscaling", "load_inputs", "open_planner"]
 
 
 # ------------------------------------------------------------------------------ loading
@@ -61,6 +62,19 @@ def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: in
     if verbose:
         print(f"modelling {release_words(release)}", file=sys.stderr)
     return planner
+
+
+def autoscaling(workspace: Workspace, hpa: str | None, *, seed: int, scaled: Sequence[str] = ()
+                ) -> tuple[list[ScaleWorkload], list[str]]:
+    """``--hpa``: the scale change of each HorizontalPodAutoscaler's target at the bound (none
+    without the option), resolved with ``seed``, and the warnings about autoscalers that scale
+    nothing. ``scaled``: the workloads --scale scales (they keep that count)."""
+    from kplan.io.hpa import hpa_changes, hpa_targets, parse_bound
+
+    if hpa is None:
+        return [], []
+    targets, notes = hpa_targets(workspace.inputs, workspace.workloads, parse_bound(hpa), scaled)
+    return hpa_changes(workspace.inputs, workspace.workloads, targets, seed=seed), notes
 
 
 def release_words(release: Release) -> str:

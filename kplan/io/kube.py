@@ -105,6 +105,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("deployments", "apps", "v1", "Deployment", True, "the Deployments, so what-ifs cannot scale them"),
     Kind("jobs", "batch", "v1", "Job", True, "the Jobs, so what-ifs cannot expand them into pods"),
     Kind("cronjobs", "batch", "v1", "CronJob", True, "the CronJobs, so what-ifs cannot expand them into pods"),
+    Kind("horizontalpodautoscalers", "autoscaling", "v2", "HorizontalPodAutoscaler", True,
+         "the HorizontalPodAutoscalers, so --hpa cannot scale their targets", fallback_versions=("v1",)),
     Kind("poddisruptionbudgets", "policy", "v1", "PodDisruptionBudget", True,
          "PodDisruptionBudgets, so preemption treats every victim as unprotected"),
     Kind("priorityclasses", "scheduling.k8s.io", "v1", "PriorityClass", False,

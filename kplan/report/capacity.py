@@ -14,8 +14,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kplan.model.objects import Pod
-from kplan.report.codec import is_none, member
-from kplan.report.document import API_VERSION, ApiVersion, NodeUsage, PodKey, PodRef, ReleaseInfo, node_usage
+from kplan.report.codec import is_empty, is_none, member
+from kplan.report.document import (
+    API_VERSION,
+    ApiVersion,
+    AutoscaledWorkload,
+    NodeUsage,
+    PodKey,
+    PodRef,
+    ReleaseInfo,
+    node_usage,
+)
 from kplan.whatif.capacity import CapacityOutcome
 
 
@@ -58,6 +67,8 @@ class CapacityDocument:
     evictions: tuple[CapacityEviction, ...]
     #: the nodes' requested share with the replicas placed
     nodes: tuple[NodeUsage, ...]
+    #: with --hpa: the workloads the HorizontalPodAutoscalers scaled before counting (absent otherwise)
+    autoscaled: tuple[AutoscaledWorkload, ...] = member(omit=is_empty, default=())
 
 
 def capacity_document(template: Pod, workload: str, out: CapacityOutcome, limit: int, *, declared: int = 0,

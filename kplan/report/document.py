@@ -12,7 +12,7 @@ writes it and ``kplan/report/schema/`` holds its JSON Schema.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Final, Literal
 
@@ -20,9 +20,10 @@ from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.framework.diagnosis import FitError, fit_error_message
 from kplan.framework.release import Release
-from kplan.report.codec import Quantity, is_none, member
+from kplan.report.codec import Quantity, is_empty, is_none, member
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import SimulationResult
+from kplan.whatif.changes import ScaleWorkload
 
 API_VERSION: Final = "kplan.dev/v1alpha1"
 ApiVersion = Literal["kplan.dev/v1alpha1"]
@@ -195,6 +196,30 @@ class NodeUsage:
 
 
 @dataclass(frozen=True, kw_only=True)
+class AutoscaledWorkload:
+    """A workload whose HorizontalPodAutoscaler's bound set its replicas (--hpa)."""
+
+    #: the autoscaler, namespace/name
+    horizontal_pod_autoscaler: str
+    bound: str = member(enum=("max", "min", "current"))
+    #: where the count comes from: maxReplicas, minReplicas, status.currentReplicas, or the
+    #: declared replicas when the autoscaler has no status
+    field: str
+    #: the target, "Deployment shop/web"
+    workload: str
+    #: the pods the workload had (its declared replicas, as the inputs hold them)
+    replicas_before: int
+    replicas: int
+
+
+def autoscaled_docs(changes: Sequence[ScaleWorkload]) -> tuple[AutoscaledWorkload, ...]:
+    return tuple(AutoscaledWorkload(horizontal_pod_autoscaler=c.autoscaler.hpa, bound=c.autoscaler.bound,
+                                    field=c.autoscaler.field, workload=c.label, replicas_before=c.current,
+                                    replicas=c.replicas)
+                 for c in changes if c.autoscaler is not None)
+
+
+@dataclass(frozen=True, kw_only=True)
 class SimulationDocument:
     """The result of ``kplan simulate``: every pending pod's outcome and the nodes' use."""
 
@@ -207,6 +232,8 @@ class SimulationDocument:
     preempted: tuple[Eviction, ...]
     replaced: tuple[ReplacedPod, ...]
     nodes: tuple[NodeUsage, ...]
+    #: with --hpa: the workloads the HorizontalPodAutoscalers scaled before the run (absent otherwise)
+    autoscaled: tuple[AutoscaledWorkload, ...] = member(omit=is_empty, default=())
     #: wall-clock seconds of loading and scheduling (absent unless the command measured them)
     timing: dict[str, float] | None = member(omit=is_none, default=None)
 

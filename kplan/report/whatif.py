@@ -16,12 +16,14 @@ from kplan.report.codec import Quantity, is_empty, is_none, member
 from kplan.report.document import (
     API_VERSION,
     ApiVersion,
+    AutoscaledWorkload,
     PodKey,
     ReleaseInfo,
     Resources,
     RunCounts,
     SimulationDocument,
     SimulationSummary,
+    autoscaled_docs,
     simulation_document,
 )
 from kplan.report.shrink import ShrinkDoc, shrink_doc
@@ -243,6 +245,8 @@ class WhatIfDocument:
     added_nodes: tuple[AddedNode, ...] = member(omit=is_empty, default=())
     #: what the run after the change could not model as the cluster would (a DaemonSet missing)
     notes: tuple[str, ...] = member(omit=is_empty, default=())
+    #: with --hpa: the workloads the HorizontalPodAutoscalers scaled in the run after (absent otherwise)
+    autoscaled: tuple[AutoscaledWorkload, ...] = member(omit=is_empty, default=())
     before: SimulationDocument
     after: SimulationDocument
     timing: dict[str, float] | None = member(omit=is_none, default=None)
@@ -333,6 +337,7 @@ def whatif_document(w: WhatIf, timing: dict[str, float] | None = None, shrink: S
         shrink=shrink_doc(shrink, tuple(shrink.base.result.snapshot.table.names)) if shrink is not None else None,
         added_nodes=added_nodes(w),
         notes=tuple(applied.notes if applied else ()),
+        autoscaled=autoscaled_docs(applied.autoscaled if applied else ()),
         before=before,
         after=after,
         timing=timing,

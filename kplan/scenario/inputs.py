@@ -5,7 +5,8 @@ Kinds used: Node, Pod, Namespace, PriorityClass, PodDisruptionBudget, and Servic
 StatefulSet, ReplicationController (their selectors switch on default topology spreading),
 the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver,
 CSIStorageCapacity, VolumeAttachment), the resource.k8s.io kinds (DeviceClass, ResourceSlice,
-ResourceClaim, ResourceClaimTemplate) and LimitRange. Other kinds are reported once per kind as
+ResourceClaim, ResourceClaimTemplate), HorizontalPodAutoscaler (autoscaling/v1 and v2, for
+``--hpa``) and LimitRange. Other kinds are reported once per kind as
 skipped (kplan.scenario.build). Pods with ``spec.nodeName`` are running; pods without are
 pending, in the order given (cluster files first, then manifests, which kplan.io.apply applies).
 """
@@ -16,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from kplan.model.autoscaling import KIND as HPA_KIND
+from kplan.model.autoscaling import HorizontalPodAutoscaler, parse_hpa
 from kplan.model.dra import DraObject
 from kplan.model.objects import (
     Namespace,
@@ -83,6 +86,9 @@ class Inputs:
     #: the pods the DaemonSet controller creates for nodes a what-if adds (kplan.whatif.changes):
     #: each run schedules them before the pending pods (kplan.whatif.plan)
     node_daemons: list[Pod] = field(default_factory=list)
+    #: HorizontalPodAutoscalers by (namespace, name): the cluster's, then the manifests' (which
+    #: configure one of the same name, as kubectl apply would)
+    hpas: dict[tuple[str, str], HorizontalPodAutoscaler] = field(default_factory=dict)
 
     def daemonsets(self) -> list[tuple[RawObject, Mapping[str, Any] | None]]:
         """Every DaemonSet, by namespace and name: the cluster's, and the manifests' (which
@@ -148,6 +154,9 @@ def classify(objects: Iterable[RawObject], into: Inputs | None = None) -> Inputs
             out.storage.append(STORAGE_PARSERS[kind](d, src))
         elif kind in DRA_PARSERS and str(d.get("apiVersion", "")).startswith("resource.k8s.io/"):
             out.dra.append(DRA_PARSERS[kind](d, src))
+        elif kind == HPA_KIND and str(d.get("apiVersion", "autoscaling/")).startswith("autoscaling/"):
+            hpa = parse_hpa(d, src)
+            out.hpas[(hpa.namespace, hpa.name)] = hpa
         elif kind in SELECTING_KINDS:
             out.selecting.append(parse_selecting_object(d, src))
             out.other.setdefault(str(kind), []).append(obj)

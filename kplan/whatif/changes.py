@@ -107,6 +107,20 @@ class DrainNode:
 
 
 @dataclass(frozen=True)
+class AutoscaledBy:
+    """The HorizontalPodAutoscaler (namespace/name) whose bound gave a scale change its count (--hpa)."""
+
+    hpa: str
+    #: max, min or current
+    bound: str
+    #: where the count comes from, in words: "maxReplicas", "status.currentReplicas", …
+    field: str
+
+    def describe(self) -> str:
+        return f"HorizontalPodAutoscaler {self.hpa}: {self.field}"
+
+
+@dataclass(frozen=True)
 class ScaleWorkload:
     """A workload scaled to ``replicas``, resolved against the inputs (``kplan.io.scale``): the
     pods its controller creates, with their claims, and the pods it deletes."""
@@ -122,9 +136,12 @@ class ScaleWorkload:
     created_after: tuple[tuple[str, str], ...] = ()
     #: new pod uid → (explicit spec.priority, explicit spec.preemptionPolicy), for admission
     explicit: tuple[tuple[str, tuple[bool, bool]], ...] = ()
+    #: the HorizontalPodAutoscaler whose bound asked for the count (--hpa); None for --scale
+    autoscaler: AutoscaledBy | None = None
 
     def describe(self) -> str:
-        return f"scale {self.label} from {self.current} to {self.replicas} replicas"
+        by = f" ({self.autoscaler.describe()})" if self.autoscaler is not None else ""
+        return f"scale {self.label} from {self.current} to {self.replicas} replicas{by}"
 
 
 Change = AddNodes | CloneNode | RemoveNode | CordonNode | DrainNode | ScaleWorkload
@@ -156,13 +173,16 @@ class Applied:
     daemon_pods: dict[str, str] = field(default_factory=dict)
     #: what the report should say about those pods (DaemonSets kplan could not use)
     notes: list[str] = field(default_factory=list)
+    #: the scale changes a HorizontalPodAutoscaler's bound asked for (--hpa), in order
+    autoscaled: list[ScaleWorkload] = field(default_factory=list)
 
     def merged(self, more: Applied) -> Applied:
         """This and, after it, ``more``: what two rounds of changes did."""
         return Applied(self.changes + more.changes, self.added_nodes + more.added_nodes,
                        self.removed_nodes + more.removed_nodes, self.cordoned_nodes + more.cordoned_nodes,
                        self.pods + more.pods, {**self.daemon_pods, **more.daemon_pods},
-                       self.notes + [n for n in more.notes if n not in self.notes])
+                       self.notes + [n for n in more.notes if n not in self.notes],
+                       self.autoscaled + more.autoscaled)
 
     @property
     def replaced(self) -> list[PodFate]:
@@ -461,6 +481,8 @@ def apply_changes(inputs: Inputs, changes: Sequence[Change], *, seed: int = 0) -
             w.drain(c.name)
         elif isinstance(c, ScaleWorkload):
             w.scale(c)
+            if c.autoscaler is not None:
+                w.applied.autoscaled.append(c)
         else:  # pragma: no cover - the union is closed
             raise TypeError(f"unknown change {c!r}")
     out = dataclasses.replace(inputs, nodes=w.nodes, running=w.running, pending=w.pending, pdbs=w.pinned_pdbs(),

@@ -449,8 +449,9 @@ class Planner:
     # -------------------------------------------------------------------------- capacity
 
     def capacity(self, make_replica: Callable[[int], Replica], limit: int, *,
-                 ordered_after: Sequence[str] = ()) -> CapacityOutcome:
-        _, _, sim = self.simulation(stage="capacity")
+                 ordered_after: Sequence[str] = (), inputs: Inputs | None = None) -> CapacityOutcome:
+        """Replicas of ``make_replica`` after the pending pods of ``inputs`` (default: the unchanged ones)."""
+        _, _, sim = self.simulation(inputs, stage="capacity")
         sim.start()
         return fill(sim, make_replica, limit, ordered_after=ordered_after)
 

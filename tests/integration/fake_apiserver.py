@@ -42,6 +42,7 @@ RESOURCES: dict[str, tuple[str, str, str, bool]] = {
     "Deployment": ("apps", "v1", "deployments", True),
     "Job": ("batch", "v1", "jobs", True),
     "CronJob": ("batch", "v1", "cronjobs", True),
+    "HorizontalPodAutoscaler": ("autoscaling", "v2", "horizontalpodautoscalers", True),
     "PodDisruptionBudget": ("policy", "v1", "poddisruptionbudgets", True),
     "PriorityClass": ("scheduling.k8s.io", "v1", "priorityclasses", False),
     "StorageClass": ("storage.k8s.io", "v1", "storageclasses", False),

@@ -52,6 +52,7 @@ def test_a_bearer_token_over_http_reads_every_kind_with_gets_only(server: FakeAp
     assert cap.counts["priorityclasses"] == 1 and cap.counts["limitranges"] == 0
     assert names(cap.encoded, "VolumeAttachment") == ["csi-pv-1-node-0"]
     assert names(cap.encoded, "CSIStorageCapacity") == ["cap-zone-a"]
+    assert names(cap.encoded, "HorizontalPodAutoscaler") == ["web"]
     assert [names(cap.encoded, k) for k in ("DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim")] \
         == [["gpu.example.com"], ["node-0-gpu.example.com-x7k2p"], ["one-gpu"], ["shared-gpu"]]
     listed = {r.path for r in server.requests} - {"/version"}

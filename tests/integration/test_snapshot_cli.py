@@ -63,7 +63,7 @@ def test_the_snapshot_file_reads_back_as_the_captured_objects(
     assert err.endswith(f"from context test (server v1.34.1) into {target}\n")
     objects = load_objects([str(target)])
     assert [o.doc["kind"] for o in objects][:4] == ["Node", "Node", "Node", "Pod"]
-    assert len(objects) == 3 + 10 + 2 + 7 + 4
+    assert len(objects) == 3 + 10 + 2 + 8 + 4
     raw = gzip.open(target).read() if name.endswith(".gz") else target.read_bytes()
     assert raw.lstrip().startswith(b"{" if ".json" in name else b"apiVersion: v1")
     assert [p for p in os.listdir(tmp_path) if p.endswith(".part")] == []
@@ -74,7 +74,7 @@ def test_without_output_the_json_goes_to_stdout(monkeypatch: pytest.MonkeyPatch,
     code, out, err = run(monkeypatch, capsys, "snapshot", "--kubeconfig", config)
     assert (code, err) == (0, "")
     doc = json.loads(out)
-    assert doc["kind"] == "List" and len(doc["items"]) == 26
+    assert doc["kind"] == "List" and len(doc["items"]) == 27
     assert doc["metadata"]["annotations"]["kplan.dev/context"] == "test"
 
 
@@ -236,7 +236,7 @@ def test_live_cluster_objects_can_be_read_more_than_once(config: str) -> None:
 
     objects, warnings, _ = cluster_objects([], config)
     first, second = [o.doc for o in objects], [o.doc for o in objects]
-    assert first == second and len(first) == 26 and warnings == []
+    assert first == second and len(first) == 27 and warnings == []
     assert {o.source for o in objects} == {"context test"}
 
 
@@ -258,3 +258,16 @@ def test_the_snapshot_records_the_server_version_and_warns_outside_the_modelled_
     assert head["kplan.dev/server-version"] == version
     warned = [line for line in err.splitlines() if "kplan models" in line]
     assert warned == ([] if warning is None else [f"warning: {warning}"])
+
+
+def test_hpa_scales_the_live_clusters_autoscaler_target(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], config: str, tmp_path: Path) -> None:
+    """The autoscalers come with the list calls (the fake server is read with GETs only): --hpa
+    max scales ReplicaSet default/web-1 (5 declared, none of its pods running) to maxReplicas."""
+    manifest = write_manifest(tmp_path)
+    code, out, err = run(monkeypatch, capsys, "simulate", str(manifest), "--kubeconfig", config, "-o", "json",
+                         "--hpa", "max")
+    assert code in (0, 1), err
+    assert json.loads(out)["autoscaled"] == [{
+        "horizontalPodAutoscaler": "default/web", "bound": "max", "field": "maxReplicas",
+        "workload": "ReplicaSet default/web-1", "replicasBefore": 0, "replicas": 8}]

@@ -49,6 +49,10 @@ def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> 
     else:
         out = [wrap(f"{n}{more} more replica{'s' if n != 1 else ''} of {doc.workload} (priority {doc.pod.priority}) "
                     "fit.", width)]
+    if doc.autoscaled:  # --hpa: said first, it sets the declared counts
+        out[:0] = [wrap(f"--hpa {a.bound}: {a.workload} scaled from {a.replicas_before} to {a.replicas} replicas "
+                        f"(HorizontalPodAutoscaler {a.horizontal_pod_autoscaler}: {a.field}).", width, hanging="  ")
+                   for a in doc.autoscaled] + [""]
     if doc.placements:
         out.append("")
         out.append(table(sorted(doc.placements.items()), ["NODE", "MORE REPLICAS" if declared.replicas else "REPLICAS"],

@@ -71,6 +71,11 @@ def _table(doc: SimulationDocument, opts: RenderOptions, wide: bool) -> str:
         out += ["", table(rows, _headers(["REPLACED POD", "NODE", "BY"] + (["STILL RUNNING"] if kept else []), color),
                           width, wrap_columns=[2], notes=notes,
                           names=() if wide else [node_names(doc, (1,)), Names("a pod name", (0,), [r[0] for r in rows])])]
+    if doc.autoscaled:  # --hpa: the workloads scaled before the run, and by which autoscaler
+        rows = [[a.workload, str(a.replicas_before), str(a.replicas), f"{a.horizontal_pod_autoscaler} ({a.field})"]
+                for a in doc.autoscaled]
+        out += ["", table(rows, _headers(["AUTOSCALED", "FROM", "TO", "HORIZONTALPODAUTOSCALER"], color), width,
+                          wrap_columns=[3], notes=notes)]
     out += ["", wrap(simulation_summary(doc), width), "", _nodes(doc, opts, wide, notes)]
     if notes:  # what the … of shortened names stand for
         out += [""] + [wrap(n, width) for n in notes]
