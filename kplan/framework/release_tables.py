@@ -183,7 +183,9 @@ MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
     # CSI-driver check)
     # DRADeviceTaintRules on (beta, off by default: DeviceTaintRules' taints count) or DRADeviceTaints off
     V1_36: frozenset({(Gate.STORAGE_CAPACITY_SCORING, True), (Gate.VOLUME_LIMIT_SCALING, True),
-                      (Gate.DRA_DEVICE_TAINT_RULES, True), (Gate.DRA_DEVICE_TAINTS, False)}),
+                      (Gate.DRA_DEVICE_TAINT_RULES, True), (Gate.DRA_DEVICE_TAINTS, False),
+                      # extendedResourceName ignored, as in 1.34 and 1.35
+                      (Gate.DRA_EXTENDED_RESOURCE, False)}),
     V1_37: frozenset({(Gate.STORAGE_CAPACITY_SCORING, False), (Gate.VOLUME_LIMIT_SCALING, False)}),
 }
 

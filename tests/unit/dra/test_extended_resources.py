@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from kplan.errors import InputError, UnsupportedError
+from kplan.framework.release import Release
 from kplan.model.dra import DeviceClass
 from kplan.model.parse_dra import parse_device_class, parse_resource_slice
 from kplan.plugins.dra import extended as ext
@@ -146,6 +147,17 @@ SIM_CASES = [
 def test_extended_resources_in_a_simulation(release: str, pending: list[Any], want: dict[str, Any]) -> None:
     result = simulate(NODES, pending, objects=[gpu_class(), gpus("n1", 2)], release=release)
     assert {name: outcome(result, name)[:2] for name in want} == want
+
+
+def test_1_36_with_the_gate_off_ignores_extended_resource_names_as_1_34() -> None:
+    # the 1.36 oracle with ORACLE_FEATURE_GATES=DRAExtendedResource=false gives 1.34's results on
+    # tests/fidelity/regressions/dra-extended-resources-1.36
+    off = Release.of("1.36", "DRAExtendedResource=false")
+    result = simulate(NODES, [gpu_pod("a"), gpu_pod("b")], objects=[gpu_class(), gpus("n1", 2)], release=off)
+    assert outcome(result, "a")[:2] == ("Scheduled", "n2")
+    assert outcome(result, "b")[2] == (
+        "0/2 nodes are available: 2 Insufficient example.com/gpu. no new claims to deallocate, preemption: 0/2 nodes "
+        "are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.")
 
 
 def test_the_messages_of_a_pod_dra_cannot_serve() -> None:
