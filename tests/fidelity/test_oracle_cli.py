@@ -164,7 +164,7 @@ def test_a_real_time_run_that_does_not_stop_times_out_naming_the_pods(binary: Pa
     # db's binding cycle waits in PreBind for a volume no one provisions; web is bound at once
     (tmp_path / "cluster.yaml").write_text(NODE + "---\n" + POD + "---\n" + NEVER_BOUND)
     t0 = time.monotonic()
-    done = run(binary, "replay", "--quiet-seconds", "0.5", "--timeout", "3", "--cluster", str(tmp_path / "cluster.yaml"))
+    done = run(binary, "replay", "--quiet-seconds", "0.5", "--timeout", "5", "--cluster", str(tmp_path / "cluster.yaml"))
     elapsed = time.monotonic() - t0
     line = assert_one_line_error(done, status=3)
     assert "timeout" in line and "1 pending pod(s) not bound: pod default/db (in a binding cycle)" in line, line
