@@ -441,8 +441,9 @@ def run_score(plugin: Any, pod: Pod, snapshot: Snapshot, nodes: Sequence[str] | 
 
 def scenario(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable[PodBuilder | Mapping[str, Any]] = (),
              running: Iterable[PodBuilder | Mapping[str, Any]] = (),
-             objects: Iterable[Mapping[str, Any]] = ()) -> Scenario:
-    """The scenario the CLI would build from these objects (admission and all)."""
+             objects: Iterable[Mapping[str, Any]] = (), release: Release | None = None) -> Scenario:
+    """The scenario the CLI would build from these objects (admission and all), for ``release``
+    (None: the default)."""
     def raw(x: Any, src: str) -> RawObject:
         return RawObject(x.dict() if isinstance(x, (PodBuilder, NodeBuilder)) else dict(x), src)
 
@@ -450,7 +451,7 @@ def scenario(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable
     cluster += [raw(p, "cluster.yaml") for p in running]
     inputs = classify(cluster)
     classify([raw(p, "pods.yaml") for p in pending], inputs)
-    return build_scenario(inputs)
+    return build_scenario(inputs, release=release)
 
 
 def simulate(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable[PodBuilder | Mapping[str, Any]],
@@ -459,8 +460,8 @@ def simulate(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable
              release: Release | str | None = None) -> SimulationResult:
     """A whole simulation with ``--tie-break lowest-name``, as kube-scheduler ``release`` (a
     Release, or a version with default gates; None: kplan's default release)."""
-    sc = scenario(nodes, pending, running, objects)
     rel = Release.of(release) if isinstance(release, str) else release
+    sc = scenario(nodes, pending, running, objects, rel)
     registry = in_tree_registry(rel)
     cfg: SchedulerConfig = load_config(config, registry, rel)
     return run_simulation(sc.snapshot, cfg, registry, sc.pending, seed=0, lowest_name=True,

@@ -31,6 +31,24 @@ class Messages:
     untolerated_taint: str
 
 
+@dataclass(frozen=True)
+class NominationRules:
+    """What becomes of a pod's ``status.nominatedNodeName`` around binding and failure, where
+    releases differ (NominatedNodeNameForExpectation, KEP-5278; the API server's
+    ClearingNominatedNodeNameAfterBinding)."""
+
+    #: a pod bound with a nominated node leaves the queue as the deletion of a nominated pod
+    #: (AssignedPodDelete to the pods of lower or equal priority): 1.34's
+    #: deletePodFromSchedulingQueue; from 1.35 a binding skips that (its ``inBinding``)
+    bind_moves_pods: bool
+    #: the binding clears status.nominatedNodeName (kube-apiserver's
+    #: ClearingNominatedNodeNameAfterBinding, beta and on from 1.35)
+    bind_clears: bool
+    #: a FitError in a profile without PostFilter plugins clears the nomination (1.35's
+    #: clearNominatedNode; 1.34 leaves it)
+    no_post_filter_clears: bool
+
+
 @total_ordering
 @dataclass(frozen=True)
 class KubeVersion:
@@ -112,6 +130,12 @@ class Release:
         from kplan.framework.release_tables import PLUGINS
 
         return PLUGINS[self.version]
+
+    @property
+    def nomination(self) -> NominationRules:
+        from kplan.framework.release_tables import NOMINATION
+
+        return NOMINATION[self.version]
 
     def resized(self, pod: Pod) -> Pod:
         """``pod``, running on a node, with the requests this release counts for it there: its

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kplan.framework.features import Gate, GateSpec, Stage
-from kplan.framework.release import KubeVersion, Messages
+from kplan.framework.release import KubeVersion, Messages, NominationRules
 from kplan.model.resize import ResizeAccounting
 
 V1_34 = KubeVersion(1, 34)
@@ -329,4 +329,13 @@ RESIZE_ACCOUNTING: Mapping[KubeVersion, ResizeAccounting] = {
     V1_35: ResizeAccounting.PER_CONTAINER,
     V1_36: ResizeAccounting.PER_CONTAINER,
     V1_37: ResizeAccounting.AGGREGATE,
+}
+
+#: status.nominatedNodeName around binding and failures (schedule_one.go, eventhandlers.go
+#: deletePodFromSchedulingQueue, and the API server's pods/binding at the tag)
+NOMINATION: Mapping[KubeVersion, NominationRules] = {
+    V1_34: NominationRules(bind_moves_pods=True, bind_clears=False, no_post_filter_clears=False),
+    V1_35: NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True),
+    V1_36: NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True),
+    V1_37: NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True),
 }

@@ -272,6 +272,10 @@ class Scheduler:
         res.fit_error = True
         res.rejectors = set(diagnosis.unschedulable_plugins)
         reasons: list[str] = []
+        if not fw.post_filter_plugins and self.handle.release.nomination.no_post_filter_clears:
+            # 1.35+: the failure clears the nomination (clearNominatedNode); 1.34 leaves it
+            res.nomination_override = True
+            res.nominated_node = ""
         for pl in fw.post_filter_plugins:
             result, s = pl.post_filter(state, pod, diagnosis)
             if isinstance(result, PreemptionOutcome):

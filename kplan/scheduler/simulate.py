@@ -370,9 +370,14 @@ class Simulation:
                 break
         self.binds += 1
         nominated = self.handle.nominated_node(pod)
+        rules = self.handle.release.nomination
+        if nominated and rules.bind_clears:
+            # the API server's binding clears status.nominatedNodeName (1.35+)
+            self.handle.nominations[pod.uid] = ""
         # the pending pod stays as the input gave it: the cluster gets a copy, bound, with its start
         # time (reference 12.1)
-        placed = evolve_pod(pod, node_name=node, start_time=BIND_EPOCH + self.binds, nominated_node=nominated)
+        placed = evolve_pod(pod, node_name=node, start_time=BIND_EPOCH + self.binds,
+                            nominated_node="" if rules.bind_clears else nominated)
         self.handle.nominator.remove(pod)
         self.snapshot.add_pod(placed, row)
         self.bound[pod.uid] = node
@@ -389,7 +394,7 @@ class Simulation:
         # PreBind's claim writes (allocation and reservation) come before the bind too
         self.offer_claim_events()
         self.offer(ClusterEvent(ASSIGNED_POD_ADD, placed, node))
-        if nominated:
+        if nominated and rules.bind_moves_pods:
             # binding does not clear status.nominatedNodeName in 1.34: the pod leaves the queue
             # as a pod with a nominated node (deletePodFromSchedulingQueue)
             self.offer(ClusterEvent(ASSIGNED_POD_DELETE, pod, "", nominated), pod.priority)
