@@ -25,7 +25,10 @@ HELP = opt.help_text("""Simulate a grid of changes at once, each point with seve
 point in which every pending pod fits.
 
 Axes (each repeatable; the grid is their product): --add-node like=NODE:FROM..TO[:STEP] (or a
-Node file FILE:FROM..TO[:STEP]) and --scale KIND/[NAMESPACE/]NAME=FROM..TO[:STEP]. --cordon,
+Node file FILE:FROM..TO[:STEP]) and --scale KIND/[NAMESPACE/]NAME=FROM..TO[:STEP]; --hpa
+BOUND,... (every HorizontalPodAutoscaler's target at max, min, current or none) and
+--kube-version RELEASE,... (each point modelled at its release: does it still fit after the
+upgrade?) are axes of the values listed. --cordon,
 --drain, --remove-node and --add-node FILE apply to every point. Each point with seed S is
 exactly the run after the change of 'kplan whatif' with --seed S; --seeds N runs the seeds
 --seed … --seed+N-1, and a point's fit probability is the share of them in which every pending
@@ -54,13 +57,36 @@ def parse_prices(values: Sequence[str]) -> dict[str, Decimal]:
     return out
 
 
+def parse_words(value: str | None, option: str) -> tuple[str, ...]:
+    """``a,b,c`` → ("a", "b", "c"): the values of an axis of words, each once, in the order given."""
+    if value is None:
+        return ()
+    words = tuple(dict.fromkeys(w.strip() for w in value.split(",")))
+    if not all(words):
+        raise InputError(f"{option} {value}: give values separated by commas, e.g. {option} "
+                         f"{'max,min' if option == '--hpa' else '1.34,1.37'}")
+    return words
+
+
 def parse_plan(add_node: Sequence[str], scale: Sequence[str], cordon: Sequence[str], drain: Sequence[str],
-               remove_node: Sequence[str], prices: dict[str, Decimal]) -> tuple[SweepPlan, list[str]]:
-    """The axes and the ordered steps of every point, and the fixed changes in words."""
+               remove_node: Sequence[str], prices: dict[str, Decimal], hpa: str | None = None,
+               kube_versions: Sequence[str] = ()) -> tuple[SweepPlan, list[str]]:
+    """The axes and the ordered steps of every point, and the fixed changes in words.
+    ``kube_versions``: the releases of --kube-version (an axis when there are several)."""
     from kplan.cli.whatif import MAX_ADDED_NODES, build_changes, parse_like, read_nodes
+    from kplan.io.hpa import parse_bound
     from kplan.io.scale import parse_scale
     from kplan.whatif.changes import AddNodes
-    from kplan.whatif.sweep import AxisStep, Fixed, NodeAxis, ScaleAxis, SweepPlan, parse_range
+    from kplan.whatif.sweep import (
+        AxisStep,
+        Fixed,
+        HpaAxis,
+        NodeAxis,
+        ReleaseAxis,
+        ScaleAxis,
+        SweepPlan,
+        parse_range,
+    )
 
     axes: list[Axis] = []
     steps: list[Step] = []
@@ -95,6 +121,12 @@ def parse_plan(add_node: Sequence[str], scale: Sequence[str], cordon: Sequence[s
         parse_scale(f"{target}={values[-1]}")  # kind, name and count are checked before any loading
         steps.append(AxisStep(len(axes)))
         axes.append(ScaleAxis(target, values))
+    bounds = parse_words(hpa, "--hpa")
+    if bounds:  # the autoscalers scale with the workloads, as whatif orders its changes
+        steps.append(AxisStep(len(axes)))
+        axes.append(HpaAxis(tuple(parse_bound(b) for b in bounds)))
+    if len(kube_versions) > 1:
+        axes.append(ReleaseAxis(tuple(kube_versions)))  # no change of its own: the point's scheduler
     _, tail = build_changes([], list(remove_node), list(cordon), list(drain))
     steps += [Fixed(c) for c in tail]
     if prices:
@@ -157,29 +189,49 @@ def load_per_seed(cluster: Sequence[str], manifests: Sequence[str], seeds: Seque
     return loads, index
 
 
-def resolve_labels(plan: SweepPlan, loaded: Workspace, planner: Planner, seed: int) -> SweepPlan:
+def resolve_labels(plan: SweepPlan, loaded: Workspace, planner: Planner, seed: int) -> tuple[SweepPlan, list[str]]:
     """Checks the grid's changes against the inputs, once, before any worker starts (an unknown
-    node or workload is a one-line error here, not a failed task), and names the scaled workloads.
+    node or workload is a one-line error here, not a failed task), names the scaled workloads and
+    resolves the autoscalers' targets at each bound of an --hpa axis (with the warnings about
+    those that scale nothing, each once).
 
     The largest point is resolved: its scale values create the most pods, and no smaller value can
-    fail where it does not (the workload, its template and the node names are the same for all)."""
+    fail where it does not (the workload, its template and the node names are the same for all).
+    Each bound of the autoscalers is resolved as well."""
     import dataclasses
 
+    from kplan.io.hpa import hpa_targets
     from kplan.io.scale import resolve_scale
     from kplan.whatif.changes import ScaleWorkload
-    from kplan.whatif.sweep import ScaleAxis
+    from kplan.whatif.sweep import HpaAxis, ScaleAxis
 
     labels: dict[str, str] = {}
 
     def resolve(spec: str) -> ScaleWorkload:
         change = resolve_scale(loaded.inputs, loaded.workloads, spec, seed=seed)
-        labels[spec.rpartition("=")[0]] = change.label
+        labels.setdefault(spec.rpartition("=")[0], change.label)
         return change
 
     largest = tuple(max(a.values) for a in plan.axes)
     planner.changed(plan.changes(largest, resolve))
-    return dataclasses.replace(plan, axes=tuple(dataclasses.replace(a, workload=labels[a.target])
-                                                if isinstance(a, ScaleAxis) else a for a in plan.axes))
+    axes = [dataclasses.replace(a, workload=labels[a.target]) if isinstance(a, ScaleAxis) else a for a in plan.axes]
+    notes: list[str] = []
+    scaled = [a.workload for a in axes if isinstance(a, ScaleAxis)]
+    for i, a in enumerate(axes):
+        if isinstance(a, HpaAxis):
+            per_bound = []
+            for bound in a.bounds:
+                targets, said = hpa_targets(loaded.inputs, loaded.workloads, bound, scaled)
+                notes += [n for n in said if n not in notes]
+                per_bound.append(tuple((t.spec, t.by) for t in targets))
+            axes[i] = dataclasses.replace(a, targets=tuple(per_bound))
+    plan = dataclasses.replace(plan, axes=tuple(axes))
+    for i, a in enumerate(plan.axes):  # every bound's changes resolve (the largest point had one)
+        if isinstance(a, HpaAxis):
+            for v in a.values:
+                planner.changed(plan.changes(tuple(v if j == i else largest[j] for j in range(len(largest))),
+                                             resolve))
+    return plan, notes
 
 
 class StderrProgress:
@@ -222,8 +274,14 @@ def sweep(
                                     "Repeatable."),
     remove_node: list[str] = typer.Option([], "--remove-node", metavar="NODE", help="Remove a node in every point, as kplan whatif "
                                           "--remove-node. Repeatable."),
+    hpa: str | None = opt.hpa_option(
+        "An axis of the bound every HorizontalPodAutoscaler scales its target to: BOUND[,BOUND...] of max, min, "
+        "current (status.currentReplicas) and none (the declared replicas), e.g. none,max. --scale of the same "
+        "workload wins.", metavar="BOUND,..."),
     scheduler_config: str | None = opt.scheduler_config_option(),
-    kube_version: str | None = opt.kube_version_option(),
+    kube_version: str | None = opt.kube_version_option(
+        opt.KUBE_VERSION_HELP + " Several, separated by commas (1.34,1.37), make an axis: each point is modelled "
+        "at each release.", metavar="VERSION[,VERSION...]"),
     feature_gates: str = opt.feature_gates_option(),
     seed: int = opt.seed_option(),
     seeds: int = typer.Option(1, "--seeds", min=1, metavar="N", help="Simulate every point with this many seeds: --seed, "
@@ -267,19 +325,23 @@ def sweep(
         check_node_names(unread, load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig,
                                              context=context, namespace=namespace, keep_existing=keep_existing,
                                              seed=seed, progress=not quiet).inputs)
-    plan, fixed = parse_plan(add_node, scale, cordon, drain, remove_node, prices)
+    releases = parse_words(kube_version, "--kube-version")
+    plan, fixed = parse_plan(add_node, scale, cordon, drain, remove_node, prices, hpa, releases)
     bar = parse_confidence(confidence)
     seed_list = [seed + i for i in range(seeds)]
     loads, load_of = load_per_seed(cluster, [*(manifests or []), *filename], seed_list, kubeconfig=kubeconfig, context=context,
                                    namespace=namespace, keep_existing=keep_existing, progress=not quiet)
-    from kplan.cli.workspace import open_planner
+    from kplan.cli.workspace import open_planner, release_configs
 
-    planner = open_planner(loads[0], scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates, verbose=verbose)
-    print_warnings(planner.warnings, quiet)
-    plan = resolve_labels(plan, loads[0], planner, seed)
+    planner = open_planner(loads[0], scheduler_config, seed=seed, tie_break=tie_break,
+                           kube_version=releases[0] if releases else None, feature_gates=feature_gates, verbose=verbose)
+    # the other releases of a --kube-version axis: each its registry and configuration (the first's is the planner's)
+    configs = [(planner.config, planner.registry),
+               *release_configs(scheduler_config, releases[1:], feature_gates, verbose=verbose)]
+    plan, notes = resolve_labels(plan, loads[0], planner, seed)
+    print_warnings(planner.warnings + notes, quiet)
     lowest = tie_break == opt.TieBreak.lowest_name
-    contexts = [SweepInputs(ld.inputs, ld.workloads, planner.config, planner.registry, lowest, plan)
-                for ld in loads]
+    contexts = [SweepInputs(ld.inputs, ld.workloads, tuple(configs), lowest, plan) for ld in loads]
     points = plan.points()
     t1 = time.perf_counter()
 

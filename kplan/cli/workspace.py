@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from kplan.cli.options import TieBreak
 
 if TYPE_CHECKING:  # the engine loads only when a command runs, so that --help starts fast
+    from kplan.framework.config import SchedulerConfig
+    from kplan.framework.registry import Registry
     from kplan.framework.release import Release
     from kplan.io.workspace import Workspace
     from kplan.model.raw import RawObject
@@ -62,6 +64,26 @@ def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: in
     if verbose:
         print(f"modelling {release_words(release)}", file=sys.stderr)
     return planner
+
+
+def release_configs(scheduler_config: str | None, kube_versions: Sequence[str], feature_gates: str, *,
+                    verbose: bool = False) -> list[tuple[SchedulerConfig, Registry]]:
+    """The scheduler configuration and plugin registry of each release (sweep's --kube-version
+    axis): ``--scheduler-config`` and ``--feature-gates`` read and checked at each release."""
+    import sys
+
+    from kplan.io.cluster_version import choose_release
+    from kplan.io.scheduler_config import read_scheduler_config
+    from kplan.plugins import in_tree_registry
+
+    out = []
+    for v in kube_versions:
+        release, _ = choose_release(v, feature_gates, None)
+        registry = in_tree_registry(release)
+        out.append((read_scheduler_config(scheduler_config, registry, release), registry))
+        if verbose:
+            print(f"modelling {release_words(release)}", file=sys.stderr)
+    return out
 
 
 def autoscaling(workspace: Workspace, hpa: str | None, *, seed: int, scaled: Sequence[str] = ()

@@ -44,11 +44,13 @@ class SweepInputs:
     inputs: Inputs
     #: workload objects by (kind, namespace, name), for --scale
     workloads: Mapping[tuple[str, str, str], RawObject]
-    config: SchedulerConfig
-    registry: Registry
+    #: the scheduler configuration and plugin registry of each release of the plan's release axis
+    #: (one without it): a point runs with those of its release (SweepPlan.release_index)
+    configs: tuple[tuple[SchedulerConfig, Registry], ...]
     lowest_name: bool
     plan: SweepPlan
-    _planner: Planner | None = field(default=None, repr=False)
+    #: a planner per release index, made on first use
+    _planners: dict[int, Planner] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     #: scale changes resolved so far, by (--scale value, seed)
     _scales: dict[tuple[str, int], ScaleWorkload] = field(default_factory=dict, repr=False)
@@ -57,7 +59,7 @@ class SweepInputs:
         # the planner holds a built snapshot and the lock cannot travel: each worker makes its own,
         # and resolves its own scale changes
         state = dict(self.__dict__)
-        state["_planner"] = None
+        state["_planners"] = {}
         state["_scales"] = {}
         del state["_lock"]
         return state
@@ -66,12 +68,16 @@ class SweepInputs:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def planner(self) -> Planner:
+    def planner(self, values: Sequence[int] = ()) -> Planner:
+        """The planner of the point ``values``'s release (the only one without a release axis)."""
+        release = self.plan.release_index(values) if values else 0
         with self._lock:  # a Dask worker may run tasks in several threads
-            if self._planner is None:
-                self._planner = Planner(self.inputs, self.config, self.registry,
-                                        lowest_name=self.lowest_name, keep_base=False)
-            return self._planner
+            found = self._planners.get(release)
+            if found is None:
+                config, registry = self.configs[release]
+                found = self._planners[release] = Planner(self.inputs, config, registry,
+                                                          lowest_name=self.lowest_name, keep_base=False)
+            return found
 
     def scale(self, spec: str, seed: int) -> ScaleWorkload:
         """``resolve_scale`` of the value ``spec`` with ``seed``, resolved once per worker."""
@@ -99,7 +105,7 @@ def _held(change: ScaleWorkload) -> int:
 
 def run_point(ctx: SweepInputs, values: tuple[int, ...], seed: int) -> RunSummary:
     """One simulation of the sweep: the point ``values`` with ``seed``."""
-    planner = ctx.planner()
+    planner = ctx.planner(values)
     changed, applied = planner.changed(ctx.changes(values, seed))
     run = planner.simulate(changed, applied=applied, seed=seed)
     return summarize(seed, run.result)
@@ -117,7 +123,7 @@ def run_chain(ctx: SweepInputs, chain: Sequence[tuple[int, ...]], seed: int) -> 
     """
     if len(chain) == 1:
         return [run_point(ctx, chain[0], seed)]
-    planner = ctx.planner()
+    planner = ctx.planner(chain[-1])  # the points of a chain differ in one scale axis: one release
     head = ctx.changes(chain[-1], seed)
     changed, _ = planner.changed(head)
     subsets: dict[int, list[int]] = {}

@@ -6,8 +6,11 @@ order. ``fitProbability`` is the share of seeds in which every pending pod was s
 pods aside). ``cost`` is the price per hour of the nodes the axes add (null without --price).
 ``cheapest`` names up to three points whose fit probability reaches ``confidence``: the cheapest
 first (by cost, then nodes added, then grid order). ``cheapestPerScale`` gives, for each
-combination of the scaled workloads' replica counts, the cheapest such point (null when none
-fits): the node mix for that growth. ``bestPoint``, present only when no point fits, names the
+combination of the scaled workloads' replica counts (and of the autoscalers' bounds and the
+releases, with such axes), the cheapest such point (null when none fits): the node mix for that
+growth. With a release axis (``--kube-version 1.34,1.37``) each point names its ``release``, and
+the document's ``release`` is the first one's; with an autoscaler axis (``--hpa``) each point
+names its ``hpa`` bound. ``bestPoint``, present only when no point fits, names the
 point that comes closest and the pods its runs leave pending.
 """
 
@@ -23,14 +26,20 @@ from kplan.report.codec import is_none, member
 from kplan.report.document import API_VERSION, ApiVersion, ReleaseInfo
 from kplan.report.whatif import CpuShare, MemoryShare
 from kplan.whatif.sweep import (
+    Axis as PlanAxis,
+)
+from kplan.whatif.sweep import (
+    HpaAxis,
     NodeAxis,
     PointResult,
+    ReleaseAxis,
     RunSummary,
     ScaleAxis,
     SweepPlan,
     best_unfitting,
     cheapest,
     cheapest_by_scale,
+    grouping_axes,
     percent,
 )
 
@@ -64,7 +73,24 @@ class ScaleAxisDoc:
     values: tuple[int, ...]
 
 
-Axis = NodeAxisDoc | ScaleAxisDoc
+@dataclass(frozen=True, kw_only=True)
+class HpaAxisDoc:
+    """An axis that scales every HorizontalPodAutoscaler's target to each of its bounds (a
+    point's value indexes ``values``)."""
+
+    change: Literal["hpa"] = "hpa"
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReleaseAxisDoc:
+    """An axis of the Kubernetes releases modelled (a point's value indexes ``values``)."""
+
+    change: Literal["release"] = "release"
+    values: tuple[str, ...]
+
+
+Axis = NodeAxisDoc | ScaleAxisDoc | HpaAxisDoc | ReleaseAxisDoc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,6 +140,10 @@ class PointDoc:
     cpu_percent: PercentRange
     memory_percent: PercentRange
     runs: tuple[RunDoc, ...]
+    #: the release the point was modelled at (a release axis only)
+    release: str | None = member(omit=is_none, default=None)
+    #: the bound the autoscalers scaled their targets to (an --hpa axis only)
+    hpa: str | None = member(omit=is_none, default=None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,6 +163,10 @@ class ScaleChoice:
 
     replicas: dict[str, int]
     cheapest: Choice | None
+    #: the release of these points (a release axis only)
+    release: str | None = member(omit=is_none, default=None)
+    #: the autoscalers' bound of these points (an --hpa axis only)
+    hpa: str | None = member(omit=is_none, default=None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -181,10 +215,22 @@ class SweepDocument:
         return any(isinstance(a, NodeAxisDoc) and a.price_per_node is not None for a in self.axes)
 
 
-def _axis(a: NodeAxis | ScaleAxis) -> Axis:
+def _axis(a: PlanAxis) -> Axis:
     if isinstance(a, NodeAxis):
         return NodeAxisDoc(template=a.template_name, values=tuple(a.values), price_per_node=_maybe(a.price))
+    if isinstance(a, HpaAxis):
+        return HpaAxisDoc(values=a.bounds)
+    if isinstance(a, ReleaseAxis):
+        return ReleaseAxisDoc(values=a.releases)
     return ScaleAxisDoc(workload=a.workload or a.target, values=tuple(a.values))
+
+
+def _word(plan: SweepPlan, values: tuple[int, ...], kind: type[HpaAxis] | type[ReleaseAxis]) -> str | None:
+    """The word of the point's value on the axis of ``kind`` (None without one)."""
+    for a, v in zip(plan.axes, values, strict=True):
+        if isinstance(a, kind):
+            return a.word(v)
+    return None
 
 
 def _run(r: RunSummary) -> RunDoc:
@@ -203,7 +249,8 @@ def _point(plan: SweepPlan, p: PointResult) -> PointDoc:
                     added_nodes=p.added_nodes, cost=_maybe(p.cost), fits=p.fits,
                     fit_probability=_number(p.fit_probability), pending=PendingRange(min=lo, median=_number(med), max=hi),
                     cpu_percent=PercentRange(min=cpu[0], max=cpu[1]), memory_percent=PercentRange(min=mem[0], max=mem[1]),
-                    runs=tuple(_run(r) for r in p.runs))
+                    runs=tuple(_run(r) for r in p.runs), release=_word(plan, p.values, ReleaseAxis),
+                    hpa=_word(plan, p.values, HpaAxis))
 
 
 def _choice(plan: SweepPlan, p: PointResult) -> Choice:
@@ -227,7 +274,15 @@ def sweep_document(plan: SweepPlan, fixed: Sequence[str], seeds: Sequence[int], 
                    confidence: Fraction, points: Sequence[PointResult], timing: dict[str, float] | None = None
                    ) -> SweepDocument:
     best = cheapest(points, confidence)
-    scale_axes = [a for a in plan.axes if isinstance(a, ScaleAxis)]
+    groups = [plan.axes[i] for i in grouping_axes(plan)]
+
+    def per_scale(key: tuple[int, ...], p: PointResult | None) -> ScaleChoice:
+        at = dict(zip(groups, key, strict=True))
+        return ScaleChoice(replicas={a.workload or a.target: v for a, v in at.items() if isinstance(a, ScaleAxis)},
+                           cheapest=_choice(plan, p) if p is not None else None,
+                           release=next((a.word(v) for a, v in at.items() if isinstance(a, ReleaseAxis)), None),
+                           hpa=next((a.word(v) for a, v in at.items() if isinstance(a, HpaAxis)), None))
+
     return SweepDocument(
         seeds=tuple(seeds),
         tie_break=tie_break,
@@ -237,10 +292,7 @@ def sweep_document(plan: SweepPlan, fixed: Sequence[str], seeds: Sequence[int], 
         summary=SweepSummary(points=len(points), simulations=sum(len(p.runs) for p in points),
                              points_that_fit=sum(1 for p in points if p.fit_probability >= confidence)),
         cheapest=tuple(_choice(plan, p) for p in best),
-        cheapest_per_scale=tuple(
-            ScaleChoice(replicas={a.workload or a.target: v for a, v in zip(scale_axes, key, strict=True)},
-                        cheapest=_choice(plan, p) if p is not None else None)
-            for key, p in cheapest_by_scale(plan, points, confidence)),
+        cheapest_per_scale=tuple(per_scale(key, p) for key, p in cheapest_by_scale(plan, points, confidence)),
         points=tuple(_point(plan, p) for p in points),
         best_point=_best(plan, points) if not best else None,
         timing=timing,

@@ -1,8 +1,11 @@
 """Sweeps: many what-ifs over a grid of changes, each simulated with several seeds (``kplan sweep``).
 
-A sweep's *axes* are numbers of nodes like a template (``--add-node like=NODE:0..20``) and
-workloads' replica counts (``--scale KIND/NS/NAME=3..30``); the grid is their product, in the
-order the axes were given. Besides the axes, a sweep has *fixed* changes (``--drain``, an
+A sweep's *axes* are numbers of nodes like a template (``--add-node like=NODE:0..20``),
+workloads' replica counts (``--scale KIND/NS/NAME=3..30``), the bound the HorizontalPodAutoscalers
+scale their targets to (``--hpa none,max``) and the Kubernetes release modelled (``--kube-version
+1.34,1.37``: each point runs with its release's scheduler, gates and messages); the grid is their
+product, in the order nodes, scales, autoscalers, release. An axis of words (bounds, releases)
+takes the index of its word as the point's value. Besides the axes, a sweep has *fixed* changes (``--drain``, an
 ``--add-node`` file, …) that every point gets. A point's changes are ordered as ``kplan whatif``
 orders them (added nodes, scaled workloads, cordons, drains, removals), and each (point, seed) is
 simulated exactly as ``kplan whatif`` simulates the run after those changes with that seed.
@@ -17,6 +20,7 @@ This module is the pure part: grid, run summaries, aggregates, cost, ranking. Wh
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import statistics
@@ -30,7 +34,7 @@ from kplan.errors import InputError
 from kplan.model.objects import Node
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import SimulationResult
-from kplan.whatif.changes import Change, CloneNode
+from kplan.whatif.changes import AutoscaledBy, Change, CloneNode, ScaleWorkload
 
 #: more points than this is almost surely a typo in a range (and hours of work): refuse it
 MAX_POINTS = 100_000
@@ -90,7 +94,48 @@ class ScaleAxis:
         return f"replicas of {self.workload or self.target}"
 
 
-Axis = NodeAxis | ScaleAxis
+@dataclass(frozen=True)
+class HpaAxis:
+    """Every HorizontalPodAutoscaler's target at a bound (``--hpa max,min,current,none``): the
+    point's value indexes ``bounds``."""
+
+    bounds: tuple[str, ...]
+    #: per bound, the --scale value of each target and the autoscaler that asks for it, resolved
+    #: against the inputs (kplan.io.hpa) before any worker starts
+    targets: tuple[tuple[tuple[str, AutoscaledBy], ...], ...] = ()
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return tuple(range(len(self.bounds)))
+
+    @property
+    def label(self) -> str:
+        return "HorizontalPodAutoscalers at"
+
+    def word(self, value: int) -> str:
+        return self.bounds[value]
+
+
+@dataclass(frozen=True)
+class ReleaseAxis:
+    """The release modelled (``--kube-version 1.34,1.37``): the point's value indexes ``releases``
+    ("1.34"); the runs of a point use that release's scheduler (kplan.io.sweep)."""
+
+    releases: tuple[str, ...]
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return tuple(range(len(self.releases)))
+
+    @property
+    def label(self) -> str:
+        return "release"
+
+    def word(self, value: int) -> str:
+        return self.releases[value]
+
+
+Axis = NodeAxis | ScaleAxis | HpaAxis | ReleaseAxis
 
 
 @dataclass(frozen=True)
@@ -135,9 +180,24 @@ class SweepPlan:
                 if isinstance(axis, NodeAxis):
                     if value:  # no nodes added is no change, as whatif without --add-node
                         out.append(CloneNode(axis.template, value))
-                else:
+                elif isinstance(axis, ScaleAxis):
                     out.append(resolve_scale(f"{axis.target}={value}"))
+                elif isinstance(axis, HpaAxis) and axis.targets:
+                    for spec, by in axis.targets[value]:
+                        change = resolve_scale(spec)
+                        assert isinstance(change, ScaleWorkload)
+                        out.append(dataclasses.replace(change, autoscaler=by))
         return out
+
+    def release_index(self, values: Sequence[int]) -> int:
+        """The index of the point's release among the release axis's (0 without one)."""
+        for axis, v in zip(self.axes, values, strict=True):
+            if isinstance(axis, ReleaseAxis):
+                return v
+        return 0
+
+    def release_axis(self) -> ReleaseAxis | None:
+        return next((a for a in self.axes if isinstance(a, ReleaseAxis)), None)
 
     def chain_axis(self) -> int | None:
         """The scale axis along which points are simulated together (Planner.simulate_subsets):
@@ -169,8 +229,14 @@ class SweepPlan:
         for axis, v in zip(self.axes, values, strict=True):
             if isinstance(axis, NodeAxis):
                 out.append(f"add {v} node{'s' if v != 1 else ''} like {axis.template_name}")
-            else:
+            elif isinstance(axis, ScaleAxis):
                 out.append(f"scale {axis.workload or axis.target} to {v}")
+            elif isinstance(axis, HpaAxis):
+                bound = axis.word(v)
+                out.append("HorizontalPodAutoscalers off (declared replicas)" if bound == "none"
+                           else f"HorizontalPodAutoscalers at {bound}")
+            else:
+                out.append(f"kube-scheduler {axis.word(v)}")
         return out
 
     def added_nodes(self, values: Sequence[int]) -> int:
@@ -305,11 +371,18 @@ def best_unfitting(points: Sequence[PointResult]) -> PointResult | None:
                                       p.cost if p.cost is not None else Decimal(0), p.added_nodes, p.index))
 
 
+def grouping_axes(plan: SweepPlan) -> list[int]:
+    """The axes whose every combination of values gets its own cheapest point: the scale axes
+    (each workload size asked about), the autoscalers' bound and the release."""
+    return [i for i, a in enumerate(plan.axes) if isinstance(a, (ScaleAxis, HpaAxis, ReleaseAxis))]
+
+
 def cheapest_by_scale(plan: SweepPlan, points: Sequence[PointResult], confidence: Fraction
                       ) -> list[tuple[tuple[int, ...], PointResult | None]]:
-    """For every combination of the scale axes' values (each workload size asked about), the
-    cheapest point that fits: the node mix to buy for that growth. Empty without scale axes."""
-    scale_axes = [i for i, a in enumerate(plan.axes) if isinstance(a, ScaleAxis)]
+    """For every combination of the values of the scale, autoscaler and release axes (each
+    workload size, bound and release asked about), the cheapest point that fits: the node mix to
+    buy for that growth, at that release. Empty without such axes."""
+    scale_axes = grouping_axes(plan)
     if not scale_axes:
         return []
     groups: dict[tuple[int, ...], list[PointResult]] = {}

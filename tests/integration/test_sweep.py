@@ -317,3 +317,76 @@ def test_ctrl_c_stops_the_local_workers_and_says_interrupted_once() -> None:
     while group_members(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert group_members(proc.pid) == [], "a Dask process outlived kplan"
+
+
+# ------------------------------------------------------------ the release and autoscaler axes
+
+#: pods asking for DRA-served extended resources: served by DRA from 1.36 (DRAExtendedResource),
+#: so more of them fit at 1.37 than at 1.34 (tests/fidelity/regressions, the oracles' results)
+EXTENDED = ROOT / "tests" / "fidelity" / "regressions" / "dra-extended-resources-1.37"
+RELEASE_GRID = [str(EXTENDED / "pods.yaml"), "--cluster", str(EXTENDED / "cluster.yaml"), "--tie-break",
+                "lowest-name", "--add-node", "like=node-a:0..1", "--kube-version", "1.34,1.37"]
+
+
+def whatif_at(args: list[str], release: str) -> dict[str, Any]:
+    code, out, err = invoke(["whatif", *args, "--kube-version", release, "-o", "json", "-q"])
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+def test_a_release_axis_runs_each_point_at_its_release_on_a_dask_cluster(dask_cluster: str) -> None:
+    """``--kube-version 1.34,1.37`` is an axis: each point is what ``kplan whatif --kube-version``
+    gives after the same change at that release, on the loopback Dask cluster as locally, and the
+    document and the table name each point's release."""
+    code, out, err = invoke(["sweep", *RELEASE_GRID, "--dask", dask_cluster, "-o", "json", "-q"])
+    assert code in (0, 1), err
+    doc = json.loads(out)
+    assert doc["axes"][-1] == {"change": "release", "values": ["1.34", "1.37"]}
+    assert doc["release"]["version"] == "1.34", "the document's release is the axis's first"
+    assert [(p["values"], p["release"]) for p in doc["points"]] == [
+        ([0, 0], "1.34"), ([0, 1], "1.37"), ([1, 0], "1.34"), ([1, 1], "1.37")]
+    for p in doc["points"]:
+        nodes = p["values"][0]
+        w = whatif_at([str(EXTENDED / "pods.yaml"), "--cluster", str(EXTENDED / "cluster.yaml"), "--tie-break",
+                       "lowest-name", *(["--add-node", f"like=node-a:{nodes}"] if nodes else [])], p["release"])
+        after = w["after"]["summary"]
+        assert (p["runs"][0]["scheduled"], p["runs"][0]["pending"]) == (
+            after["scheduled"], after["pending"] - after["scheduled"] - after["gated"]), p["values"]
+        assert p["changes"][-1] == f"kube-scheduler {p['release']}"
+    pending = {p["release"]: p["pending"]["max"] for p in doc["points"] if p["values"][0] == 0}
+    assert pending["1.34"] > pending["1.37"], "DRA serves the extended resources only at 1.37"
+    assert {(g["release"], g["replicas"] == {}) for g in doc["cheapestPerScale"]} == {("1.34", True), ("1.37", True)}
+    local_code, local, _ = invoke(["sweep", *RELEASE_GRID, "--workers", "1", "-o", "json", "-q"])
+    assert (local_code, json.loads(local)) == (code, doc), "the Dask cluster gives the local result"
+    _, table, _ = invoke(["sweep", *RELEASE_GRID, "--workers", "1", "-q"])
+    assert "RELEASE" in table.splitlines()[2] and " 1.37 " in table
+
+
+def test_an_hpa_axis_scales_the_autoscalers_targets_as_whatif_does() -> None:
+    hpa_app = [*APP, "--cluster", str(FIX / "hpa" / "hpas.yaml")]
+    code, doc = sweep_json([*hpa_app, "--hpa", "none,min,max", "--add-node", "like=gen-c-3:0..1", "--workers", "1",
+                            "--tie-break", "lowest-name", "--kube-version", "1.34"])
+    assert doc["axes"][-1] == {"change": "hpa", "values": ["none", "min", "max"]}
+    assert [p["hpa"] for p in doc["points"]][:3] == ["none", "min", "max"]
+    for p in doc["points"]:
+        bound = p["hpa"]
+        nodes = p["values"][0]
+        changes = [*(["--add-node", f"like=gen-c-3:{nodes}"] if nodes else []),
+                   *(["--hpa", bound] if bound != "none" else [])]
+        w = whatif_at([*hpa_app, *changes, "--tie-break", "lowest-name"], "1.34")
+        after = w["after"]["summary"]
+        assert (p["runs"][0]["scheduled"], p["runs"][0]["pending"]) == (
+            after["scheduled"], after["pending"] - after["scheduled"] - after["gated"]), p["values"]
+    scheduled = {p["hpa"]: p["runs"][0]["scheduled"] for p in doc["points"] if p["values"][0] == 0}
+    assert scheduled["min"] < scheduled["none"] < scheduled["max"], scheduled
+
+
+def test_a_scale_axis_of_an_autoscaled_workload_wins_over_the_hpa_axis() -> None:
+    code, out, err = invoke(["sweep", *APP, "--cluster", str(FIX / "hpa" / "hpas.yaml"), "--hpa", "max",
+                             "--scale", "deployment/shop/web=4", "--workers", "1", "-o", "json"])
+    assert code in (0, 1)
+    assert "Deployment shop/web is scaled by --scale, which wins over --hpa max" in err
+    doc = json.loads(out)
+    # web at 4 (the axis), db at its autoscaler's 5: 4 + 5 pending pods in all
+    run = doc["points"][0]["runs"][0]
+    assert run["scheduled"] + run["pending"] == 9

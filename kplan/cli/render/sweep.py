@@ -9,13 +9,43 @@ from tabulate import tabulate
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import MIN_WRAP, plain, visible_len, wrap
 from kplan.cli.render.units import plural
-from kplan.report.sweep import Axis, NodeAxisDoc, PendingRange, PercentRange, SweepDocument
+from kplan.report.sweep import (
+    Axis,
+    HpaAxisDoc,
+    NodeAxisDoc,
+    PendingRange,
+    PercentRange,
+    ReleaseAxisDoc,
+    ScaleChoice,
+    SweepDocument,
+)
 
 
 def axis_header(axis: Axis) -> str:
     if isinstance(axis, NodeAxisDoc):
         return f"+{axis.template}"
+    if isinstance(axis, HpaAxisDoc):
+        return "hpa"
+    if isinstance(axis, ReleaseAxisDoc):
+        return "release"
     return axis.workload.split(" ", 1)[-1]
+
+
+def cell(axis: Axis, value: int) -> str:
+    """A point's value on an axis: a count, or the word it indexes (a bound, a release)."""
+    if isinstance(axis, (HpaAxisDoc, ReleaseAxisDoc)):
+        return axis.values[value]
+    return str(value)
+
+
+def _group(g: ScaleChoice) -> str:
+    """``shop/web=10, release 1.37, hpa max``: what a cheapest-per-size line is for."""
+    parts = [f"{w.split(' ', 1)[-1]}={n}" for w, n in g.replicas.items()]
+    if g.release is not None:
+        parts.append(f"release {g.release}")
+    if g.hpa is not None:
+        parts.append(f"hpa {g.hpa}")
+    return ", ".join(parts)
 
 
 def _num(x: float | None) -> str:
@@ -47,7 +77,7 @@ def rows(doc: SweepDocument) -> tuple[list[str], list[list[str]]]:
         headers.append("COST")
     out = []
     for p in doc.points:
-        row = [str(p.index), *(str(v) for v in p.values), pending(p.pending), probability(p.fit_probability),
+        row = [str(p.index), *(cell(a, v) for a, v in zip(doc.axes, p.values, strict=True)), pending(p.pending), probability(p.fit_probability),
                share(p.cpu_percent), share(p.memory_percent)]
         if doc.priced:
             row.append(_num(p.cost))
@@ -78,9 +108,13 @@ def verdict(doc: SweepDocument) -> list[str]:
         out.append(f"  {rank}. #{c.index}: {changes} (fit {probability(c.fit_probability)}{cost})")
     if doc.cheapest_per_scale:
         out.append("")
-        out.append(f"The {what} fitting point for each workload size:")
+        first = doc.cheapest_per_scale[0]
+        kinds = (["workload size"] if first.replicas else []) + (["release"] if first.release is not None else []) \
+            + (["autoscaler bound"] if first.hpa is not None else [])
+        what_for = ", ".join(kinds[:-1]) + (" and " if len(kinds) > 1 else "") + kinds[-1]
+        out.append(f"The {what} fitting point for each {what_for}:")
         for g in doc.cheapest_per_scale:
-            size = ", ".join(f"{w.split(' ', 1)[-1]}={n}" for w, n in g.replicas.items())
+            size = _group(g)
             choice = g.cheapest
             if choice is None:
                 out.append(f"  {size}: no point of the grid fits")

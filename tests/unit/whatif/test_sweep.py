@@ -220,3 +220,75 @@ def test_confidence(value: float, share: Fraction) -> None:
 def test_confidence_above_one_is_refused() -> None:
     with pytest.raises(InputError, match="between 0 and 1"):
         parse_confidence(1.5)
+
+
+# ------------------------------------------------------------ the release and autoscaler axes
+
+def test_several_releases_and_bounds_are_axes_after_the_others_in_whatifs_order() -> None:
+    from kplan.whatif.sweep import HpaAxis, ReleaseAxis
+
+    plan, _ = parse_plan(["like=a:0..1"], ["deployment/web=2..3"], ["c1"], [], [], {}, "none,max",
+                         ("1.34", "1.37"))
+    assert [type(a) for a in plan.axes] == [NodeAxis, ScaleAxis, HpaAxis, ReleaseAxis]
+    assert plan.size() == 2 * 2 * 2 * 2
+    # the autoscalers scale with the workloads, before the cordon; the release is no change
+    assert plan.steps == (AxisStep(0), AxisStep(1), AxisStep(2), Fixed(plan.steps[-1].change))
+    assert [plan.release_index(v) for v in plan.points()[:2]] == [0, 1]
+    assert plan.describe((1, 3, 1, 1)) == ["add 1 node like a", "scale deployment/web to 3",
+                                           "HorizontalPodAutoscalers at max", "kube-scheduler 1.37"]
+    assert plan.describe((0, 2, 0, 0))[2:] == ["HorizontalPodAutoscalers off (declared replicas)",
+                                               "kube-scheduler 1.34"]
+    assert plan.chain_axis() == 1, "points along the scale axis share their release and bound"
+
+
+def test_one_release_is_no_axis_and_repeated_words_count_once() -> None:
+    from kplan.whatif.sweep import HpaAxis
+
+    plan, _ = parse_plan(["like=a:0..1"], [], [], [], [], {}, "max,max", ("1.37",))
+    assert [type(a) for a in plan.axes] == [NodeAxis, HpaAxis]
+    assert plan.axes[1].values == (0,) and plan.release_index((1, 0)) == 0
+
+
+def test_an_hpa_axis_point_gets_the_scale_changes_of_its_bound_with_the_autoscaler_named() -> None:
+    from kplan.whatif.changes import AutoscaledBy, ScaleWorkload
+    from kplan.whatif.sweep import HpaAxis
+
+    by = AutoscaledBy("shop/web", "max", "maxReplicas")
+    plan = SweepPlan((HpaAxis(("none", "max"), ((), (("deployment/shop/web=8", by),))),), (AxisStep(0),))
+    asked: list[str] = []
+
+    def resolve(spec: str) -> ScaleWorkload:
+        asked.append(spec)
+        return ScaleWorkload("Deployment shop/web", int(spec.rpartition("=")[2]), 3)
+
+    assert plan.changes((0,), resolve) == []
+    (change,) = plan.changes((1,), resolve)
+    assert asked == ["deployment/shop/web=8"] and change.autoscaler == by and change.replicas == 8
+    assert pickle.loads(pickle.dumps(plan)) == plan
+
+
+def test_cheapest_per_release_groups_the_points_of_each_release() -> None:
+    from kplan.whatif.sweep import ReleaseAxis
+
+    plan = SweepPlan((NodeAxis("a", (0, 1)), ReleaseAxis(("1.34", "1.37"))), (AxisStep(0),))
+    fits = {(0, 0): False, (0, 1): True, (1, 0): True, (1, 1): True}
+    points = point_results(plan, [[RunSummary(0, 0 if fits[v] else 1, 1, 0, 0, 1, 2, 1, 2, 1)]
+                                  for v in plan.points()])
+    best = {key: p.values if p else None for key, p in cheapest_by_scale(plan, points, Fraction(1))}
+    assert best == {(0,): (1, 0), (1,): (0, 1)}, "1.34 needs a node, 1.37 none"
+
+
+@pytest.mark.parametrize(("value", "option", "message"), [
+    ("1.34,,1.37", "--kube-version", "--kube-version 1.34,,1.37: give values separated by commas"),
+    ("max,", "--hpa", "--hpa max,: give values separated by commas, e.g. --hpa max,min"),
+])
+def test_empty_axis_words_are_refused(value: str, option: str, message: str) -> None:
+    from kplan.cli.sweep import parse_words
+
+    with pytest.raises(InputError, match=message):
+        parse_words(value, option)
+
+
+def test_an_unknown_bound_is_refused_before_loading() -> None:
+    with pytest.raises(InputError, match="--hpa most: expected one of max, min, current, none"):
+        parse_plan(["like=a:0..1"], [], [], [], [], {}, "max,most")
