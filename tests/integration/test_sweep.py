@@ -360,6 +360,8 @@ def test_a_release_axis_runs_each_point_at_its_release_on_a_dask_cluster(dask_cl
     assert (local_code, json.loads(local)) == (code, doc), "the Dask cluster gives the local result"
     _, table, _ = invoke(["sweep", *RELEASE_GRID, "--workers", "1", "-q"])
     assert "RELEASE" in table.splitlines()[2] and " 1.37 " in table
+    _, page, _ = invoke(["sweep", *RELEASE_GRID, "--workers", "1", "-q", "-o", "html"])
+    assert "release 1.34" in page and "release 1.37" in page, "one curve per release"
 
 
 def test_an_hpa_axis_scales_the_autoscalers_targets_as_whatif_does() -> None:

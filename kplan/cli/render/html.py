@@ -291,12 +291,15 @@ def sweep_html(doc: SweepDocument, opts: RenderOptions) -> str:
 # ------------------------------------------------------------------------------ sweep curves
 
 def _series(doc: SweepDocument) -> dict[str, list[PointDoc]]:
-    """The points grouped by the scale axes' values (one curve per workload size)."""
+    """The points grouped by the scale axes' values, the release and the autoscalers' bound (one
+    curve per workload size, release and bound)."""
     scale = [(i, a) for i, a in enumerate(doc.axes) if isinstance(a, ScaleAxisDoc)]
     out: dict[str, list[PointDoc]] = {}
     for p in doc.points:
-        label = ", ".join(f"{a.workload.split(' ', 1)[-1]}={p.values[i]}" for i, a in scale)
-        out.setdefault(label or "all points", []).append(p)
+        parts = [f"{a.workload.split(' ', 1)[-1]}={p.values[i]}" for i, a in scale]
+        parts += [f"release {p.release}"] if p.release is not None else []
+        parts += [f"hpa {p.hpa}"] if p.hpa is not None else []
+        out.setdefault(", ".join(parts) or "all points", []).append(p)
     return out
 
 
