@@ -527,7 +527,32 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         from kplan.plugins.dra.diagnose import diagnose
 
         node = table.nodes[row]
-        return "; ".join(str(p) for p in diagnose(self.dra, pod, node.name, node.labels))
+        try:
+            parts = [str(p) for p in diagnose(self.dra, pod, node.name, node.labels)]
+        except ClaimLookupError:
+            parts = []
+        return "; ".join(parts + self._explain_extended(pod, node))
+
+    def _explain_extended(self, pod: Pod, node: Any) -> list[str]:
+        """The extended resources DRA serves the pod on the node: what each needs of its class there
+        (the node's devices in all: which of them are in use depends on the attempt explained)."""
+        if not self._extended or not pod.device_requests:
+            return []
+        mapping = ext.extended_mapping(self.dra)
+        variant = ext.filter_extended_resources(pod, mapping, node.allocatable, bool(pod.resource_claims))
+        if variant == ext.FAIL:
+            missing = sorted(r for r, q in pod.requests.items()
+                             if q and "/" in r and r not in mapping and r not in node.allocatable)
+            return [f"no DeviceClass serves {', '.join(missing)} and the node does not advertise it"]
+        if not isinstance(variant, tuple):
+            return []
+        out = []
+        for r in variant:
+            cls = mapping[r]
+            capacity, _ = ext.dra_resource_totals(self.dra, node.name, node.labels, cls)
+            out.append(f"{r}: {pod.requests[r]} device(s) of DeviceClass {cls.name} wanted, of {capacity} on the node "
+                       "in all")
+        return out
 
     def events_to_register(self) -> list[tuple[str, Any]]:
         return [

@@ -262,3 +262,22 @@ def test_balanced_allocation_on_a_class_with_selectors_is_refused_as_the_crash_i
         {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": GPU_RES, "weight": 1}]})
     with pytest.raises(UnsupportedError, match="kube-scheduler crashes here: NodeResourcesBalancedAllocation"):
         simulate(NODES, [gpu_pod("a")], objects=[gpu_class(), gpus("n1", 2)], config=config, release="1.36")
+
+
+def test_explain_names_what_the_extended_resources_need_of_their_class() -> None:
+    from types import SimpleNamespace
+
+    from kplan.cluster.dra import DraState
+    from kplan.model.parse_dra import parse_resource_slice
+    from kplan.plugins.dynamicresources import DynamicResources
+
+    dra = DraState([parse_device_class(gpu_class())], [parse_resource_slice(gpus("n1", 2))])
+    handle = SimpleNamespace(snapshot=SimpleNamespace(dra=dra), release=Release.of("1.36"))
+    plugin = DynamicResources(None, handle)  # type: ignore[arg-type]
+    n1 = make_node("n1").alloc(cpu="8", memory="8Gi", pods="10").build()
+    table = SimpleNamespace(nodes=[n1])
+    assert plugin.explain_rejection(gpu_pod("a", "3").build(), table, 0) == (
+        "example.com/gpu: 3 device(s) of DeviceClass gpu wanted, of 2 on the node in all")
+    other = make_pod("b").req(**{"example.com/other": "1", GPU_RES: "1"}).build()
+    assert plugin.explain_rejection(other, table, 0) == (
+        "no DeviceClass serves example.com/other and the node does not advertise it")
