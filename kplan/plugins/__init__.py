@@ -72,6 +72,8 @@ VARIANTS: Mapping[KubeVersion, Mapping[str, type]] = {
         "NodeResourcesBalancedAllocation": balanced_allocation.BalanceChangeAllocation,
         "ImageLocality": imagelocality.ImageVolumeLocality,
         "NodeVolumeLimits": nodevolumelimits.NodeVolumeLimitsDriverCheck,
+        # DynamicResources scores since 1.35, allocated claims by their own allocation from 1.36
+        "DynamicResources": dynamicresources.DynamicResourcesScoringAllocated,
     },
     V1_37: {
         "NodeName": nodename.NodeNamePreFilter,
@@ -80,7 +82,7 @@ VARIANTS: Mapping[KubeVersion, Mapping[str, type]] = {
         "ImageLocality": imagelocality.ImageVolumeCountLocality,
         "NodeVolumeLimits": nodevolumelimits.NodeVolumeLimitsDriverCheck,
         "NodeDeclaredFeatures": nodedeclaredfeatures.NodeDeclaredFeaturesGA,
-        "DynamicResources": dynamicresources.DynamicResourcesQuietPostFilter,
+        "DynamicResources": dynamicresources.DynamicResourcesQuietScoring,
     },
 }
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -623,10 +623,8 @@ class DynamicResourcesScoring(DynamicResources, ScorePlugin, ScoreExtensions):
             if results is None:
                 continue
             total = 0
-            for i, claim in enumerate(st.claims):
-                if i >= len(results):
-                    raise ScoreError(NAME, f"number of allocations {len(results)} is smaller than number of claims")
-                allocated = {r.request for r in results[i].results if "/" in r.request}
+            for claim, allocation in zip(st.claims, self._allocations(st.claims, results), strict=True):
+                allocated = {r.request for r in allocation.results if "/" in r.request}
                 for req in claim.spec.requests:
                     if req.exactly is not None:
                         continue
@@ -636,6 +634,37 @@ class DynamicResourcesScoring(DynamicResources, ScorePlugin, ScoreExtensions):
             out[k] = total
         return out
 
+    def _allocations(self, claims: list[ResourceClaim], results: Sequence[Allocation]) -> list[Allocation]:
+        """Each claim's allocation as v1.35.4's computeScore pairs them: by position among all the
+        pod's claims, though only the claims to allocate have results."""
+        if len(claims) > len(results):
+            raise ScoreError(NAME, f"number of allocations {len(results)} is smaller than number of claims")
+        return list(results[:len(claims)])
+
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, False)
+
+
+class DynamicResourcesScoringAllocated(DynamicResourcesScoring):
+    """DynamicResources' Score from 1.36 (v1.36.3 and v1.37.2 computeScore): a claim already
+    allocated is scored by its own status allocation, and the node's allocation results are
+    taken in order for the claims to allocate only."""
+
+    def _allocations(self, claims: list[ResourceClaim], results: Sequence[Allocation]) -> list[Allocation]:
+        out: list[Allocation] = []
+        unallocated = 0
+        for claim in claims:
+            if claim.allocation is not None:
+                out.append(claim.allocation)
+                continue
+            if unallocated >= len(results):
+                raise ScoreError(NAME, f"number of allocations {len(results)} is smaller than number of claims "
+                                       "needing allocation")
+            out.append(results[unallocated])
+            unallocated += 1
+        return out
+
+
+class DynamicResourcesQuietScoring(DynamicResourcesQuietPostFilter, DynamicResourcesScoringAllocated):
+    """DynamicResources of 1.37: the 1.36 Score and 1.37's quiet PostFilter."""
 
