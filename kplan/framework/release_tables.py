@@ -178,15 +178,17 @@ GATES: Mapping[KubeVersion, Mapping[Gate, GateSpec]] = {
 MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
     V1_34: frozenset(),
     # OpportunisticBatching off: every pod filtered and scored afresh, as in 1.34
-    V1_35: frozenset({(Gate.OPPORTUNISTIC_BATCHING, False)}),
+    # DRAPartitionableDevices on (alpha): shared counters and per-device node selection
+    V1_35: frozenset({(Gate.OPPORTUNISTIC_BATCHING, False), (Gate.DRA_PARTITIONABLE_DEVICES, True)}),
     # the two storage gates that 1.37 turns on, either way (VolumeBinding's scorer, NodeVolumeLimits'
     # CSI-driver check)
     # DRADeviceTaintRules on (beta, off by default: DeviceTaintRules' taints count) or DRADeviceTaints off
     V1_36: frozenset({(Gate.STORAGE_CAPACITY_SCORING, True), (Gate.VOLUME_LIMIT_SCALING, True),
                       (Gate.DRA_DEVICE_TAINT_RULES, True), (Gate.DRA_DEVICE_TAINTS, False),
                       # extendedResourceName ignored, as in 1.34 and 1.35
-                      (Gate.DRA_EXTENDED_RESOURCE, False)}),
-    V1_37: frozenset({(Gate.STORAGE_CAPACITY_SCORING, False), (Gate.VOLUME_LIMIT_SCALING, False)}),
+                      (Gate.DRA_EXTENDED_RESOURCE, False), (Gate.DRA_PARTITIONABLE_DEVICES, False)}),
+    V1_37: frozenset({(Gate.STORAGE_CAPACITY_SCORING, False), (Gate.VOLUME_LIMIT_SCALING, False),
+                      (Gate.DRA_PARTITIONABLE_DEVICES, False)}),
 }
 
 #: default_plugins.go: the default MultiPoint set in order, with score weights (0: none given)
@@ -339,3 +341,12 @@ NOMINATION: Mapping[KubeVersion, NominationRules] = {
     V1_36: NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True),
     V1_37: NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True),
 }
+
+#: the structured allocator's pool rules (k8s.io/dynamic-resource-allocation at the tag; not
+#: gates), as (skip_unusable_pools, counter_slices_reach_every_node) of DeviceFeatures: from 1.35
+#: on a pool missing slices or invalid is skipped, and a node where nothing fits and that sees an
+#: invalid pool fails with "invalid resource pools were encountered" (1.34: such a pool's devices
+#: are used, an invalid pool aborts the attempt); in 1.35 and 1.36 a slice with shared counters
+#: reaches every node (1.37: only the nodes it selects)
+DRA_POOL_RULES: Mapping[KubeVersion, tuple[bool, bool]] = {
+    V1_34: (False, False), V1_35: (True, True), V1_36: (True, True), V1_37: (True, False)}

@@ -4,10 +4,11 @@ resource.k8s.io/v1 and the beta versions kube-scheduler 1.34 still serves (v1bet
 shape; v1beta1 puts a request's fields directly on the request and a device's attributes under
 ``basic``). Inputs get the v1 defaults: allocationMode ExactCount, count 1.
 
-Device taints and tolerations (KEP-5055) and DeviceTaintRules are parsed here whatever the
+Device taints and tolerations (KEP-5055), DeviceTaintRules and partitionable devices (KEP-4815:
+shared counters, per-device node selection) are parsed here whatever the
 release; whether they count is the allocator's ``DeviceFeatures`` (the release's gates: with a gate
 off the API server drops such fields, so the allocator ignores them). Fields kplan does not model
-yet (partitionable devices, consumable capacity, binding conditions) are refused with a one-line
+yet (consumable capacity, binding conditions) are refused with a one-line
 error naming the object and field: ignoring them would give wrong answers. A DeviceClass's
 ``extendedResourceName`` (DRAExtendedResource, KEP-5004) is kept: the releases whose gate is on
 use it (plugins/dra/extended.py), the others ignore it as their scheduler does.
@@ -89,10 +90,28 @@ class DeviceFeatures:
     device_taints: bool = False
     #: DRADeviceTaintRules: DeviceTaintRule objects add taints to the devices they select
     device_taint_rules: bool = False
+    #: DRAPartitionableDevices: shared counters, devices consuming them, per-device node selection
+    partitionable_devices: bool = False
+    #: the pool rules of the allocators from 1.35 on (not a gate): a pool missing slices is not
+    #: allocated from (an older generation elsewhere makes it obsolete, ignored); an invalid pool is
+    #: skipped, and the node fails with "invalid resource pools were encountered" when nothing fits
+    skip_unusable_pools: bool = False
+    #: 1.35 and 1.36 (not a gate): a slice with shared counters reaches every node whatever its
+    #: node selection (1.37: only its nodes; others get it when they look up a pool missing slices)
+    counter_slices_reach_every_node: bool = False
 
 
 #: every optional behaviour off: kube-scheduler 1.34 and 1.35 with their default gates
 FEATURES_OFF = DeviceFeatures()
+
+
+@dataclass(frozen=True, slots=True)
+class CounterSet:
+    """A ResourceSlice's sharedCounters entry, or a device's consumesCounters entry (``name`` is
+    then the counter set it draws from): counter name → amount in nano units."""
+
+    name: str
+    counters: Mapping[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +122,19 @@ class Device:
     #: capacity name → the quantity as written
     capacity: Mapping[str, str]
     taints: tuple[DeviceTaint, ...] = ()
+    consumes_counters: tuple[CounterSet, ...] = ()
+    #: per-device node selection (the slice's perDeviceNodeSelection): exactly one is set
+    node_name: str = ""
+    node_selector: NodeSelector | None = None
+    all_nodes: bool = False
+
+    def on_node(self, node_name: str, labels: Mapping[str, str]) -> bool:
+        """NodeMatches with the device's own node selection."""
+        if self.node_name:
+            return self.node_name == node_name
+        if self.all_nodes:
+            return True
+        return self.node_selector is not None and self.node_selector.matches(node_name, labels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +149,8 @@ class ResourceSlice:
     all_nodes: bool = False
     devices: tuple[Device, ...] = ()
     source: str = ""
+    shared_counters: tuple[CounterSet, ...] = ()
+    per_device_node_selection: bool = False
 
 
 @dataclass(frozen=True, slots=True)

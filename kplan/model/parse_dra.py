@@ -17,6 +17,7 @@ from kplan.model.dra import (
     ClaimSpec,
     Constraint,
     ConsumerRef,
+    CounterSet,
     Device,
     DeviceClass,
     DeviceRequest,
@@ -32,7 +33,7 @@ from kplan.model.dra import (
 )
 from kplan.model.name_rules import qualified_name
 from kplan.model.parse import Where, _int, _labels, _list, _map, _str, parse_node_selector_term, parse_time
-from kplan.model.quantity import QuantityError, parse_quantity
+from kplan.model.quantity import QuantityError, parse_nanos, parse_quantity
 from kplan.model.selectors import NodeSelector
 
 _NOT_MODELLED = "kplan does not model this feature (its feature gate is off in kube-scheduler 1.34)"
@@ -164,7 +165,39 @@ def _attribute(v: Any, where: Where, path: str) -> AttributeValue:
     raise where.fail(path, "Required value: exactly one of string, int, bool or version must be set")
 
 
-def _device(v: Any, version: str, where: Where, path: str) -> Device:
+def _counters(v: Any, where: Where, path: str) -> dict[str, int]:
+    out = {}
+    for k, c in _map(v, where, path).items():
+        q = _map(c, where, f"{path}.{k}").get("value")
+        try:
+            out[str(k)] = parse_nanos(q)
+        except (QuantityError, ValueError, TypeError):
+            raise where.fail(f"{path}.{k}.value", f"expected a quantity, got {q!r}") from None
+    return out
+
+
+def _counter_sets(v: Any, where: Where, path: str, name_key: str) -> tuple[CounterSet, ...]:
+    """sharedCounters (``name``) or consumesCounters (``counterSet``) entries."""
+    out = []
+    for i, c in enumerate(_list(v, where, path)):
+        m = _map(c, where, f"{path}[{i}]")
+        _refuse(m, where, f"{path}[{i}]", "compatibilityGroups")
+        name = _str(m.get(name_key), where, f"{path}[{i}].{name_key}")
+        if not name:
+            raise where.fail(f"{path}[{i}].{name_key}", "Required value")
+        out.append(CounterSet(name, _counters(m.get("counters"), where, f"{path}[{i}].counters")))
+    return tuple(out)
+
+
+def _node_selector(v: Any, where: Where, path: str) -> NodeSelector | None:
+    if v is None:
+        return None
+    terms = _map(v, where, path).get("nodeSelectorTerms")
+    return NodeSelector(tuple(parse_node_selector_term(t, where, f"{path}.nodeSelectorTerms[{i}]")
+                              for i, t in enumerate(_list(terms, where, f"{path}.nodeSelectorTerms"))))
+
+
+def _device(v: Any, version: str, where: Where, path: str, per_device: bool = False) -> Device:
     m = _map(v, where, path)
     name = _str(m.get("name"), where, f"{path}.name")
     if not name:
@@ -174,8 +207,7 @@ def _device(v: Any, version: str, where: Where, path: str) -> Device:
         body = _map(m.get("basic"), where, f"{path}.basic")
         path = f"{path}.basic"
     _refuse_binding_conditions(body, where, path)
-    _refuse(body, where, path, "consumesCounters", "bindingConditions", "bindingFailureConditions",
-            "bindsToNode", "nodeName", "nodeSelector", "allNodes", "allowMultipleAllocations")
+    _refuse(body, where, path, "allowMultipleAllocations")
     attrs = {str(k): _attribute(x, where, f"{path}.attributes.{k}")
              for k, x in _map(body.get("attributes"), where, f"{path}.attributes").items()}
     caps = {}
@@ -190,14 +222,25 @@ def _device(v: Any, version: str, where: Where, path: str) -> Device:
         caps[str(k)] = str(q)
     taints = tuple(_taint(t, where, f"{path}.taints[{i}]")
                    for i, t in enumerate(_list(body.get("taints"), where, f"{path}.taints")))
-    return Device(name, attrs, caps, taints)
+    node_name = _str(body.get("nodeName"), where, f"{path}.nodeName")
+    sel = _node_selector(body.get("nodeSelector"), where, f"{path}.nodeSelector")
+    all_nodes = body.get("allNodes") is True
+    chosen = sum((bool(node_name), sel is not None, all_nodes))
+    if per_device and chosen != 1:
+        raise where.fail(path, "Invalid value: exactly one of nodeName, nodeSelector or allNodes must be set "
+                               "(the slice has perDeviceNodeSelection)")
+    if not per_device and chosen:
+        raise where.fail(path, "Invalid value: nodeName, nodeSelector and allNodes of a device need the slice's "
+                               "perDeviceNodeSelection")
+    return Device(name, attrs, caps, taints,
+                  _counter_sets(body.get("consumesCounters"), where, f"{path}.consumesCounters", "counterSet"),
+                  node_name, sel, all_nodes)
 
 
 def parse_resource_slice(d: Mapping[str, Any], source: str = "") -> ResourceSlice:
     _, name, where = _named(d, source, "ResourceSlice", False)
     version = _version(d, where)
     spec = _map(d.get("spec"), where, "spec")
-    _refuse(spec, where, "spec", "sharedCounters", "perDeviceNodeSelection")
     driver = _str(spec.get("driver"), where, "spec.driver")
     if not driver:
         raise where.fail("spec.driver", "Required value")
@@ -206,19 +249,20 @@ def parse_resource_slice(d: Mapping[str, Any], source: str = "") -> ResourceSlic
     if not pool_name:
         raise where.fail("spec.pool.name", "Required value")
     node_name = _str(spec.get("nodeName"), where, "spec.nodeName")
-    sel: NodeSelector | None = None
-    if spec.get("nodeSelector") is not None:
-        terms = _map(spec["nodeSelector"], where, "spec.nodeSelector").get("nodeSelectorTerms")
-        sel = NodeSelector(tuple(parse_node_selector_term(t, where, f"spec.nodeSelector.nodeSelectorTerms[{i}]")
-                                 for i, t in enumerate(_list(terms, where, "spec.nodeSelector.nodeSelectorTerms"))))
+    sel = _node_selector(spec.get("nodeSelector"), where, "spec.nodeSelector")
     all_nodes = spec.get("allNodes") is True
-    if sum((bool(node_name), sel is not None, all_nodes)) != 1:
-        raise where.fail("spec", "Invalid value: exactly one of nodeName, nodeSelector or allNodes must be set")
-    devices = tuple(_device(x, version, where, f"spec.devices[{i}]")
+    per_device = spec.get("perDeviceNodeSelection") is True
+    if sum((bool(node_name), sel is not None, all_nodes, per_device)) != 1:
+        raise where.fail("spec", "Invalid value: exactly one of nodeName, nodeSelector, allNodes or "
+                                 "perDeviceNodeSelection must be set")
+    shared = _counter_sets(spec.get("sharedCounters"), where, "spec.sharedCounters", "name")
+    devices = tuple(_device(x, version, where, f"spec.devices[{i}]", per_device)
                     for i, x in enumerate(_list(spec.get("devices"), where, "spec.devices")))
+    if shared and devices:
+        raise where.fail("spec", "Invalid value: only one of `sharedCounters` or `devices` is allowed")
     return ResourceSlice(name, driver, pool_name, _int(pool.get("generation"), where, "spec.pool.generation"),
                          _int(pool.get("resourceSliceCount"), where, "spec.pool.resourceSliceCount", 1),
-                         node_name, sel, all_nodes, devices, source)
+                         node_name, sel, all_nodes, devices, source, shared, per_device)
 
 
 # ---------------------------------------------------------------------- claims and templates

@@ -46,6 +46,7 @@ from kplan.framework.interfaces import (
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.release import Release
+from kplan.framework.release_tables import DRA_POOL_RULES
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
 from kplan.model.dra import DELETE_PROTECTION, Allocation, DeviceClass, DeviceFeatures, ResourceClaim
 from kplan.model.objects import Pod
@@ -175,9 +176,13 @@ def device_features(release: Release) -> DeviceFeatures:
     """AllocatorFeatures (dynamicresources.go) and the ResourceSlice tracker's option, from the
     release's gates (a gate the release does not know is off)."""
     gates = release.gates
-    return DeviceFeatures(
-        device_taints=Gate.DRA_DEVICE_TAINTS in gates and release.enabled(Gate.DRA_DEVICE_TAINTS),
-        device_taint_rules=Gate.DRA_DEVICE_TAINT_RULES in gates and release.enabled(Gate.DRA_DEVICE_TAINT_RULES))
+    def on(gate: Gate) -> bool:
+        return gate in gates and release.enabled(gate)
+
+    skip_unusable_pools, counters_everywhere = DRA_POOL_RULES[release.version]
+    return DeviceFeatures(device_taints=on(Gate.DRA_DEVICE_TAINTS), device_taint_rules=on(Gate.DRA_DEVICE_TAINT_RULES),
+                          partitionable_devices=on(Gate.DRA_PARTITIONABLE_DEVICES),
+                          skip_unusable_pools=skip_unusable_pools, counter_slices_reach_every_node=counters_everywhere)
 
 
 class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,
@@ -303,13 +308,16 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         reasons = np.zeros(n, dtype=np.int32)
         passing: Any = range(n)
         if st.allocator is not None and st.plan is not None:
+            failures: dict[int, str] = {}
             try:
                 ok, found = self._summaries().allocate_rows(st.allocator, table, rows, st.to_allocate, st.spec_id,
-                                                            st.plan)
+                                                            st.plan, failures)
             except AllocatorError as e:
                 raise PluginError(NAME, str(e)) from None
             st.results.update(found)
             codes[~ok], reasons[~ok] = Code.UNRESOLVABLE, _CANNOT_ALLOCATE_ID
+            for k, text in failures.items():
+                reasons[k] = reason_id(text)
             passing = ok.nonzero()[0].tolist()
         self._check_selectors(st, table, rows, passing, codes, reasons)
         return Verdicts(codes, reasons, bool(codes.any()))

@@ -12,6 +12,8 @@ For each claim of the pod, in spec order, and each of its requests, on one node:
 * ``constraint``: every request has free devices, but no choice of them satisfies a
   ``matchAttribute`` constraint (the free devices' values of the attribute are listed);
 * ``together``: each request, and each claim, fits alone, but they compete for the same devices;
+* ``counters``: enough devices match and are free, but the shared counters of their pool
+  (partitionable devices) do not cover enough of them beside the allocated devices;
 * ``tainted``: enough devices match and are free, but too many of them carry a NoSchedule or
   NoExecute taint the request does not tolerate (with DRADeviceTaints);
 * ``error``: the allocator stops with an error (an invalid selector, a pool being updated).
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kplan.cluster.dra import ClaimLookupError, DraState, pod_claim_entries
@@ -36,6 +38,7 @@ from kplan.model.objects import Pod
 from kplan.plugins.dra.structured import (
     Allocator,
     AllocatorError,
+    Counters,
     SelectorCache,
     SelectorError,
     apply_taint_rules,
@@ -43,8 +46,8 @@ from kplan.plugins.dra.structured import (
     taint_prevents_allocation,
 )
 
-NOT_SELECTED, NO_DEVICE, NOT_ENOUGH, IN_USE, CONSTRAINT, TOGETHER, TAINTED, ERROR = (
-    "not-selected", "no-device", "not-enough", "in-use", "constraint", "together", "tainted", "error")
+NOT_SELECTED, NO_DEVICE, NOT_ENOUGH, IN_USE, CONSTRAINT, TOGETHER, TAINTED, COUNTERS, ERROR = (
+    "not-selected", "no-device", "not-enough", "in-use", "constraint", "together", "tainted", "counters", "error")
 HOSTNAME = "kubernetes.io/hostname"
 
 DeviceId = tuple[str, str, str]
@@ -127,9 +130,13 @@ def _request_text(s: SubRequest) -> str:
 # ------------------------------------------------------------------------------ one node
 
 def reaching(slices: Sequence[ResourceSlice], node_name: str, labels: Mapping[str, str]) -> list[ResourceSlice]:
-    """The slices GatherPools would consider for the node (the others cannot matter to it)."""
-    return [s for s in slices if s.node_name == node_name or s.all_nodes
-            or (not s.node_name and s.node_selector is not None and s.node_selector.matches(node_name, labels))]
+    """The slices GatherPools could consider for the node, and every other slice of their pools
+    (a pool missing slices on the node is looked up among all of them); the others cannot matter
+    to it."""
+    keys = {(s.driver, s.pool) for s in slices
+            if s.node_name == node_name or s.all_nodes or s.per_device_node_selection or s.shared_counters
+            or (not s.node_name and s.node_selector is not None and s.node_selector.matches(node_name, labels))}
+    return [s for s in slices if (s.driver, s.pool) in keys]
 
 
 def allocator_slices(dra: DraState) -> Sequence[ResourceSlice]:
@@ -138,9 +145,26 @@ def allocator_slices(dra: DraState) -> Sequence[ResourceSlice]:
 
 
 class _Matcher:
-    def __init__(self, dra: DraState, cache: SelectorCache) -> None:
+    def __init__(self, dra: DraState, cache: SelectorCache,
+                 counters: Callable[[frozenset[DeviceId]], Counters] | None = None) -> None:
         self.dra = dra
         self.cache = cache
+        #: the node's counter bookkeeping for a set of allocated devices (partitionable devices)
+        self.counters = counters
+
+    def within_counters(self, matching: list[tuple[ResourceSlice, Device]], used: frozenset[DeviceId]
+                        ) -> list[tuple[ResourceSlice, Device]]:
+        """The devices of ``matching`` whose counters their pool still covers, each alone."""
+        if self.counters is None:
+            return matching
+        counters = self.counters(used)
+        out = []
+        for s, d in matching:
+            if not d.consumes_counters or counters.take(s, d):
+                if d.consumes_counters:
+                    counters.give_back(s, d)
+                out.append((s, d))
+        return out
 
     def tolerated(self, spec: SubRequest, matching: list[tuple[ResourceSlice, Device]]
                   ) -> list[tuple[ResourceSlice, Device]]:
@@ -250,10 +274,15 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
         return []
     used = frozenset(dra.allocated_devices() if allocated is None else allocated)
     cache = cache if cache is not None else dra.caches.setdefault("selectors", SelectorCache())
-    m = _Matcher(dra, cache)
     # only the slices that reach the node matter to it: the allocators below index just these
     slices = reaching(allocator_slices(dra), node_name, labels)
-    devices = [sd for pool in gather_pools(slices, node_name, labels) for sd in pool.devices]
+    pools = gather_pools(slices, node_name, labels, dra.features)
+    devices = [sd for pool in pools for sd in pool.devices]
+
+    def counters(allocated: frozenset[DeviceId]) -> Counters:
+        return Counters(Allocator(slices, dra.classes, allocated, cache, dra.features), pools)
+
+    m = _Matcher(dra, cache, counters if dra.features.partitionable_devices else None)
     out: list[ClaimProblem] = []
     fitting: list[ResourceClaim] = []
     for name, claim in claims:
@@ -304,11 +333,17 @@ def _claim_problems(name: str, claim: ResourceClaim, m: _Matcher, devices: Seque
                 problems.append((label, ERROR, f"selector error — {where}: {detail}"))
                 continue
             class_devices = len(m.matching(SubRequest(spec.name, spec.class_name), devices)) if not matching else 0
-            usable = m.tolerated(spec, matching)
+            tolerated = m.tolerated(spec, matching)
+            usable = m.within_counters(tolerated, used)
             p = _request_problem(spec, usable, devices, used, class_devices)
-            if len(usable) < len(matching) and (
+            if len(usable) < len(tolerated) and p is not None and \
+                    _request_problem(spec, tolerated, devices, used, 0) is None:
+                p = COUNTERS, (f"shared counters used up — {len(tolerated) - len(usable)} of the "
+                               f"{len(tolerated)} matching devices consume more of their pool's counters than "
+                               "the allocated devices leave")
+            elif len(tolerated) < len(matching) and (
                     spec.mode == ALL or (p is not None and _request_problem(spec, matching, devices, used, 0) is None)):
-                p = TAINTED, _taint_text(spec, matching, usable)
+                p = TAINTED, _taint_text(spec, matching, tolerated)
             if p is None:
                 problems = []
                 break
@@ -397,7 +432,7 @@ def fresh_nodes(dra: DraState, pod: Pod, nodes: Sequence[tuple[str, Mapping[str,
         todo = [(n, c) for n, c in claims if c.allocation is None]
         # a request with too few matching free devices rules the copy out without a search (the
         # allocator's search is exhaustive: asking 9 of 8 devices tries every combination first)
-        devices = [sd for pool in gather_pools(slices, new, new_labels) for sd in pool.devices]
+        devices = [sd for pool in gather_pools(slices, new, new_labels, dra.features) for sd in pool.devices]
         if any(_claim_problems(n, c, m, devices, allocated) for n, c in todo):
             continue
         try:

@@ -33,6 +33,7 @@ from kplan.model.dra import (
     NO_SCHEDULE,
     Allocation,
     AttributeValue,
+    CounterSet,
     Device,
     DeviceClass,
     DeviceFeatures,
@@ -58,10 +59,22 @@ class AllocatorError(Exception):
 class Pool:
     driver: str
     name: str
-    #: (slice, device) in slice order, then device order
+    #: (slice, device) in slice order, then device order: the devices the node may use
     devices: list[tuple[ResourceSlice, Device]] = field(default_factory=list)
     incomplete: bool = False
     invalid: str = ""
+    #: partitionable devices: the pool's counter sets by name, and every device of the pool (on
+    #: this node or not) whose allocation consumes from them
+    counter_sets: dict[str, CounterSet] = field(default_factory=dict)
+    counter_devices: list[tuple[ResourceSlice, Device]] = field(default_factory=list)
+
+
+class NodeFailure(AllocatorError):
+    """ErrFailedAllocationOnNode: this node fails with the text (U&U); other nodes may still fit."""
+
+
+#: the allocators' text when nothing fits and the node sees an invalid pool (1.35 on)
+INVALID_POOLS = "invalid resource pools were encountered"
 
 
 def taint_prevents_allocation(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:
@@ -89,8 +102,21 @@ def apply_taint_rules(slices: Sequence[ResourceSlice], rules: Sequence[DeviceTai
     return out
 
 
-def gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mapping[str, str]) -> list[Pool]:
-    """GatherPools: the pools of the slices that reach this node, highest generation only."""
+def _slice_on_node(s: ResourceSlice, node_name: str, labels: Mapping[str, str]) -> bool:
+    """NodeMatches with the slice's nodeName, allNodes or nodeSelector."""
+    if s.node_name:
+        return s.node_name == node_name
+    return s.all_nodes or (s.node_selector is not None and s.node_selector.matches(node_name, labels))
+
+
+def gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mapping[str, str],
+                 features: DeviceFeatures = FEATURES_OFF, all_slices: Sequence[ResourceSlice] | None = None
+                 ) -> list[Pool]:
+    """GatherPools: the pools of the slices that reach this node, highest generation only, in
+    (driver, pool) order. ``all_slices``: every slice of the run (for the pools missing slices);
+    None: ``slices`` are all of them."""
+    if features.skip_unusable_pools:
+        return _gather_pools(slices, node_name, labels, features, slices if all_slices is None else all_slices)
     by_id: dict[tuple[str, str], list[ResourceSlice]] = {}
     for s in slices:
         if s.node_name:
@@ -122,6 +148,94 @@ def gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mappin
                 pool.devices.append((s, d))
         pools.append(pool)
     return pools
+
+
+def _gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mapping[str, str],
+                  features: DeviceFeatures, all_slices: Sequence[ResourceSlice]) -> list[Pool]:
+    """GatherPools of the allocators from 1.35 on ("incubating"): a slice with shared counters
+    reaches every node in 1.35 and 1.36; a slice with per-device node selection reaches the node
+    if one of its devices does. A pool missing slices here is looked up among all slices: an older generation
+    than some other slice of it makes it obsolete (ignored), too few slices of its generation make
+    it incomplete (no devices; ``All`` requests fail on it with an error). Without partitionable
+    devices (the gate off, the API server drops the fields) slices with per-device node selection
+    are ignored and counters play no role."""
+    partitionable = features.partitionable_devices
+    by_id: dict[tuple[str, str], list[ResourceSlice]] = {}
+    for s in slices:
+        if s.per_device_node_selection and not partitionable:
+            continue
+        if partitionable and s.shared_counters and features.counter_slices_reach_every_node:
+            relevant = True
+        elif s.node_name or s.all_nodes or s.node_selector is not None:
+            relevant = _slice_on_node(s, node_name, labels)
+        elif s.per_device_node_selection:
+            relevant = any(d.on_node(node_name, labels) for d in s.devices)
+        else:
+            continue
+        if not relevant:
+            continue
+        key = (s.driver, s.pool)
+        have = by_id.get(key)
+        if have is None or s.generation > have[0].generation:
+            by_id[key] = [s]
+        elif s.generation == have[0].generation:
+            have.append(s)
+    pools = []
+    for (driver, name), group in sorted(by_id.items()):
+        if len(group) == group[0].slice_count:
+            pools.append(_build_pool(driver, name, group, None, partitionable, node_name, labels))
+            continue
+        everything = [s for s in all_slices if s.driver == driver and s.pool == name]
+        if any(s.generation > group[0].generation for s in everything):
+            continue  # obsolete: the driver is replacing this generation
+        everything = [s for s in everything if s.generation == group[0].generation]
+        if len(everything) != group[0].slice_count:
+            pools.append(Pool(driver, name, incomplete=True))
+            continue
+        pools.append(_build_pool(driver, name, group, everything, partitionable, node_name, labels))
+    return pools
+
+
+def _build_pool(driver: str, name: str, group: list[ResourceSlice], everything: list[ResourceSlice] | None,
+                partitionable: bool, node_name: str, labels: Mapping[str, str]) -> Pool:
+    """buildPool: device names unique among the slices reaching the node; with partitionable
+    devices, counter set names unique (among all the pool's counter slices) and every consumed
+    counter known, also for the devices of the pool's slices that do not reach the node (their
+    allocations consume the same counters)."""
+    pool = Pool(driver, name)
+    names = {s.name for s in group}
+    others = [s for s in everything or () if s.name not in names]
+    device_slices = [s for s in group if not (partitionable and s.shared_counters)]
+    seen: set[str] = set()
+    for s in device_slices:
+        for d in s.devices:
+            if d.name in seen:
+                pool.invalid = f"duplicate device name {d.name}"
+                return pool
+            seen.add(d.name)
+    if partitionable:
+        for s in (*group, *others):
+            for cs in s.shared_counters:
+                if cs.name in pool.counter_sets:
+                    pool.invalid = f"duplicate counter set name {cs.name}"
+                    pool.counter_sets = {}
+                    return pool
+                pool.counter_sets[cs.name] = cs
+        for s in (*group, *others):
+            for d in s.devices:
+                for use in d.consumes_counters:
+                    have = pool.counter_sets.get(use.name)
+                    problem = f"counter set {use.name} not found" if have is None else next(
+                        (f"counter {c} not found in counter set {use.name}" for c in use.counters
+                         if c not in have.counters), "")
+                    if problem:
+                        pool.invalid, pool.counter_sets = problem, {}
+                        return pool
+                if d.consumes_counters:
+                    pool.counter_devices.append((s, d))
+    pool.devices = [(s, d) for s in device_slices for d in s.devices
+                    if not s.per_device_node_selection or d.on_node(node_name, labels)]
+    return pool
 
 
 class SelectorCache:
@@ -259,10 +373,11 @@ class Inventory:
         #: slice positions by nodeName, and those of slices with a node selector or allNodes
         self._by_node: dict[str, list[int]] = {}
         self._shared: list[int] = []
-        for i, s in enumerate(slices):
-            if s.node_name:
+        for i, s in enumerate(self.slices):
+            if s.node_name and not (features.partitionable_devices and s.shared_counters
+                                    and features.counter_slices_reach_every_node):
                 self._by_node.setdefault(s.node_name, []).append(i)
-            elif s.all_nodes or s.node_selector is not None:
+            elif s.node_name or s.all_nodes or s.node_selector is not None or s.per_device_node_selection:
                 self._shared.append(i)
         self._sizes = (len(slices), len(classes))
         self._pools: dict[str, list[Pool]] = {}
@@ -286,7 +401,7 @@ class Inventory:
             reach = self._by_node.get(node_name, [])
             if self._shared:
                 reach = sorted(reach + self._shared)
-            p = gather_pools([self.slices[i] for i in reach], node_name, labels)
+            p = gather_pools([self.slices[i] for i in reach], node_name, labels, self.features, self.slices)
             self._pools[node_name] = p
             self._local[node_name] = all(s.node_name for pool in p for s, _ in pool.devices)
             self._pool_keys[node_name] = tuple((pool.driver, pool.name) for pool in p)
@@ -315,7 +430,10 @@ class Inventory:
             return hit
         found: list[tuple[ResourceSlice, Device]] = []
         stop: tuple[DeviceId | None, Any] | None = None
+        skip_unusable = self.features.skip_unusable_pools
         for pool in pools:
+            if skip_unusable and (pool.incomplete or pool.invalid):
+                continue  # never allocated from, and no error (1.35 on)
             if pool.invalid:
                 stop = (None, AllocatorError(f"pool {pool.name} is invalid: {pool.invalid}"))
                 break
@@ -383,6 +501,8 @@ class Allocator:
         self.classes = self.inventory.classes
         self.cache = self.inventory.cache
         self._view = allocated if isinstance(allocated, InUseView) else None
+        #: pool name → counter set → counter → what the allocated devices leave (per allocator)
+        self._available_counters: dict[str, dict[str, dict[str, int]]] = {}
         self._allocated: Collection[DeviceId] = frozenset() if isinstance(allocated, InUseView) \
             else frozenset(allocated)
         self._plans: dict[str, _Plan] = {}
@@ -438,7 +558,7 @@ class Allocator:
         solution. Raises AllocatorError for what aborts the attempt upstream."""
         pools = self.pools(node_name, labels)
         plans = [self._plan(c, pools) for c in claims]
-        picked: list[list[tuple[DeviceResult, ResourceSlice]]] = [[] for _ in claims]
+        picked: list[list[tuple[DeviceResult, tuple[ResourceSlice, Device]]]] = [[] for _ in claims]
         in_call: set[DeviceId] = set()
         constraints = [[_Constraint(c.requests, c.match_attribute) for c in claim.spec.constraints]
                        for claim in claims]
@@ -461,10 +581,17 @@ class Allocator:
             return False
 
         taints = self.features.device_taints
+        counters = Counters(self, pools) if self.features.partitionable_devices else _NO_COUNTERS
 
         def try_device(ci: int, ri: int, slot: _Slot, k: int, s: ResourceSlice, d: Device, strict: bool) -> bool:
-            # allocateDevice: after "in use", before the constraints; a taint is never an error
+            # allocateDevice, after "in use": the device's counters, its taints, the constraints
+            # (only a constraint is an error, and only for All)
+            took = bool(d.consumes_counters) and counters.enabled
+            if took and not counters.take(s, d):
+                return False
             if taints and d.taints and taint_prevents_allocation(d, slot.spec.tolerations):
+                if took:
+                    counters.give_back(s, d)
                 return False
             cons = [c for c in constraints[ci] if c.applies(slot.request, slot.sub)]
             added: list[_Constraint] = []
@@ -472,6 +599,8 @@ class Allocator:
                 if not c.add(s.driver, d):
                     for a in added:
                         a.remove()
+                    if took:
+                        counters.give_back(s, d)
                     if strict:
                         raise AllocatorError(f"claim {claims[ci].key}, request {slot.label}: cannot add device "
                                              f"{s.driver}/{s.pool}/{d.name} because a claim constraint would not "
@@ -479,7 +608,7 @@ class Allocator:
                     return False
                 added.append(c)
             dev_id = (s.driver, s.pool, d.name)
-            picked[ci].append((DeviceResult(slot.label, s.driver, s.pool, d.name, slot.spec.admin_access), s))
+            picked[ci].append((DeviceResult(slot.label, s.driver, s.pool, d.name, slot.spec.admin_access), (s, d)))
             fresh = dev_id not in in_call
             in_call.add(dev_id)
             if device_step(ci, ri, slot, k + 1):
@@ -489,6 +618,8 @@ class Allocator:
                 in_call.discard(dev_id)
             for a in added:
                 a.remove()
+            if took:
+                counters.give_back(s, d)
             return False
 
         allocated = self.allocated
@@ -545,8 +676,10 @@ class Allocator:
             return False
 
         if not claim_step(0):
+            if self.features.skip_unusable_pools and any(pool.invalid for pool in pools):
+                raise NodeFailure(INVALID_POOLS)
             return None
-        return [Allocation(tuple(r for r, _ in p), _node_selector(claims[i], node_name, [s for _, s in p]))
+        return [Allocation(tuple(r for r, _ in p), _node_selector(claims[i], node_name, [sd for _, sd in p]))
                 for i, p in enumerate(picked)]
 
     # ---------------------------------------------------------------- validation (2.2, 2.4)
@@ -617,25 +750,87 @@ class Allocator:
         return plan
 
 
+class Counters:
+    """checkAvailableCounters for one Allocate call: what each pool's counter sets have left
+    after the allocated devices (computed once per allocator: kube-scheduler's cycle), and what
+    the devices picked in this call consume. Both are keyed by pool *name*, as upstream keys them
+    (two drivers' pools of one name share the entry)."""
+
+    def __init__(self, allocator: Allocator | None, pools: list[Pool]) -> None:
+        #: False: counters play no role (DRAPartitionableDevices off: the API server drops them)
+        self.enabled = allocator is not None
+        self.allocator = allocator
+        self.pools = {(p.driver, p.name): p for p in pools}
+        self.consumed: dict[str, dict[str, dict[str, int]]] = {}
+
+    def available(self, pool: Pool) -> dict[str, dict[str, int]]:
+        assert self.allocator is not None
+        cache = self.allocator._available_counters
+        have = cache.get(pool.name)
+        if have is None:
+            have = {name: dict(cs.counters) for name, cs in pool.counter_sets.items()}
+            allocated = self.allocator.allocated
+            for s, d in pool.counter_devices:
+                if (s.driver, s.pool, d.name) in allocated:
+                    for use in d.consumes_counters:
+                        left = have.get(use.name, {})
+                        for c, amount in use.counters.items():
+                            if c in left:
+                                left[c] -= amount  # may go negative: nothing left
+            cache[pool.name] = have
+        return have
+
+    def take(self, s: ResourceSlice, d: Device) -> bool:
+        """Consume the device's counters; False (and nothing consumed) when some counter of the
+        pool would be exceeded."""
+        pool = self.pools[(s.driver, s.pool)]
+        available = self.available(pool)
+        consumed = self.consumed.setdefault(pool.name, {})
+        for use in d.consumes_counters:
+            used = consumed.setdefault(use.name, {})
+            for c, amount in use.counters.items():
+                used[c] = used.get(c, 0) + amount
+        for set_name, left in available.items():
+            used = consumed.get(set_name, {})
+            if any(amount < used.get(c, 0) for c, amount in left.items()):
+                self.give_back(s, d)
+                return False
+        return True
+
+    def give_back(self, s: ResourceSlice, d: Device) -> None:
+        consumed = self.consumed[s.pool]
+        for use in d.consumes_counters:
+            used = consumed[use.name]
+            for c, amount in use.counters.items():
+                used[c] -= amount
+
+
+_NO_COUNTERS = Counters(None, [])
+
+
 @dataclass(slots=True)
 class _Plan:
     slots: list[list[_Slot]] = field(default_factory=list)
     all_devices: dict[str, list[tuple[ResourceSlice, Device]]] = field(default_factory=dict)
 
 
-def _node_selector(claim: ResourceClaim, node_name: str, used: list[ResourceSlice]) -> NodeSelector | None:
-    """The allocation's node selector (2.8)."""
-    if any(s.node_name for s in used):
+def _node_selector(claim: ResourceClaim, node_name: str, used: list[tuple[ResourceSlice, Device]]
+                   ) -> NodeSelector | None:
+    """The allocation's node selector (2.8): the node selection of each device's slice, or of the
+    device itself when the slice has per-device node selection."""
+    chosen = [(d.node_name, d.node_selector) if s.per_device_node_selection else (s.node_name, s.node_selector)
+              for s, d in used]
+    if any(name for name, _ in chosen):
         return NodeSelector((NodeSelectorTerm((), (Requirement("metadata.name", IN, (node_name,)),)),))
     exprs: list[Requirement] = []
     fields: list[Requirement] = []
-    for s in used:
-        if s.node_selector is None:
+    for _, sel in chosen:
+        if sel is None:
             continue
-        if len(s.node_selector.terms) != 1:
+        if len(sel.terms) != 1:
             raise AllocatorError(f"create NodeSelector for claim {claim.name}: unsupported "
-                                 f"ResourceSlice.NodeSelector with {len(s.node_selector.terms)} terms")
-        term = s.node_selector.terms[0]
+                                 f"ResourceSlice.NodeSelector with {len(sel.terms)} terms")
+        term = sel.terms[0]
         for r in term.match_expressions:
             if r not in exprs:
                 exprs.append(r)

@@ -34,7 +34,7 @@ import numpy as np
 from kplan.cluster.dra import DeviceId, DraState
 from kplan.cluster.node_table import NodeTable
 from kplan.model.dra import ALL, Allocation, ClaimSpec, ResourceClaim, SubRequest
-from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory
+from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory, NodeFailure
 
 ShapeKey = tuple[str, tuple[str, ...]]
 #: a node's verdict in ``NodeSummaries.plan``
@@ -157,7 +157,8 @@ class NodeSummaries:
         """One node's counts for one shape, from the inventory and the current in-use set."""
         inv, name, labels = self.inventory, self.names[nid], self.labels[nid]
         pools = inv.pools(name, labels)
-        if not inv.node_local(name, labels):
+        if not inv.node_local(name, labels) or (inv.features.skip_unusable_pools and any(p.invalid for p in pools)):
+            # (a node with an invalid pool fails with its own text when nothing fits)
             shape.exact[nid] = True
             return
         found, stop = inv.candidates(name, pools, shape.spec)
@@ -256,13 +257,15 @@ class NodeSummaries:
         return out
 
     def allocate_rows(self, allocator: Allocator, table: NodeTable, rows: np.ndarray,
-                      claims: Sequence[ResourceClaim], spec_id: int, plan: np.ndarray
-                      ) -> tuple[np.ndarray, dict[str, list[Allocation]]]:
+                      claims: Sequence[ResourceClaim], spec_id: int, plan: np.ndarray,
+                      failures: dict[int, str] | None = None) -> tuple[np.ndarray, dict[str, list[Allocation]]]:
         """Whether the allocator finds devices for ``claims`` on each of ``rows`` (a bool per
         position), and the results it found on the nodes it searched now: ``plan`` (from ``plan``)
         decides the nodes it can; the allocator searches the rest, in row order, raising
         AllocatorError as ``allocate`` does. What it finds is written into ``plan`` and, while the
-        in-use set is still the allocator's, kept for later pods."""
+        in-use set is still the allocator's, kept for later pods. A node that fails with a text of
+        its own (NodeFailure) gets it in ``failures`` (position → text) and is searched again by
+        later pods."""
         ids = self.node_ids(table).take(rows)
         if len(ids) and int(ids.max()) >= len(plan):
             # nodes first seen after PreFilter: searched
@@ -280,7 +283,12 @@ class NodeSummaries:
         nodes = table.nodes
         for k in todo.tolist():
             node = nodes[int(rows[k])]
-            found = allocator.allocate(node.name, node.labels, claims)
+            try:
+                found = allocator.allocate(node.name, node.labels, claims)
+            except NodeFailure as e:
+                if failures is not None:
+                    failures[k] = str(e)
+                continue
             nid = int(ids[k])
             if nid < len(plan):
                 plan[nid] = NO if found is None else YES

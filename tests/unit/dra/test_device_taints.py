@@ -121,7 +121,8 @@ def test_device_taint_rules_add_their_taint_with_the_gate_on(taint_rule: Any, fr
 @pytest.mark.parametrize(("release", "taints", "rules"), [
     ("1.34", False, False), ("1.35", False, False), ("1.36", True, False), ("1.37", True, True)])
 def test_release_defaults(release: str, taints: bool, rules: bool) -> None:
-    assert device_features(Release.of(release)) == DeviceFeatures(device_taints=taints, device_taint_rules=rules)
+    got = device_features(Release.of(release))
+    assert (got.device_taints, got.device_taint_rules) == (taints, rules)
 
 
 def test_device_taint_rules_can_be_turned_on_at_1_36() -> None:

@@ -12,6 +12,7 @@ from kplan.model.dra import DeviceFeatures
 from kplan.model.parse_dra import DRA_PARSERS
 from kplan.plugins.dra.diagnose import (
     CONSTRAINT,
+    COUNTERS,
     ERROR,
     IN_USE,
     NO_DEVICE,
@@ -154,3 +155,18 @@ def test_untolerated_device_taints_are_named_when_they_count() -> None:
     [problem] = diagnose(dra, pod, "n1", {})
     assert (problem.kind, problem.text) == (TAINTED, "devices tainted — 1 of the 2 matching devices has a taint "
                                                      "the request does not tolerate (maintenance=planned:NoSchedule)")
+
+
+def test_shared_counters_used_up_are_named_with_partitionable_devices() -> None:
+    counters = {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": "n1-counters"},
+                "spec": {"driver": GPU, "nodeName": "n1", "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 2},
+                         "sharedCounters": [{"name": "mem", "counters": {"memory": {"value": "40Gi"}}}]}}
+    devices = gpu_slice("n1", *H100)
+    devices["spec"]["pool"]["resourceSliceCount"] = 2
+    for d in devices["spec"]["devices"]:
+        d["consumesCounters"] = [{"counterSet": "mem", "counters": {"memory": {"value": "40Gi"}}}]
+    dra, pod = state([counters, devices, shared_claim("held", "n1"), claim_template("t", request())], {"gpu": "t"})
+    dra.features = DeviceFeatures(partitionable_devices=True, skip_unusable_pools=True)
+    [problem] = diagnose(dra, pod, "n1", {})
+    assert (problem.kind, problem.text) == (COUNTERS, "shared counters used up — 2 of the 2 matching devices consume "
+                                                      "more of their pool's counters than the allocated devices leave")
