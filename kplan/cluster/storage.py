@@ -448,9 +448,9 @@ class StorageState:
             ann = dict(pv.annotations)
             if pv.claim_ref is None:
                 ann.setdefault(ANN_BOUND_BY_CONTROLLER, "yes")
-            pv = dataclasses.replace(pv, claim_ref=ref, phase="Bound", annotations=ann)
+            old, pv = pv, dataclasses.replace(pv, claim_ref=ref, phase="Bound", annotations=ann)
             self.pvs[pv.name] = pv
-            self.emit(PV_UPDATE, pv)
+            self.emit(PV_UPDATE, (old, pv))
         ann = dict(claim.annotations)
         ann[ANN_BIND_COMPLETED] = "yes"
         if not claim.volume_name:

@@ -46,7 +46,8 @@ class ClusterEvent:
     nominated_node: str = ""
     node: Node | None = None
     old_node: Node | None = None
-    #: the storage object of a PersistentVolume(Claim)/StorageClass/CSINode event
+    #: the storage object of a PersistentVolume(Claim)/StorageClass/CSINode event; for a
+    #: PersistentVolume update the pair (before, after)
     obj: Any = None
     #: the pod before a label update
     old_pod: Pod | None = None

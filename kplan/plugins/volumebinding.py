@@ -428,9 +428,10 @@ class VolumeBinding(PluginBase, PreFilterPlugin, FilterPlugin, PreScorePlugin,
         node_obj = self.handle.snapshot.table.nodes[row] if row is not None else None
         for claim, pv in volumes.static:
             # the API update of the volume, then the PV controller binds the claim to it
+            before = st.pvs.get(pv.name, pv)
             st.pvs[pv.name] = pv
             st.restore_pv(pv.name)
-            st.emit("PersistentVolumeUpdate", pv)
+            st.emit(PV_UPDATE, (before, pv))
             st.bind(claim.key, pv.name)
         for claim in volumes.provision:
             st.pvcs[claim.key] = claim

@@ -12,6 +12,10 @@ lister's text), ``PersistentVolumeClaim had no pv name and storageClass name``,
 Filter: a node without any of the four labels passes; otherwise every kept label must be on
 the node (a beta key may be matched by its GA key) with a value in the volume's set, else
 ``node(s) had no available volume zone`` (U&U).
+
+Queueing hints: a claim of the pod added or updated; a volume added, or updated with other zone
+or region labels (a volume that only gets bound to some claim does not requeue the pod); a
+StorageClass added with WaitForFirstConsumer; a node added or relabelled.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from kplan.framework.interfaces import (
 )
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
 from kplan.model.objects import Pod
-from kplan.model.storage import WAIT_FOR_FIRST_CONSUMER, PersistentVolumeClaim
+from kplan.model.storage import WAIT_FOR_FIRST_CONSUMER, PersistentVolume, PersistentVolumeClaim, StorageClass
 from kplan.plugins.helper import PluginBase
 from kplan.plugins.volumebinding import not_found, storage_of
 
@@ -103,11 +107,7 @@ class VolumeZone(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             pv = st.pv(claim.volume_name)
             if pv is None:
                 return None, Status(Code.UNRESOLVABLE, (not_found("persistentvolume", claim.volume_name),))
-            for key in TOPOLOGY_LABELS:
-                if key in pv.labels:
-                    values = label_zones_to_set(pv.labels[key])
-                    if values is not None:
-                        out.append(PVTopology(pv.name, key, values))
+            out.extend(PVTopology(pv.name, key, values) for key, values in pv_topologies(pv))
         return out, OK
 
     def _unbound(self, claim: PersistentVolumeClaim) -> Status | None:
@@ -150,8 +150,33 @@ class VolumeZone(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         return Verdicts.where(constrained & ~ok, Code.UNRESOLVABLE, _REASON_ID)
 
     def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
-        return [(STORAGE_CLASS_ADD, None), (NODE_ADD, None), (NODE_UPDATE_LABEL, None), (NODE_UPDATE_TAINT, None),
-                (PVC_ADD, _claim_of_pod), (PVC_UPDATE, _claim_of_pod), (PV_ADD, None), (PV_UPDATE, None)]
+        return [(STORAGE_CLASS_ADD, _waits_for_first_consumer), (NODE_ADD, None), (NODE_UPDATE_LABEL, None),
+                (NODE_UPDATE_TAINT, None), (PVC_ADD, _claim_of_pod), (PVC_UPDATE, _claim_of_pod), (PV_ADD, None),
+                (PV_UPDATE, _topology_changed)]
+
+
+def _waits_for_first_consumer(pod: Pod, event: ClusterEvent) -> bool:
+    """isSchedulableAfterStorageClassAdded: only a new WaitForFirstConsumer class may help."""
+    sc = event.obj
+    return isinstance(sc, StorageClass) and sc.binding_mode == WAIT_FOR_FIRST_CONSUMER
+
+
+def pv_topologies(pv: PersistentVolume) -> list[tuple[str, frozenset[str]]]:
+    """getPVTopologies: the volume's parsable zone/region labels, in TOPOLOGY_LABELS' order."""
+    out = []
+    for key in TOPOLOGY_LABELS:
+        if key in pv.labels:
+            values = label_zones_to_set(pv.labels[key])
+            if values is not None:
+                out.append((key, values))
+    return out
+
+
+def _topology_changed(pod: Pod, event: ClusterEvent) -> bool:
+    """isSchedulableAfterPersistentVolumeChange for an update: Queue only when the volume's zone
+    and region labels changed (a volume bound to a claim, its phase or annotations, keeps them)."""
+    old, new = event.obj
+    return pv_topologies(old) != pv_topologies(new)
 
 
 def _claim_of_pod(pod: Pod, event: ClusterEvent) -> bool:
