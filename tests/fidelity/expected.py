@@ -43,19 +43,24 @@ EXPLANATIONS: dict[tuple[str, str, str], str] = {
         "(claim template gpu-prio: h100, then a100, then any) moves, and cache-1000007 takes the node it left. "
         "Confirmed: 1.35 with DynamicResources' score disabled gives 1.34's result."),
 }
-#: the 1.34 → 1.35 changes not explained (same placements and victims; a last failure message's counts)
-_NOMINATION_COUNTS = (
-    "unexplained. Placements and victims are the same; only a pending pod's last failure message counts one "
-    "node fewer as short of cpu (or memory), in the filter pass and in the preemption dry run alike, as if a "
-    "nominated pod were no longer counted on that node at the pod's last attempt. Not confirmed: 1.35 with "
-    "OpportunisticBatching=false or NominatedNodeNameForExpectation=false still gives 1.35's message.")
+#: 1.34 → 1.35: binding a nominated pod no longer requeues the pods its nomination held back
+_BIND_EVENT = (
+    "The binding of a pod that had a nominated node no longer reaches the queue as the deletion of a pod "
+    "nominated to that node (#134157, v1.35.4 eventhandlers.go: one pod informer handler; its binding path, "
+    "`deletePodFromSchedulingQueue(pod, inBinding=true)`, returns before 1.34's `AssignedPodDelete` to the pods "
+    "of at most the bound pod's priority). A pending pod that 1.34 retried after a preemptor's binding keeps the "
+    "message of its earlier attempt in 1.35, so placements and victims are the same and only counts in a last "
+    "failure message change. Confirmed by kplan, not by a gate (no gate switches it): modelling this change alone "
+    "(release_tables.NOMINATION) turns kplan's 1.34 result into 1.35's.")
 for _name in ("dra-1100005", "mixed-1100039", "preemption-1100004", "preemption-1100005", "priority-1100044"):
-    EXPLANATIONS[("1.34", "1.35", _name)] = _NOMINATION_COUNTS
+    EXPLANATIONS[("1.34", "1.35", _name)] = _BIND_EVENT
 EXPLANATIONS[("1.34", "1.35", "storage-1100005")] = (
-    "unexplained. One node that 1.34 rejects in NodeVolumeLimits (`exceed max volume count`) passes it in 1.35 "
-    "and fails VolumeZone next (the filters' order is the same in both releases' default profile), so 1.35 "
-    "counts fewer volumes against that node's limit; the 1.35 changes to NodeVolumeLimits' CSI checks are "
-    "candidates, not confirmed.")
+    "As in the five scenarios above (#134157): in 1.34 db-1000001's binding (it had preempted and been "
+    "nominated) retried ml-1000006, whose second attempt found node-00000 one more volume closer to its limit "
+    "(NodeVolumeLimits before VolumeZone); in 1.35 nothing retries it, as the volumes bound meanwhile keep their "
+    "zone labels and VolumeZone's hint skips such a PersistentVolume update. Confirmed by kplan: the bind "
+    "change together with VolumeZone's upstream hint (the same in both releases) gives 1.35's result, and "
+    "1.34's still.")
 #: 1.35 → 1.36: NodeResourcesBalancedAllocation scores the change of balance (#135573)
 _BALANCE = (
     "NodeResourcesBalancedAllocation scores the change of the node's balance, with and without the pod "

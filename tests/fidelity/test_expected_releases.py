@@ -24,9 +24,7 @@ CONFORMANCE = location()
 RELEASES = ("1.35",)
 
 #: (release, scenario) → why kplan does not give the release's result yet
-KNOWN: dict[tuple[str, str], str] = {
-    ("1.35", "storage-1100005"): "NodeVolumeLimits counts one node's volumes otherwise in 1.35 (cause not found yet)",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def changed(release: str, scenario: str) -> bool:

@@ -1,0 +1,33 @@
+"""The queue's reactions that differ by release (release_tables.NOMINATION), on whole runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from kplan.framework.release import Release
+from tests.builders import make_node, make_pod, simulate
+from tests.unit.scheduler.test_preemption import CLASSES
+
+
+@pytest.mark.parametrize(("version", "rule", "attempts"), [
+    ("1.34", True, 2),
+    ("1.35", False, 1),
+    ("1.36", False, 1),
+    ("1.37", False, 1),
+])
+def test_binding_a_nominated_pod_retries_the_pods_its_nomination_held_back_only_in_1_34(
+        version: str, rule: bool, attempts: int) -> None:
+    # h preempts v and is nominated to n1; l (lower priority) then finds n1's room held by h's
+    # nomination and waits for a pod to leave a node (NodeResourcesFit). 1.34's binding of h
+    # reaches the queue as the deletion of a pod nominated to n1 and retries l; from 1.35 (#134157)
+    # only as h's AssignedPodAdd, to which NodeResourcesFit does not listen
+    assert Release.of(version).nomination.bind_moves_pods is rule
+    result = simulate([make_node("n1").alloc(cpu="4", pods=10)],
+                      [make_pod("h").req(cpu="2").priority_class("high"),
+                       make_pod("l").req(cpu="3").priority_class("mid")],
+                      [make_pod("v").req(cpu="3").priority_class("low").node_name("n1")], CLASSES, release=version)
+    h, low = result.outcome("default", "h"), result.outcome("default", "l")
+    assert h is not None and low is not None
+    assert (h.status, h.node, h.attempts) == ("Scheduled", "n1", 2)
+    assert [e.pod.name for e in result.preempted] == ["v"]
+    assert (low.status, low.attempts) == ("Unschedulable", attempts)
