@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strconv"
 	"sync"
@@ -48,6 +49,8 @@ type apiServer struct {
 	tracked atomic.Int64 // our own goroutines in flight (settled in serial mode)
 	// externalDelete: the delete being reacted to came through the clientset
 	externalDelete bool
+	// generated: names given so far per resource, namespace and generateName
+	generated map[string]int
 }
 
 var (
@@ -159,6 +162,9 @@ func (s *apiServer) create(gvr schema.GroupVersionResource, ns string, obj runti
 	if m.GetNamespace() == "" {
 		m.SetNamespace(ns)
 	}
+	if m.GetName() == "" && m.GetGenerateName() != "" {
+		m.SetName(s.generateName(gvr, m.GetNamespace(), m.GetGenerateName()))
+	}
 	if s.bumpsRV(gvr) || m.GetResourceVersion() == "" {
 		m.SetResourceVersion(s.nextRV())
 	}
@@ -168,6 +174,41 @@ func (s *apiServer) create(gvr schema.GroupVersionResource, ns string, obj runti
 	s.emit(gvr, watch.Added, obj)
 	s.runAfterWrite("create", gvr, nil, obj)
 	return nil
+}
+
+// generateName gives an object created with an empty name and a generateName (e.g. the
+// claim kube-scheduler 1.36+'s DynamicResources plugin creates at PreBind for DRA-served
+// extended resources, "<pod>-extended-resources-") its name as a real API server does:
+// generateName (cut to 58 characters) plus 5 characters of the name alphabet. A real server
+// picks them at random; here they come from an FNV-1a-64 hash of generateName and a counter
+// per resource, namespace and generateName, so runs stay byte-identical. A name already
+// taken is skipped (the API server retries a generated name that collides).
+func (s *apiServer) generateName(gvr schema.GroupVersionResource, ns, prefix string) string {
+	if s.generated == nil {
+		s.generated = map[string]int{}
+	}
+	if len(prefix) > 58 {
+		prefix = prefix[:58]
+	}
+	key := gvr.String() + "\x00" + ns + "\x00" + prefix
+	for {
+		n := s.generated[key]
+		s.generated[key] = n + 1
+		h := fnv.New64a()
+		h.Write([]byte(prefix))
+		h.Write([]byte{0})
+		h.Write([]byte(strconv.Itoa(n)))
+		v := h.Sum64()
+		suffix := make([]byte, 5)
+		for i := range suffix {
+			suffix[i] = nameAlphabet[v%uint64(len(nameAlphabet))]
+			v /= uint64(len(nameAlphabet))
+		}
+		name := prefix + string(suffix)
+		if _, err := s.tracker.Get(gvr, ns, name); err != nil {
+			return name
+		}
+	}
 }
 
 func (s *apiServer) update(gvr schema.GroupVersionResource, ns string, obj runtime.Object, bump bool) error {
