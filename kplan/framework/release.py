@@ -29,6 +29,9 @@ class Messages:
     #: TaintToleration's Filter reason; ``{taint}`` is the taint as Taint.render prints it
     #: (``{key: value}``), ``{effect}`` its effect
     untolerated_taint: str
+    #: DefaultPreemption's PostFilter message when it nominates a node (``{node}``, ``{victims}``);
+    #: None where a successful preemption leaves the pod's failure message without a postscript
+    preemption_nominated: str | None = None
 
 
 @dataclass(frozen=True)

@@ -319,7 +319,10 @@ MESSAGES: Mapping[KubeVersion, Messages] = {
     # the taint goes to a log line only (#134740)
     V1_35: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
     V1_36: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
-    V1_37: Messages(untolerated_taint="node(s) had untolerated taint(s)"),
+    # a successful preemption is reported in the pod's failure message too (#140180)
+    V1_37: Messages(untolerated_taint="node(s) had untolerated taint(s)",
+                    preemption_nominated="found a potential placement for pod on node {node}, "
+                                         "preempting {victims} victims"),
 }
 
 #: component-helpers resource/helpers.go at the release's tag: how a running pod whose status

@@ -81,6 +81,11 @@ class DefaultPreemption(PluginBase, PreEnqueuePlugin, PostFilterPlugin, EnqueueE
         s = outcome.status
         if s.reasons:
             s = Status(s.code, (f"preemption: {s.message}",), NAME)
+        elif s.ok and outcome.nominated_node is not None:
+            nominated = self.handle.release.messages.preemption_nominated
+            if nominated is not None:
+                text = nominated.format(node=outcome.nominated_node, victims=len(outcome.victims))
+                s = Status(s.code, (f"preemption: {text}",), NAME)
         return outcome, s
 
     def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:

@@ -284,7 +284,9 @@ class Scheduler:
                 if result is not None and result.nominated_node is not None:
                     res.nomination_override = True
                     res.nominated_node = result.nominated_node
-                reasons = []
+                # the pod still failed this cycle: from 1.37 the success's own message is the
+                # postscript (#140180); before, success carried none
+                reasons = list(s.reasons)
                 break
             if s.code == Code.UNRESOLVABLE or not s.rejected:
                 reasons = list(s.reasons)
