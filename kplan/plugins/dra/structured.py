@@ -129,12 +129,7 @@ def gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mappin
                 continue
         else:
             continue
-        key = (s.driver, s.pool)
-        have = by_id.get(key)
-        if have is None or s.generation > have[0].generation:
-            by_id[key] = [s]
-        elif s.generation == have[0].generation:
-            have.append(s)
+        _keep_newest_generation(by_id, s)
     pools = []
     for (driver, name), group in sorted(by_id.items()):
         pool = Pool(driver, name)
@@ -148,6 +143,16 @@ def gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mappin
                 pool.devices.append((s, d))
         pools.append(pool)
     return pools
+
+
+def _keep_newest_generation(by_id: dict[tuple[str, str], list[ResourceSlice]], s: ResourceSlice) -> None:
+    """Group a slice by (driver, pool), keeping only the slices of the newest generation seen."""
+    key = (s.driver, s.pool)
+    have = by_id.get(key)
+    if have is None or s.generation > have[0].generation:
+        by_id[key] = [s]
+    elif s.generation == have[0].generation:
+        have.append(s)
 
 
 def _gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mapping[str, str],
@@ -174,12 +179,7 @@ def _gather_pools(slices: Sequence[ResourceSlice], node_name: str, labels: Mappi
             continue
         if not relevant:
             continue
-        key = (s.driver, s.pool)
-        have = by_id.get(key)
-        if have is None or s.generation > have[0].generation:
-            by_id[key] = [s]
-        elif s.generation == have[0].generation:
-            have.append(s)
+        _keep_newest_generation(by_id, s)
     pools = []
     for (driver, name), group in sorted(by_id.items()):
         if len(group) == group[0].slice_count:
