@@ -14,6 +14,10 @@ the differences in differences.txt; ``python3 ../shared/conformance/check.py --o
 --out`` style replays work on it as on any conformance folder. A run where either side fails
 (an error exit, a timeout) is counted apart and not shrunk.
 
+With ``--oracle-cache DIR`` the oracle's answers are kept in DIR, keyed by the oracle binary's
+digest, the oracle's environment and the scenario's files: a later run of the same seeds (kplan
+changed, the oracle did not) asks the oracle nothing it has answered before. Failed runs are not kept.
+
 Prints one line per scenario and the figures: scenarios, agree, differ, errors, time.
 Exit status 0 when every scenario agrees, 1 otherwise.
 """
@@ -21,7 +25,9 @@ Exit status 0 when every scenario agrees, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -30,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.fidelity.generate import FEATURES, generate
-from tests.fidelity.runners import ROOT, RunError, oracle_path, run_kplan, run_oracle
+from tests.fidelity.runners import ORACLE_ENV, ROOT, RunError, oracle_path, run_kplan, run_oracle
 from tests.fidelity.scenario import Doc, Scenario, compare, without_taint_names
 from tests.fidelity.shrink import shrink
 
@@ -46,12 +52,46 @@ class Outcome:
     shrunk_size: str = ""
 
 
+class OracleCache:
+    """The oracle's answers on disk, one JSON file per (oracle binary, environment, scenario files)."""
+
+    def __init__(self, folder: Path, oracle: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256()
+        with oracle.open("rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        digest.update(json.dumps(sorted(ORACLE_ENV.items())).encode())
+        self.oracle_digest = digest.hexdigest()
+
+    def path(self, scenario_folder: Path) -> Path:
+        key = hashlib.sha256(self.oracle_digest.encode())
+        for name in ("cluster.yaml", "pods.yaml", "scheduler-config.yaml"):
+            key.update(name.encode() + b"\0" + (scenario_folder / name).read_bytes() + b"\0")
+        return self.folder / f"{key.hexdigest()}.json"
+
+    def get(self, scenario_folder: Path) -> Doc | None:
+        p = self.path(scenario_folder)
+        if not p.is_file():
+            return None
+        doc: Doc = json.loads(p.read_text())
+        return doc
+
+    def put(self, scenario_folder: Path, result: Doc) -> None:
+        p = self.path(scenario_folder)
+        tmp = p.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(result, sort_keys=True))
+        tmp.replace(p)
+
+
 class Differ:
     """Runs one scenario through both sides, in a scratch folder of its own."""
 
     def __init__(self, oracle: Path, kplan: str | None, timeout: float, merge_taints: bool = False,
-                 release: str = "1.34") -> None:
+                 release: str = "1.34", cache: OracleCache | None = None) -> None:
         self.oracle, self.kplan, self.timeout = oracle, kplan, timeout
+        self.cache = cache
         #: the release kplan is asked to model (--kube-version), the oracle's
         self.release = release
         self.merge_taints = merge_taints
@@ -64,7 +104,13 @@ class Differ:
         folder = sc.write(self.scratch / f"{sc.name}-{self.runs}")
         try:
             t0 = time.perf_counter()
-            want = run_oracle(folder, self.oracle, timeout=self.timeout)
+            cached = self.cache.get(folder) if self.cache else None
+            if cached is not None:
+                want = cached
+            else:
+                want = run_oracle(folder, self.oracle, timeout=self.timeout)
+                if self.cache:
+                    self.cache.put(folder, want)
             t1 = time.perf_counter()
             got = run_kplan(folder, self.kplan, timeout=self.timeout, release=self.release)
             t2 = time.perf_counter()
@@ -163,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--merge-taint-reasons", action="store_true",
                     help="compare 'node(s) had untolerated taint {k: v}' reasons as 'node(s) had untolerated taint(s)' "
                          "(the text of v1.34.2 and later; kplan prints v1.34.1's)")
+    ap.add_argument("--oracle-cache", type=Path, default=None,
+                    help="folder keeping the oracle's answers, so a rerun of the same seeds runs only kplan")
     ap.add_argument("--quiet", action="store_true", help="print only differences, errors and the figures")
     a = ap.parse_args(argv)
     oracle = a.oracle or oracle_path(a.release)
@@ -170,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no oracle at {oracle}: build it with oracle/build.sh {a.release}", file=sys.stderr)
         return 2
     features = tuple(a.features.split(",")) if a.features else None
-    differ = Differ(oracle, a.kplan, a.timeout, a.merge_taint_reasons, release=a.release)
+    cache = OracleCache(a.oracle_cache, oracle) if a.oracle_cache else None
+    differ = Differ(oracle, a.kplan, a.timeout, a.merge_taint_reasons, release=a.release, cache=cache)
     started = time.monotonic()
     agree = differ_count = errors = skipped = 0
     kplan_s = oracle_s = 0.0
