@@ -52,6 +52,23 @@ class NominationRules:
     no_post_filter_clears: bool
 
 
+@dataclass(frozen=True)
+class QueueingHintRules:
+    """Where the in-tree plugins' queueing hints answer a pod event differently by release: which
+    pods InterPodAffinity and PodTopologySpread requeue when another pod is deleted or leaves its
+    nominated node (their isSchedulableAfterPodChange at the release's tag)."""
+
+    #: an unassigned pod that holds a nominated node (one leaving its nomination) is looked at like
+    #: an assigned one, as their filters count it (#135392, 1.36); before, such a pod never requeues
+    nominated_pods_count: bool
+    #: InterPodAffinity: a deleted pod whose own required anti-affinity selects the rejected pod
+    #: requeues it (#135325, 1.36); before, only the rejected pod's anti-affinity is looked at
+    deleted_pods_anti_affinity: bool
+    #: InterPodAffinity: a pod matching ANY required anti-affinity term (not ALL of them) is
+    #: enough (#139161, 1.37; podMatchesAnyAffinityTerms)
+    anti_affinity_any_term: bool
+
+
 @total_ordering
 @dataclass(frozen=True)
 class KubeVersion:
@@ -139,6 +156,12 @@ class Release:
         from kplan.framework.release_tables import NOMINATION
 
         return NOMINATION[self.version]
+
+    @property
+    def queueing_hints(self) -> QueueingHintRules:
+        from kplan.framework.release_tables import QUEUEING_HINTS
+
+        return QUEUEING_HINTS[self.version]
 
     def resized(self, pod: Pod) -> Pod:
         """``pod``, running on a node, with the requests this release counts for it there: its

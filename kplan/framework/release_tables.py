@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kplan.framework.features import Gate, GateSpec, Stage
-from kplan.framework.release import KubeVersion, Messages, NominationRules
+from kplan.framework.release import KubeVersion, Messages, NominationRules, QueueingHintRules
 from kplan.model.resize import ResizeAccounting
 
 V1_34 = KubeVersion(1, 34)
@@ -66,6 +66,8 @@ class _Rows:
     nomination: NominationRules
     #: the structured allocator's pool rules (DRA_POOL_RULES)
     dra_pool_rules: tuple[bool, bool]
+    #: what InterPodAffinity's and PodTopologySpread's pod-event hints look at (QUEUEING_HINTS)
+    queueing_hints: QueueingHintRules
 
 
 def _names(profile: Iterable[tuple[str, int]]) -> list[str]:
@@ -131,6 +133,7 @@ class _Changes:
     resize: ResizeAccounting | None = None
     nomination: NominationRules | None = None
     dra_pool_rules: tuple[bool, bool] | None = None
+    queueing_hints: QueueingHintRules | None = None
 
     def applied_to(self, before: _Rows) -> _Rows:
         profile = before.profile
@@ -145,6 +148,7 @@ class _Changes:
             resize=before.resize if self.resize is None else self.resize,
             nomination=before.nomination if self.nomination is None else self.nomination,
             dra_pool_rules=before.dra_pool_rules if self.dra_pool_rules is None else self.dra_pool_rules,
+            queueing_hints=before.queueing_hints if self.queueing_hints is None else self.queueing_hints,
         )
 
 
@@ -209,6 +213,9 @@ _ROWS_1_34 = _Rows(
     nomination=NominationRules(bind_moves_pods=True, bind_clears=False, no_post_filter_clears=False),
     # a pool missing slices or invalid: its devices are used, an invalid pool aborts the attempt
     dra_pool_rules=(False, False),
+    # an unassigned pod never requeues; a deleted pod only through the pod's own anti-affinity, all terms
+    queueing_hints=QueueingHintRules(nominated_pods_count=False, deleted_pods_anti_affinity=False,
+                                     anti_affinity_any_term=False),
 )
 
 # ------------------------------------------------------------------------------ 1.35 (v1.35.4): 1.34 plus
@@ -297,6 +304,10 @@ _CHANGES_1_36 = _Changes(
     # DynamicResources' filterTimeout is written out here (the decoder gives the same 10s while
     # DRASchedulerFilterTimeout is on)
     args={"DynamicResources": {"filterTimeout": "10s"}},
+    # queueing-hint fixes (not gated): a pod leaving its nomination counts (#135392); InterPodAffinity
+    # also requeues when the pod matches a deleted pod's own anti-affinity (#135325)
+    queueing_hints=QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True,
+                                     anti_affinity_any_term=False),
 )
 
 # ------------------------------------------------------------------------------ 1.37 (v1.37.2): 1.36 plus
@@ -339,6 +350,9 @@ _CHANGES_1_37 = _Changes(
     resize=ResizeAccounting.AGGREGATE,
     # a slice with shared counters reaches only the nodes it selects
     dra_pool_rules=(True, False),
+    # InterPodAffinity's hints: any anti-affinity term is enough (#139161, not gated)
+    queueing_hints=QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True,
+                                     anti_affinity_any_term=True),
 )
 
 
@@ -394,6 +408,10 @@ RESIZE_ACCOUNTING: Mapping[KubeVersion, ResizeAccounting] = {v: r.resize for v, 
 #: status.nominatedNodeName around binding and failures (schedule_one.go, eventhandlers.go
 #: deletePodFromSchedulingQueue, and the API server's pods/binding at the tag)
 NOMINATION: Mapping[KubeVersion, NominationRules] = {v: r.nomination for v, r in _RELEASES.items()}
+
+#: what InterPodAffinity's and PodTopologySpread's pod-event hints look at (their plugin.go
+#: isSchedulableAfterPodChange at the tag; the three bug fixes of 1.36 and 1.37 are not gated)
+QUEUEING_HINTS: Mapping[KubeVersion, QueueingHintRules] = {v: r.queueing_hints for v, r in _RELEASES.items()}
 
 #: the structured allocator's pool rules (k8s.io/dynamic-resource-allocation at the tag; not
 #: gates), as (skip_unusable_pools, counter_slices_reach_every_node) of DeviceFeatures: from 1.35

@@ -4,12 +4,18 @@ Args (hardPodAffinityWeight, ignorePreferredTermsOfExistingPods) and their valid
 plugin's extension points (PreFilter, Filter and AddPod/RemovePod in filtering.py; PreScore, Score
 and NormalizeScore in scoring.py) and its queueing hints:
 * assigned pod added / label updated: Queue if the pod now matches ALL of the rejected pod's
-  required affinity terms (or, for an update, stopped matching all its anti-affinity terms);
-* assigned pod deleted: Queue if it matched ALL of the rejected pod's required anti-affinity terms;
-* an unassigned pod (e.g. a nominated pod leaving its nomination) never requeues;
+  required affinity terms (or, for an update, stopped matching its anti-affinity terms);
+* assigned pod deleted: Queue if it matched the rejected pod's required anti-affinity terms, or
+  (from 1.36, #135325) the rejected pod matches the deleted pod's own;
+* "matched the anti-affinity terms" is ALL of them up to 1.36 and ANY of them from 1.37 (#139161);
+* an unassigned pod never requeues; up to 1.35 that includes a nominated pod leaving its
+  nomination, which from 1.36 (#135392) is looked at like a deleted assigned pod;
 * node added / labels or taints updated: Queue if the node has the key of a required
   (anti-)affinity term.
-The hints evaluate a term's namespaceSelector against empty labels, as upstream passes nil.
+The hints evaluate a term's namespaceSelector against empty labels, as upstream passes nil. What
+differs by release is the release's QueueingHintRules (release_tables.QUEUEING_HINTS). Not modelled:
+1.36's Queue for the rejected pod's own label update (#135394): nothing in a run updates a pod's
+labels (docs/modelled.md).
 
 Deviation: none known. The counts come from an incremental index (podindex.py) rather than a
 scan of every pod; the results are the same.
@@ -46,6 +52,7 @@ from kplan.framework.interfaces import (
     ScorePlugin,
 )
 from kplan.framework.registry import ArgsError
+from kplan.framework.release import QueueingHintRules
 from kplan.framework.status import OK, Status, Verdicts, skip
 from kplan.model.objects import EMPTY, Pod
 from kplan.plugins.helper import PluginBase
@@ -171,33 +178,62 @@ class InterPodAffinity(PluginBase, PreFilterPlugin, CountingStateFilter,
     # ------------------------------------------------------------------ queueing hints
 
     def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
-        return [(ASSIGNED_POD_ADD, _after_pod_change), (ASSIGNED_POD_UPDATE_LABEL, _after_pod_change),
-                (ASSIGNED_POD_DELETE, _after_pod_change), (NODE_ADD, _after_node_change),
+        pod_hint = self._after_pod_change
+        return [(ASSIGNED_POD_ADD, pod_hint), (ASSIGNED_POD_UPDATE_LABEL, pod_hint),
+                (ASSIGNED_POD_DELETE, pod_hint), (NODE_ADD, _after_node_change),
                 (NODE_UPDATE_LABEL, _after_node_change), (NODE_UPDATE_TAINT, _after_node_change)]
+
+    def _after_pod_change(self, pod: Pod, event: ClusterEvent) -> bool:
+        """isSchedulableAfterPodChange, with the release's rules."""
+        return after_pod_change(pod, event, self.handle.release.queueing_hints)
 
 
 def _matches_all_terms(pod: Pod, terms: tuple[Any, ...], other: Pod, ns_labels: Mapping[str, str]) -> bool:
     return filtering.matches_all(tuple(scope_of(t, pod.namespace) for t in terms), other, ns_labels)
 
 
-def _after_pod_change(pod: Pod, event: ClusterEvent) -> bool:
-    """isSchedulableAfterPodChange."""
+def _matches_anti_affinity(owner: Pod, other: Pod, rules: QueueingHintRules) -> bool:
+    """``other`` matches ``owner``'s required anti-affinity: all of its terms
+    (podMatchesAllAffinityTerms), from 1.37 any of them (podMatchesAnyAffinityTerms, #139161);
+    false when it has none."""
+    scopes = tuple(scope_of(t, owner.namespace) for t in owner.anti_affinity_required)
+    if rules.anti_affinity_any_term:
+        return any(filtering.matches_all((sc,), other, EMPTY) for sc in scopes)
+    return filtering.matches_all(scopes, other, EMPTY)
+
+
+def _concerns_pods_of_nodes(event: ClusterEvent, rules: QueueingHintRules) -> bool:
+    """Whether the event's pod is on a node as the filter sees pods: assigned, or from 1.36 also
+    nominated to a node (#135392: a pod leaving its nomination is offered as a deleted pod
+    with no node and its old nominated node)."""
+    return bool(event.node_name) or (rules.nominated_pods_count and bool(event.nominated_node))
+
+
+def _deleted_pod_freed(pod: Pod, other: Pod, rules: QueueingHintRules) -> bool:
+    """A deleted pod: it matched the pod's anti-affinity, or from 1.36 (#135325) the pod matches
+    the deleted pod's own anti-affinity (the filter's "existing pods anti-affinity")."""
+    if _matches_anti_affinity(pod, other, rules):
+        return True
+    return rules.deleted_pods_anti_affinity and _matches_anti_affinity(other, pod, rules)
+
+
+def after_pod_change(pod: Pod, event: ClusterEvent, rules: QueueingHintRules) -> bool:
+    """isSchedulableAfterPodChange for the rejected ``pod`` under the release's ``rules``."""
     other = event.pod
     if other is None:
         return True
-    if not event.node_name:
-        return False  # the pod is unassigned: it cannot make the pod schedulable
+    if not _concerns_pods_of_nodes(event, rules):
+        return False  # an unscheduled pod: it cannot make the pod schedulable
     if event.kind == ASSIGNED_POD_UPDATE_LABEL:
         old = event.old_pod
         if old is None:
             return True
         return ((not _matches_all_terms(pod, pod.affinity_required, old, EMPTY)
                  and _matches_all_terms(pod, pod.affinity_required, other, EMPTY))
-                or (_matches_all_terms(pod, pod.anti_affinity_required, old, EMPTY)
-                    and not _matches_all_terms(pod, pod.anti_affinity_required, other, EMPTY)))
+                or (_matches_anti_affinity(pod, old, rules) and not _matches_anti_affinity(pod, other, rules)))
     if event.kind == ASSIGNED_POD_ADD:
         return _matches_all_terms(pod, pod.affinity_required, other, EMPTY)
-    return _matches_all_terms(pod, pod.anti_affinity_required, other, EMPTY)
+    return _deleted_pod_freed(pod, other, rules)
 
 
 def _after_node_change(pod: Pod, event: ClusterEvent) -> bool:

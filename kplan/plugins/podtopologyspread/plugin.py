@@ -5,8 +5,9 @@ extension points (PreFilter, Filter and AddPod/RemovePod in filtering.py; PreSco
 NormalizeScore in scoring.py; constraints and the default selector in common.py) and its
 queueing hints, which look at the pod's DoNotSchedule constraints only:
 * an assigned pod added or deleted: Queue if it is in the pod's namespace and one constraint's
-  selector matches it; an unassigned pod (a nominated pod leaving its nomination) only for the
-  pod itself;
+  selector matches it; an unassigned pod (a nominated pod leaving its nomination) up to 1.35 only
+  for the pod itself, from 1.36 (#135392) as an assigned one (involvedInTopologySpreading; the
+  release's QueueingHintRules.nominated_pods_count);
 * a pod's labels updated: Queue if some selector's verdict on it changes; the pod's own
   tolerations changed: Queue if a constraint honours taints;
 * a node added or deleted: Queue if it has every key; updated: if it starts or stops having every
@@ -49,6 +50,7 @@ from kplan.framework.interfaces import (
     ScorePlugin,
 )
 from kplan.framework.registry import ArgsError
+from kplan.framework.release import QueueingHintRules
 from kplan.framework.status import OK, Status, Verdicts, skip
 from kplan.model.objects import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, Pod, SpreadConstraint
 from kplan.model.parse import Where, parse_spread_constraints
@@ -214,8 +216,7 @@ class PodTopologySpread(PluginBase, PreFilterPlugin, CountingStateFilter,
         other = event.pod
         if other is None:
             return True
-        # involvedInTopologySpreading: the pod itself, or an assigned pod of its namespace
-        if other.uid != pod.uid and not (event.node_name and other.namespace == pod.namespace):
+        if not involved_in_spreading(pod, event, self.handle.release.queueing_hints):
             return False
         constraints = self.constraints_of(pod, DO_NOT_SCHEDULE)
         if event.kind in (ASSIGNED_POD_UPDATE_LABEL, UPDATE_POD_TOLERATION):
@@ -247,3 +248,16 @@ class PodTopologySpread(PluginBase, PreFilterPlugin, CountingStateFilter,
             return True
         changed = any(old.labels.get(c.topology_key) != new.labels.get(c.topology_key) for c in constraints)
         return new_matching and (changed or old.taints != new.taints)
+
+
+def involved_in_spreading(pod: Pod, event: ClusterEvent, rules: QueueingHintRules) -> bool:
+    """involvedInTopologySpreading: the event's pod is the pod itself, or a pod of its namespace
+    that the filter counts: assigned, or from 1.36 (#135392) nominated to a node (a pod leaving
+    its nomination comes with its old nominated node). 1.37 drops the pod-itself case from this
+    function but sends the pod's own updates to a hint of their own, so it answers as 1.36."""
+    other = event.pod
+    assert other is not None
+    if other.uid == pod.uid:
+        return True
+    on_a_node = bool(event.node_name) or (rules.nominated_pods_count and bool(event.nominated_node))
+    return on_a_node and other.namespace == pod.namespace

@@ -14,6 +14,7 @@ import numpy as np
 
 from kplan.cluster.snapshot import Snapshot
 from kplan.framework.cycle_state import CycleState
+from kplan.framework.release import Release
 from kplan.framework.status import REASONS, Code, Status
 from kplan.model.objects import Node, Pod
 from kplan.model.parse import parse_namespace, parse_node, parse_pod, parse_selecting_object
@@ -151,10 +152,12 @@ def make_snapshot(nodes: Iterable[Node], running: Iterable[PodBuilder | Pod] = (
     return snap
 
 
-def make_plugin(cls: Any, module: Any, snapshot: Snapshot, args: Mapping[str, Any] | None = None) -> Any:
+def make_plugin(cls: Any, module: Any, snapshot: Snapshot, args: Mapping[str, Any] | None = None,
+                release: str | None = None) -> Any:
+    """The plugin on ``snapshot`` in ``release`` (None: the default release)."""
     decoded = module.decode_args(args)
     assert module.validate_args(decoded) == []
-    return cls(decoded, SimpleNamespace(snapshot=snapshot))
+    return cls(decoded, SimpleNamespace(snapshot=snapshot, release=Release.of(release)))
 
 
 def verdict_text(code: int, reason_id: int) -> str:

@@ -353,8 +353,9 @@ def test_normalize(scores: list[int], want: list[int]) -> None:
     assert normalize(state, np.array(scores, dtype=np.int64)).tolist() == want
 
 
-def hint(pod: Any, event: ClusterEvent) -> bool:
-    plugin, _ = plugin_for([])
+def hint(pod: Any, event: ClusterEvent, release: str = "1.35") -> bool:
+    snap = make_snapshot(NODES, [], namespaces=NAMESPACES)
+    plugin = make_plugin(InterPodAffinity, interpodaffinity, snap, release=release)
     built = pod.build()
     return any(h(built, event) for kind, h in plugin.events_to_register() if kind == event.kind)
 
@@ -381,7 +382,7 @@ HINT_CASES = [
                  id="a deletion never requeues a pod without required anti-affinity"),
     pytest.param(make_pod().anti_affinity(term(ZONE, {"app": "web"})),
                  ClusterEvent(ASSIGNED_POD_DELETE, WEB.build(), "", "a1"), False,
-                 id="a nominated pod leaving its nomination never requeues"),
+                 id="a nominated pod leaving its nomination never requeues (1.35)"),
     pytest.param(make_pod().affinity(term(ZONE, {"app": "web"}, ns_selector={"matchLabels": {"env": "prod"}})),
                  ClusterEvent(ASSIGNED_POD_ADD, make_pod("w", "prod").labels(app="web").build(), "a1"), False,
                  id="hints match a namespaceSelector against no labels"),
@@ -404,6 +405,49 @@ HINT_CASES = [
 @pytest.mark.parametrize("pod, event, want", HINT_CASES)
 def test_queueing_hints(pod: Any, event: ClusterEvent, want: bool) -> None:
     assert hint(pod, event) is want
+
+
+def db() -> Any:
+    return make_pod("db").labels(app="db")
+
+
+#: the hints' release rules (release_tables.QUEUEING_HINTS): the answer at 1.34, 1.35, 1.36, 1.37
+RELEASE_HINT_CASES = [
+    pytest.param(make_pod().labels(app="web"), ClusterEvent(ASSIGNED_POD_DELETE, db().anti_affinity(
+        term(HOSTNAME, {"app": "web"})).build(), "a1"), (False, False, True, True),
+                 id="a deleted pod whose own anti-affinity selects the pod requeues it from 1.36 (#135325)"),
+    pytest.param(make_pod().labels(app="web"), ClusterEvent(ASSIGNED_POD_DELETE, db().anti_affinity(
+        term(HOSTNAME, {"app": "db"})).build(), "a1"), (False, False, False, False),
+                 id="a deleted pod whose anti-affinity does not select the pod never requeues it"),
+    pytest.param(make_pod().anti_affinity(term(HOSTNAME, {"app": "web"})),
+                 ClusterEvent(ASSIGNED_POD_DELETE, WEB.build(), "", "a1"), (False, False, True, True),
+                 id="a pod leaving its nomination counts as a deleted pod from 1.36 (#135392)"),
+    pytest.param(make_pod().labels(app="web"), ClusterEvent(ASSIGNED_POD_DELETE, db().anti_affinity(
+        term(HOSTNAME, {"app": "web"})).build(), "", "a1"), (False, False, True, True),
+                 id="a pod leaving its nomination whose anti-affinity selects the pod: from 1.36"),
+    pytest.param(make_pod().anti_affinity(term(HOSTNAME, {"app": "web"})),
+                 ClusterEvent(ASSIGNED_POD_DELETE, WEB.build(), ""), (False, False, False, False),
+                 id="an unassigned pod without a nomination never requeues"),
+    pytest.param(make_pod().anti_affinity(term(HOSTNAME, {"app": "web"}), term(HOSTNAME, {"team": "z"})),
+                 ClusterEvent(ASSIGNED_POD_DELETE, WEB.build(), "a1"), (False, False, False, True),
+                 id="a deleted pod matching one of two anti-affinity terms requeues from 1.37 (#139161)"),
+    pytest.param(make_pod().labels(app="web", team="z"), ClusterEvent(ASSIGNED_POD_DELETE, db().anti_affinity(
+        term(HOSTNAME, {"app": "web"}), term(HOSTNAME, {"team": "y"})).build(), "a1"), (False, False, False, True),
+                 id="the pod matching one of the deleted pod's two anti-affinity terms: from 1.37"),
+    pytest.param(make_pod().anti_affinity(term(HOSTNAME, {"app": "web"}), term(HOSTNAME, {"team": "z"})),
+                 ClusterEvent(ASSIGNED_POD_UPDATE_LABEL, make_pod("web").labels(app="api").build(), "a1",
+                              old_pod=WEB.build()), (False, False, False, True),
+                 id="a pod relabelled out of one of two anti-affinity terms requeues from 1.37"),
+    pytest.param(make_pod().labels(app="web").affinity(term(HOSTNAME, {"app": "db"})),
+                 ClusterEvent(ASSIGNED_POD_ADD, db().build(), "", "a1"), (False, False, True, True),
+                 id="nominated pods count in the add branch too from 1.36"),
+]
+
+
+@pytest.mark.parametrize("pod, event, want", RELEASE_HINT_CASES)
+def test_queueing_hints_by_release(pod: Any, event: ClusterEvent, want: tuple[bool, ...]) -> None:
+    got = tuple(hint(pod, event, release) for release in ("1.34", "1.35", "1.36", "1.37"))
+    assert got == want
 
 
 def verdict_texts(v: Any) -> list[str]:

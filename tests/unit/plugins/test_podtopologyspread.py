@@ -309,9 +309,9 @@ def test_default_selector(pod: Any, objects: list[Any], labels: dict[str, str], 
     assert list(sel.expressions) == requirements
 
 
-def hint(pod: Any, event: ClusterEvent, built: Any = None) -> bool:
+def hint(pod: Any, event: ClusterEvent, built: Any = None, release: str = "1.35") -> bool:
     snap = make_snapshot(NODES)
-    plugin = make_plugin(PodTopologySpread, podtopologyspread, snap)
+    plugin = make_plugin(PodTopologySpread, podtopologyspread, snap, release=release)
     p = built if built is not None else pod.build()
     return any(h(p, event) for kind, h in plugin.events_to_register() if kind == event.kind)
 
@@ -331,7 +331,7 @@ HINT_CASES = [
                  id="the pod leaving its own nomination requeues when it matches its selectors"),
     pytest.param(None, ClusterEvent(ASSIGNED_POD_DELETE, SELF, "", "a1"),
                  make_pod("q").labels(app="web").spread(ZONE, 1, {"app": "web"}).build(), False,
-                 id="a pod leaving a nomination never requeues another pod"),
+                 id="a pod leaving a nomination never requeues another pod (1.35)"),
     pytest.param(incoming(), ClusterEvent(NODE_ADD, node=make_node("z1", "z")), None, True,
                  id="an added node with every key requeues"),
     pytest.param(incoming(), ClusterEvent(NODE_ADD, node=make_node("z1")), None, False,
@@ -350,6 +350,29 @@ HINT_CASES = [
 @pytest.mark.parametrize("pod, event, built, want", HINT_CASES)
 def test_queueing_hints(pod: Any, event: ClusterEvent, built: Any, want: bool) -> None:
     assert hint(pod, event, built) is want
+
+
+#: involvedInTopologySpreading by release (release_tables.QUEUEING_HINTS): the answer at 1.34, 1.35,
+#: 1.36, 1.37
+RELEASE_HINT_CASES = [
+    pytest.param(incoming(), ClusterEvent(ASSIGNED_POD_DELETE, web("w", "").build(), "", "a1"),
+                 (False, False, True, True),
+                 id="a matching pod leaving its nomination requeues from 1.36 (#135392)"),
+    pytest.param(incoming(), ClusterEvent(ASSIGNED_POD_DELETE, web("w", "", "other").build(), "", "a1"),
+                 (False, False, False, False),
+                 id="a pod of another namespace leaving its nomination never requeues"),
+    pytest.param(incoming(), ClusterEvent(ASSIGNED_POD_DELETE, make_pod("w").labels(app="db").build(), "", "a1"),
+                 (False, False, False, False),
+                 id="a pod leaving its nomination that no selector matches never requeues"),
+    pytest.param(incoming(), ClusterEvent(ASSIGNED_POD_DELETE, web("w", "").build(), ""),
+                 (False, False, False, False),
+                 id="an unassigned pod without a nomination never requeues"),
+]
+
+
+@pytest.mark.parametrize("pod, event, want", RELEASE_HINT_CASES)
+def test_queueing_hints_by_release(pod: Any, event: ClusterEvent, want: tuple[bool, ...]) -> None:
+    assert tuple(hint(pod, event, release=r) for r in ("1.34", "1.35", "1.36", "1.37")) == want
 
 
 def with_pods_by_fork(plugin: PodTopologySpread, state: CycleState, pod: Any, snap: Any, rows: list[int],
