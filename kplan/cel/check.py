@@ -86,6 +86,11 @@ DEVICE_FIELDS: dict[str, CelType] = {
     "attributes": map_of(STRING, map_of(STRING, DYN)),
     "capacity": map_of(STRING, map_of(STRING, QUANTITY)),
 }
+#: the "stored expressions" environment kube-scheduler compiles selectors in: every versioned
+#: option whatever the gates, so the device type is deviceTypeV134ConsumableCapacity, with
+#: ``allowMultipleAllocations`` (the API server's environment for new expressions has it only
+#: with DRAConsumableCapacity)
+DEVICE_FIELDS_STORED: dict[str, CelType] = {"allowMultipleAllocations": BOOL, **DEVICE_FIELDS}
 
 #: identifiers that name types (a type value, as in ``type(x) == int``)
 TYPE_NAMES = frozenset({"bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type", "type",
@@ -216,6 +221,8 @@ class CheckIssue:
 class Checker:
     source: str
     issues: list[CheckIssue] = field(default_factory=list)
+    #: the fields of ``device`` in the environment the expression is compiled in
+    device_fields: dict[str, CelType] = field(default_factory=lambda: DEVICE_FIELDS)
     scopes: list[dict[str, CelType]] = field(default_factory=list)
     #: the type found for each node checked (by id), for the validators that run after the check
     types: dict[int, CelType] = field(default_factory=dict)
@@ -415,7 +422,7 @@ class Checker:
         if operand == DYN:
             return DYN
         if operand == DEVICE:
-            found = DEVICE_FIELDS.get(name)
+            found = self.device_fields.get(name)
             return found if found is not None else self.report(at, f"undefined field '{name}'")
         if operand.is_a("map"):
             return operand.params[1]
@@ -662,10 +669,11 @@ def _type_name(t: CelType) -> str:
     return "null_type" if t == NULL else t.name
 
 
-def check_selector(tree: Tree[Token], source: str) -> list[str]:
+def check_selector(tree: Tree[Token], source: str, stored: bool = False) -> list[str]:
     """cel-go's compile-time findings on a parsed selector, worded as ``compile.go`` reports them:
-    ``compilation failed: ERROR: <input>:L:C: ...`` for type errors, or the result-type message."""
-    checker = Checker(source)
+    ``compilation failed: ERROR: <input>:L:C: ...`` for type errors, or the result-type message.
+    ``stored``: the "stored expressions" environment (``device.allowMultipleAllocations`` declared)."""
+    checker = Checker(source, device_fields=DEVICE_FIELDS_STORED if stored else DEVICE_FIELDS)
     result = checker.check(tree)
     if not checker.issues:  # cel-go runs its validators on a checked expression only
         checker.validate_format_calls()

@@ -389,8 +389,10 @@ def _value(kind: str, v: Any, name: str) -> Any:
         raise CelError(f"attribute {name}: parse semantic version: {e}") from None
 
 
-def device_activation(driver: str, device: Device) -> dict[str, Any]:
-    """The ``device`` variable of one device; raises CelError when a version attribute is invalid."""
+def device_activation(driver: str, device: Device, consumable: bool = False) -> dict[str, Any]:
+    """The ``device`` variable of one device; raises CelError when a version attribute is invalid.
+    ``device.allowMultipleAllocations`` is the device's with DRAConsumableCapacity (``consumable``),
+    else false (the API server drops the field from slices then)."""
     attrs: dict[Any, Any] = {}
     for name, (kind, v) in device.attributes.items():
         domain, ident = _split(name, driver)
@@ -403,6 +405,8 @@ def device_activation(driver: str, device: Device) -> dict[str, Any]:
             Quantity(parse_quantity(q))
     return {"device": celtypes.MapType({
         celtypes.StringType("driver"): celtypes.StringType(driver),
+        celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(
+            consumable and device.allow_multiple_allocations),
         celtypes.StringType("attributes"): _Domains(attrs),
         celtypes.StringType("capacity"): _Domains(caps),
     })}
@@ -736,12 +740,15 @@ class _Runner(InterpretedRunner):
 
 
 _ENV = celpy.Environment(runner_class=_Runner)
-_PROGRAMS: dict[str, Any] = {}
+_PROGRAMS: dict[tuple[str, bool], Any] = {}
 
 
-def compile_selector(expression: str) -> Any:
-    """Compile once (process-wide cache); raises CelError with cel-go's wording."""
-    prg = _PROGRAMS.get(expression)
+def compile_selector(expression: str, stored: bool = False) -> Any:
+    """Compile once (process-wide cache); raises CelError with cel-go's wording. ``stored``: the
+    "stored expressions" environment kube-scheduler compiles in, which declares every field of
+    ``device`` whatever the gates (``allowMultipleAllocations`` too); else the API server's for
+    new expressions with 1.34's gates, which does not."""
+    prg = _PROGRAMS.get((expression, stored))
     if prg is not None:
         return prg
     try:
@@ -752,11 +759,11 @@ def compile_selector(expression: str) -> Any:
         col = getattr(e, "column", None) or 1
         raise CelError(f"compilation failed: ERROR: <input>:{line}:{col}: Syntax error: {detail}") from None
     # cel-go type-checks on compile (the API server on create, the scheduler when it allocates)
-    findings = check_selector(ast, expression)
+    findings = check_selector(ast, expression, stored)
     if findings:
         raise CelError(findings[0])
     prg = _ENV.program(ast, functions=FUNCTIONS)
-    _PROGRAMS[expression] = prg
+    _PROGRAMS[(expression, stored)] = prg
     return prg
 
 

@@ -10,6 +10,15 @@
   follow it incrementally, and ``InUseView`` is a snapshot that costs nothing until the set changes;
 * ``pod_claims``: each pod's ``status.resourceClaimStatuses`` (pod claim name → claim name or None).
 
+With DRAConsumableCapacity (``features.consumable_capacity``) a result with a ``shareID`` is not a
+device in use: it is one share of a device that allows multiple allocations (allocateddevices.go,
+foreachAllocatedDevice). Per such device, ``shared`` keeps what the scheduler's tracker keeps (the
+shared device IDs of allocated claims, their aggregated ``consumedCapacity`` with the tracker's
+Insert/Remove rules) and the in-flight shares on top (GatherAllocatedState). Each change is logged
+(``shared_log``, the record before it) so that ``SharedView`` can give the state PreFilter saw, and
+marks the device's pool changed (an ``in_use_log`` entry of delta 0). With the gate off every
+result is a device in use, as the tracker then has it.
+
 The resourceclaim controller is emulated "instantly", like the API writes of reference section
 12 (scheduler-reference.md 13.1): ``create_template_claims`` makes the claims of a pending pod
 from its templates before the pod exists, and ``pod_deleted`` drops a deleted pod from its claims'
@@ -22,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kplan.model.dra import (
@@ -30,6 +40,8 @@ from kplan.model.dra import (
     POD_CLAIM_NAME_ANNOTATION,
     ConsumerRef,
     DeviceClass,
+    DeviceFeatures,
+    DeviceResult,
     DeviceTaintRule,
     PodClaim,
     ResourceClaim,
@@ -43,6 +55,60 @@ CLAIM_ADD, CLAIM_UPDATE = "ResourceClaimAdd", "ResourceClaimUpdate"
 _MAX_BASE_LEN = 57
 
 DeviceId = tuple[str, str, str]
+#: consumed capacity: (capacity name, nano units) in name order
+Consumed = tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SharedUse:
+    """The shares of one device that allows multiple allocations: the tracker's entry of its
+    aggregated consumed capacity (None: no entry), the share IDs of allocated claims' results, and
+    the in-flight results (claim uid, share ID, consumed capacity or None)."""
+
+    capacity: Consumed | None = None
+    share_ids: frozenset[str] = frozenset()
+    in_flight: tuple[tuple[str, str, Consumed | None], ...] = ()
+
+    def aggregated(self) -> dict[str, int] | None:
+        """AggregatedCapacity's entry for the device as GatherAllocatedState gives it: the
+        tracker's, with each in-flight share's consumed capacity inserted; None: no entry."""
+        if self.capacity is None and not any(c is not None for _, _, c in self.in_flight):
+            return None
+        out = dict(self.capacity or ())
+        for _, _, consumed in self.in_flight:
+            for name, amount in consumed or ():
+                out[name] = out.get(name, 0) + amount
+        return out
+
+    @property
+    def shared(self) -> bool:
+        """Whether some share ID of the device is allocated or in flight."""
+        return bool(self.share_ids or self.in_flight)
+
+
+_NO_SHARES = SharedUse()
+
+
+def insert_capacity(entry: Consumed | None, consumed: Consumed) -> Consumed:
+    """ConsumedCapacityCollection.Insert for one device: added to the entry, or the entry."""
+    out = dict(entry or ())
+    for name, amount in consumed:
+        out[name] = out.get(name, 0) + amount
+    return tuple(sorted(out.items()))
+
+
+def remove_capacity(entry: Consumed | None, consumed: Consumed) -> Consumed | None:
+    """ConsumedCapacityCollection.Remove: subtracted from the entry's own capacities; the entry
+    goes when every amount in it is zero."""
+    if entry is None:
+        return None
+    out = dict(entry)
+    for name, amount in consumed:
+        if name in out:
+            out[name] -= amount
+    if all(v == 0 for v in out.values()):
+        return None
+    return tuple(sorted(out.items()))
 
 
 def claim_base_name(pod_name: str, claim_name: str) -> str:
@@ -66,8 +132,7 @@ class DraState:
         self.classes: dict[str, DeviceClass] = {c.name: c for c in classes}
         #: DeviceTaintRules in input order (they count only with DRADeviceTaintRules on)
         self.taint_rules: list[DeviceTaintRule] = list(taint_rules)
-        #: the allocator's features of the run's release (the DynamicResources plugin sets them)
-        self.features = FEATURES_OFF
+        self._features = FEATURES_OFF
         # lister order is unspecified upstream: a fixed one (by name) keeps runs reproducible
         self.slices: list[ResourceSlice] = sorted(slices, key=lambda s: s.name)
         self.templates: dict[str, ResourceClaimTemplate] = {t.key: t for t in templates}
@@ -81,6 +146,11 @@ class DraState:
         self.in_use_log: list[tuple[DeviceId, int]] = []
         #: (driver, pool) → length of ``in_use_log`` after the last change of one of its devices
         self.pool_versions: dict[tuple[str, str], int] = {}
+        #: devices allowing multiple allocations with shares (consumable capacity), and the log of
+        #: their changes: (device, its record before the change)
+        self.shared: dict[DeviceId, SharedUse] = {}
+        self.shared_log: list[tuple[DeviceId, SharedUse]] = []
+        self._share_ids = 0
         self.pod_claims: dict[str, dict[str, str | None]] = {}
         self.events: list[tuple[str, ResourceClaim | None, ResourceClaim]] = []
         #: the allocator's per-run caches (selector results, pools per node), kept here because
@@ -89,6 +159,80 @@ class DraState:
         for c in claims:
             self._put(c)
         self.events.clear()
+
+    @property
+    def features(self) -> DeviceFeatures:
+        """The allocator's features of the run's release (the DynamicResources plugin sets them)."""
+        return self._features
+
+    @features.setter
+    def features(self, features: DeviceFeatures) -> None:
+        recount = features.consumable_capacity != self._features.consumable_capacity
+        self._features = features
+        if recount:
+            # what is a device in use and what a share depends on the gate: count again (the
+            # plugin sets the features before the first scheduling cycle of a run)
+            self.allocated.clear()
+            self.in_use.clear()
+            self.in_use_log.clear()
+            self.pool_versions.clear()
+            self.shared.clear()
+            self.shared_log.clear()
+            self.caches.pop("summaries", None)
+            for claim in self.claims.values():
+                if claim.allocation is not None:
+                    self._count(claim, 1)
+            for claim in self.in_flight.values():
+                self._count_in_flight(claim, 1)
+
+    def is_share(self, r: DeviceResult) -> bool:
+        """A result that is one share of a device (foreachAllocatedDevice's sharedDeviceCallback)."""
+        return bool(r.share_id) and self._features.consumable_capacity
+
+    def new_share_id(self) -> str:
+        """A share ID for an allocation result (upstream: a random UUID), unique in the run."""
+        self._share_ids += 1
+        return f"kplan-share-{self._share_ids:06d}"
+
+    def shares(self, device: DeviceId) -> SharedUse:
+        return self.shared.get(device, _NO_SHARES)
+
+    def _set_shares(self, device: DeviceId, new: SharedUse) -> None:
+        old = self.shared.get(device, _NO_SHARES)
+        self.shared_log.append((device, old))
+        if new == _NO_SHARES:
+            self.shared.pop(device, None)
+        else:
+            self.shared[device] = new
+        # the device's pool changed for what the allocator can find there
+        self.in_use_log.append((device, 0))
+        self.pool_versions[device[:2]] = len(self.in_use_log)
+
+    def _share(self, r: DeviceResult, delta: int) -> None:
+        """The tracker's addDevices / removeDevices for one shared result."""
+        old = self.shares(r.device_id)
+        if delta > 0:
+            ids = old.share_ids | {r.share_id}
+            capacity = insert_capacity(old.capacity, r.consumed) if r.consumed is not None else old.capacity
+        else:
+            ids = old.share_ids - {r.share_id}
+            capacity = remove_capacity(old.capacity, r.consumed) if r.consumed is not None else old.capacity
+        self._set_shares(r.device_id, SharedUse(capacity, ids, old.in_flight))
+
+    def _share_in_flight(self, uid: str, r: DeviceResult, delta: int) -> None:
+        old = self.shares(r.device_id)
+        entry = (uid, r.share_id, r.consumed)
+        if delta > 0:
+            flying = old.in_flight + (entry,)
+        else:
+            k = old.in_flight.index(entry)
+            flying = old.in_flight[:k] + old.in_flight[k + 1:]
+        self._set_shares(r.device_id, SharedUse(old.capacity, old.share_ids, flying))
+
+    def device_allocated(self, device: DeviceId) -> bool:
+        """IsDeviceAllocated on the state PreFilter gathers: in use, or shared."""
+        use = self.shared.get(device)
+        return device in self.in_use or use is not None and (use.shared or use.aggregated() is not None)
 
     # ------------------------------------------------------------------ claim writes
 
@@ -104,7 +248,11 @@ class DraState:
     def _count(self, claim: ResourceClaim, delta: int) -> None:
         assert claim.allocation is not None
         for r in claim.allocation.results:
-            if not r.admin_access:
+            if r.admin_access:
+                continue
+            if self.is_share(r):
+                self._share(r, delta)
+            else:
                 self.allocated[r.device_id] += delta
                 if self.allocated[r.device_id] <= 0:
                     del self.allocated[r.device_id]
@@ -124,7 +272,11 @@ class DraState:
     def _count_in_flight(self, claim: ResourceClaim, delta: int) -> None:
         if claim.allocation is not None:
             for r in claim.allocation.results:
-                if not r.admin_access:
+                if r.admin_access:
+                    continue
+                if self.is_share(r):
+                    self._share_in_flight(claim.uid, r, delta)
+                else:
                     self._use(r.device_id, delta)
 
     def set_in_flight(self, claim: ResourceClaim) -> None:
@@ -164,7 +316,7 @@ class DraState:
         for device, delta in reversed(self.in_use_log[mark:]):
             if delta > 0:
                 out.discard(device)
-            else:
+            elif delta < 0:
                 out.add(device)
         return out
 
@@ -301,6 +453,40 @@ class InUseView:
             return self._dra.in_use.keys()
         self._then = self._dra.in_use_at(self.mark)
         return self._then
+
+
+class SharedView:
+    """The shares of devices as they were when the view was taken (PreFilter's allocated state):
+    the live records while nothing has changed, the records before the first change since after."""
+
+    __slots__ = ("_dra", "mark", "_then", "_seen")
+
+    def __init__(self, dra: DraState) -> None:
+        self._dra = dra
+        self.mark = self._seen = len(dra.shared_log)
+        #: device → its record at the mark, for the devices changed since
+        self._then: dict[DeviceId, SharedUse] = {}
+
+    def get(self, device: DeviceId) -> SharedUse:
+        log = self._dra.shared_log
+        if len(log) == self.mark:
+            return self._dra.shares(device)
+        for dev, old in log[self._seen:]:
+            self._then.setdefault(dev, old)
+        self._seen = len(log)
+        found = self._then.get(device)
+        return found if found is not None else self._dra.shares(device)
+
+
+#: no device shared (an allocator without consumable capacity)
+class NoShares:
+    __slots__ = ()
+
+    def get(self, device: DeviceId) -> SharedUse:
+        return _NO_SHARES
+
+
+NO_SHARES = NoShares()
 
 
 def pod_claim_entries(pod: Pod) -> Sequence[PodClaim]:

@@ -26,6 +26,7 @@ class Gate(StrEnum):
     DRA_DEVICE_TAINT_RULES = "DRADeviceTaintRules"
     DRA_DEVICE_TAINTS = "DRADeviceTaints"
     DRA_EXTENDED_RESOURCE = "DRAExtendedResource"
+    DRA_FRACTIONAL_CAPACITY_RANGE = "DRAFractionalCapacityRange"
     DRA_PARTITIONABLE_DEVICES = "DRAPartitionableDevices"
     DRA_PRIORITIZED_LIST = "DRAPrioritizedList"
     DRA_RESOURCE_CLAIM_DEVICE_STATUS = "DRAResourceClaimDeviceStatus"

@@ -66,6 +66,8 @@ class _Rows:
     nomination: NominationRules
     #: the structured allocator's pool rules (DRA_POOL_RULES)
     dra_pool_rules: tuple[bool, bool]
+    #: the structured allocator's consumable-capacity rules (DRA_CAPACITY_RULES)
+    dra_capacity_rules: tuple[bool, bool]
     #: what InterPodAffinity's and PodTopologySpread's pod-event hints look at (QUEUEING_HINTS)
     queueing_hints: QueueingHintRules
 
@@ -133,6 +135,7 @@ class _Changes:
     resize: ResizeAccounting | None = None
     nomination: NominationRules | None = None
     dra_pool_rules: tuple[bool, bool] | None = None
+    dra_capacity_rules: tuple[bool, bool] | None = None
     queueing_hints: QueueingHintRules | None = None
 
     def applied_to(self, before: _Rows) -> _Rows:
@@ -148,6 +151,8 @@ class _Changes:
             resize=before.resize if self.resize is None else self.resize,
             nomination=before.nomination if self.nomination is None else self.nomination,
             dra_pool_rules=before.dra_pool_rules if self.dra_pool_rules is None else self.dra_pool_rules,
+            dra_capacity_rules=before.dra_capacity_rules if self.dra_capacity_rules is None
+            else self.dra_capacity_rules,
             queueing_hints=before.queueing_hints if self.queueing_hints is None else self.queueing_hints,
         )
 
@@ -213,6 +218,7 @@ _ROWS_1_34 = _Rows(
     nomination=NominationRules(bind_moves_pods=True, bind_clears=False, no_post_filter_clears=False),
     # a pool missing slices or invalid: its devices are used, an invalid pool aborts the attempt
     dra_pool_rules=(False, False),
+    dra_capacity_rules=(False, False),
     # an unassigned pod never requeues; a deleted pod only through the pod's own anti-affinity, all terms
     queueing_hints=QueueingHintRules(nominated_pods_count=False, deleted_pods_anti_affinity=False,
                                      anti_affinity_any_term=False),
@@ -308,6 +314,9 @@ _CHANGES_1_36 = _Changes(
     # also requeues when the pod matches a deleted pod's own anti-affinity (#135325)
     queueing_hints=QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True,
                                      anti_affinity_any_term=False),
+    # the "incubating" allocator's consumable capacity: distinctAttribute keeps one value per
+    # request name (its constraint.go at v0.36.3)
+    dra_capacity_rules=(True, False),
 )
 
 # ------------------------------------------------------------------------------ 1.37 (v1.37.2): 1.36 plus
@@ -320,6 +329,9 @@ _CHANGES_1_37 = _Changes(
         # GA and locked: extended resources (KEP-5004), resource claim device status (KEP-4817);
         # prioritized lists locked (KEP-4816)
         Gate.DRA_EXTENDED_RESOURCE: GateSpec(True, _GA, locked=True),
+        # new, beta, on only from a --min-compatibility-version of 1.37 (kube_features.go): off in
+        # kube-scheduler v1.37.2, whose default compatibility version is 1.36 (the 1.37 oracle agrees)
+        Gate.DRA_FRACTIONAL_CAPACITY_RANGE: GateSpec(False, _B),
         Gate.DRA_PRIORITIZED_LIST: GateSpec(True, _GA, locked=True),
         Gate.DRA_RESOURCE_CLAIM_DEVICE_STATUS: GateSpec(True, _GA, locked=True),
         # the Workload API v1beta1 behind GenericWorkload (beta, off); GangScheduling (KEP-4671) and
@@ -350,6 +362,9 @@ _CHANGES_1_37 = _Changes(
     resize=ResizeAccounting.AGGREGATE,
     # a slice with shared counters reaches only the nodes it selects
     dra_pool_rules=(True, False),
+    # distinctAttribute keeps every device's value; an All request lists devices by their capacity
+    # alone; a device with a share counts as shared for its counters
+    dra_capacity_rules=(False, True),
     # InterPodAffinity's hints: any anti-affinity term is enough (#139161, not gated)
     queueing_hints=QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True,
                                      anti_affinity_any_term=True),
@@ -382,9 +397,14 @@ MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
     V1_36: frozenset({(Gate.STORAGE_CAPACITY_SCORING, True), (Gate.VOLUME_LIMIT_SCALING, True),
                       (Gate.DRA_DEVICE_TAINT_RULES, True), (Gate.DRA_DEVICE_TAINTS, False),
                       # extendedResourceName ignored, as in 1.34 and 1.35
-                      (Gate.DRA_EXTENDED_RESOURCE, False), (Gate.DRA_PARTITIONABLE_DEVICES, False)}),
+                      (Gate.DRA_EXTENDED_RESOURCE, False), (Gate.DRA_PARTITIONABLE_DEVICES, False),
+                      # consumable capacity off, as in 1.34 and 1.35
+                      (Gate.DRA_CONSUMABLE_CAPACITY, False)}),
     V1_37: frozenset({(Gate.STORAGE_CAPACITY_SCORING, False), (Gate.VOLUME_LIMIT_SCALING, False),
-                      (Gate.DRA_PARTITIONABLE_DEVICES, False)}),
+                      (Gate.DRA_PARTITIONABLE_DEVICES, False),
+                      # consumable capacity off: the API server drops its fields, every device exclusive;
+                      # DRAFractionalCapacityRange on: a validRange rounded in thousandths
+                      (Gate.DRA_CONSUMABLE_CAPACITY, False), (Gate.DRA_FRACTIONAL_CAPACITY_RANGE, True)}),
 }
 
 #: default_plugins.go: the default MultiPoint set in order, with score weights (0: none given)
@@ -420,3 +440,10 @@ QUEUEING_HINTS: Mapping[KubeVersion, QueueingHintRules] = {v: r.queueing_hints f
 #: are used, an invalid pool aborts the attempt); in 1.35 and 1.36 a slice with shared counters
 #: reaches every node (1.37: only the nodes it selects)
 DRA_POOL_RULES: Mapping[KubeVersion, tuple[bool, bool]] = {v: r.dra_pool_rules for v, r in _RELEASES.items()}
+
+#: DRAConsumableCapacity's allocator rules besides the gate (structured/internal/incubating at
+#: v0.36.3 and v0.37.2; the gate is off in 1.34 and 1.35), as (distinct_per_request_name,
+#: capacity_rules_137) of DeviceFeatures: 1.36's distinctAttribute keeps one value per request
+#: name; 1.37 lists an ``All`` request's devices by their capacity alone and counts a device with a
+#: share as shared for its counters
+DRA_CAPACITY_RULES: Mapping[KubeVersion, tuple[bool, bool]] = {v: r.dra_capacity_rules for v, r in _RELEASES.items()}

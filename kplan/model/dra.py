@@ -4,12 +4,14 @@ resource.k8s.io/v1 and the beta versions kube-scheduler 1.34 still serves (v1bet
 shape; v1beta1 puts a request's fields directly on the request and a device's attributes under
 ``basic``). Inputs get the v1 defaults: allocationMode ExactCount, count 1.
 
-Device taints and tolerations (KEP-5055), DeviceTaintRules and partitionable devices (KEP-4815:
-shared counters, per-device node selection) are parsed here whatever the
-release; whether they count is the allocator's ``DeviceFeatures`` (the release's gates: with a gate
-off the API server drops such fields, so the allocator ignores them). Fields kplan does not model
-yet (consumable capacity, binding conditions) are refused with a one-line
-error naming the object and field: ignoring them would give wrong answers. A DeviceClass's
+Device taints and tolerations (KEP-5055), DeviceTaintRules, partitionable devices (KEP-4815:
+shared counters, per-device node selection) and consumable capacity (KEP-5075: devices allowing
+multiple allocations, capacity request policies, requests' capacity, ``distinctAttribute``, the
+allocation results' ``shareID`` and ``consumedCapacity``) are parsed here whatever the release;
+whether they count is the allocator's ``DeviceFeatures`` (the release's gates: with a gate off the
+API server drops such fields, so the allocator ignores them). Fields kplan does not model (binding
+conditions) are refused with a one-line error naming the object and field: ignoring them would
+give wrong answers. A DeviceClass's
 ``extendedResourceName`` (DRAExtendedResource, KEP-5004) is kept: the releases whose gate is on
 use it (plugins/dra/extended.py), the others ignore it as their scheduler does.
 """
@@ -99,6 +101,20 @@ class DeviceFeatures:
     #: 1.35 and 1.36 (not a gate): a slice with shared counters reaches every node whatever its
     #: node selection (1.37: only its nodes; others get it when they look up a pool missing slices)
     counter_slices_reach_every_node: bool = False
+    #: DRAConsumableCapacity: devices allowing multiple allocations, capacity request policies,
+    #: requests' capacity, distinctAttribute constraints, shared allocation results
+    consumable_capacity: bool = False
+    #: DRAFractionalCapacityRange (1.37): a validRange whose min, max and step are whole
+    #: thousandths is rounded in thousandths, not in whole units
+    fractional_capacity_range: bool = False
+    #: the "incubating" allocator of 1.36: distinctAttribute keeps one value per request name (a
+    #: request's later device replaces its earlier one's), 1.37 keeps every device's
+    distinct_per_request_name: bool = False
+    #: the allocators from 1.37 (not a gate): an ``All`` request lists the devices whose capacity
+    #: could serve it when empty (what is consumed is checked when allocating), an unrepresentable
+    #: capacity request aborts, and a device shared without consumed capacity counts as in use for
+    #: counters; 1.36 lists the devices with room left and skips a device on any capacity error
+    capacity_rules_137: bool = False
 
 
 #: every optional behaviour off: kube-scheduler 1.34 and 1.35 with their default gates
@@ -115,6 +131,19 @@ class CounterSet:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestPolicy:
+    """A device capacity's requestPolicy (KEP-5075), amounts in nano units: ``default`` (None:
+    none), then either ``valid_values`` (ascending) or the range ``min``/``max``/``step``."""
+
+    default: int | None = None
+    valid_values: tuple[int, ...] = ()
+    min: int | None = None
+    max: int | None = None
+    step: int | None = None
+    has_range: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Device:
     name: str
     #: qualified attribute name as written in the slice ("model" or "dra.example.com/numa")
@@ -127,6 +156,10 @@ class Device:
     node_name: str = ""
     node_selector: NodeSelector | None = None
     all_nodes: bool = False
+    #: allowMultipleAllocations (DRAConsumableCapacity): several claims may share the device
+    allow_multiple_allocations: bool = False
+    #: capacity name → its requestPolicy, for the capacities that have one
+    request_policies: Mapping[str, RequestPolicy] = field(default_factory=lambda: MappingProxyType({}))
 
     def on_node(self, node_name: str, labels: Mapping[str, str]) -> bool:
         """NodeMatches with the device's own node selection."""
@@ -178,6 +211,9 @@ class SubRequest:
     count: int = 1
     admin_access: bool = False
     tolerations: tuple[DeviceToleration, ...] = ()
+    #: capacity.requests (DRAConsumableCapacity): (capacity name, nano units) in name order;
+    #: None when the request has no ``capacity``
+    capacity: tuple[tuple[str, int], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +228,8 @@ class Constraint:
     requests: tuple[str, ...] = ()
     #: fully qualified attribute name; "" when the constraint has none (an error at allocation)
     match_attribute: str = ""
+    #: distinctAttribute (DRAConsumableCapacity): every device needs its own value of it
+    distinct_attribute: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +247,10 @@ class DeviceResult:
     pool: str
     device: str
     admin_access: bool = False
+    #: shareID (DRAConsumableCapacity): set on results of devices allowing multiple allocations
+    share_id: str = ""
+    #: consumedCapacity: (capacity name, nano units) in name order; None when not given
+    consumed: tuple[tuple[str, int], ...] | None = None
 
     @property
     def device_id(self) -> tuple[str, str, str]:

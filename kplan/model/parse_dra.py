@@ -26,6 +26,7 @@ from kplan.model.dra import (
     DeviceTaintRule,
     DeviceToleration,
     DraObject,
+    RequestPolicy,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -33,7 +34,7 @@ from kplan.model.dra import (
 )
 from kplan.model.name_rules import qualified_name
 from kplan.model.parse import Where, _int, _labels, _list, _map, _str, parse_node_selector_term, parse_time
-from kplan.model.quantity import QuantityError, parse_nanos, parse_quantity
+from kplan.model.quantity import QuantityError, nanos_to_value, parse_nanos
 from kplan.model.selectors import NodeSelector
 
 _NOT_MODELLED = "kplan does not model this feature (its feature gate is off in kube-scheduler 1.34)"
@@ -207,19 +208,25 @@ def _device(v: Any, version: str, where: Where, path: str, per_device: bool = Fa
         body = _map(m.get("basic"), where, f"{path}.basic")
         path = f"{path}.basic"
     _refuse_binding_conditions(body, where, path)
-    _refuse(body, where, path, "allowMultipleAllocations")
+    multiple = body.get("allowMultipleAllocations")
+    if multiple is not None and not isinstance(multiple, bool):
+        raise where.fail(f"{path}.allowMultipleAllocations", f"expected a boolean, got {multiple!r}")
     attrs = {str(k): _attribute(x, where, f"{path}.attributes.{k}")
              for k, x in _map(body.get("attributes"), where, f"{path}.attributes").items()}
     caps = {}
+    policies = {}
     for k, x in _map(body.get("capacity"), where, f"{path}.capacity").items():
         cm = _map(x, where, f"{path}.capacity.{k}")
-        _refuse(cm, where, f"{path}.capacity.{k}", "requestPolicy")
         q = cm.get("value")
-        try:
-            parse_quantity(q)
-        except (QuantityError, ValueError, TypeError):
-            raise where.fail(f"{path}.capacity.{k}.value", f"expected a quantity, got {q!r}") from None
+        value = _nanos(q, where, f"{path}.capacity.{k}.value")
         caps[str(k)] = str(q)
+        if cm.get("requestPolicy") is not None:
+            p = f"{path}.capacity.{k}.requestPolicy"
+            if multiple is not True:
+                # validateSingleAllocatableDeviceCapacity (checked with DRAConsumableCapacity on;
+                # with it off the API server drops the policy first)
+                raise where.fail(p, "Forbidden: allowMultipleAllocations must be true")
+            policies[str(k)] = _request_policy(cm["requestPolicy"], value, where, p)
     taints = tuple(_taint(t, where, f"{path}.taints[{i}]")
                    for i, t in enumerate(_list(body.get("taints"), where, f"{path}.taints")))
     node_name = _str(body.get("nodeName"), where, f"{path}.nodeName")
@@ -234,7 +241,66 @@ def _device(v: Any, version: str, where: Where, path: str, per_device: bool = Fa
                                "perDeviceNodeSelection")
     return Device(name, attrs, caps, taints,
                   _counter_sets(body.get("consumesCounters"), where, f"{path}.consumesCounters", "counterSet"),
-                  node_name, sel, all_nodes)
+                  node_name, sel, all_nodes, multiple is True, policies)
+
+
+def _nanos(q: Any, where: Where, path: str) -> int:
+    try:
+        return parse_nanos(q)
+    except (QuantityError, ValueError, TypeError):
+        raise where.fail(path, f"expected a quantity, got {q!r}") from None
+
+
+def _request_policy(v: Any, capacity: int, where: Where, path: str) -> RequestPolicy:
+    """A capacity's requestPolicy, with the API server's checks (validateRequestPolicy): at most one
+    of validValues (ascending, none above the capacity, the default among them) and validRange
+    (min required; min, max and one step from min within the capacity; the default within the
+    range and, with a step, a whole number of steps from min, as the max)."""
+    m = _map(v, where, path)
+    default = None if m.get("default") is None else _nanos(m["default"], where, f"{path}.default")
+    values = tuple(_nanos(x, where, f"{path}.validValues[{i}]")
+                   for i, x in enumerate(_list(m.get("validValues"), where, f"{path}.validValues")))
+    rng = m.get("validRange")
+    if values and rng is not None:
+        raise where.fail(path, 'Forbidden: exactly one policy can be specified, cannot specify "validValues" and '
+                               '"validRange" at the same time')
+    if values:
+        if default is None:
+            raise where.fail(f"{path}.default", "Required value: required when validValues is defined")
+        if any(a > b for a, b in zip(values, values[1:], strict=False)):
+            raise where.fail(f"{path}.validValues", "Invalid value: values must be sorted in ascending order")
+        if any(x > capacity for x in values):
+            raise where.fail(f"{path}.validValues", "Invalid value: option is larger than capacity value")
+        if default not in values:
+            raise where.fail(f"{path}.validValues", "Invalid value: default value is not valid according to the "
+                                                    "requestPolicy")
+        return RequestPolicy(default, values)
+    if rng is None:
+        return RequestPolicy(default)
+    p = f"{path}.validRange"
+    r = _map(rng, where, p)
+    if default is None:
+        raise where.fail(f"{path}.default", "Required value: required when validRange is defined")
+    if r.get("min") is None:
+        raise where.fail(f"{p}.min", "Required value: required when validRange is defined")
+    low = _nanos(r["min"], where, f"{p}.min")
+    high = None if r.get("max") is None else _nanos(r["max"], where, f"{p}.max")
+    step = None if r.get("step") is None else _nanos(r["step"], where, f"{p}.step")
+    if low > capacity:
+        raise where.fail(f"{p}.min", "Invalid value: min is larger than capacity value")
+    if default < low:
+        raise where.fail(f"{p}.min", "Invalid value: default is less than min")
+    if high is not None and (low > high or high > capacity or default > high):
+        raise where.fail(f"{p}.max", "Invalid value: max must be within min, the capacity value and the default")
+    if step is not None:
+        if step <= 0:
+            raise where.fail(f"{p}.step", "Invalid value: step must be greater than zero")
+        if low + step > capacity:
+            raise where.fail(f"{p}.step", "Invalid value: one step is larger than capacity value")
+        for x in (default, high):
+            if x is not None and (nanos_to_value(x) - nanos_to_value(low)) % nanos_to_value(step):
+                raise where.fail(f"{p}.step", "Invalid value: value is not a multiple of a given step from min")
+    return RequestPolicy(default, (), low, high, step, True)
 
 
 def parse_resource_slice(d: Mapping[str, Any], source: str = "") -> ResourceSlice:
@@ -267,8 +333,21 @@ def parse_resource_slice(d: Mapping[str, Any], source: str = "") -> ResourceSlic
 
 # ---------------------------------------------------------------------- claims and templates
 
+def _capacity_requests(v: Any, where: Where, path: str) -> tuple[tuple[str, int], ...] | None:
+    """A request's ``capacity`` (CapacityRequirements): its requests in name order."""
+    if v is None:
+        return None
+    requests = _map(_map(v, where, path).get("requests"), where, f"{path}.requests")
+    out = []
+    for k, q in sorted(requests.items()):
+        amount = _nanos(q, where, f"{path}.requests.{k}")
+        if amount < 0:
+            raise where.fail(f"{path}.requests.{k}", f"Invalid value: {q!r}: must be greater than or equal to 0")
+        out.append((str(k), amount))
+    return tuple(out)
+
+
 def _exact(m: Mapping[str, Any], name: str, where: Where, path: str, *, sub: bool) -> SubRequest:
-    _refuse(m, where, path, "capacity")
     mode = _str(m.get("allocationMode"), where, f"{path}.allocationMode", EXACT_COUNT)
     if mode not in (EXACT_COUNT, ALL):
         raise where.fail(f"{path}.allocationMode", f'Unsupported value: "{mode}": supported values: "All", '
@@ -281,7 +360,8 @@ def _exact(m: Mapping[str, Any], name: str, where: Where, path: str, *, sub: boo
         raise where.fail(f"{path}.adminAccess", "Forbidden: not supported in firstAvailable subrequests")
     return SubRequest(name, _str(m.get("deviceClassName"), where, f"{path}.deviceClassName"),
                       _selectors(m.get("selectors"), where, f"{path}.selectors"), mode, count, admin,
-                      _tolerations(m.get("tolerations"), where, f"{path}.tolerations"))
+                      _tolerations(m.get("tolerations"), where, f"{path}.tolerations"),
+                      _capacity_requests(m.get("capacity"), where, f"{path}.capacity"))
 
 
 def _request(v: Any, version: str, where: Where, path: str) -> DeviceRequest:
@@ -312,12 +392,15 @@ def parse_claim_spec(spec: Mapping[str, Any], version: str, where: Where, path: 
                      for i, r in enumerate(_list(devices.get("requests"), where, f"{path}.devices.requests")))
     constraints = []
     for i, c in enumerate(_list(devices.get("constraints"), where, f"{path}.devices.constraints")):
-        cm = _map(c, where, f"{path}.devices.constraints[{i}]")
-        _refuse(cm, where, f"{path}.devices.constraints[{i}]", "distinctAttribute")
-        reqs = tuple(_str(r, where, f"{path}.devices.constraints[{i}].requests")
-                     for r in _list(cm.get("requests"), where, f"{path}.devices.constraints[{i}].requests"))
-        constraints.append(Constraint(reqs, _str(cm.get("matchAttribute"), where,
-                                                 f"{path}.devices.constraints[{i}].matchAttribute")))
+        p = f"{path}.devices.constraints[{i}]"
+        cm = _map(c, where, p)
+        reqs = tuple(_str(r, where, f"{p}.requests") for r in _list(cm.get("requests"), where, f"{p}.requests"))
+        match = _str(cm.get("matchAttribute"), where, f"{p}.matchAttribute")
+        distinct = _str(cm.get("distinctAttribute"), where, f"{p}.distinctAttribute")
+        if match and distinct:
+            raise where.fail(p, 'Invalid value: exactly one of "matchAttribute" or "distinctAttribute" is required, '
+                                "but multiple fields are set")
+        constraints.append(Constraint(reqs, match, distinct))
     return ClaimSpec(requests, tuple(constraints))
 
 
@@ -330,11 +413,16 @@ def _allocation(v: Any, where: Where) -> Allocation | None:
     for i, r in enumerate(_list(devices.get("results"), where, "status.allocation.devices.results")):
         p = f"status.allocation.devices.results[{i}]"
         rm = _map(r, where, p)
+        consumed = None
+        if rm.get("consumedCapacity") is not None:
+            consumed = tuple(sorted((str(k), _nanos(q, where, f"{p}.consumedCapacity.{k}")) for k, q in
+                                    _map(rm["consumedCapacity"], where, f"{p}.consumedCapacity").items()))
         results.append(DeviceResult(_str(rm.get("request"), where, f"{p}.request"),
                                     _str(rm.get("driver"), where, f"{p}.driver"),
                                     _str(rm.get("pool"), where, f"{p}.pool"),
                                     _str(rm.get("device"), where, f"{p}.device"),
-                                    rm.get("adminAccess") is True))
+                                    rm.get("adminAccess") is True,
+                                    _str(rm.get("shareID"), where, f"{p}.shareID"), consumed))
     sel: NodeSelector | None = None
     if m.get("nodeSelector") is not None:
         terms = _map(m["nodeSelector"], where, "status.allocation.nodeSelector").get("nodeSelectorTerms")

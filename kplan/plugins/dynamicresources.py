@@ -25,7 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from kplan.cluster.dra import CLAIM_ADD, CLAIM_UPDATE, ClaimLookupError, DraState, InUseView, consumer
+from kplan.cluster.dra import (
+    CLAIM_ADD,
+    CLAIM_UPDATE,
+    NO_SHARES,
+    ClaimLookupError,
+    DraState,
+    InUseView,
+    SharedView,
+    consumer,
+)
 from kplan.errors import UnsupportedError
 from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
@@ -46,12 +55,12 @@ from kplan.framework.interfaces import (
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.release import Release
-from kplan.framework.release_tables import DRA_POOL_RULES
+from kplan.framework.release_tables import DRA_CAPACITY_RULES, DRA_POOL_RULES
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
 from kplan.model.dra import DELETE_PROTECTION, Allocation, DeviceClass, DeviceFeatures, ResourceClaim
 from kplan.model.objects import Pod
 from kplan.plugins.dra import extended as ext
-from kplan.plugins.dra.structured import Allocator, AllocatorError, Inventory, SelectorCache
+from kplan.plugins.dra.structured import NEW_SHARE, Allocator, AllocatorError, Inventory, run_selector_cache
 from kplan.plugins.dra.summary import NodeSummaries
 from kplan.plugins.helper import PluginBase, default_normalize
 
@@ -180,9 +189,13 @@ def device_features(release: Release) -> DeviceFeatures:
         return gate in gates and release.enabled(gate)
 
     skip_unusable_pools, counters_everywhere = DRA_POOL_RULES[release.version]
+    distinct_per_request, rules_137 = DRA_CAPACITY_RULES[release.version]
     return DeviceFeatures(device_taints=on(Gate.DRA_DEVICE_TAINTS), device_taint_rules=on(Gate.DRA_DEVICE_TAINT_RULES),
                           partitionable_devices=on(Gate.DRA_PARTITIONABLE_DEVICES),
-                          skip_unusable_pools=skip_unusable_pools, counter_slices_reach_every_node=counters_everywhere)
+                          skip_unusable_pools=skip_unusable_pools, counter_slices_reach_every_node=counters_everywhere,
+                          consumable_capacity=on(Gate.DRA_CONSUMABLE_CAPACITY),
+                          fractional_capacity_range=on(Gate.DRA_FRACTIONAL_CAPACITY_RANGE),
+                          distinct_per_request_name=distinct_per_request, capacity_rules_137=rules_137)
 
 
 class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,
@@ -258,7 +271,8 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         if to_allocate or st.special is not None:
             summaries = self._summaries()
             summaries.node_ids(self.handle.snapshot.table)
-            st.allocator = Allocator(dra.slices, dra.classes, InUseView(dra), summaries.inventory)
+            st.allocator = Allocator(dra.slices, dra.classes, InUseView(dra), summaries.inventory,
+                                     shares=SharedView(dra) if self.features.consumable_capacity else NO_SHARES)
             if st.special is None:
                 st.spec_id = summaries.spec_id(to_allocate)
                 st.plan = summaries.plan(st.allocator, to_allocate, st.spec_id)
@@ -291,7 +305,7 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         found = dra.caches.get("summaries")
         if not isinstance(found, NodeSummaries) or not found.inventory.describes(dra.slices, dra.classes,
                                                                                   self.features):
-            cache = dra.caches.setdefault("selectors", SelectorCache())
+            cache = run_selector_cache(dra.caches, self.features.consumable_capacity)
             found = dra.caches["summaries"] = NodeSummaries(
                 Inventory(dra.slices, dra.classes, cache, self.features, dra.taint_rules), dra)
         return found
@@ -441,10 +455,19 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         if results is None:
             return Status(Code.ERROR, ("claim allocation not found for node",), NAME)
         for claim, alloc in zip(st.to_allocate, results, strict=True):
-            finalizers = claim.finalizers if DELETE_PROTECTION in claim.finalizers else \
-                claim.finalizers + (DELETE_PROTECTION,)
-            self.dra.set_in_flight(dataclasses.replace(claim, allocation=alloc, finalizers=finalizers))
+            self._set_in_flight(claim, alloc)
         return OK
+
+    def _set_in_flight(self, claim: ResourceClaim, alloc: Allocation) -> None:
+        """Reserve's in-flight allocation of ``claim``: with the delete-protection finalizer, and
+        each share of a device allowing multiple allocations given its share ID."""
+        finalizers = claim.finalizers if DELETE_PROTECTION in claim.finalizers else \
+            claim.finalizers + (DELETE_PROTECTION,)
+        if any(r.share_id == NEW_SHARE for r in alloc.results):
+            alloc = dataclasses.replace(alloc, results=tuple(
+                dataclasses.replace(r, share_id=self.dra.new_share_id()) if r.share_id == NEW_SHARE else r
+                for r in alloc.results))
+        self.dra.set_in_flight(dataclasses.replace(claim, allocation=alloc, finalizers=finalizers))
 
     def _reserve_extended(self, st: DraCycle, pod: Pod, node: str) -> Status:
         """Reserve with the special claim: nothing on a node where the device plugin serves every
@@ -463,9 +486,7 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         if results is None or special is None:
             return Status(Code.ERROR, ("claim allocation not found for node",), NAME)
         for claim, alloc in [*zip(st.to_allocate, results, strict=True), special]:
-            finalizers = claim.finalizers if DELETE_PROTECTION in claim.finalizers else \
-                claim.finalizers + (DELETE_PROTECTION,)
-            self.dra.set_in_flight(dataclasses.replace(claim, allocation=alloc, finalizers=finalizers))
+            self._set_in_flight(claim, alloc)
         st.special_results[node] = special
         return OK
 

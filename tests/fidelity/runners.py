@@ -51,12 +51,21 @@ def oracle_version(binary: Path) -> str:
     return run.stdout.strip() if run.returncode == 0 and run.stdout.strip() else binary.name
 
 
+def feature_gates(folder: Path) -> str:
+    """The folder's ``feature-gates`` file (``Gate=false,...``, kube-scheduler's syntax), or ""."""
+    f = folder / "feature-gates"
+    return f.read_text().strip() if f.is_file() else ""
+
+
 def kplan_args(folder: Path, release: str | None = None) -> list[str]:
     """kplan's command line for ``folder``; with ``release``, ``--kube-version release`` (else kplan
-    models what the scenario states, or its newest release)."""
+    models what the scenario states, or its newest release); with a ``feature-gates`` file, its
+    gates as ``--feature-gates``."""
+    gates = feature_gates(folder)
     return ["simulate", str(folder / "pods.yaml"), "--cluster", str(folder / "cluster.yaml"),
             "--scheduler-config", str(folder / "scheduler-config.yaml"), "--tie-break", "lowest-name",
-            "-o", "json", "-q", *(["--kube-version", release] if release else [])]
+            "-o", "json", "-q", *(["--kube-version", release] if release else []),
+            *(["--feature-gates", gates] if gates else [])]
 
 
 def run_kplan(folder: Path, command: str | None = None, timeout: float = 600, release: str | None = None) -> Doc:
@@ -99,10 +108,12 @@ def _kplan_in_process(args: list[str]) -> tuple[str, str, int]:
 
 
 def run_oracle(folder: Path, binary: Path, timeout: float = 900, extra_env: dict[str, str] | None = None) -> Doc:
-    """The oracle's result on ``folder``, as expected.json has it."""
+    """The oracle's result on ``folder``, as expected.json has it (with the folder's
+    ``feature-gates`` as ORACLE_FEATURE_GATES)."""
     cmd = [str(binary), "replay", "--serial", "--cluster", str(folder / "cluster.yaml"),
            "--cluster", str(folder / "pods.yaml"), "--config", str(folder / "scheduler-config.yaml"), "--compact"]
-    env = {**os.environ, **ORACLE_ENV, **(extra_env or {})}
+    gates = feature_gates(folder)
+    env = {**os.environ, **ORACLE_ENV, **({"ORACLE_FEATURE_GATES": gates} if gates else {}), **(extra_env or {})}
     try:
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as e:

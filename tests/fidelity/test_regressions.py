@@ -2,7 +2,9 @@
 folders with the real scheduler's expected.json): kplan must give their results, and, when the
 oracle of the case's release is built, so must the oracle (the folders' expected results stay the
 real ones). A case is kube-scheduler 1.34's unless its folder has a ``release`` file naming
-another release (kplan then runs with --kube-version, the oracle is that release's)."""
+another release (kplan then runs with --kube-version, the oracle is that release's); a
+``feature-gates`` file (``Gate=false,...``) sets gates other than the release's defaults for both
+(--feature-gates, ORACLE_FEATURE_GATES)."""
 
 from __future__ import annotations
 

@@ -10,12 +10,17 @@ For each claim of the pod, in spec order, and each of its requests, on one node:
 * ``not-enough``: fewer devices match than the request asks for;
 * ``in-use``: enough devices match, but too many of them are allocated to other claims;
 * ``constraint``: every request has free devices, but no choice of them satisfies a
-  ``matchAttribute`` constraint (the free devices' values of the attribute are listed);
+  ``matchAttribute`` or ``distinctAttribute`` constraint (the free devices' values of the
+  attribute are listed);
 * ``together``: each request, and each claim, fits alone, but they compete for the same devices;
 * ``counters``: enough devices match and are free, but the shared counters of their pool
   (partitionable devices) do not cover enough of them beside the allocated devices;
 * ``tainted``: enough devices match and are free, but too many of them carry a NoSchedule or
   NoExecute taint the request does not tolerate (with DRADeviceTaints);
+* ``capacity``: enough devices match and are free, but too few of them have the capacity the
+  request consumes left beside what allocated claims consume (with DRAConsumableCapacity: the
+  request's capacity rounded by the device's request policy, the policy's default or the whole
+  capacity for what it does not name);
 * ``error``: the allocator stops with an error (an invalid selector, a pool being updated).
 
 The matching uses the allocator's own pieces (its pools, its selector cache, and the allocator
@@ -32,9 +37,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kplan.cluster.dra import ClaimLookupError, DraState, pod_claim_entries
+from kplan.cluster.dra import NO_SHARES, ClaimLookupError, DraState, NoShares, SharedView, pod_claim_entries
 from kplan.model.dra import ALL, Device, ResourceClaim, ResourceSlice, SubRequest
 from kplan.model.objects import Pod
+from kplan.plugins.dra.capacity import CapacityError, Unrepresentable, fits
 from kplan.plugins.dra.structured import (
     Allocator,
     AllocatorError,
@@ -43,9 +49,11 @@ from kplan.plugins.dra.structured import (
     SelectorError,
     apply_taint_rules,
     gather_pools,
+    run_selector_cache,
     taint_prevents_allocation,
 )
 
+CAPACITY = "capacity"
 NOT_SELECTED, NO_DEVICE, NOT_ENOUGH, IN_USE, CONSTRAINT, TOGETHER, TAINTED, COUNTERS, ERROR = (
     "not-selected", "no-device", "not-enough", "in-use", "constraint", "together", "tainted", "counters", "error")
 HOSTNAME = "kubernetes.io/hostname"
@@ -111,7 +119,8 @@ def describe_claims(dra: DraState, pod: Pod) -> list[PodClaimInfo]:
             requests.append(f"{req.name}: " + (texts[0] if req.exactly is not None else
                                                "first available of " + "; ".join(
                                                    f"{s.name}: {t}" for s, t in zip(alts, texts, strict=True))))
-        constraints = tuple(f"matchAttribute {c.match_attribute}"
+        constraints = tuple((f"matchAttribute {c.match_attribute}" if c.match_attribute or not c.distinct_attribute
+                             else f"distinctAttribute {c.distinct_attribute}")
                             + (f" over {', '.join(c.requests)}" if c.requests else "")
                             for c in claim.spec.constraints)
         out.append(PodClaimInfo(name, claim.key, entry.template_name if entry else "",
@@ -124,7 +133,14 @@ def _request_text(s: SubRequest) -> str:
     count = "all devices" if s.mode == ALL else f"{s.count} device{'s' if s.count != 1 else ''}"
     sel = f" matching {len(s.selectors)} selector{'s' if len(s.selectors) != 1 else ''}" if s.selectors else ""
     admin = ", admin access" if s.admin_access else ""
-    return f"{count} of class {s.class_name}{sel}{admin}"
+    capacity = ", capacity " + ", ".join(f"{k} {_amount(v)}" for k, v in s.capacity) if s.capacity else ""
+    return f"{count} of class {s.class_name}{sel}{admin}{capacity}"
+
+
+def _amount(nanos: int) -> str:
+    """A capacity amount in nano units, as a plain decimal."""
+    whole, frac = divmod(nanos, 1_000_000_000)
+    return f"{whole}.{frac:09d}".rstrip("0") if frac else str(whole)
 
 
 # ------------------------------------------------------------------------------ one node
@@ -163,6 +179,22 @@ class _Matcher:
             if not d.consumes_counters or counters.take(s, d):
                 if d.consumes_counters:
                     counters.give_back(s, d)
+                out.append((s, d))
+        return out
+
+    def with_room(self, spec: SubRequest, matching: list[tuple[ResourceSlice, Device]]
+                  ) -> list[tuple[ResourceSlice, Device]]:
+        """The devices of ``matching`` with the capacity the request consumes left, each alone."""
+        if not self.dra.features.consumable_capacity:
+            return matching
+        out = []
+        for s, d in matching:
+            try:
+                room = fits(d, spec.capacity, self.dra.shares((s.driver, s.pool, d.name)).aggregated(), None,
+                            self.dra.features.fractional_capacity_range)
+            except (CapacityError, Unrepresentable):
+                room = False
+            if room:
                 out.append((s, d))
         return out
 
@@ -253,7 +285,7 @@ def _constraint_text(claim: ResourceClaim, index: int, m: _Matcher, devices: Seq
                 if ident in seen or (not spec.admin_access and ident in allocated):
                     continue
                 seen.add(ident)
-                v = _lookup(d.attributes, s.driver, c.match_attribute)
+                v = _lookup(d.attributes, s.driver, c.match_attribute or c.distinct_attribute)
                 if v is None:
                     lacking += 1
                 else:
@@ -262,7 +294,8 @@ def _constraint_text(claim: ResourceClaim, index: int, m: _Matcher, devices: Seq
     if lacking:
         parts.append(f"{lacking} without it")
     have = f"the free matching devices have {', '.join(parts)}" if parts else "no free device matches"
-    return f"constraint matchAttribute {c.match_attribute} cannot be satisfied — {have}"
+    kind = f"matchAttribute {c.match_attribute}" if c.match_attribute else f"distinctAttribute {c.distinct_attribute}"
+    return f"constraint {kind} cannot be satisfied — {have}"
 
 
 def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
@@ -273,14 +306,16 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
     if not claims:
         return []
     used = frozenset(dra.allocated_devices() if allocated is None else allocated)
-    cache = cache if cache is not None else dra.caches.setdefault("selectors", SelectorCache())
+    cache = cache if cache is not None else run_selector_cache(dra.caches, dra.features.consumable_capacity)
     # only the slices that reach the node matter to it: the allocators below index just these
     slices = reaching(allocator_slices(dra), node_name, labels)
     pools = gather_pools(slices, node_name, labels, dra.features)
     devices = [sd for pool in pools for sd in pool.devices]
 
+    shares = SharedView(dra) if dra.features.consumable_capacity else NO_SHARES
+
     def counters(allocated: frozenset[DeviceId]) -> Counters:
-        return Counters(Allocator(slices, dra.classes, allocated, cache, dra.features), pools)
+        return Counters(Allocator(slices, dra.classes, allocated, cache, dra.features, shares=shares), pools)
 
     m = _Matcher(dra, cache, counters if dra.features.partitionable_devices else None)
     out: list[ClaimProblem] = []
@@ -297,7 +332,7 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
         if found:
             out += found
             continue
-        allocator = Allocator(slices, dra.classes, used, cache, dra.features)
+        allocator = Allocator(slices, dra.classes, used, cache, dra.features, shares=shares)
         try:
             alone = allocator.allocate(node_name, labels, [claim])
         except AllocatorError as e:
@@ -306,10 +341,11 @@ def diagnose(dra: DraState, pod: Pod, node_name: str, labels: Mapping[str, str],
         if alone is not None:
             fitting.append(claim)
             continue
-        out.append(_why_claim_fails(name, claim, slices, dra, used, cache, node_name, labels, m, devices))
+        out.append(_why_claim_fails(name, claim, slices, dra, used, cache, node_name, labels, m, devices, shares))
     if not out and len(fitting) > 1:
         try:
-            together = Allocator(slices, dra.classes, used, cache, dra.features).allocate(node_name, labels, fitting)
+            together = Allocator(slices, dra.classes, used, cache, dra.features, shares=shares).allocate(
+                node_name, labels, fitting)
         except AllocatorError as e:
             return [ClaimProblem(claims[0][0], claims[0][1].key, "", ERROR, str(e))]
         if together is None:
@@ -334,9 +370,16 @@ def _claim_problems(name: str, claim: ResourceClaim, m: _Matcher, devices: Seque
                 continue
             class_devices = len(m.matching(SubRequest(spec.name, spec.class_name), devices)) if not matching else 0
             tolerated = m.tolerated(spec, matching)
-            usable = m.within_counters(tolerated, used)
+            counted = m.within_counters(tolerated, used)
+            usable = m.with_room(spec, counted)
             p = _request_problem(spec, usable, devices, used, class_devices)
-            if len(usable) < len(tolerated) and p is not None and \
+            if len(usable) < len(counted) and p is not None and \
+                    _request_problem(spec, counted, devices, used, 0) is None:
+                n = len(counted) - len(usable)
+                p = CAPACITY, (f"capacity used up — {n} of the {len(counted)} matching devices ha"
+                               f"{'s' if n == 1 else 've'} less capacity left than the request consumes (or "
+                               "lack a capacity it names)")
+            elif len(counted) < len(tolerated) and p is not None and \
                     _request_problem(spec, tolerated, devices, used, 0) is None:
                 p = COUNTERS, (f"shared counters used up — {len(tolerated) - len(usable)} of the "
                                f"{len(tolerated)} matching devices consume more of their pool's counters than "
@@ -373,7 +416,7 @@ def _taint_text(spec: SubRequest, matching: Sequence[tuple[ResourceSlice, Device
 def _why_claim_fails(name: str, claim: ResourceClaim, slices: Sequence[ResourceSlice], dra: DraState,
                      used: frozenset[DeviceId],
                      cache: SelectorCache, node_name: str, labels: Mapping[str, str], m: _Matcher,
-                     devices: Sequence[tuple[ResourceSlice, Device]]) -> ClaimProblem:
+                     devices: Sequence[tuple[ResourceSlice, Device]], shares: SharedView | NoShares) -> ClaimProblem:
     """Every request has free devices, yet the claim does not fit: a constraint, or its requests
     compete for the same devices."""
     spec = claim.spec
@@ -382,10 +425,11 @@ def _why_claim_fails(name: str, claim: ResourceClaim, slices: Sequence[ResourceS
         only = dataclasses.replace(claim, uid=f"{claim.uid}/constraint-{i}",
                                    spec=dataclasses.replace(spec, constraints=(spec.constraints[i],)))
         try:
-            fits = Allocator(slices, dra.classes, used, cache, dra.features).allocate(node_name, labels, [only])
+            alone = Allocator(slices, dra.classes, used, cache, dra.features, shares=shares).allocate(
+                node_name, labels, [only])
         except AllocatorError:
-            fits = None
-        if fits is None:
+            alone = None
+        if alone is None:
             return ClaimProblem(name, claim.key, "", CONSTRAINT, _constraint_text(claim, i, m, devices, used))
     return ClaimProblem(name, claim.key, "", TOGETHER,
                         "its requests together need more free devices than the node has")
@@ -415,7 +459,7 @@ def fresh_nodes(dra: DraState, pod: Pod, nodes: Sequence[tuple[str, Mapping[str,
     claims = pod_claims(dra, pod)
     if not claims:
         return []
-    cache = cache if cache is not None else dra.caches.setdefault("selectors", SelectorCache())
+    cache = cache if cache is not None else run_selector_cache(dra.caches, dra.features.consumable_capacity)
     allocated = frozenset(dra.allocated_devices())
     m = _Matcher(dra, cache)
     out = []
@@ -436,7 +480,8 @@ def fresh_nodes(dra: DraState, pod: Pod, nodes: Sequence[tuple[str, Mapping[str,
         if any(_claim_problems(n, c, m, devices, allocated) for n, c in todo):
             continue
         try:
-            ok = Allocator(slices, dra.classes, allocated, cache, dra.features).allocate(
+            ok = Allocator(slices, dra.classes, allocated, cache, dra.features,
+                           shares=SharedView(dra) if dra.features.consumable_capacity else NO_SHARES).allocate(
                 new, new_labels, [c for _, c in todo]) is not None
         except AllocatorError:
             ok = False

@@ -38,7 +38,7 @@ from kplan.model.dra import (
 )
 from kplan.model.objects import Pod
 from kplan.model.parse import is_dra_extended_resource_name
-from kplan.plugins.dra.structured import Inventory, SelectorCache, SelectorError
+from kplan.plugins.dra.structured import Inventory, SelectorError, run_selector_cache
 
 #: specialClaimInMemName: the in-memory claim's name until PreBind creates it (not a valid name)
 IN_MEMORY_NAME = "<extended-resources>"
@@ -112,7 +112,7 @@ def dra_resource_totals(dra: DraState, node_name: str, labels: Mapping[str, str]
             except SelectorError:
                 return 0, 0
             capacity += 1
-            used += (s.driver, s.pool, d.name) in dra.in_use
+            used += dra.device_allocated((s.driver, s.pool, d.name))
     return capacity, used
 
 
@@ -136,7 +136,7 @@ def _inventory(dra: DraState) -> Inventory:
     """The run's inventory for selector results (shared with DynamicResources' node summaries)."""
     found = dra.caches.get("extended-inventory")
     if not isinstance(found, Inventory) or not found.describes(dra.slices, dra.classes):
-        cache = dra.caches.setdefault("selectors", SelectorCache())
+        cache = run_selector_cache(dra.caches, dra.features.consumable_capacity)
         found = dra.caches["extended-inventory"] = Inventory(dra.slices, dra.classes, cache)
     return found
 

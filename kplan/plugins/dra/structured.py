@@ -15,16 +15,26 @@ DRADeviceTaints a device's NoSchedule/NoExecute taints keep it from every reques
 tolerate them (``taint_prevents_allocation``; the "incubating" allocator of 1.36 and the "stable"
 one of 1.37, allocateDevice); with DRADeviceTaintRules the taints of DeviceTaintRules are added to
 the devices they select first (``apply_taint_rules``, the ResourceSlice tracker's patches).
+
+With DRAConsumableCapacity (the "incubating" allocators of 1.36 and 1.37): a device that allows
+multiple allocations is never "in use" (it is not marked for the claim, and its shares are not
+allocated devices); every request is checked against each candidate's capacities
+(plugins/dra/capacity.py) beside what the allocated state and this attempt's earlier picks
+consume; a shared device's counters are consumed once (not again while it has consumed capacity);
+its result carries ``NEW_SHARE`` (Reserve gives it a share ID) and the capacity consumed; a
+``distinctAttribute`` constraint wants a different value of the attribute on each device.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kplan.cluster.dra import InUseView
+from kplan.cluster.dra import NO_SHARES, InUseView, NoShares, SharedView
+from kplan.errors import UnsupportedError
 from kplan.model.dra import (
     ALL,
     FEATURES_OFF,
@@ -45,6 +55,7 @@ from kplan.model.dra import (
     SubRequest,
 )
 from kplan.model.selectors import IN, NodeSelector, NodeSelectorTerm, Requirement
+from kplan.plugins.dra import capacity as cap
 
 DeviceId = tuple[str, str, str]
 #: matching devices of a node for one request shape, and the error the search meets after them
@@ -75,6 +86,9 @@ class NodeFailure(AllocatorError):
 
 #: the allocators' text when nothing fits and the node sees an invalid pool (1.35 on)
 INVALID_POOLS = "invalid resource pools were encountered"
+#: the share ID of a result the allocator made for a device allowing multiple allocations: Reserve
+#: replaces it with a fresh one (upstream: a random UUID)
+NEW_SHARE = "?"
 
 
 def taint_prevents_allocation(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:
@@ -241,9 +255,13 @@ def _build_pool(driver: str, name: str, group: list[ResourceSlice], everything: 
 class SelectorCache:
     """Selector results per (expression, identical device): devices of one model on many nodes are
     evaluated once. A device is identified by its driver, attributes and capacity (its fingerprint,
-    numbered in order of appearance). Lives as long as the slices do (one simulation)."""
+    numbered in order of appearance). Lives as long as the slices do (one simulation).
 
-    def __init__(self) -> None:
+    ``consumable``: DRAConsumableCapacity: ``device.allowMultipleAllocations`` is the device's (part
+    of its fingerprint); without it, false (the API server drops the field from slices)."""
+
+    def __init__(self, consumable: bool = False) -> None:
+        self.consumable = consumable
         self._ids: dict[tuple[int, str], int] = {}
         self._fingerprints: dict[tuple[object, ...], int] = {}
         self._activations: dict[int, dict[str, Any] | SelectorError] = {}
@@ -254,7 +272,8 @@ class SelectorCache:
         """The number of the device's (driver, attributes, capacity)."""
         k = self._ids.get((id(device), driver))
         if k is None:
-            fp = (driver, tuple(sorted(device.attributes.items())), tuple(sorted(device.capacity.items())))
+            fp = (driver, tuple(sorted(device.attributes.items())), tuple(sorted(device.capacity.items())),
+                  self.consumable and device.allow_multiple_allocations)
             k = self._fingerprints.setdefault(fp, len(self._fingerprints))
             self._ids[(id(device), driver)] = k
             self._keep.append(device)  # keeps id() stable for the cache's lifetime
@@ -265,27 +284,35 @@ class SelectorCache:
         key = self.fingerprint(driver, device)
         r = self._results.get((expression, key))
         if r is None:
-            r = self._results[(expression, key)] = _evaluate(expression, driver, device, key, self._activations)
+            r = self._results[(expression, key)] = _evaluate(expression, driver, device, key, self._activations,
+                                                             self.consumable)
         if isinstance(r, tuple):
             raise SelectorError(*r)
         return r
 
 
+def run_selector_cache(caches: dict[str, Any], consumable: bool) -> SelectorCache:
+    """The run's selector cache for the CEL environment of the release's gates."""
+    found = caches.setdefault(f"selectors/{consumable}", SelectorCache(consumable))
+    assert isinstance(found, SelectorCache)
+    return found
+
+
 def _evaluate(expression: str, driver: str, device: Device, key: int,
-              activations: dict[int, dict[str, Any] | SelectorError]) -> bool | tuple[str, str]:
+              activations: dict[int, dict[str, Any] | SelectorError], consumable: bool) -> bool | tuple[str, str]:
     """One selector on one device: its result, or (kind, detail) of its error. cel-python is
     imported on first use: building its parser takes over a second, which runs without resource
     claims should not pay."""
     from kplan.cel import CelError, compile_selector, device_activation, evaluate
 
     try:
-        program = compile_selector(expression)
+        program = compile_selector(expression, stored=True)
     except CelError as e:
         return ("compile", str(e))
     act = activations.get(key)
     if act is None:
         try:
-            act = device_activation(driver, device)
+            act = device_activation(driver, device, consumable)
         except CelError as e:
             act = SelectorError("runtime", str(e))
         activations[key] = act
@@ -339,7 +366,49 @@ class _Constraint:
         self.count += 1
         return True
 
-    def remove(self) -> None:
+    def remove(self, request: str) -> None:
+        self.count -= 1
+
+
+@dataclass(slots=True)
+class _Distinct:
+    """distinctAttribute: no two devices with the same value of the attribute. The 1.36 allocator
+    keeps the values per request name (``per_request``): a request's later device replaces its
+    earlier one's value, and removing one of a request's devices forgets the request's value; 1.37
+    keeps every device's."""
+
+    requests: tuple[str, ...]
+    attribute: str
+    per_request: bool
+    by_request: dict[str, AttributeValue] = field(default_factory=dict)
+    values: list[AttributeValue] = field(default_factory=list)
+    count: int = 0
+
+    def applies(self, request: str, sub: str) -> bool:
+        if not self.requests:
+            return True
+        return request in self.requests or (bool(sub) and f"{request}/{sub}" in self.requests)
+
+    def add(self, driver: str, device: Device, request: str) -> bool:
+        v = _lookup(device.attributes, driver, self.attribute)
+        if v is None:
+            return False
+        if not self.per_request:
+            if v in self.values:
+                return False
+            self.values.append(v)
+            return True
+        if self.count and v in self.by_request.values():
+            return False
+        self.by_request[request] = v
+        self.count += 1
+        return True
+
+    def remove(self, request: str) -> None:
+        if not self.per_request:
+            self.values.pop()
+            return
+        self.by_request.pop(request, None)
         self.count -= 1
 
 
@@ -369,7 +438,7 @@ class Inventory:
         self.slices: Sequence[ResourceSlice] = apply_taint_rules(slices, taint_rules) \
             if features.device_taint_rules and taint_rules else slices
         self.classes = classes
-        self.cache = cache or SelectorCache()
+        self.cache = cache or SelectorCache(features.consumable_capacity)
         #: slice positions by nodeName, and those of slices with a node selector or allNodes
         self._by_node: dict[str, list[int]] = {}
         self._shared: list[int] = []
@@ -384,6 +453,8 @@ class Inventory:
         self._local: dict[str, bool] = {}
         self._pool_keys: dict[str, tuple[tuple[str, str], ...]] = {}
         self._matching: dict[tuple[str, str, tuple[str, ...]], Matching] = {}
+        self._positions: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+        self._order: dict[str, dict[DeviceId, int]] = {}
         #: (class, request selectors, device fingerprint) → matches, or the SelectorError's args
         self._shape_results: dict[tuple[str, tuple[str, ...], int], bool | tuple[Any, ...]] = {}
 
@@ -450,6 +521,20 @@ class Inventory:
         self._matching[key] = (found, stop)
         return found, stop
 
+    def candidate_positions(self, node_name: str, pools: list[Pool], spec: SubRequest) -> list[int]:
+        """The position of each of ``candidates``' devices among all the node's devices in search
+        order (pool, slice, device): where the search for a request's next device starts."""
+        key = (node_name, spec.class_name, spec.selectors)
+        hit = self._positions.get(key)
+        if hit is None:
+            order = self._order.get(node_name)
+            if order is None:
+                order = self._order[node_name] = {(s.driver, s.pool, d.name): i for i, (s, d) in
+                                                  enumerate(sd for pool in pools for sd in pool.devices)}
+            hit = self._positions[key] = [order[(s.driver, s.pool, d.name)]
+                                          for s, d in self.candidates(node_name, pools, spec)[0]]
+        return hit
+
     def matches_raw(self, spec: SubRequest, driver: str, device: Device) -> bool:
         """Class selectors, then the request's: SelectorError args gain ("class"|"request", index).
         Cached per request shape and identical device."""
@@ -490,10 +575,12 @@ class Allocator:
 
     def __init__(self, slices: Sequence[ResourceSlice], classes: Mapping[str, DeviceClass],
                  allocated: Iterable[DeviceId] | InUseView, inventory: Inventory | SelectorCache | None = None,
-                 features: DeviceFeatures = FEATURES_OFF, taint_rules: Sequence[DeviceTaintRule] = ()) -> None:
+                 features: DeviceFeatures = FEATURES_OFF, taint_rules: Sequence[DeviceTaintRule] = (),
+                 shares: SharedView | NoShares = NO_SHARES) -> None:
         """``inventory``: the run's (it must hold these slices and classes, and its features are
         the allocator's), or a selector cache to build a fresh one with (with ``features`` and
-        ``taint_rules``), or None."""
+        ``taint_rules``), or None. ``shares``: the shared devices' state PreFilter gathered
+        (consumable capacity)."""
         self.inventory = inventory if isinstance(inventory, Inventory) else \
             Inventory(slices, classes, inventory, features, taint_rules)
         self.features = self.inventory.features
@@ -506,6 +593,7 @@ class Allocator:
         self._allocated: Collection[DeviceId] = frozenset() if isinstance(allocated, InUseView) \
             else frozenset(allocated)
         self._plans: dict[str, _Plan] = {}
+        self.shares = shares
 
     @property
     def allocated(self) -> Collection[DeviceId]:
@@ -515,6 +603,34 @@ class Allocator:
     def current(self) -> bool:
         """Whether the devices in use are still those of PreFilter (nothing changed since)."""
         return self._view is None or self._view.unchanged
+
+    def device_allocated(self, dev: DeviceId) -> bool:
+        """IsDeviceAllocated: in use, shared, or with consumed capacity."""
+        if dev in self.allocated:
+            return True
+        use = self.shares.get(dev)
+        return use.shared or use.capacity is not None
+
+    def capacity_fits(self, claim: ResourceClaim, slot: _Slot, s: ResourceSlice, d: Device,
+                      allocating: Mapping[str, int] | None) -> bool:
+        """CmpRequestOverCapacity for a candidate (DRAConsumableCapacity on): False also when the
+        request names a capacity the device lacks (the device is skipped)."""
+        try:
+            return cap.fits(d, slot.spec.capacity, self.shares.get((s.driver, s.pool, d.name)).aggregated(),
+                            allocating, self.features.fractional_capacity_range, self.features.capacity_rules_137)
+        except cap.CapacityError:
+            return False
+        except cap.NegativeCapacity:
+            raise UnsupportedError(
+                f"claim {claim.key}, request {slot.label}: device {s.driver}/{s.pool}/{d.name} would have a negative "
+                "amount of capacity consumed (a negative capacity value or default): kube-scheduler aborts the attempt "
+                "with an error kplan does not word") from None
+        except cap.Unrepresentable:
+            raise UnsupportedError(
+                f"claim {claim.key}, request {slot.label}: a capacity request for device {s.driver}/{s.pool}/{d.name} "
+                "is not a whole number of thousandths, and the device's validRange is rounded in thousandths "
+                "(DRAFractionalCapacityRange): kube-scheduler aborts the attempt with an error kplan does not word; "
+                "round the request to thousandths") from None
 
     def pools(self, node_name: str, labels: Mapping[str, str]) -> list[Pool]:
         return self.inventory.pools(node_name, labels)
@@ -558,10 +674,18 @@ class Allocator:
         solution. Raises AllocatorError for what aborts the attempt upstream."""
         pools = self.pools(node_name, labels)
         plans = [self._plan(c, pools) for c in claims]
-        picked: list[list[tuple[DeviceResult, tuple[ResourceSlice, Device]]]] = [[] for _ in claims]
+        #: per claim: (result, (slice, device), marked in use for the claim) of each pick
+        picked: list[list[tuple[DeviceResult, tuple[ResourceSlice, Device], bool]]] = [[] for _ in claims]
         in_call: set[DeviceId] = set()
-        constraints = [[_Constraint(c.requests, c.match_attribute) for c in claim.spec.constraints]
+        consumable = self.features.consumable_capacity
+        per_request = self.features.distinct_per_request_name
+        constraints = [[_Distinct(c.requests, c.distinct_attribute, per_request)
+                        if consumable and c.distinct_attribute and not c.match_attribute
+                        else _Constraint(c.requests, c.match_attribute) for c in claim.spec.constraints]
                        for claim in claims]
+        #: this attempt's shares of devices allowing multiple allocations (allocatingCapacity): the
+        #: capacity they consume; an entry exists once a device is shared, even with nothing consumed
+        allocating: dict[DeviceId, dict[str, int]] = {}
 
         def claim_step(ci: int) -> bool:
             if ci == len(claims):
@@ -576,17 +700,27 @@ class Allocator:
                 if slot.sub and len(picked[ci]) + slot.spec.count > MAX_DEVICES_PER_CLAIM \
                         and slot.spec.mode != ALL:
                     continue
-                if device_step(ci, ri, slot, 0):
+                if device_step(ci, ri, slot, 0, 0):
                     return True
             return False
 
         taints = self.features.device_taints
         counters = Counters(self, pools) if self.features.partitionable_devices else _NO_COUNTERS
 
-        def try_device(ci: int, ri: int, slot: _Slot, k: int, s: ResourceSlice, d: Device, strict: bool) -> bool:
+        def capacity_in_use(dev_id: DeviceId) -> bool:
+            """deviceCapacityInUse: consumed capacity allocated (1.37: or a share) or picked now."""
+            if dev_id in allocating:
+                return True
+            use = self.shares.get(dev_id)
+            return use.aggregated() is not None or (self.features.capacity_rules_137 and use.shared)
+
+        def try_device(ci: int, ri: int, slot: _Slot, k: int, s: ResourceSlice, d: Device, strict: bool,
+                       position: int) -> bool:
             # allocateDevice, after "in use": the device's counters, its taints, the constraints
-            # (only a constraint is an error, and only for All)
-            took = bool(d.consumes_counters) and counters.enabled
+            # (only a constraint is an error, and only for All), the capacity
+            dev_id = (s.driver, s.pool, d.name)
+            multiple = consumable and d.allow_multiple_allocations
+            took = bool(d.consumes_counters) and counters.enabled and not (multiple and capacity_in_use(dev_id))
             if took and not counters.take(s, d):
                 return False
             if taints and d.taints and taint_prevents_allocation(d, slot.spec.tolerations):
@@ -594,42 +728,60 @@ class Allocator:
                     counters.give_back(s, d)
                 return False
             cons = [c for c in constraints[ci] if c.applies(slot.request, slot.sub)]
-            added: list[_Constraint] = []
+            added: list[_Constraint | _Distinct] = []
+
+            def undo() -> None:
+                for a in reversed(added):
+                    a.remove(slot.request)
+                if took:
+                    counters.give_back(s, d)
+
             for c in cons:
-                if not c.add(s.driver, d):
-                    for a in added:
-                        a.remove()
-                    if took:
-                        counters.give_back(s, d)
+                ok = c.add(s.driver, d, slot.request) if isinstance(c, _Distinct) else c.add(s.driver, d)
+                if not ok:
+                    undo()
                     if strict:
                         raise AllocatorError(f"claim {claims[ci].key}, request {slot.label}: cannot add device "
                                              f"{s.driver}/{s.pool}/{d.name} because a claim constraint would not "
                                              "be satisfied")
                     return False
                 added.append(c)
-            dev_id = (s.driver, s.pool, d.name)
-            picked[ci].append((DeviceResult(slot.label, s.driver, s.pool, d.name, slot.spec.admin_access), (s, d)))
-            fresh = dev_id not in in_call
-            in_call.add(dev_id)
-            if device_step(ci, ri, slot, k + 1):
+            share = ""
+            consumed: tuple[tuple[str, int], ...] | None = None
+            existed = dev_id in allocating
+            if consumable:
+                if not self.capacity_fits(claims[ci], slot, s, d, allocating.get(dev_id)):
+                    undo()
+                    return False
+                if multiple:
+                    amounts = cap.consumed_capacity(d, slot.spec.capacity, self.features.fractional_capacity_range)
+                    entry = allocating.setdefault(dev_id, {})
+                    for name, amount in amounts:
+                        entry[name] = entry.get(name, 0) + amount
+                    share, consumed = NEW_SHARE, amounts or None
+            picked[ci].append((DeviceResult(slot.label, s.driver, s.pool, d.name, slot.spec.admin_access, share,
+                                            consumed), (s, d), not multiple))
+            fresh = not multiple and dev_id not in in_call
+            if fresh:
+                in_call.add(dev_id)
+            if device_step(ci, ri, slot, k + 1, position + 1):
                 return True
             picked[ci].pop()
             if fresh:
                 in_call.discard(dev_id)
-            for a in added:
-                a.remove()
-            if took:
-                counters.give_back(s, d)
+            if multiple:
+                _release(allocating, dev_id, consumed or (), existed)
+            undo()
             return False
 
         allocated = self.allocated
 
         def in_use(ci: int, slot: _Slot, dev_id: DeviceId) -> bool:
             if slot.spec.admin_access:
-                return any(r.device_id == dev_id for r, _ in picked[ci])
+                return any(r.device_id == dev_id and marked for r, _, marked in picked[ci])
             return dev_id in allocated or dev_id in in_call
 
-        def device_step(ci: int, ri: int, slot: _Slot, k: int) -> bool:
+        def device_step(ci: int, ri: int, slot: _Slot, k: int, start: int) -> bool:
             if slot.spec.mode == ALL:
                 listed = plans[ci].all_devices[slot.label]
                 if not listed:
@@ -639,14 +791,19 @@ class Allocator:
                 s, d = listed[k]
                 if in_use(ci, slot, (s.driver, s.pool, d.name)):
                     return False
-                return try_device(ci, ri, slot, k, s, d, True)
+                return try_device(ci, ri, slot, k, s, d, True, 0)
             if k == slot.spec.count:
                 return request_step(ci, ri + 1)
             found, stop = self.inventory.candidates(node_name, pools, slot.spec)
-            for s, d in found:
+            positions = self.inventory.candidate_positions(node_name, pools, slot.spec)
+            for i in range(bisect.bisect_left(positions, start), len(found)):
+                s, d = found[i]
                 if in_use(ci, slot, (s.driver, s.pool, d.name)):
                     continue
-                if try_device(ci, ri, slot, k, s, d, False):
+                if consumable and not self.capacity_fits(claims[ci], slot, s, d,
+                                                         allocating.get((s.driver, s.pool, d.name))):
+                    continue
+                if try_device(ci, ri, slot, k, s, d, False, positions[i]):
                     return True
             if stop is None:
                 return False
@@ -654,16 +811,20 @@ class Allocator:
             if at is not None and in_use(ci, slot, at):
                 # upstream skips a device in use before evaluating selectors on it, so the error
                 # is not reached that way: search the rest device by device
-                return slow_device_step(ci, ri, slot, k, at)
+                return slow_device_step(ci, ri, slot, k, at, start)
             raise error if isinstance(error, AllocatorError) else self._matching_error(claims[ci], slot, error)
 
-        def slow_device_step(ci: int, ri: int, slot: _Slot, k: int, after: DeviceId) -> bool:
+        def slow_device_step(ci: int, ri: int, slot: _Slot, k: int, after: DeviceId, start: int) -> bool:
             seen = False
+            position = -1
             for pool in pools:
                 for s, d in pool.devices:
+                    position += 1
                     dev_id = (s.driver, s.pool, d.name)
                     if not seen:
                         seen = dev_id == after
+                        continue
+                    if position < start:
                         continue
                     if pool.invalid:
                         raise AllocatorError(f"pool {pool.name} is invalid: {pool.invalid}")
@@ -671,7 +832,9 @@ class Allocator:
                         continue
                     if not self.matches(claims[ci], slot, s.driver, d):
                         continue
-                    if try_device(ci, ri, slot, k, s, d, False):
+                    if consumable and not self.capacity_fits(claims[ci], slot, s, d, allocating.get(dev_id)):
+                        continue
+                    if try_device(ci, ri, slot, k, s, d, False, position):
                         return True
             return False
 
@@ -679,7 +842,7 @@ class Allocator:
             if self.features.skip_unusable_pools and any(pool.invalid for pool in pools):
                 raise NodeFailure(INVALID_POOLS)
             return None
-        return [Allocation(tuple(r for r, _ in p), _node_selector(claims[i], node_name, [sd for _, sd in p]))
+        return [Allocation(tuple(r for r, _, _ in p), _node_selector(claims[i], node_name, [sd for _, sd, _ in p]))
                 for i, p in enumerate(picked)]
 
     # ---------------------------------------------------------------- validation (2.2, 2.4)
@@ -729,7 +892,7 @@ class Allocator:
                             raise AllocatorError(f"{where}: asks for all devices, but resource pool "
                                                  f"{pool.driver}/{pool.name} is currently invalid")
                         for s, d in pool.devices:
-                            if self.matches(claim, slot, s.driver, d):
+                            if self.matches(claim, slot, s.driver, d) and self._all_capacity(claim, slot, s, d):
                                 listed.append((s, d))
                     if len(listed) > MAX_DEVICES_PER_CLAIM:
                         raise AllocatorError(f"claim {claim.key}: number of requested devices {len(listed)} "
@@ -744,10 +907,46 @@ class Allocator:
             raise AllocatorError(f"claim {claim.key}: number of requested devices {minimum} exceeds the claim limit "
                                  f"of {MAX_DEVICES_PER_CLAIM}")
         for i, c in enumerate(claim.spec.constraints):
-            if not c.match_attribute:
-                raise AllocatorError(f"claim {claim.key}, constraint #{i}: empty constraint (unsupported constraint "
-                                     "type?)")
+            if c.match_attribute or (c.distinct_attribute and self.features.consumable_capacity):
+                continue
+            if c.distinct_attribute:
+                raise UnsupportedError(
+                    f"ResourceClaim {claim.key}: spec.devices.constraints[{i}] has only distinctAttribute, which "
+                    "needs DRAConsumableCapacity (off in this release or by --feature-gates): the API server "
+                    "drops the field and then refuses the claim (matchAttribute: Required value)")
+            raise AllocatorError(f"claim {claim.key}, constraint #{i}: empty constraint (unsupported constraint "
+                                 "type?)")
         return plan
+
+    def _all_capacity(self, claim: ResourceClaim, slot: _Slot, s: ResourceSlice, d: Device) -> bool:
+        """Whether an ``All`` request lists the device (DRAConsumableCapacity): 1.36 asks whether it
+        can serve the request beside the capacity already allocated on it; 1.37 whether it could
+        if nothing were consumed (what is, is checked when allocating)."""
+        if not self.features.consumable_capacity:
+            return True
+        if not self.features.capacity_rules_137:
+            return self.capacity_fits(claim, slot, s, d, None)
+        try:
+            return cap.fits(d, slot.spec.capacity, None, None, self.features.fractional_capacity_range, True)
+        except cap.CapacityError:
+            return False
+        except (cap.Unrepresentable, cap.NegativeCapacity):
+            return self.capacity_fits(claim, slot, s, d, None)  # raises kplan's refusal
+
+
+def _release(allocating: dict[DeviceId, dict[str, int]], dev_id: DeviceId,
+             consumed: tuple[tuple[str, int], ...], existed: bool) -> None:
+    """rollbackDevice for a share: allocatingCapacity.Remove (the entry goes when it is all zero),
+    and an empty entry put back when the device was shared before this pick."""
+    entry = allocating.get(dev_id)
+    if entry is not None:
+        for name, amount in consumed:
+            if name in entry:
+                entry[name] -= amount
+        if all(v == 0 for v in entry.values()):
+            del allocating[dev_id]
+    if existed and dev_id not in allocating:
+        allocating[dev_id] = {}
 
 
 class Counters:
@@ -769,9 +968,9 @@ class Counters:
         have = cache.get(pool.name)
         if have is None:
             have = {name: dict(cs.counters) for name, cs in pool.counter_sets.items()}
-            allocated = self.allocator.allocated
+            allocator = self.allocator
             for s, d in pool.counter_devices:
-                if (s.driver, s.pool, d.name) in allocated:
+                if allocator.device_allocated((s.driver, s.pool, d.name)):
                     for use in d.consumes_counters:
                         left = have.get(use.name, {})
                         for c, amount in use.counters.items():

@@ -166,6 +166,10 @@ class NodeSummaries:
             shape.exact[nid] = True
             return
         in_use = self.dra.in_use
+        if inv.features.consumable_capacity and any(d.allow_multiple_allocations for _, d in found):
+            # a device shared by several requests, or out of capacity though not in use
+            shape.exact[nid] = True
+            return
         free = 0
         for s, d in found:
             dev = (s.driver, s.pool, d.name)

@@ -65,9 +65,9 @@ def _slice(**device: Any) -> dict[str, Any]:
 
 
 def test_features_kplan_does_not_model_are_refused_naming_the_field() -> None:
-    with pytest.raises(InputError, match=r"ResourceSlice s: spec.devices\[0\].allowMultipleAllocations: kplan does "
-                                         "not model"):
-        parse_resource_slice(_slice(allowMultipleAllocations=True))
+    with pytest.raises(InputError, match=r"ResourceSlice s: spec.devices\[0\].bindingConditions: kplan does "
+                                         "not model device binding conditions"):
+        parse_resource_slice(_slice(bindingConditions=["ready"]))
 
 
 def test_v1beta1_shapes_parse_like_v1() -> None:

@@ -3,6 +3,7 @@ selection) and the pool rules of the allocators from 1.35 on, release by release
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -163,7 +164,12 @@ def test_counter_slices_reach_every_node_in_1_36_only() -> None:
 
 @pytest.mark.parametrize(("release", "gates", "want"), [
     ("1.34", "", FEATURES_OFF), ("1.35", "", POOLS_ONLY), ("1.35", "DRAPartitionableDevices=true", F135),
-    ("1.36", "", F136), ("1.37", "", F137)])
+    ("1.36", "", dataclasses.replace(F136, consumable_capacity=True, distinct_per_request_name=True)),
+    ("1.36", "DRAConsumableCapacity=false", dataclasses.replace(F136, distinct_per_request_name=True)),
+    ("1.37", "", dataclasses.replace(F137, consumable_capacity=True, capacity_rules_137=True)),
+    ("1.37", "DRAFractionalCapacityRange=true",
+     dataclasses.replace(F137, consumable_capacity=True, capacity_rules_137=True, fractional_capacity_range=True)),
+    ("1.37", "DRAConsumableCapacity=false", dataclasses.replace(F137, capacity_rules_137=True))])
 def test_release_features(release: str, gates: str, want: DeviceFeatures) -> None:
     assert device_features(Release.of(release, gates)) == want
 

@@ -40,6 +40,7 @@ def _resolved() -> dict[str, Any]:
             "resize_accounting": t.RESIZE_ACCOUNTING[v].name,
             "nomination": dataclasses.asdict(t.NOMINATION[v]),
             "dra_pool_rules": list(t.DRA_POOL_RULES[v]),
+            "dra_capacity_rules": list(t.DRA_CAPACITY_RULES[v]),
             "queueing_hints": dataclasses.asdict(t.QUEUEING_HINTS[v]),
         }
     return out
