@@ -50,6 +50,10 @@ class NominationRules:
     #: a FitError in a profile without PostFilter plugins clears the nomination (1.35's
     #: clearNominatedNode; 1.34 leaves it)
     no_post_filter_clears: bool
+    #: a pod created gated (schedulingGates) with a nomination in its status holds room on that
+    #: node from its creation: 1.37 records every new pod's nomination (#139057); before, the
+    #: nominator learns it only when the pod enters activeQ, which a gated pod never does here
+    gated_pods_nominated: bool
 
 
 @dataclass(frozen=True)

@@ -215,7 +215,8 @@ _ROWS_1_34 = _Rows(
     messages=Messages(untolerated_taint="node(s) had untolerated taint {taint}"),
     # the InPlacePodVerticalScaling gate beta and on: a resizing pod counts per container
     resize=ResizeAccounting.PER_CONTAINER,
-    nomination=NominationRules(bind_moves_pods=True, bind_clears=False, no_post_filter_clears=False),
+    nomination=NominationRules(bind_moves_pods=True, bind_clears=False, no_post_filter_clears=False,
+                               gated_pods_nominated=False),
     # a pool missing slices or invalid: its devices are used, an invalid pool aborts the attempt
     dra_pool_rules=(False, False),
     dra_capacity_rules=(False, False),
@@ -265,7 +266,8 @@ _CHANGES_1_35 = _Changes(
     # the binding of a nominated pod no longer moves pods (#134157); kube-apiserver's
     # ClearingNominatedNodeNameAfterBinding (KEP-5278) clears the nomination; a FitError without
     # PostFilter plugins clears it too (clearNominatedNode)
-    nomination=NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True),
+    nomination=NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True,
+                               gated_pods_nominated=False),
     # a pool missing slices or invalid is skipped, and a node where nothing fits and that sees an
     # invalid pool fails with "invalid resource pools were encountered"; a slice with shared
     # counters reaches every node
@@ -365,6 +367,9 @@ _CHANGES_1_37 = _Changes(
     # distinctAttribute keeps every device's value; an All request lists devices by their capacity
     # alone; a device with a share counts as shared for its counters
     dra_capacity_rules=(False, True),
+    # a new pod's nomination is recorded even when it is gated (#139057)
+    nomination=NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True,
+                               gated_pods_nominated=True),
     # InterPodAffinity's hints: any anti-affinity term is enough (#139161, not gated)
     queueing_hints=QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True,
                                      anti_affinity_any_term=True),

@@ -292,9 +292,11 @@ class Simulation:
             q.where = Location.IGNORED
             return
         nominated = self.handle.nominated_node(pod)
-        if nominated:
-            self.handle.nominator.add(pod, nominated)
         gate = fw.run_pre_enqueue(pod)
+        if nominated and (gate.ok or self.handle.release.nomination.gated_pods_nominated):
+            # the input's nomination holds room from the pod's creation; a gated pod's only from
+            # 1.37 (before, the nominator learns it when the pod enters activeQ)
+            self.handle.nominator.add(pod, nominated)
         if not gate.ok:
             q.gate = gate.plugin
             q.message, q.fit = gate.message, None

@@ -87,11 +87,21 @@ def run_kplan(folder: Path, command: str | None = None, timeout: float = 600, re
         doc = json.loads(out)
     except json.JSONDecodeError as e:
         raise RunError(f"kplan: unreadable output (exit {code}): {e}; {err.strip()[-300:]}") from e
-    pods = [{"namespace": p.get("namespace") or "default", "name": p["name"], "status": p.get("status"),
-             "node": p.get("node"), "message": p.get("message")} for p in doc.get("pods", [])]
+    pods = [_as_the_oracle_reports({"namespace": p.get("namespace") or "default", "name": p["name"],
+                                    "status": p.get("status"), "node": p.get("node"), "message": p.get("message")})
+            for p in doc.get("pods", [])]
     preempted = sorted(v if isinstance(v, str) else f"{v.get('namespace') or 'default'}/{v['name']}"
                        for v in doc.get("preempted") or [])
     return {"pods": pods, "preempted": preempted}
+
+
+def _as_the_oracle_reports(pod: Doc) -> Doc:
+    """A pod kplan reports ``Gated`` (a PreEnqueue plugin held it; kplan says why) as the oracle
+    reports it: Unschedulable without a message (oracle contract: kube-scheduler writes no
+    PodScheduled condition for a pod it never attempted)."""
+    if pod["status"] != "Gated":
+        return pod
+    return {**pod, "status": "Unschedulable", "message": None}
 
 
 def _kplan_in_process(args: list[str]) -> tuple[str, str, int]:

@@ -31,3 +31,23 @@ def test_binding_a_nominated_pod_retries_the_pods_its_nomination_held_back_only_
     assert (h.status, h.node, h.attempts) == ("Scheduled", "n1", 2)
     assert [e.pod.name for e in result.preempted] == ["v"]
     assert (low.status, low.attempts) == ("Unschedulable", attempts)
+
+
+@pytest.mark.parametrize(("version", "rule", "low_node"), [
+    ("1.34", False, "n1"),
+    ("1.35", False, "n1"),
+    ("1.36", False, "n1"),
+    ("1.37", True, None),
+])
+def test_a_gated_pod_s_nomination_holds_room_only_from_1_37(version: str, rule: bool, low_node: str | None) -> None:
+    # g comes gated with status.nominatedNodeName n1 and n1's whole CPU; up to 1.36 the queue
+    # records a new pod's nomination only when it enters activeQ, from 1.37 (#139057) always
+    assert Release.of(version).nomination.gated_pods_nominated is rule
+    g = make_pod("g").req(cpu="2").priority_class("high").gate("example.com/wait")
+    g.d["status"] = {"nominatedNodeName": "n1"}
+    result = simulate([make_node("n1").alloc(cpu="2", pods=10)], [g, make_pod("l").req(cpu="1")], [], CLASSES,
+                      release=version)
+    gated, low = result.outcome("default", "g"), result.outcome("default", "l")
+    assert gated is not None and low is not None
+    assert (gated.status, gated.node) == ("Gated", None)
+    assert low.node == low_node
