@@ -220,7 +220,7 @@ def resolve_labels(plan: SweepPlan, loaded: Workspace, planner: Planner, seed: i
     for i, a in enumerate(axes):
         if isinstance(a, HpaAxis):
             per_bound = []
-            for bound in a.bounds:
+            for bound in a.words:
                 targets, said = hpa_targets(loaded.inputs, loaded.workloads, bound, scaled)
                 notes += [n for n in said if n not in notes]
                 per_bound.append(tuple((t.spec, t.by) for t in targets))

@@ -36,6 +36,7 @@ from kplan.whatif.sweep import (
     RunSummary,
     ScaleAxis,
     SweepPlan,
+    WordAxis,
     best_unfitting,
     cheapest,
     cheapest_by_scale,
@@ -219,15 +220,15 @@ def _axis(a: PlanAxis) -> Axis:
     if isinstance(a, NodeAxis):
         return NodeAxisDoc(template=a.template_name, values=tuple(a.values), price_per_node=_maybe(a.price))
     if isinstance(a, HpaAxis):
-        return HpaAxisDoc(values=a.bounds)
+        return HpaAxisDoc(values=a.words)
     if isinstance(a, ReleaseAxis):
-        return ReleaseAxisDoc(values=a.releases)
+        return ReleaseAxisDoc(values=a.words)
     return ScaleAxisDoc(workload=a.workload or a.target, values=tuple(a.values))
 
 
-def _word(plan: SweepPlan, values: tuple[int, ...], kind: type[HpaAxis] | type[ReleaseAxis]) -> str | None:
-    """The word of the point's value on the axis of ``kind`` (None without one)."""
-    for a, v in zip(plan.axes, values, strict=True):
+def _word(axes: Sequence[PlanAxis], values: Sequence[int], kind: type[WordAxis]) -> str | None:
+    """The word of the point's value on the first of ``axes`` of ``kind`` (None without one)."""
+    for a, v in zip(axes, values, strict=True):
         if isinstance(a, kind):
             return a.word(v)
     return None
@@ -249,8 +250,8 @@ def _point(plan: SweepPlan, p: PointResult) -> PointDoc:
                     added_nodes=p.added_nodes, cost=_maybe(p.cost), fits=p.fits,
                     fit_probability=_number(p.fit_probability), pending=PendingRange(min=lo, median=_number(med), max=hi),
                     cpu_percent=PercentRange(min=cpu[0], max=cpu[1]), memory_percent=PercentRange(min=mem[0], max=mem[1]),
-                    runs=tuple(_run(r) for r in p.runs), release=_word(plan, p.values, ReleaseAxis),
-                    hpa=_word(plan, p.values, HpaAxis))
+                    runs=tuple(_run(r) for r in p.runs), release=_word(plan.axes, p.values, ReleaseAxis),
+                    hpa=_word(plan.axes, p.values, HpaAxis))
 
 
 def _choice(plan: SweepPlan, p: PointResult) -> Choice:
@@ -280,8 +281,7 @@ def sweep_document(plan: SweepPlan, fixed: Sequence[str], seeds: Sequence[int], 
         at = dict(zip(groups, key, strict=True))
         return ScaleChoice(replicas={a.workload or a.target: v for a, v in at.items() if isinstance(a, ScaleAxis)},
                            cheapest=_choice(plan, p) if p is not None else None,
-                           release=next((a.word(v) for a, v in at.items() if isinstance(a, ReleaseAxis)), None),
-                           hpa=next((a.word(v) for a, v in at.items() if isinstance(a, HpaAxis)), None))
+                           release=_word(groups, key, ReleaseAxis), hpa=_word(groups, key, HpaAxis))
 
     return SweepDocument(
         seeds=tuple(seeds),

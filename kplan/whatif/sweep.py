@@ -95,44 +95,42 @@ class ScaleAxis:
 
 
 @dataclass(frozen=True)
-class HpaAxis:
-    """Every HorizontalPodAutoscaler's target at a bound (``--hpa max,min,current,none``): the
-    point's value indexes ``bounds``."""
+class WordAxis:
+    """An axis of words (autoscaler bounds, releases): the point's value is the index of its word
+    in ``words``."""
 
-    bounds: tuple[str, ...]
+    words: tuple[str, ...]
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return tuple(range(len(self.words)))
+
+    def word(self, value: int) -> str:
+        return self.words[value]
+
+
+@dataclass(frozen=True)
+class HpaAxis(WordAxis):
+    """Every HorizontalPodAutoscaler's target at a bound (``--hpa max,min,current,none``): the
+    words are the bounds."""
+
     #: per bound, the --scale value of each target and the autoscaler that asks for it, resolved
     #: against the inputs (kplan.io.hpa) before any worker starts
     targets: tuple[tuple[tuple[str, AutoscaledBy], ...], ...] = ()
 
     @property
-    def values(self) -> tuple[int, ...]:
-        return tuple(range(len(self.bounds)))
-
-    @property
     def label(self) -> str:
         return "HorizontalPodAutoscalers at"
 
-    def word(self, value: int) -> str:
-        return self.bounds[value]
-
 
 @dataclass(frozen=True)
-class ReleaseAxis:
-    """The release modelled (``--kube-version 1.34,1.37``): the point's value indexes ``releases``
-    ("1.34"); the runs of a point use that release's scheduler (kplan.io.sweep)."""
-
-    releases: tuple[str, ...]
-
-    @property
-    def values(self) -> tuple[int, ...]:
-        return tuple(range(len(self.releases)))
+class ReleaseAxis(WordAxis):
+    """The release modelled (``--kube-version 1.34,1.37``): the words are the releases ("1.34");
+    the runs of a point use that release's scheduler (kplan.io.sweep)."""
 
     @property
     def label(self) -> str:
         return "release"
-
-    def word(self, value: int) -> str:
-        return self.releases[value]
 
 
 Axis = NodeAxis | ScaleAxis | HpaAxis | ReleaseAxis
