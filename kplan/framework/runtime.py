@@ -417,19 +417,30 @@ class Framework:
         #: True when this profile reuses the previous pod's sorted node list (framework/batch.py)
         self.batching = (Gate.OPPORTUNISTIC_BATCHING in release.gates and release.enabled(Gate.OPPORTUNISTIC_BATCHING)
                          and len(self._signers) == len(signers))
+        #: the signer that last refused a pod, asked first next time (_refuses)
+        self._refuser: SignPlugin | None = None
 
     def sign_pod(self, pod: Pod) -> Hashable | None:
         """SignPod: the pod's signature (its scheduler name and every signing plugin's
         fragments), or None when batching is off or a plugin cannot sign the pod."""
-        if not self.batching:
+        if not self.batching or self._refuses(pod):
             return None
         sig: dict[str, Hashable] = {"v1.Pod.Spec.SchedulerName": pod.scheduler_name}
         for pl in self._signers:
             fragments = pl.sign_pod(pod)
             if fragments is None:
+                self._refuser = pl
                 return None
             sig.update(fragments)
         return tuple(sorted(sig.items()))
+
+    def _refuses(self, pod: Pod) -> bool:
+        """Whether the signer that refused the last unsignable pod refuses this one too. Any
+        signer's refusal makes the pod unsignable and signers are pure functions of the pod, so
+        asking that one first changes no answer; it saves asking all the others where one
+        plugin refuses nearly every pod (PodTopologySpread's system default constraints)."""
+        first = self._refuser
+        return first is not None and first.sign_pod(pod) is None
 
     # ------------------------------------------------------------------ queue points
 

@@ -108,11 +108,17 @@ class NodeDeclaredFeatures(PluginBase, FixedInputFilter, EnqueueExtensions):
         # Go compares strings bytewise; Python's str order is by code point, the same for UTF-8
         self._registered = tuple(sorted(self.features))
         self._node_features: dict[tuple[str, ...], frozenset[str]] = {}
+        #: required() per distinct FeatureFacts (a handful of values: four flags)
+        self._required: dict[FeatureFacts, frozenset[str]] = {}
 
     def required(self, pod: Pod) -> frozenset[str]:
-        """InferForPodScheduling: the features the pod needs of its node."""
+        """InferForPodScheduling: the features the pod needs of its node (a function of the
+        pod's FeatureFacts alone, so kept per value)."""
         facts = pod.feature_facts
-        return frozenset(name for name, infer in self.features.items() if infer(facts))
+        found = self._required.get(facts)
+        if found is None:
+            found = self._required[facts] = frozenset(name for name, infer in self.features.items() if infer(facts))
+        return found
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching): the features the pod needs (FeatureSet.String)."""

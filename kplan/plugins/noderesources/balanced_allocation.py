@@ -166,8 +166,64 @@ class BalanceChangeAllocation(NodeResourcesBalancedAllocation):
                 live: np.ndarray | None) -> np.ndarray:
         with_pod = balance_score(requested, alloc, live)
         without_pod = balance_score(allocated(), alloc, live)
-        half = MAX_NODE_SCORE // 2
-        return np.asarray(half + (half + with_pod - without_pod) // 2)
+        return _balance_change(with_pod, without_pod)
+
+    def _cpu_memory_score(self, pod: Pod, table: NodeTable, rows: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+        """The default resources where every node has both: the balance without the pod is the
+        node's own, kept per row as pods come and go (BalanceWithoutPod), so only the balance
+        with the pod is computed here."""
+        req = self._load.with_request(table.requested_t, rows, pod.requests.get("cpu", 0),
+                                      pod.requests.get("memory", 0))
+        with_pod = balance_score(req, alloc, None)
+        return _balance_change(with_pod, BalanceWithoutPod.of(table).per_row.take(rows))
+
+
+def _balance_change(with_pod: np.ndarray, without_pod: np.ndarray) -> np.ndarray:
+    """1.36's score of the change: 50 plus half the balance gained."""
+    half = MAX_NODE_SCORE // 2
+    return np.asarray(half + (half + with_pod - without_pod) // 2)
+
+
+class BalanceWithoutPod:
+    """Per row of one NodeTable, ``balance_score`` of the node's own cpu and memory requests
+    on its allocatable: what 1.36's score compares the balance with the pod to. It depends on
+    the node alone, so it is kept per row and recomputed only on the row a pod is bound to or
+    removed from (a table listener), not gathered and recomputed for every scored node of every
+    cycle. Rows without positive cpu and memory allocatable hold 0: the score reads this only
+    where both are positive (the _cpu_memory_score path)."""
+
+    __slots__ = ("per_row",)
+
+    def __init__(self, table: NodeTable) -> None:
+        alloc = table.alloc_t[CPU:MEMORY + 1]
+        rows = np.flatnonzero((alloc > 0).all(axis=0))
+        self.per_row = np.zeros(len(table), dtype=np.int64)
+        self.per_row[rows] = balance_score(table.requested_t[CPU:MEMORY + 1].take(rows, axis=1),
+                                           alloc.take(rows, axis=1), None)
+
+    @staticmethod
+    def of(table: NodeTable) -> BalanceWithoutPod:
+        return table.listener(BalanceWithoutPod, lambda: BalanceWithoutPod(table))
+
+    def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
+        self.per_row[row] = balance_of_row(table, row)
+
+    def pod_removed(self, table: NodeTable, pod: Pod, row: int) -> None:
+        self.per_row[row] = balance_of_row(table, row)
+
+
+def balance_of_row(table: NodeTable, row: int) -> int:
+    """``balance_score`` of one node's own cpu and memory requests, in Python floats: the same
+    IEEE double operations numpy applies to each element (int64 to float64, true division,
+    minimum with 1.0, the halved distance, truncation to an integer). 0 where cpu or memory
+    allocatable is not positive (never read)."""
+    a_cpu, a_mem = int(table.alloc_t[CPU, row]), int(table.alloc_t[MEMORY, row])
+    if a_cpu <= 0 or a_mem <= 0:
+        return 0
+    f_cpu = min(float(int(table.requested_t[CPU, row])) / float(a_cpu), 1.0)
+    f_mem = min(float(int(table.requested_t[MEMORY, row])) / float(a_mem), 1.0)
+    std = abs((f_cpu - f_mem) / 2)
+    return int((1 - std) * MAX_NODE_SCORE)
 
 
 def balance_score(load: np.ndarray, alloc: np.ndarray, live: np.ndarray | None) -> np.ndarray:

@@ -61,6 +61,71 @@ TOO_MANY_PODS = "Too many pods"
 _BIT_VALUES = np.int64(1) << np.arange(63, dtype=np.int64)
 MAX_UTILIZATION = 100
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
+#: Filter tells its verdicts by flag patterns (FlagPatterns) for up to this many checked resources
+_FLAGGED_RESOURCES = 3
+#: distinct checked lists whose FlagPatterns are kept before starting afresh
+_PATTERNS_KEPT = 4096
+
+
+class FlagPatterns:
+    """Filter's verdict per node for one tuple of checked resources, told by one pattern of
+    flags per node: bit 0 too many pods, bit j+1 the j-th resource short, bit k+1+j its request
+    above the node's whole allocatable (k resources). Each pattern's code and reason id is
+    worked out once, when it first appears, from fitsRequest's rules as filter_with_load's
+    general path applies them: "Too many pods" then "Insufficient <name>" in order, Unschedulable
+    where any flag of the first k+1 is set, UnschedulableAndUnresolvable where a resource is
+    both short and above the node's allocatable. A node's verdict is then two lookups."""
+
+    __slots__ = ("names", "wanted", "weights", "codes", "reasons")
+
+    def __init__(self, checked: list[tuple[str, int]]) -> None:
+        k = len(checked)
+        assert k <= _FLAGGED_RESOURCES  # 2k+1 bits in a uint8
+        self.names = tuple(name for name, _ in checked)
+        self.wanted = np.array([q for _, q in checked], dtype=np.int64)[:, None]
+        self.weights = (1 << np.arange(2 * k + 1)).astype(np.uint8)
+        self.codes = np.zeros(1 << (2 * k + 1), dtype=np.int8)
+        #: -1: the pattern has not appeared yet
+        self.reasons = np.full(1 << (2 * k + 1), -1, dtype=np.int32)
+
+    def verdicts(self, count: np.ndarray, allowed: np.ndarray, alloc: np.ndarray, requested: np.ndarray) -> Verdicts:
+        """The verdicts of nodes with ``count`` pods of ``allowed`` and, per checked resource,
+        ``alloc`` allocatable of which ``requested`` is taken (resources × nodes; ``requested``
+        is overwritten)."""
+        k = len(self.names)
+        n = count.shape[0]
+        flags = np.empty((2 * k + 1, n), dtype=bool)
+        np.greater_equal(count, allowed, out=flags[0])
+        np.subtract(alloc, requested, out=requested)
+        np.greater(self.wanted, requested, out=flags[1:k + 1])
+        if not np.count_nonzero(flags[:k + 1]):
+            return Verdicts.passing(n)  # the usual outcome: every node fits
+        np.greater(self.wanted, alloc, out=flags[k + 1:])
+        bits = self.weights @ flags.view(np.uint8)
+        reasons = self.reasons.take(bits)
+        if np.minimum.reduce(reasons) < 0:
+            self._learn(bits[reasons < 0])
+            reasons = self.reasons.take(bits)
+        return Verdicts(self.codes.take(bits), reasons)
+
+    def _learn(self, new: np.ndarray) -> None:
+        """Code and reason id of each pattern of ``new``; reasons are interned in the order of
+        their first k+1 bits, as the general path interns them."""
+        k = len(self.names)
+        low = (1 << (k + 1)) - 1
+        for b in sorted(set(new.tolist()), key=lambda b: (b & low, b)):
+            short = [b >> (j + 1) & 1 for j in range(k)]
+            over = [b >> (k + 1 + j) & 1 for j in range(k)]
+            if any(s and o for s, o in zip(short, over, strict=True)):
+                self.codes[b] = Code.UNRESOLVABLE
+            elif b & low:
+                self.codes[b] = Code.UNSCHEDULABLE
+            if not b & low:
+                self.reasons[b] = 0
+                continue
+            names = ([TOO_MANY_PODS] if b & 1 else []) + [
+                f"Insufficient {name}" for j, name in enumerate(self.names) if short[j]]
+            self.reasons[b] = reason_id(*names)
 
 
 @dataclass(frozen=True)
@@ -182,6 +247,8 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         #: per tuple of checked resource names, the reason id of each pattern of Filter's bits
         #: (-1: not met yet); ids are interned as patterns first appear, as one call at a time would
         self._reason_of: dict[tuple[str, ...], np.ndarray] = {}
+        #: per checked (resource, request) list of up to _FLAGGED_RESOURCES, its FlagPatterns
+        self._patterns: dict[tuple[tuple[str, int], ...], FlagPatterns] = {}
 
     # -------------------------------------------------------------------------- filter
 
@@ -215,16 +282,15 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         count = table.pod_count.take(rows)
         if pods is not None:
             count = count + pods
-        too_many = count >= table.allowed_pods.take(rows)
         checked = state.read(_PRE_FILTER_KEY)
         if checked is None:
             checked = self.checked_resources(pod)
         if not checked:
+            too_many = count >= table.allowed_pods.take(rows)
             if not too_many.any():
                 return Verdicts.passing(n)
             return Verdicts.where(too_many, Code.UNSCHEDULABLE, reason_id(TOO_MANY_PODS))
         cols = [table.column(name) for name, _ in checked]
-        wanted = np.array([q for _, q in checked], dtype=np.int64)[:, None]
         alloc = gather(table.alloc_t, cols, rows)                  # resources × nodes
         requested = gather(table.requested_t, cols, rows)
         if requests:
@@ -232,8 +298,18 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
                 more = requests.get(name)
                 if more is not None:
                     requested[k] += more
-        short = wanted > alloc - requested
         delegated = self.delegated(checked, alloc)
+        if delegated is None and len(checked) <= _FLAGGED_RESOURCES:
+            key = tuple(checked)
+            patterns = self._patterns.get(key)
+            if patterns is None:
+                if len(self._patterns) >= _PATTERNS_KEPT:
+                    self._patterns.clear()
+                patterns = self._patterns[key] = FlagPatterns(checked)
+            return patterns.verdicts(count, table.allowed_pods.take(rows), alloc, requested)
+        too_many = count >= table.allowed_pods.take(rows)
+        wanted = np.array([q for _, q in checked], dtype=np.int64)[:, None]
+        short = wanted > alloc - requested
         if delegated is not None:
             short &= ~delegated
         if not short.any() and not too_many.any():

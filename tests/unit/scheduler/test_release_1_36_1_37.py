@@ -167,3 +167,33 @@ def test_every_plugin_signs_plain_pods_so_batching_stays_on(version: str) -> Non
                      lowest_name=True)
     fw = next(iter(sim.handle.frameworks.values()))
     assert fw.batching and fw.sign_pod(sim.pending[0]) is not None
+
+
+@pytest.mark.parametrize("defaulting", ["System", "List"])
+def test_sign_pod_asking_the_last_refuser_first_gives_every_pod_its_own_signature(defaulting: str) -> None:
+    # Framework.sign_pod asks first the signer that refused the last unsignable pod: on pods
+    # signable or not, for different reasons, in turn, each answer is a fresh framework's
+    release = Release.of("1.37")
+    registry = in_tree_registry(release)
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "x"}}}]}}
+    manifests = [pod("plain", "1", "1Gi"), pod("other", "2", "1Gi"),
+                 {**pod("affine", "1", "1Gi"), "spec": {**pod("affine", "1", "1Gi")["spec"], "affinity": affinity}},
+                 {**pod("spread", "1", "1Gi"), "spec": {**pod("spread", "1", "1Gi")["spec"], "topologySpreadConstraints": [
+                     {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+                      "labelSelector": {"matchLabels": {"app": "x"}}}]}}]
+    config = {**LIST_DEFAULTING, "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+        {"name": "PodTopologySpread", "args": {"defaultingType": defaulting}}]}]}
+    scenario = load_scenario([RawObject(node("a", "4", "4Gi"), "cluster.yaml")],
+                             [RawObject(d, "app.yaml") for d in manifests])
+    sim = Simulation(scenario.snapshot, load_config(config, registry, release), registry, scenario.pending,
+                     lowest_name=True)
+    fw = next(iter(sim.handle.frameworks.values()))
+    fresh = {p.name: Simulation(scenario.snapshot, load_config(config, registry, release), registry, [p],
+                                lowest_name=True) for p in sim.pending}
+    answers = []
+    for p in [*sim.pending, *reversed(sim.pending), *sim.pending]:
+        want = next(iter(fresh[p.name].handle.frameworks.values())).sign_pod(p)
+        answers.append(want is None)
+        assert fw.sign_pod(p) == want
+    assert any(answers) and (defaulting == "System" or not all(answers))
