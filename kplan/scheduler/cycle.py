@@ -209,7 +209,6 @@ class Scheduler:
         if not fw.has_score_plugins:
             k = 1
         start = self.next_start_node_index % n
-        order = np.concatenate([rows[start:], rows[:start]]) if start else rows
         table = self.handle.snapshot.table
         nominator = self.handle.nominator
         # filter in chunks: a little more than k nodes first (most clusters are mostly feasible),
@@ -225,7 +224,7 @@ class Scheduler:
         found = 0
         pos = 0
         while pos < n:
-            part = order[pos:pos + chunk]
+            part = rotated_slice(rows, start, pos, pos + chunk)
             out = fw.run_filter_plugins_with_nominated_pods(state, pod, table, part, nominator)
             ok = (out.codes == 0).nonzero()[0]
             if found + len(ok) > k:
@@ -302,3 +301,19 @@ class Scheduler:
         res.fit = diagnosis.fit_error()
         res.message = res.fit.message
         return res
+
+
+def rotated_slice(rows: np.ndarray, start: int, begin: int, end: int) -> np.ndarray:
+    """``order[begin:end]`` where ``order`` is ``rows`` rotated to begin at ``start``
+    (``rows[start:]`` then ``rows[:start]``), without building ``order``: a cycle filters a few
+    hundred of the thousands of rows it would rotate."""
+    n = len(rows)
+    end = min(end, n)
+    if begin >= end:
+        return rows[:0]
+    a, b = start + begin, start + end
+    if b <= n:
+        return rows[a:b]
+    if a >= n:
+        return rows[a - n:b - n]
+    return np.concatenate([rows[a:], rows[:b - n]])

@@ -141,6 +141,8 @@ class Simulation:
         self.evictions: list[Eviction] = []
         self.cycles: dict[str, list[CycleResult]] = {}
         self.binds = 0
+        #: the release's rules for nominations at binding (read once: the property looks them up)
+        self._nomination_rules = self.handle.release.nomination
         self._registrations: dict[tuple[str, frozenset[str]], dict[str, list[Any]] | None] = {}
         self._changed_since_error = True
         self._stop = False
@@ -372,7 +374,7 @@ class Simulation:
                 break
         self.binds += 1
         nominated = self.handle.nominated_node(pod)
-        rules = self.handle.release.nomination
+        rules = self._nomination_rules
         if nominated and rules.bind_clears:
             # the API server's binding clears status.nominatedNodeName (1.35+)
             self.handle.nominations[pod.uid] = ""

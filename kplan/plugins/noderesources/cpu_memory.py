@@ -28,7 +28,7 @@ def cpu_memory_allocatable(state: CycleState, table: NodeTable, rows: np.ndarray
         return kept[2], kept[3]
     alloc = table.alloc_t[CPU:MEMORY + 1].take(rows, axis=1)
     alloc.flags.writeable = False
-    positive = bool((alloc > 0).all())
+    positive = bool(np.minimum.reduce(alloc, axis=None) > 0) if alloc.size else True
     state.data[_KEY] = (table, rows, alloc, positive)
     return alloc, positive
 

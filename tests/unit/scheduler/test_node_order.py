@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from kplan.cluster.snapshot import node_tree_order, zone_key
-from kplan.scheduler.cycle import num_feasible_nodes_to_find
+from kplan.scheduler.cycle import num_feasible_nodes_to_find, rotated_slice
 from tests.builders import NodeBuilder, make_node, make_pod, simulate
 
 
@@ -90,3 +91,15 @@ def test_the_search_starts_where_the_previous_cycle_stopped() -> None:
     assert first.feasible_rows is not None and second.feasible_rows is not None
     assert first.feasible_rows.tolist() == list(range(100))
     assert second.feasible_rows.tolist() == list(range(100, 200))
+
+
+@pytest.mark.parametrize("n", range(0, 9))
+def test_a_cycles_chunk_of_the_rotated_rows_is_the_rotation_sliced(n: int) -> None:
+    # _find_feasible filters order[pos:pos + chunk] of the rows rotated to the start index,
+    # taken without building the whole rotation (rotated_slice)
+    rows = np.arange(100, 100 + n)
+    for start in range(max(n, 1)):
+        order = np.concatenate([rows[start:], rows[:start]]) if start else rows
+        for begin in range(n + 1):
+            for end in range(n + 12):
+                assert rotated_slice(rows, start, begin, end).tolist() == order[begin:end].tolist()
