@@ -14,12 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import total_ordering
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kplan.errors import ConfigError
 from kplan.framework.features import Features, Gate, GateSpec, parse_feature_gates
 from kplan.model.objects import Pod, evolve_pod
 from kplan.model.parse import resized_resources
+
+if TYPE_CHECKING:
+    from kplan.framework.release_tables import ReleaseRows
 
 
 @dataclass(frozen=True)
@@ -129,43 +132,40 @@ class Release:
         return self.features.enabled(gate)
 
     @property
-    def gates(self) -> Mapping[Gate, GateSpec]:
-        from kplan.framework.release_tables import GATES
+    def rows(self) -> ReleaseRows:
+        """This release's row of every table it inherits from the release before it
+        (framework/release_tables.py, imported here because its tables are built of this module's
+        types)."""
+        from kplan.framework.release_tables import ROWS
 
-        return GATES[self.version]
+        return ROWS[self.version]
+
+    @property
+    def gates(self) -> Mapping[Gate, GateSpec]:
+        return self.rows.gates
 
     @property
     def default_profile(self) -> tuple[tuple[str, int], ...]:
         """The default MultiPoint set, in order, with weights (reference 1.2)."""
-        from kplan.framework.release_tables import DEFAULT_PROFILE
-
-        return DEFAULT_PROFILE[self.version]
+        return self.rows.profile
 
     def default_args(self, plugin: str) -> Mapping[str, Any] | None:
         """The args (v1 API shape) of ``plugin`` when the configuration gives none (None: the
         plugin's decoder decides alone)."""
-        from kplan.framework.release_tables import DEFAULT_ARGS
-
-        return DEFAULT_ARGS[self.version].get(plugin)
+        return self.rows.args.get(plugin)
 
     @property
     def plugins(self) -> frozenset[str]:
         """The in-tree plugins this release's registry has."""
-        from kplan.framework.release_tables import PLUGINS
-
-        return PLUGINS[self.version]
+        return self.rows.plugins
 
     @property
     def nomination(self) -> NominationRules:
-        from kplan.framework.release_tables import NOMINATION
-
-        return NOMINATION[self.version]
+        return self.rows.nomination
 
     @property
     def queueing_hints(self) -> QueueingHintRules:
-        from kplan.framework.release_tables import QUEUEING_HINTS
-
-        return QUEUEING_HINTS[self.version]
+        return self.rows.queueing_hints
 
     def resized(self, pod: Pod) -> Pod:
         """``pod``, running on a node, with the requests this release counts for it there: its
@@ -173,11 +173,9 @@ class Release:
         facts = pod.resize
         if facts is None or not self.enabled(Gate.IN_PLACE_POD_VERTICAL_SCALING):
             return pod
-        from kplan.framework.release_tables import RESIZE_ACCOUNTING
-
         pod_level = Gate.IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING  # from 1.35 (alpha, off)
         requests, nonzero_cpu, nonzero_mem = resized_resources(
-            facts, RESIZE_ACCOUNTING[self.version], pod_level in self.gates and self.enabled(pod_level))
+            facts, self.rows.resize, pod_level in self.gates and self.enabled(pod_level))
         return evolve_pod(pod, requests=requests, nonzero_cpu=nonzero_cpu, nonzero_mem=nonzero_mem)
 
     @property
@@ -189,9 +187,7 @@ class Release:
 
     @property
     def messages(self) -> Messages:
-        from kplan.framework.release_tables import MESSAGES
-
-        return MESSAGES[self.version]
+        return self.rows.messages
 
     def __str__(self) -> str:
         return str(self.version)

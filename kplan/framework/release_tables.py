@@ -47,7 +47,7 @@ _Profile = tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Rows:
+class ReleaseRows:
     """One release's row of each table that a release inherits from the one before it."""
 
     #: pkg/features/kube_features.go: the gates that change scheduling, with their default, stage and lock
@@ -138,11 +138,11 @@ class _Changes:
     dra_capacity_rules: tuple[bool, bool] | None = None
     queueing_hints: QueueingHintRules | None = None
 
-    def applied_to(self, before: _Rows) -> _Rows:
+    def applied_to(self, before: ReleaseRows) -> ReleaseRows:
         profile = before.profile
         for edit in self.profile:
             profile = edit(profile)
-        return _Rows(
+        return ReleaseRows(
             gates={gate: spec for gate, spec in {**before.gates, **self.gates}.items() if spec is not None},
             profile=profile,
             args={**before.args, **self.args},
@@ -161,7 +161,7 @@ _CPU_MEMORY = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
 
 # ------------------------------------------------------------------------------ 1.34 (v1.34.1), whole
 
-_ROWS_1_34 = _Rows(
+_ROWS_1_34 = ReleaseRows(
     gates={
         Gate.DYNAMIC_RESOURCE_ALLOCATION: GateSpec(True, _GA),
         Gate.DRA_ADMIN_ACCESS: GateSpec(True, _B),
@@ -376,7 +376,7 @@ _CHANGES_1_37 = _Changes(
 )
 
 
-def _resolved(first: _Rows, *later: tuple[KubeVersion, _Changes]) -> dict[KubeVersion, _Rows]:
+def _resolved(first: ReleaseRows, *later: tuple[KubeVersion, _Changes]) -> dict[KubeVersion, ReleaseRows]:
     """Each release's rows: 1.34's, then each later release's changes applied to the rows before."""
     rows = {V1_34: first}
     previous = first
@@ -385,10 +385,11 @@ def _resolved(first: _Rows, *later: tuple[KubeVersion, _Changes]) -> dict[KubeVe
     return rows
 
 
-_RELEASES = _resolved(_ROWS_1_34, (V1_35, _CHANGES_1_35), (V1_36, _CHANGES_1_36), (V1_37, _CHANGES_1_37))
+#: every release's rows, resolved (Release reads its own through ``Release.rows``)
+ROWS = _resolved(_ROWS_1_34, (V1_35, _CHANGES_1_35), (V1_36, _CHANGES_1_36), (V1_37, _CHANGES_1_37))
 
 #: pkg/features/kube_features.go: the gates that change scheduling, with their default, stage and lock
-GATES: Mapping[KubeVersion, Mapping[Gate, GateSpec]] = {v: r.gates for v, r in _RELEASES.items()}
+GATES: Mapping[KubeVersion, Mapping[Gate, GateSpec]] = {v: r.gates for v, r in ROWS.items()}
 
 #: the gate values other than a release's defaults that kplan models (the rest are refused)
 MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
@@ -413,30 +414,30 @@ MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
 }
 
 #: default_plugins.go: the default MultiPoint set in order, with score weights (0: none given)
-DEFAULT_PROFILE: Mapping[KubeVersion, tuple[tuple[str, int], ...]] = {v: r.profile for v, r in _RELEASES.items()}
+DEFAULT_PROFILE: Mapping[KubeVersion, tuple[tuple[str, int], ...]] = {v: r.profile for v, r in ROWS.items()}
 
 #: defaults.go / types_pluginargs.go: each plugin's args (v1 API shape) when pluginConfig has none
-DEFAULT_ARGS: Mapping[KubeVersion, Mapping[str, Mapping[str, Any]]] = {v: r.args for v, r in _RELEASES.items()}
+DEFAULT_ARGS: Mapping[KubeVersion, Mapping[str, Mapping[str, Any]]] = {v: r.args for v, r in ROWS.items()}
 
 #: plugins/registry.go NewInTreeRegistry: the in-tree plugins each release has
-PLUGINS: Mapping[KubeVersion, frozenset[str]] = {v: r.plugins for v, r in _RELEASES.items()}
+PLUGINS: Mapping[KubeVersion, frozenset[str]] = {v: r.plugins for v, r in ROWS.items()}
 
 #: reason texts that releases word differently
-MESSAGES: Mapping[KubeVersion, Messages] = {v: r.messages for v, r in _RELEASES.items()}
+MESSAGES: Mapping[KubeVersion, Messages] = {v: r.messages for v, r in ROWS.items()}
 
 #: component-helpers resource/helpers.go at the release's tag: how a running pod whose status
 #: reports an in-place resize is counted on its node (kplan/model/resize.py; the pod-level part
 #: follows the gate InPlacePodLevelResourcesVerticalScaling). The same rule from 1.34 (the
 #: InPlacePodVerticalScaling gate beta and on) to 1.36; 1.37 takes the maximum of whole-pod sums
-RESIZE_ACCOUNTING: Mapping[KubeVersion, ResizeAccounting] = {v: r.resize for v, r in _RELEASES.items()}
+RESIZE_ACCOUNTING: Mapping[KubeVersion, ResizeAccounting] = {v: r.resize for v, r in ROWS.items()}
 
 #: status.nominatedNodeName around binding and failures (schedule_one.go, eventhandlers.go
 #: deletePodFromSchedulingQueue, and the API server's pods/binding at the tag)
-NOMINATION: Mapping[KubeVersion, NominationRules] = {v: r.nomination for v, r in _RELEASES.items()}
+NOMINATION: Mapping[KubeVersion, NominationRules] = {v: r.nomination for v, r in ROWS.items()}
 
 #: what InterPodAffinity's and PodTopologySpread's pod-event hints look at (their plugin.go
 #: isSchedulableAfterPodChange at the tag; the three bug fixes of 1.36 and 1.37 are not gated)
-QUEUEING_HINTS: Mapping[KubeVersion, QueueingHintRules] = {v: r.queueing_hints for v, r in _RELEASES.items()}
+QUEUEING_HINTS: Mapping[KubeVersion, QueueingHintRules] = {v: r.queueing_hints for v, r in ROWS.items()}
 
 #: the structured allocator's pool rules (k8s.io/dynamic-resource-allocation at the tag; not
 #: gates), as (skip_unusable_pools, counter_slices_reach_every_node) of DeviceFeatures: from 1.35
@@ -444,11 +445,11 @@ QUEUEING_HINTS: Mapping[KubeVersion, QueueingHintRules] = {v: r.queueing_hints f
 #: invalid pool fails with "invalid resource pools were encountered" (1.34: such a pool's devices
 #: are used, an invalid pool aborts the attempt); in 1.35 and 1.36 a slice with shared counters
 #: reaches every node (1.37: only the nodes it selects)
-DRA_POOL_RULES: Mapping[KubeVersion, tuple[bool, bool]] = {v: r.dra_pool_rules for v, r in _RELEASES.items()}
+DRA_POOL_RULES: Mapping[KubeVersion, tuple[bool, bool]] = {v: r.dra_pool_rules for v, r in ROWS.items()}
 
 #: DRAConsumableCapacity's allocator rules besides the gate (structured/internal/incubating at
 #: v0.36.3 and v0.37.2; the gate is off in 1.34 and 1.35), as (distinct_per_request_name,
 #: capacity_rules_137) of DeviceFeatures: 1.36's distinctAttribute keeps one value per request
 #: name; 1.37 lists an ``All`` request's devices by their capacity alone and counts a device with a
 #: share as shared for its counters
-DRA_CAPACITY_RULES: Mapping[KubeVersion, tuple[bool, bool]] = {v: r.dra_capacity_rules for v, r in _RELEASES.items()}
+DRA_CAPACITY_RULES: Mapping[KubeVersion, tuple[bool, bool]] = {v: r.dra_capacity_rules for v, r in ROWS.items()}
