@@ -1,5 +1,4 @@
-"""kplan: an offline capacity planner for Kubernetes that replays kube-scheduler v1.34."""
+"""kplan: an offline capacity planner for Kubernetes that replays kube-scheduler 1.34 to 1.37
+(kplan.framework.release_tables lists the releases modelled)."""
 
 __version__ = "0.1.0"
-#: The kube-scheduler release whose behaviour kplan reproduces.
-SCHEDULER_VERSION = "v1.34.1"

@@ -475,7 +475,9 @@ def simulate_files(cluster: Sequence[str], manifests: Sequence[str], scheduler_c
     from kplan.cli.workspace import load_inputs, open_planner
 
     seed = kw.pop("seed", 0)
+    kube_version = kw.pop("kube_version", None)
     workspace = load_inputs(cluster, manifests, seed=seed, progress=False, **kw)
     planner = open_planner(workspace, scheduler_config, seed=seed,
-                           tie_break=TieBreak.lowest_name if lowest_name else TieBreak.random)
+                           tie_break=TieBreak.lowest_name if lowest_name else TieBreak.random,
+                           kube_version=kube_version)
     return planner.simulate(keep_cycles=keep_cycles).result

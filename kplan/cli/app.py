@@ -28,7 +28,7 @@ from typing import Any
 import typer
 from typer._click.exceptions import NoArgsIsHelpError, UsageError  # typer's vendored click
 
-from kplan import SCHEDULER_VERSION, __version__
+from kplan import __version__
 from kplan.cli import capacity as capacity_cmd
 from kplan.cli import explain as explain_cmd
 from kplan.cli import simulate as simulate_cmd
@@ -36,6 +36,7 @@ from kplan.cli import snapshot as snapshot_cmd
 from kplan.cli import sweep as sweep_cmd
 from kplan.cli import whatif as whatif_cmd
 from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, RootOptions, disable_color
+from kplan.framework.release_tables import DEFAULT_RELEASE, PATCH_RELEASES
 
 #: exit codes besides 0, 1 (check failed) and the KplanError codes (2 bad input, 3 cluster)
 EXIT_USAGE = 2
@@ -49,7 +50,8 @@ _SHORT_EQUALS = re.compile(r"(-[A-Za-z])=(.*)", re.DOTALL)
 app = typer.Typer(
     name=PROG,
     help="Offline capacity planner for Kubernetes: replays kube-scheduler "
-    f"{SCHEDULER_VERSION} on a cluster snapshot and your manifests.",
+    f"{', '.join(PATCH_RELEASES.values())} (--kube-version; by default the release the cluster states, else "
+    f"{DEFAULT_RELEASE}) on a cluster snapshot and your manifests.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -17,6 +17,7 @@ from typing import Any
 import typer
 
 from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, disable_color
+from kplan.framework.release_tables import DEFAULT_RELEASE
 from kplan.report.check import FailOn
 
 
@@ -119,7 +120,7 @@ def fail_on_option(what: str = FAIL_ON_HELP) -> Any:
 
 KUBE_VERSION_HELP = ("The Kubernetes release to model, such as 1.34 (default: the version the cluster states: a "
                      "snapshot's API server version, else its newest kubelet's; else the newest release kplan "
-                     "models). 'kplan --version' lists the releases modelled.")
+                     f"models, {DEFAULT_RELEASE}). 'kplan --version' lists the releases modelled.")
 FEATURE_GATES_HELP = ("Feature gates as kube-scheduler's --feature-gates takes them: Gate=true,Other=false, checked "
                       "against the release's gates.")
 

@@ -209,7 +209,9 @@ def test_bad_usage_exits_2(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
 def test_simulating_the_snapshot_gives_the_result_of_the_source_objects(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], config: str, tmp_path: Path) -> None:
     source, manifest = write_source(tmp_path), write_manifest(tmp_path)
-    expected = sim([str(source)], [str(manifest)])
+    # the source files state no release (they would run at the default one); a snapshot of the
+    # server states its v1.34.1, so the source objects are simulated at 1.34
+    expected = sim([str(source)], [str(manifest)], kube_version="1.34")
     assert expected.summary.pending == 6 and expected.summary.unschedulable >= 1, "a telling scenario"
     for name in ("snap.json", "snap.yaml.gz"):
         run(monkeypatch, capsys, "snapshot", "--kubeconfig", config, "--output-file", str(tmp_path / name))

@@ -88,7 +88,7 @@ def test_the_header_names_the_inputs_the_seed_the_release_and_the_date(capacity_
         "Cluster": str(FIX / "cluster.yaml"),
         "Manifests": str(FIX / "manifests" / "gpu-inference.yaml"),
         "Seed": "0 (equal scores broken by the lowest node name)",
-        "Models": "Kubernetes 1.35 (default feature gates)",  # the newest modelled: the cluster states none
+        "Models": "Kubernetes 1.37 (default feature gates)",  # the newest modelled: the cluster states none
         "Made": f"2026-12-05 20:00 UTC by kplan {__version__}",
     }
 

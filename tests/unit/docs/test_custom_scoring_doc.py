@@ -76,16 +76,16 @@ def test_the_scores_quoted_in_what_changed() -> None:
         return totals, plugins
 
     totals, plugins = cycle("web-0")
-    assert (totals["node-b1"], totals["edge-1"]) == (1079, 586)
+    assert (totals["node-b1"], totals["edge-1"]) == (1055, 563)
     assert (plugins["NodeResourcesFit"]["edge-1"], plugins["NodeResourcesFit"]["node-b1"]) == (90, 82)
     assert plugins["NetworkLatency"] == {"node-a1": 100, "node-a2": 100, "node-b1": 100, "node-b2": 100,
                                          "node-c1": 0, "edge-1": 0}
     totals, plugins = cycle("report-0")
-    assert totals["node-b2"] == 666 and max(v for k, v in totals.items() if k != "node-b2") == 574
+    assert totals["node-b2"] == 648 and max(v for k, v in totals.items() if k != "node-b2") == 552
     assert plugins["ResourceLimits"] == {n: 100 if n == "node-b2" else 0 for n in totals}
     _, plugins = cycle("api-0")
     assert plugins["NetworkLatency"] == {"node-a1": 100, "node-a2": 100, "node-b1": 93, "node-b2": 93,
                                          "node-c1": 0, "edge-1": 0}
     totals, plugins = cycle("payments-0")
-    assert (totals["node-b2"], totals["node-a2"], plugins["PriorityBoost"]["node-b2"]) == (740, 718, 83)
+    assert (totals["node-b2"], totals["node-a2"], plugins["PriorityBoost"]["node-b2"]) == (719, 698, 83)
     assert plugins["PodCount"]["node-c1"] == 86

@@ -69,7 +69,7 @@ CASES = [
     ("claims from a template take free devices until none is left",
      [gpu_class(), gpus("n1", 2), template()], [with_template("a"), with_template("b"), with_template("c")],
      {"a": ("Scheduled", "n1", None), "b": ("Scheduled", "n1", None),
-      "c": ("Unschedulable", None, "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, "
+      "c": ("Unschedulable", None, "0/2 nodes are available: 2 cannot allocate all claims. "
                                    "preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
                                    "scheduling.")}),
     ("a missing template leaves the pod waiting at PreEnqueue with no message",
@@ -77,7 +77,7 @@ CASES = [
     ("a missing device class rejects the pod at PreFilter",
      [gpus("n1", 1), template(cls="absent")], [with_template("a")],
      {"a": ("Unschedulable", None, "0/2 nodes are available: request gpu: device class absent does not exist. "
-                                   "no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption "
+                                   "preemption: 0/2 nodes are available: 2 Preemption "
                                    "is not helpful for scheduling.")}),
     ("an allocated shared claim pins every pod sharing it to its node",
      [gpu_class(), gpus("n1", 1), gpus("n2", 1), shared_claim("shared", "n2")],

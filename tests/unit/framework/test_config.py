@@ -39,12 +39,20 @@ POINTS_1_34 = {
 WEIGHTS_1_34 = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "VolumeBinding": 1,
                 "PodTopologySpread": 2, "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1,
                 "ImageLocality": 1}
-#: the default release's (1.35, v1.35.4) default profile: DynamicResources scores with weight 2
-#: (#134711), after InterPodAffinity as in the MultiPoint list; it has no PreScore
-DEFAULT_POINTS = {**POINTS_1_34, "score": ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
-                                          "PodTopologySpread", "InterPodAffinity", "DynamicResources",
-                                          "NodeResourcesBalancedAllocation", "ImageLocality"]}
-DEFAULT_WEIGHTS = {**WEIGHTS_1_34, "DynamicResources": 2}
+#: v1.35.4's default profile: DynamicResources scores with weight 2 (#134711), after InterPodAffinity
+#: as in the MultiPoint list; it has no PreScore
+POINTS_1_35 = {**POINTS_1_34, "score": ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
+                                       "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+                                       "NodeResourcesBalancedAllocation", "ImageLocality"]}
+WEIGHTS_1_35 = {**WEIGHTS_1_34, "DynamicResources": 2}
+#: the default release's (1.37, v1.37.2) default profile: 1.35's, with NodeDeclaredFeatures filtering
+#: last (1.36, beta on; GA in 1.37) and NodeName first, now with a PreFilter (1.37); the same weights
+DEFAULT_POINTS = {**POINTS_1_35,
+                  "preFilter": ["NodeName", *POINTS_1_35["preFilter"]],
+                  "filter": ["NodeName", "NodeUnschedulable",
+                             *[n for n in POINTS_1_35["filter"] if n not in ("NodeName", "NodeUnschedulable")],
+                             "NodeDeclaredFeatures"]}
+DEFAULT_WEIGHTS = WEIGHTS_1_35
 
 
 def cfg(**top: Any) -> dict[str, Any]:
@@ -77,7 +85,9 @@ def error_of(doc: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------ defaults
 
 @pytest.mark.parametrize("version, points, weights", [
-    pytest.param(None, DEFAULT_POINTS, DEFAULT_WEIGHTS, id="the default release, 1.35"),
+    pytest.param(None, DEFAULT_POINTS, DEFAULT_WEIGHTS, id="the default release, 1.37"),
+    pytest.param("1.37", DEFAULT_POINTS, DEFAULT_WEIGHTS, id="1.37"),
+    pytest.param("1.35", POINTS_1_35, WEIGHTS_1_35, id="1.35"),
     pytest.param("1.34", POINTS_1_34, WEIGHTS_1_34, id="1.34"),
 ])
 def test_no_file_gives_the_default_profile(version: str | None, points: dict[str, list[str]],
@@ -168,18 +178,24 @@ def test_worked_example_c_keeps_only_the_listed_plugins() -> None:
     assert set(p.args) == {"NodeResourcesFit"}
 
 
-@pytest.mark.parametrize("doc, total", [
-    pytest.param(None, 487, id="the default profile scores the worked example 487"),
-    pytest.param(EXAMPLE_A, 887, id="worked example a scores 887"),
-    pytest.param(EXAMPLE_B, 187, id="worked example b scores 187"),
-    pytest.param(EXAMPLE_C, 87, id="worked example c scores 87"),
+@pytest.mark.parametrize("doc, version, total", [
+    pytest.param(None, "1.34", 487, id="the default profile scores the worked example 487"),
+    pytest.param(EXAMPLE_A, "1.34", 887, id="worked example a scores 887"),
+    pytest.param(EXAMPLE_B, "1.34", 187, id="worked example b scores 187"),
+    pytest.param(EXAMPLE_C, "1.34", 87, id="worked example c scores 87"),
+    # from 1.36 BalancedAllocation scores the change of balance (#135573): the pod keeps the empty
+    # node's shares equal (1/8 and 1/8), so 75 where 1.34 gives 100
+    pytest.param(None, None, 462, id="at the default release BalancedAllocation gives 75: 462"),
+    pytest.param(EXAMPLE_A, None, 762, id="worked example a at the default release: 762"),
+    pytest.param(EXAMPLE_B, None, 162, id="worked example b at the default release: 162"),
+    pytest.param(EXAMPLE_C, None, 87, id="worked example c at the default release: 87"),
 ])
-def test_worked_example_totals(doc: dict[str, Any] | None, total: int) -> None:
-    # one node with 4 CPU and 8Gi, one pod requesting 500m and 1Gi (reference 1.5.7)
-    config = load(doc)
+def test_worked_example_totals(doc: dict[str, Any] | None, version: str | None, total: int) -> None:
+    # one node with 4 CPU and 8Gi, one pod requesting 500m and 1Gi (reference 1.5.7, v1.34.1's figures)
+    config = load(doc, version)
     snap = make_snapshot([make_node("n").alloc(cpu="4", memory="8Gi", pods=110)])
     handle = SchedulerHandle(snap, config, 0, True, {})
-    fw = Framework(config.profiles[0], in_tree_registry(), handle)
+    fw = Framework(config.profiles[0], in_tree_registry(Release.of(version)), handle)
     handle.frameworks[fw.profile_name] = fw
     pod = make_pod().req(cpu="500m", memory="1Gi").build()
     state = CycleState()

@@ -82,10 +82,12 @@ def test_a_gate_the_release_does_not_have_cannot_be_read() -> None:
 
 def test_the_default_release_is_the_newest_modelled_with_its_default_gates() -> None:
     r = default_release()
-    assert r.version == KubeVersion(1, 35) and str(r) == "1.35" and r.scheduler_version == "v1.35.4"
-    assert r.enabled(Gate.DYNAMIC_RESOURCE_ALLOCATION) and not r.enabled(Gate.STORAGE_CAPACITY_SCORING)
+    assert r.version == KubeVersion(1, 37) and str(r) == "1.37" and r.scheduler_version == "v1.37.2"
+    assert r.version == max(release_tables.GATES) and Release.of() == r
+    assert r.enabled(Gate.DYNAMIC_RESOURCE_ALLOCATION) and r.enabled(Gate.STORAGE_CAPACITY_SCORING)
     assert r.enabled(Gate.OPPORTUNISTIC_BATCHING) and not r.enabled(Gate.SCHEDULER_ASYNC_API_CALLS)
-    assert Release.of("v1.35.4") == Release.of("1.35", "DRAAdminAccess=true") == r
+    assert Release.of("v1.37.2") == Release.of("1.37", "DRAAdminAccess=true") == r
+    assert Release.of("v1.35.4").scheduler_version == "v1.35.4"
     assert Release.of("v1.34.1").scheduler_version == "v1.34.1"
 
 
@@ -168,9 +170,10 @@ def test_1_34_default_args_are_what_each_decoder_gives_for_no_args() -> None:
 # ------------------------------------------------------------------------------ args by the release's gates
 
 def _with(**gates: bool) -> Release:
-    """The default release with these gates set, built directly: kplan refuses to run such a
-    release while it models no variant for the change, but decoding and validation read the gates."""
-    release = default_release()
+    """1.35 (StorageCapacityScoring and the binding-condition gates off by default) with these gates
+    set, built directly: kplan refuses to run such a release while it models no variant for the
+    change, but decoding and validation read the gates."""
+    release = Release.of("1.35")
     return Release(release.version, Features.of(release.gates, dict(gates)))
 
 
@@ -233,7 +236,8 @@ def test_args_are_defaulted_by_the_release_s_gates(gates: dict[str, bool], name:
 def test_a_shape_in_the_configuration_file_is_refused_at_validation_with_the_gate_off() -> None:
     doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
            "profiles": [{"pluginConfig": [{"name": "VolumeBinding", "args": {"shape": SHAPE[:1]}}]}]}
+    release = Release.of("1.35")  # StorageCapacityScoring alpha, off
     with pytest.raises(ConfigError) as e:
-        load_config(doc, in_tree_registry())
+        load_config(doc, in_tree_registry(release), release)
     assert str(e.value) == ('profiles[0].pluginConfig[0].args.shape: Invalid value: [{"Utilization":0,"Score":10}]: '
                             "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring")

@@ -97,9 +97,10 @@ def test_stated(name: str, server: str | None, kubelet: KubeVersion | None, expe
 
 CHOICES = [
     # name, --kube-version, stated, release used, warning
-    ("nothing stated: the default release (the newest judged against its oracle)", None, None, "1.35", None),
+    ("nothing stated: the default release (the newest modelled)", None, None, "1.37", None),
     ("a modelled server version", None, Stated(V("1.34"), True), "1.34", None),
-    ("the newest modelled server version", None, Stated(V("1.35"), True), "1.35", None),
+    ("a 1.35 server", None, Stated(V("1.35"), True), "1.35", None),
+    ("the newest modelled server version", None, Stated(V("1.37"), True), "1.37", None),
     ("an older server version", None, Stated(V("1.29"), True), "1.34",
      "the cluster runs Kubernetes 1.29; kplan models kube-scheduler 1.34, the results are 1.34's"),
     ("a 1.36 server", None, Stated(V("1.36"), True), "1.36", None),
@@ -146,6 +147,10 @@ def test_choose_release_errors(name: str, asked: str | None, gates: str, message
     assert str(e.value) == message
 
 
-def test_gates_set_to_their_defaults_are_taken() -> None:
-    release, _ = choose_release(None, "DRAAdminAccess=true,DRADeviceTaints=false", None)
-    assert release.enabled(Gate.DRA_ADMIN_ACCESS) and not release.enabled(Gate.DRA_DEVICE_TAINTS)
+@pytest.mark.parametrize(("asked", "gates", "on", "off"), [
+    (None, "DRAAdminAccess=true,GenericWorkload=false", Gate.DRA_ADMIN_ACCESS, Gate.GENERIC_WORKLOAD),
+    ("1.35", "DRAAdminAccess=true,DRADeviceTaints=false", Gate.DRA_ADMIN_ACCESS, Gate.DRA_DEVICE_TAINTS),
+], ids=["at the default release", "at 1.35"])
+def test_gates_set_to_their_defaults_are_taken(asked: str | None, gates: str, on: Gate, off: Gate) -> None:
+    release, _ = choose_release(asked, gates, None)
+    assert release.enabled(on) and not release.enabled(off)

@@ -59,7 +59,7 @@ ROWS = {
     "a node whose allocatable has no pods": Row(
         pod(), "{tmp}/podless.yaml",
         ["node podless: status.allocatable has no pods entry: kube-scheduler allows 0 pods there (Too many pods)"],
-        ("Unschedulable", "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, preemption: "
+        ("Unschedulable", "0/1 nodes are available: 1 Too many pods. preemption: "
                           "0/1 nodes are available: 1 No preemption victims found for incoming pod.")),
 }
 

@@ -135,21 +135,21 @@ MESSAGES = [
         [make_node("n1").alloc(cpu="2", pods=10)],
         [make_pod("peer").req(cpu="2").priority_class("high").node_name("n1")],
         make_pod("big").req(cpu="2").priority_class("high"),
-        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are "
+        "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
         "available: 1 No preemption victims found for incoming pod.",
         id="no lower-priority pod anywhere"),
     pytest.param(
         [make_node("n1").alloc(cpu="2", pods=10)],
         [make_pod("a").req(cpu="1").priority_class("low").node_name("n1")],
         make_pod("huge").req(cpu="3").priority_class("high"),
-        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are "
+        "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
         "available: 1 Preemption is not helpful for scheduling.",
         id="a request above the node's whole allocatable makes it no candidate"),
     pytest.param(
         [make_node("n1").alloc(cpu="2", pods=10)],
         [make_pod("a").req(cpu="2").priority_class("low").node_name("n1")],
         make_pod("polite").req(cpu="2").priority_class("high-never"),
-        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible "
+        "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible "
         "due to preemptionPolicy=Never.",
         id="preemptionPolicy Never"),
     pytest.param(
@@ -157,8 +157,8 @@ MESSAGES = [
         [make_pod("low-port").req(cpu="1").priority_class("low").host_port(9090).node_name("n1"),
          make_pod("high-port").req(cpu="2").priority_class("high").host_port(9090).node_name("n1")],
         make_pod("mid").req(cpu="3").priority_class("mid").host_port(9090),
-        "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. no new claims to "
-        "deallocate, preemption: 0/1 nodes are available: 1 Insufficient cpu.",
+        "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. preemption: 0/1 nodes "
+        "are available: 1 Insufficient cpu.",
         id="removing a victim frees a host port that a pod staying on the node holds too, as HostPortInfo does"),
 ]
 

@@ -64,6 +64,6 @@ def test_the_postscript_counts_every_candidate_node() -> None:
     running = [make_pod(f"r{i}").req(cpu="1").priority_class("high").node_name(f"n{i}") for i in range(3)]
     drawn = (nodes, running, [make_pod("p").req(cpu="2").priority_class("high")], True)
     message = run(drawn, True, pytest.MonkeyPatch())[0][3]
-    assert message == ("0/4 nodes are available: 4 Insufficient cpu. no new claims to deallocate, preemption: "
+    assert message == ("0/4 nodes are available: 4 Insufficient cpu. preemption: "
                        "0/4 nodes are available: 1 Preemption is not helpful for scheduling, "
                        "3 No preemption victims found for incoming pod.")

@@ -94,7 +94,7 @@ def test_evicting_a_pod_does_not_free_its_attach_slot_in_the_dry_run():
     assert result.preempted == []
     assert outcome(result, "p") == (
         "Unschedulable", None,
-        "0/1 nodes are available: 1 node(s) exceed max volume count. no new claims to deallocate, preemption: "
+        "0/1 nodes are available: 1 node(s) exceed max volume count. preemption: "
         "0/1 nodes are available: 1 node(s) exceed max volume count.")
 
 
