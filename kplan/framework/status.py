@@ -125,6 +125,9 @@ class PluginError(Exception):
     """A Filter plugin's Error status: the framework aborts the whole scheduling attempt with
     ``running "<plugin>" filter plugin: <text>`` (the pod goes to the error backoff)."""
 
-    def __init__(self, plugin: str, text: str) -> None:
+    def __init__(self, plugin: str, text: str, row: int | None = None) -> None:
         super().__init__(f'running "{plugin}" filter plugin: {text}')
         self.plugin = plugin
+        #: the node table row whose Filter failed (None: not known): the nodes before it in the
+        #: cycle's order count as processed for nextStartNodeIndex
+        self.row = row

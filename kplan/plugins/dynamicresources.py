@@ -327,7 +327,7 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
                 ok, found = self._summaries().allocate_rows(st.allocator, table, rows, st.to_allocate, st.spec_id,
                                                             st.plan, failures)
             except AllocatorError as e:
-                raise PluginError(NAME, str(e)) from None
+                raise PluginError(NAME, str(e), e.row) from None
             st.results.update(found)
             codes[~ok], reasons[~ok] = Code.UNRESOLVABLE, _CANNOT_ALLOCATE_ID
             for k, text in failures.items():
@@ -384,7 +384,7 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             try:
                 ok, found = summaries.allocate_rows(st.allocator, table, sub, claims, spec_id, plan)
             except AllocatorError as e:
-                raise PluginError(NAME, str(e)) from None
+                raise PluginError(NAME, str(e), e.row) from None
             special = claims[-1]
             for node_name, results in found.items():
                 st.results[node_name] = results[:-1]

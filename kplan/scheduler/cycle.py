@@ -225,7 +225,18 @@ class Scheduler:
         pos = 0
         while pos < n:
             part = rotated_slice(rows, start, pos, pos + chunk)
-            out = fw.run_filter_plugins_with_nominated_pods(state, pod, table, part, nominator)
+            try:
+                out = fw.run_filter_plugins_with_nominated_pods(state, pod, table, part, nominator)
+            except PluginError as e:
+                # the attempt aborts; with parallelism 1 the nodes before the failing one (in the
+                # rotated order) were processed, each feasible or rejected, and
+                # nextStartNodeIndex moves past them
+                if e.row is not None:
+                    at = (rows == e.row).nonzero()[0]
+                    if len(at):
+                        self.next_start_node_index = (self.next_start_node_index + (int(at[0]) - start) % n) \
+                            % len(table)
+                raise
             ok = (out.codes == 0).nonzero()[0]
             if found + len(ok) > k:
                 # the (k+1)-th feasible node is examined but neither kept nor counted

@@ -65,6 +65,9 @@ Matching = tuple[list[tuple[ResourceSlice, Device]], tuple[DeviceId | None, Any]
 class AllocatorError(Exception):
     """An allocator failure that aborts the scheduling attempt (Filter returns Error)."""
 
+    #: the node table row where Filter met it (set by the node summaries), None: unknown
+    row: int | None = None
+
 
 @dataclass(slots=True)
 class Pool:

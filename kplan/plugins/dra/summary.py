@@ -293,6 +293,9 @@ class NodeSummaries:
                 if failures is not None:
                     failures[k] = str(e)
                 continue
+            except AllocatorError as e:
+                e.row = int(rows[k])
+                raise
             nid = int(ids[k])
             if nid < len(plan):
                 plan[nid] = NO if found is None else YES
