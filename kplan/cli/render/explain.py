@@ -283,8 +283,8 @@ def _resource_fact(r: ResourceFact | None) -> str:
 #: kube-scheduler's postscripts that say nothing about the pod's own problem, explained once
 _POSTSCRIPTS = (
     (" no new claims to deallocate", "'no new claims to deallocate' is kube-scheduler's DynamicResources plugin "
-     "answering, at PostFilter, that a pod without resource claims has none to free; every v1.34 FitError carries "
-     "it. It says nothing about why this pod does not fit."),
+     "answering, at PostFilter, that a pod without resource claims has none to free; every FitError of releases "
+     "1.34 to 1.36 carries it. It says nothing about why this pod does not fit."),
     (" still not schedulable", "'still not schedulable' is DynamicResources' PostFilter answering that none of "
      "the pod's claims that are unavailable on some node could be deallocated to make room (a claim reserved for "
      "other pods never is); it says nothing more about why the pod does not fit."),
