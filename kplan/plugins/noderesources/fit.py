@@ -10,7 +10,7 @@ for the incoming pod, as v1.34.1 does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +65,13 @@ _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
 _FLAGGED_RESOURCES = 3
 #: distinct checked lists whose FlagPatterns are kept before starting afresh
 _PATTERNS_KEPT = 4096
+
+
+def fit_reasons(bits: int, names: Sequence[str]) -> list[str]:
+    """Filter's reasons for one pattern of bits (bit 0: too many pods; bit j+1: the j-th of
+    ``names`` is short), in fitsRequest's order."""
+    return ([TOO_MANY_PODS] if bits & 1 else []) + [
+        f"Insufficient {name}" for j, name in enumerate(names) if bits >> (j + 1) & 1]
 
 
 class FlagPatterns:
@@ -123,9 +130,7 @@ class FlagPatterns:
             if not b & low:
                 self.reasons[b] = 0
                 continue
-            names = ([TOO_MANY_PODS] if b & 1 else []) + [
-                f"Insufficient {name}" for j, name in enumerate(self.names) if short[j]]
-            self.reasons[b] = reason_id(*names)
+            self.reasons[b] = reason_id(*fit_reasons(b, self.names))
 
 
 @dataclass(frozen=True)
@@ -333,9 +338,7 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         ids = reason_of.take(bits)
         if (ids < 0).any():
             for b in np.unique(bits[ids < 0]).tolist():
-                names = ([TOO_MANY_PODS] if b & 1 else []) + [
-                    f"Insufficient {name}" for k, name in enumerate(key) if b >> (k + 1) & 1]
-                reason_of[b] = reason_id(*names)
+                reason_of[b] = reason_id(*fit_reasons(b, key))
             ids = reason_of.take(bits)
         return ids
 
