@@ -22,6 +22,7 @@ from kplan.model.objects import Pod, evolve_pod
 from kplan.model.parse import resized_resources
 
 if TYPE_CHECKING:
+    from kplan.framework.events import ClusterEvent
     from kplan.framework.release_tables import ReleaseRows
 
 
@@ -74,6 +75,13 @@ class QueueingHintRules:
     #: InterPodAffinity: a pod matching ANY required anti-affinity term (not ALL of them) is
     #: enough (#139161, 1.37; podMatchesAnyAffinityTerms)
     anti_affinity_any_term: bool
+
+    def pod_on_a_node(self, event: ClusterEvent) -> bool:
+        """Whether the event's pod is on a node as InterPodAffinity's and PodTopologySpread's
+        filters count pods: assigned, or with ``nominated_pods_count`` also nominated to a node (a
+        pod leaving its nomination is offered as a deleted pod with no node and its old nominated
+        node)."""
+        return bool(event.node_name) or (self.nominated_pods_count and bool(event.nominated_node))
 
 
 @total_ordering

@@ -202,13 +202,6 @@ def _matches_anti_affinity(owner: Pod, other: Pod, rules: QueueingHintRules) -> 
     return filtering.matches_all(scopes, other, EMPTY)
 
 
-def _concerns_pods_of_nodes(event: ClusterEvent, rules: QueueingHintRules) -> bool:
-    """Whether the event's pod is on a node as the filter sees pods: assigned, or from 1.36 also
-    nominated to a node (#135392: a pod leaving its nomination is offered as a deleted pod
-    with no node and its old nominated node)."""
-    return bool(event.node_name) or (rules.nominated_pods_count and bool(event.nominated_node))
-
-
 def _deleted_pod_freed(pod: Pod, other: Pod, rules: QueueingHintRules) -> bool:
     """A deleted pod: it matched the pod's anti-affinity, or from 1.36 (#135325) the pod matches
     the deleted pod's own anti-affinity (the filter's "existing pods anti-affinity")."""
@@ -222,7 +215,7 @@ def after_pod_change(pod: Pod, event: ClusterEvent, rules: QueueingHintRules) ->
     other = event.pod
     if other is None:
         return True
-    if not _concerns_pods_of_nodes(event, rules):
+    if not rules.pod_on_a_node(event):
         return False  # an unscheduled pod: it cannot make the pod schedulable
     if event.kind == ASSIGNED_POD_UPDATE_LABEL:
         old = event.old_pod

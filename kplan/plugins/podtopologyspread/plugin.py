@@ -259,5 +259,4 @@ def involved_in_spreading(pod: Pod, event: ClusterEvent, rules: QueueingHintRule
     assert other is not None
     if other.uid == pod.uid:
         return True
-    on_a_node = bool(event.node_name) or (rules.nominated_pods_count and bool(event.nominated_node))
-    return on_a_node and other.namespace == pod.namespace
+    return rules.pod_on_a_node(event) and other.namespace == pod.namespace
