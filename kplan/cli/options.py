@@ -91,8 +91,10 @@ def scheduler_config_option(what: str = "A KubeSchedulerConfiguration file (kube
 
 
 def seed_option() -> Any:
-    return typer.Option(0, "--seed", metavar="N", help="Seed for the scheduler's random choices (score ties, preemption) and "
-                        "for the random suffixes of the pod names the controllers generate.")
+    # min=0: numpy's generators take non-negative seeds only; the parser says so as a usage error
+    return typer.Option(0, "--seed", metavar="N", min=0, help="Seed for the scheduler's random choices (score ties, "
+                        "preemption) and for the random suffixes of the pod names the controllers generate; 0 or "
+                        "more.")
 
 
 def tie_break_option() -> Any:
