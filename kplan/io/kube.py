@@ -66,6 +66,9 @@ class Kind:
     field_selector: str = ""
     #: older versions of the group to list when ``version`` is not served (newest first)
     fallback_versions: tuple[str, ...] = ()
+    #: a custom resource of an add-on (Karpenter's): a cluster that does not serve it lacks the
+    #: add-on, which is neither an error nor worth a warning
+    add_on: bool = False
 
     @property
     def api_version(self) -> str:
@@ -133,6 +136,12 @@ KINDS: tuple[Kind, ...] = (
          "ResourceClaimTemplates, so the claims of pending pods made from templates are never created",
          fallback_versions=_DRA_BETAS),
     Kind("limitranges", "", "v1", "LimitRange", True, "LimitRange defaults for pending pods' requests and limits"),
+    # Karpenter's custom resources (karpenter.sh/v1, Karpenter v1.0 and later), for --autoscaler karpenter
+    Kind("nodepools", "karpenter.sh", "v1", "NodePool", False,
+         "Karpenter's NodePools, so --autoscaler karpenter has none to launch nodes from", add_on=True),
+    Kind("nodeclaims", "karpenter.sh", "v1", "NodeClaim", False,
+         "Karpenter's NodeClaims, so --autoscaler karpenter counts no node in flight against the NodePools' "
+         "limits", add_on=True),
 )
 
 
@@ -721,6 +730,8 @@ def capture(lister: Lister, context: str, *, namespace: str | None = None,
                                              "it needs")
                 warns.append(f"no permission to {permission_words(kind, namespace)}; the simulation will lack "
                              f"{kind.lacks}")
+            elif kind.add_on and got.status == 404:
+                continue  # the add-on's CRD is not installed: nothing is missing from this cluster
             else:
                 if kind.required:
                     raise ClusterAccessError(f"the cluster does not serve {kind.qualified} "

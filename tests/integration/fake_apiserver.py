@@ -54,6 +54,8 @@ RESOURCES: dict[str, tuple[str, str, str, bool]] = {
     "ResourceSlice": ("resource.k8s.io", "v1", "resourceslices", False),
     "ResourceClaim": ("resource.k8s.io", "v1", "resourceclaims", True),
     "ResourceClaimTemplate": ("resource.k8s.io", "v1", "resourceclaimtemplates", True),
+    "NodePool": ("karpenter.sh", "v1", "nodepools", False),
+    "NodeClaim": ("karpenter.sh", "v1", "nodeclaims", False),
 }
 _BY_ROUTE = {(g, v, r): (k, ns) for k, (g, v, r, ns) in RESOURCES.items()}
 _BY_GROUP = {(g, r): (k, v, ns) for k, (g, v, r, ns) in RESOURCES.items()}

@@ -201,6 +201,35 @@ def test_a_kind_the_server_does_not_serve_is_a_warning(server: FakeApiServer, tm
     assert cap.warnings[0].startswith("the cluster does not serve csidrivers.storage.k8s.io/v1 (HTTP 404)")
 
 
+def test_karpenter_nodepools_and_nodeclaims_are_listed(tmp_path: Path) -> None:
+    pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "general"},
+            "spec": {"template": {"spec": {"requirements": [], "nodeClassRef": {
+                "group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}}
+    claim = {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "general-abcde"},
+             "spec": {"requirements": []}}
+    with FakeApiServer([*small_cluster(), pool, claim], token=TOKEN) as srv:
+        cap = capture(srv, tmp_path)
+    assert cap.missing == [] and cap.warnings == []
+    assert names(cap.encoded, "NodePool") == ["general"] and names(cap.encoded, "NodeClaim") == ["general-abcde"]
+    assert srv.methods == {"GET"}
+
+
+def test_a_cluster_without_karpenter_is_neither_an_error_nor_a_warning(server: FakeApiServer, tmp_path: Path) -> None:
+    server.unserved.update({"nodepools", "nodeclaims"})
+    cap = capture(server, tmp_path)
+    assert cap.missing == [] and cap.warnings == []
+    assert len(names(cap.encoded, "Pod")) == 10
+
+
+def test_karpenter_kinds_that_are_forbidden_are_a_warning(server: FakeApiServer, tmp_path: Path) -> None:
+    server.forbid("nodepools")
+    cap = capture(server, tmp_path)
+    assert cap.missing == ["nodepools.karpenter.sh"]
+    assert cap.warnings == ['no permission to list nodepools.karpenter.sh (verb "list", resource "nodepools", '
+                            "API group karpenter.sh); the simulation will lack Karpenter's NodePools, so "
+                            "--autoscaler karpenter has none to launch nodes from"]
+
+
 DRA_RESOURCES = ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates")
 
 
