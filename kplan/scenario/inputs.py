@@ -6,7 +6,8 @@ StatefulSet, ReplicationController (their selectors switch on default topology s
 the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver,
 CSIStorageCapacity, VolumeAttachment), the resource.k8s.io kinds (DeviceClass, ResourceSlice,
 ResourceClaim, ResourceClaimTemplate), HorizontalPodAutoscaler (autoscaling/v1 and v2, for
-``--hpa``) and LimitRange. Other kinds are reported once per kind as
+``--hpa``), LimitRange, and Karpenter's NodePool and NodeClaim (karpenter.sh/v1, for
+``--autoscaler karpenter``). Other kinds are reported once per kind as
 skipped (kplan.scenario.build). Pods with ``spec.nodeName`` are running; pods without are
 pending, in the order given (cluster files first, then manifests, which kplan.io.apply applies).
 """
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 from kplan.model.autoscaling import KIND as HPA_KIND
 from kplan.model.autoscaling import HorizontalPodAutoscaler, parse_hpa
 from kplan.model.dra import DraObject
+from kplan.model.karpenter import NodeClaim, NodePool
 from kplan.model.objects import (
     Namespace,
     Node,
@@ -39,6 +41,7 @@ from kplan.model.parse import (
     parse_selecting_object,
 )
 from kplan.model.parse_dra import DRA_PARSERS
+from kplan.model.parse_karpenter import is_karpenter_object, parse_node_claim, parse_node_pool
 from kplan.model.raw import RawObject
 from kplan.model.storage import StorageObject
 from kplan.workloads import WORKLOAD_KINDS
@@ -89,6 +92,9 @@ class Inputs:
     #: HorizontalPodAutoscalers by (namespace, name): the cluster's, then the manifests' (which
     #: configure one of the same name, as kubectl apply would)
     hpas: dict[tuple[str, str], HorizontalPodAutoscaler] = field(default_factory=dict)
+    #: Karpenter's NodePools and NodeClaims (karpenter.sh), in input order
+    node_pools: list[NodePool] = field(default_factory=list)
+    node_claims: list[NodeClaim] = field(default_factory=list)
 
     def daemonsets(self) -> list[tuple[RawObject, Mapping[str, Any] | None]]:
         """Every DaemonSet, by namespace and name: the cluster's, and the manifests' (which
@@ -157,6 +163,11 @@ def classify(objects: Iterable[RawObject], into: Inputs | None = None) -> Inputs
         elif kind == HPA_KIND and str(d.get("apiVersion", "autoscaling/")).startswith("autoscaling/"):
             hpa = parse_hpa(d, src)
             out.hpas[(hpa.namespace, hpa.name)] = hpa
+        elif is_karpenter_object(d):
+            if kind == "NodePool":
+                out.node_pools.append(parse_node_pool(d, src))
+            else:
+                out.node_claims.append(parse_node_claim(d, src))
         elif kind in SELECTING_KINDS:
             out.selecting.append(parse_selecting_object(d, src))
             out.other.setdefault(str(kind), []).append(obj)

@@ -1,0 +1,69 @@
+"""The offering a NodeClaim launches on (kwok/cloudprovider toNode; the AWS capacity-type order)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kplan.autoscaler.karpenter import NewNodeClaim, launch
+from kplan.model.karpenter import Requirement
+from kplan.model.parse_karpenter import parse_catalog
+
+
+def offering(price: float, capacity_type: str, zone: str) -> dict[str, Any]:
+    return {"Price": price, "Available": True,
+            "Requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": [capacity_type]},
+                             {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}]}
+
+
+CATALOG = parse_catalog([
+    {"name": "m5.large", "architecture": "amd64", "operatingSystems": ["linux"],
+     "resources": {"cpu": "2", "memory": "8Gi", "pods": "29"},
+     "offerings": [offering(0.096, "on-demand", "a"), offering(0.096, "on-demand", "b"),
+                   offering(0.04, "spot", "a"), offering(0.035, "spot", "b")]},
+    {"name": "m5.xlarge", "architecture": "amd64", "operatingSystems": ["linux"],
+     "resources": {"cpu": "4", "memory": "16Gi"},
+     "offerings": [offering(0.192, "on-demand", "a"), offering(0.07, "spot", "a")]},
+], "types.json")
+
+
+def claim(*reqs: Requirement) -> NewNodeClaim:
+    types = CATALOG.instance_types
+    base = (Requirement("node.kubernetes.io/instance-type", "In", tuple(t.name for t in types)),
+            Requirement("karpenter.sh/nodepool", "In", ("default",)))
+    return NewNodeClaim("default", types, (), base + reqs, labels={"team": "a"})
+
+
+def test_on_demand_takes_the_cheapest_offering_and_names_the_tie() -> None:
+    node = launch(claim(Requirement("karpenter.sh/capacity-type", "In", ("on-demand",))), CATALOG, "n1")
+    assert node is not None
+    assert (node.instance_type.name, node.capacity_type, node.zone, node.price) == ("m5.large", "on-demand", "a",
+                                                                                    0.096)
+    assert [(o.instance_type, o.zone) for o in node.options] == [("m5.large", "b")]
+    assert not node.cloud_picks
+    assert node.other_instance_types == ("m5.xlarge",)
+
+
+def test_spot_is_preferred_when_allowed_and_ec2_picks_among_the_options() -> None:
+    node = launch(claim(), CATALOG, "n1")
+    assert node is not None
+    assert (node.capacity_type, node.zone, node.price) == ("spot", "b", 0.035)
+    assert node.cloud_picks
+    assert [(o.instance_type, o.zone, o.price) for o in node.options] == [
+        ("m5.large", "b", 0.035), ("m5.large", "a", 0.04), ("m5.xlarge", "a", 0.07)]
+
+
+def test_the_node_carries_the_labels_capacity_and_allocatable_of_its_type() -> None:
+    node = launch(claim(Requirement("topology.kubernetes.io/zone", "In", ("a",)),
+                        Requirement("karpenter.sh/capacity-type", "In", ("on-demand",))), CATALOG, "n1").node
+    assert node.labels["node.kubernetes.io/instance-type"] == "m5.large"
+    assert node.labels["topology.kubernetes.io/zone"] == "a"
+    assert node.labels["karpenter.sh/capacity-type"] == "on-demand"
+    assert node.labels["karpenter.sh/nodepool"] == "default"
+    assert node.labels["kubernetes.io/hostname"] == "n1"
+    assert node.labels["team"] == "a"
+    assert node.capacity["pods"] == 29
+    assert node.allocatable["cpu"] == 1900
+
+
+def test_no_offering_left_means_no_launch() -> None:
+    assert launch(claim(Requirement("topology.kubernetes.io/zone", "In", ("c",))), CATALOG, "n1") is None
