@@ -68,14 +68,14 @@ def simulate(
     with run_progress(not quiet) as planner.progress:
         if scaled:  # the workloads at their autoscalers' bound, then the run as always
             changed, _ = planner.changed(scaled)
-            result = planner.simulate(changed).result
+            run = planner.simulate(changed)
         else:
-            result = planner.simulate().result
+            run = planner.simulate()
     t2 = time.perf_counter()
     print_warnings(planner.warnings + notes, quiet)
     # the CLI measures the times: the engine reads no clock
     timing = {"loadSeconds": round(t1 - t0, 4), "scheduleSeconds": round(t2 - t1, 4)}
-    doc = simulation_document(result, timing)
+    doc = simulation_document(run.result, timing, run.autoscaling)
     if scaled:
         from dataclasses import replace
 

@@ -23,6 +23,7 @@ from kplan.framework.release import Release
 from kplan.report.codec import Quantity, is_empty, is_none, member
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import SimulationResult
+from kplan.whatif.autoscale import Autoscaling
 from kplan.whatif.changes import ScaleWorkload
 
 API_VERSION: Final = "kplan.dev/v1alpha1"
@@ -153,6 +154,9 @@ class PendingPod(PodKey):
     priority: int
     #: the message in parts when it is a FitError
     fit_error: FitErrorParts | None = member(omit=is_none, default=None)
+    #: with --autoscaler, for a pod still unschedulable that the autoscaler could not help: why,
+    #: in the autoscaler's words (Karpenter's scheduling error)
+    autoscaler: str | None = member(omit=is_none, default=None)
 
     @property
     def reason(self) -> str:
@@ -220,6 +224,43 @@ def autoscaled_docs(changes: Sequence[ScaleWorkload]) -> tuple[AutoscaledWorkloa
 
 
 @dataclass(frozen=True, kw_only=True)
+class LaunchedNode:
+    """A node the autoscaler launched (--autoscaler), as kube-scheduler then used it."""
+
+    name: str
+    #: the Karpenter NodePool it was launched from
+    node_pool: str
+    instance_type: str
+    capacity_type: str = member(enum=("on-demand", "spot", "reserved"))
+    zone: str
+    #: the offering's price in US dollars per hour, as the instance-type catalog gives it
+    price_per_hour: float
+    #: the pending pods kube-scheduler placed on it
+    pods: tuple[PodKey, ...]
+    #: the pods its DaemonSets created there
+    daemon_pods: tuple[PodKey, ...] = member(omit=is_empty, default=())
+    #: the other instance types the launch could have chosen, in the autoscaler's order
+    other_instance_types: tuple[str, ...]
+    #: which time the autoscaler was asked (1: after kube-scheduler's first pass)
+    round: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class AutoscalingSummary:
+    """What the node autoscaler (--autoscaler) did: how often it was asked, and what its new
+    nodes cost (a month: 730 hours, as AWS prices one)."""
+
+    autoscaler: str = member(enum=("karpenter",))
+    rounds: int
+    #: it still launched nodes when kplan stopped asking (at 10 rounds): pods may remain pending
+    #: that more rounds would place
+    stopped_at_bound: bool
+    nodes: int
+    price_per_hour: float
+    price_per_month: float
+
+
+@dataclass(frozen=True, kw_only=True)
 class SimulationDocument:
     """The result of ``kplan simulate``: every pending pod's outcome and the nodes' use."""
 
@@ -234,6 +275,10 @@ class SimulationDocument:
     nodes: tuple[NodeUsage, ...]
     #: with --hpa: the workloads the HorizontalPodAutoscalers scaled before the run (absent otherwise)
     autoscaled: tuple[AutoscaledWorkload, ...] = member(omit=is_empty, default=())
+    #: with --autoscaler: what the node autoscaler did (absent otherwise)
+    autoscaling: AutoscalingSummary | None = member(omit=is_none, default=None)
+    #: with --autoscaler: the nodes it launched, by name (absent otherwise)
+    launched: tuple[LaunchedNode, ...] = member(omit=is_empty, default=())
     #: wall-clock seconds of loading and scheduling (absent unless the command measured them)
     timing: dict[str, float] | None = member(omit=is_none, default=None)
 
@@ -258,7 +303,33 @@ def node_usage(table: NodeTable) -> tuple[NodeUsage, ...]:
     return tuple(sorted(out, key=lambda n: n.name))
 
 
-def simulation_document(result: SimulationResult, timing: dict[str, float] | None = None) -> SimulationDocument:
+def _key(key: str) -> PodKey:
+    namespace, _, name = key.partition("/")
+    return PodKey(namespace=namespace, name=name)
+
+
+def launched_nodes(result: SimulationResult, autoscaling: Autoscaling) -> tuple[LaunchedNode, ...]:
+    on: dict[str, list[PodKey]] = {}
+    for o in result.pods:
+        if o.status == PodStatus.SCHEDULED and o.node is not None:
+            on.setdefault(o.node, []).append(PodKey(namespace=o.pod.namespace, name=o.pod.name))
+    return tuple(sorted((LaunchedNode(
+        name=n.new.name, node_pool=n.new.group, instance_type=n.new.instance_type, capacity_type=n.new.capacity_type,
+        zone=n.new.zone, price_per_hour=n.new.price_per_hour, pods=tuple(on.get(n.new.name, ())),
+        daemon_pods=tuple(_key(k) for k in n.daemon_pods), other_instance_types=n.new.other_instance_types,
+        round=n.round) for n in autoscaling.launched), key=lambda n: n.name))
+
+
+def autoscaling_summary(autoscaling: Autoscaling) -> AutoscalingSummary:
+    return AutoscalingSummary(autoscaler=autoscaling.autoscaler, rounds=autoscaling.rounds,
+                              stopped_at_bound=autoscaling.stopped_at_bound, nodes=len(autoscaling.launched),
+                              price_per_hour=round(autoscaling.price_per_hour, 6),
+                              price_per_month=round(autoscaling.price_per_month, 4))
+
+
+def simulation_document(result: SimulationResult, timing: dict[str, float] | None = None,
+                        autoscaling: Autoscaling | None = None) -> SimulationDocument:
+    unhelped = autoscaling.unhelped if autoscaling is not None else {}
     counts = dict.fromkeys(PodStatus, 0)
     for o in result.pods:
         counts[o.status] += 1
@@ -271,12 +342,15 @@ def simulation_document(result: SimulationResult, timing: dict[str, float] | Non
         pods=tuple(PendingPod(namespace=o.pod.namespace, name=o.pod.name, status=o.status, node=o.node,
                               message=o.message, attempts=o.attempts, nominated_node=o.nominated_node,
                               priority=o.pod.priority,
-                              fit_error=FitErrorParts.of(o.fit_error) if o.fit_error is not None else None)
+                              fit_error=FitErrorParts.of(o.fit_error) if o.fit_error is not None else None,
+                              autoscaler=unhelped.get(o.pod.key) if o.status == PodStatus.UNSCHEDULABLE else None)
                    for o in result.pods),
         preempted=tuple(Eviction(namespace=e.pod.namespace, name=e.pod.name, node=e.node, preemptor=e.preemptor.key)
                         for e in result.preempted),
         replaced=tuple(ReplacedPod(namespace=r.pod.namespace, name=r.pod.name, node=r.node or None,
                                    workload=r.workload, kept=r.kept) for r in result.replaced),
         nodes=node_usage(table),
+        autoscaling=autoscaling_summary(autoscaling) if autoscaling is not None else None,
+        launched=launched_nodes(result, autoscaling) if autoscaling is not None else (),
         timing=timing,
     )

@@ -313,7 +313,8 @@ def whatif_document(w: WhatIf, timing: dict[str, float] | None = None, shrink: S
                     ) -> WhatIfDocument:
     applied = w.after.applied
     d = w.diff
-    before, after = simulation_document(w.before.result), simulation_document(w.after.result)
+    before = simulation_document(w.before.result, autoscaling=w.before.autoscaling)
+    after = simulation_document(w.after.result, autoscaling=w.after.autoscaling)
     untils = tuple(until_fit_doc(u) for u in w.until_fits or ([w.until_fit] if w.until_fit else []))
     return WhatIfDocument(
         modifications=tuple(applied.changes if applied else ()),

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from kplan.autoscaler.provisioning import Autoscaler
 from kplan.errors import InputError
 from kplan.framework.config import SchedulerConfig
 from kplan.framework.cycle_state import CycleState
@@ -36,6 +37,7 @@ from kplan.scheduler.cycle import CycleResult
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.queue import QueuedPod
 from kplan.scheduler.simulate import Observer, Simulation, SimulationResult
+from kplan.whatif.autoscale import Autoscaling, autoscale_run
 from kplan.whatif.capacity import CapacityOutcome, Replica, fill
 from kplan.whatif.changes import Applied, Change, CloneNode, apply_changes
 from kplan.whatif.diff import WhatIfDiff, diff_results, running_on_nodes
@@ -51,6 +53,8 @@ class Run:
     built: Scenario
     result: SimulationResult
     applied: Applied | None = None
+    #: what the node autoscaler did during the run (None: the planner has none)
+    autoscaling: Autoscaling | None = None
 
     @property
     def running(self) -> list[Pod]:
@@ -145,12 +149,16 @@ def all_fit(result: SimulationResult) -> bool:
 
 class Planner:
     def __init__(self, inputs: Inputs, config: SchedulerConfig, registry: Registry, *,
-                 seed: int = 0, lowest_name: bool = False, keep_base: bool = True) -> None:
+                 seed: int = 0, lowest_name: bool = False, keep_base: bool = True,
+                 autoscaler: Autoscaler | None = None) -> None:
         self.inputs = inputs
         self.config = config
         self.registry = registry
         self.seed = seed
         self.lowest_name = lowest_name
+        #: the node autoscaler (--autoscaler) that launches nodes for the pods each run leaves
+        #: unschedulable (kplan.whatif.autoscale); None: the cluster's nodes are all there is
+        self.autoscaler = autoscaler
         # built now for its warnings; the first unchanged run reuses it (a snapshot serves one
         # run: the simulation binds pods into it), unless the planner only runs changed inputs
         # (kplan sweep) and would hold a whole snapshot it never reads
@@ -198,10 +206,22 @@ class Planner:
 
     def simulate(self, inputs: Inputs | None = None, *, config: SchedulerConfig | None = None,
                  observer: Observer | None = None, keep_cycles: bool = False, applied: Applied | None = None,
-                 stage: str = "scheduling", seed: int | None = None) -> Run:
+                 stage: str = "scheduling", seed: int | None = None, autoscale: bool = True) -> Run:
+        """A run of ``inputs`` (default: the unchanged inputs); with the planner's autoscaler (unless
+        ``autoscale`` is False), kube-scheduler and the autoscaler in turn (kplan.whatif.autoscale)."""
         inputs, built, sim = self.simulation(inputs, config=config, observer=observer, keep_cycles=keep_cycles,
                                              stage=stage, seed=seed)
-        return Run(inputs, built, sim.run(), applied)
+        result = sim.run()
+        if self.autoscaler is None or not autoscale:
+            return Run(inputs, built, result, applied)
+
+        def run_pass(changed: Inputs, what: str) -> SimulationResult:
+            return self.simulate(changed, config=config, keep_cycles=keep_cycles, stage=what, seed=seed,
+                                 autoscale=False).result
+
+        result, record, _ = autoscale_run(inputs, result, self.autoscaler, run_pass,
+                                      seed=self.seed if seed is None else seed)
+        return Run(inputs, built, result, applied, record)
 
     def simulate_subsets(self, inputs: Inputs, subsets: Sequence[Collection[int]], then: Callable[[SimulationResult], T],
                          *, seed: int | None = None) -> list[T]:

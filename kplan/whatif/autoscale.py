@@ -1,0 +1,147 @@
+"""kube-scheduler and a node autoscaler taking turns, as in a real cluster (``--autoscaler``).
+
+kube-scheduler places what it can and marks the rest Unschedulable. The autoscaler looks at the
+pods it may help — Karpenter's ``pod.IsProvisionable`` (pkg/utils/pod/scheduling.go): marked
+Unschedulable, not bound, not preempting (no nominated node), not owned by a DaemonSet or a
+Node — and launches nodes for them. Each new node joins with the pods its DaemonSets create there
+(kplan.whatif.daemons, as for ``--add-node``: a new node is not ready until its network DaemonSet
+runs, so they are placed first). kube-scheduler then retries the pods it left pending on the old
+and new nodes. The pods it placed stay where it placed them: they are bound, and a new node does
+not move them. This repeats while the autoscaler launches something and pods remain, at most
+``MAX_ROUNDS`` times (a real cluster loops for ever; an autoscaler that keeps launching nodes
+kube-scheduler does not use would too).
+
+The passes after the first start from the cluster as the previous one left it: every bound pod a
+running pod on its node, the pods left pending pending again in the order they were given. What
+one pass decided beyond placements (a PersistentVolumeClaim bound by WaitForFirstConsumer, a
+ResourceClaim allocated) is not carried into the next: the objects are those of the inputs.
+
+Pure engine code: the planner simulates, the autoscaler (kplan.autoscaler) decides, nothing here
+reads files or prints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from kplan.autoscaler.provisioning import HOURS_PER_MONTH, Autoscaler, NewNode
+from kplan.model.objects import Pod
+from kplan.scenario import Inputs
+from kplan.scheduler.pod_status import PodStatus
+from kplan.scheduler.simulate import PodOutcome, SimulationResult
+from kplan.whatif.changes import AddNodes, Applied, apply_changes
+
+#: the most times the autoscaler is asked for nodes in one run
+MAX_ROUNDS = 10
+
+
+@dataclass(frozen=True)
+class Launched:
+    """A node the autoscaler launched, in which round, and the DaemonSet pods created for it."""
+
+    new: NewNode
+    round: int
+    #: namespace/name of the DaemonSet pods created for the node
+    daemon_pods: tuple[str, ...] = ()
+
+
+@dataclass
+class Autoscaling:
+    """What the autoscaler did during a run."""
+
+    autoscaler: str
+    launched: list[Launched] = field(default_factory=list)
+    #: namespace/name of each pod still unschedulable at the end that the autoscaler could not
+    #: help → its reason, in its words (from the last time it was asked)
+    unhelped: dict[str, str] = field(default_factory=dict)
+    #: times the autoscaler was asked
+    rounds: int = 0
+    #: the autoscaler still launched nodes when MAX_ROUNDS was reached
+    stopped_at_bound: bool = False
+
+    @property
+    def price_per_hour(self) -> float:
+        return sum(n.new.price_per_hour for n in self.launched)
+
+    @property
+    def price_per_month(self) -> float:
+        return self.price_per_hour * HOURS_PER_MONTH
+
+
+def provisionable(o: PodOutcome) -> bool:
+    """A pod the autoscaler may help (Karpenter's pod.IsProvisionable): kube-scheduler marked it
+    Unschedulable (a pod of no profile is never tried, and a pod not created does not exist), it
+    is not waiting for its victims to leave, and no DaemonSet or Node owns it."""
+    if o.status != PodStatus.UNSCHEDULABLE or o.attempts == 0 or o.nominated_node:
+        return False
+    return not any((r.kind, r.api_version) in (("DaemonSet", "apps/v1"), ("Node", "v1")) for r in o.pod.owners)
+
+
+def next_inputs(inputs: Inputs, result: SimulationResult) -> Inputs:
+    """The inputs of the next pass: the cluster as ``result`` left it (every pod bound to a node
+    of the run running there, on the same nodes) and the pods still waiting pending again, in the
+    order they were given; the replaced pods are gone already, and the nodes' DaemonSet pods run."""
+    table = result.snapshot.table
+    waiting = [o.pod for o in result.pods
+               if o.status in (PodStatus.UNSCHEDULABLE, PodStatus.GATED, PodStatus.NOT_CREATED)]
+    uids = {p.uid for p in waiting}
+    order = {p.uid: i for i, p in enumerate(inputs.pending)}
+    waiting.sort(key=lambda p: order.get(p.uid, len(order)))
+    return dataclasses.replace(
+        inputs, nodes=list(table.nodes), running=[p for row in table.pods for p in row], pending=waiting,
+        replaced=[], node_daemons=[], warnings=[],
+        created_after={k: v for k, v in inputs.created_after.items() if k in uids and v in uids})
+
+
+def merged(first: SimulationResult, then: SimulationResult) -> SimulationResult:
+    """One run's result from two passes: each pending pod as the later pass left it (with the
+    attempts of both), the evictions of both, the cluster as the later pass left it."""
+    later = {o.pod.uid: o for o in then.pods}
+    pods = []
+    for o in first.pods:
+        n = later.get(o.pod.uid)
+        pods.append(o if n is None else dataclasses.replace(n, attempts=o.attempts + n.attempts))
+    return SimulationResult(pods, first.preempted + then.preempted, then.snapshot, {**first.cycles, **then.cycles},
+                            first.replaced, first.overhead + then.overhead)
+
+
+#: runs one kube-scheduler pass of the inputs: (inputs, what the pass is) → its result
+Pass = Callable[[Inputs, str], SimulationResult]
+
+
+def autoscale_run(inputs: Inputs, first: SimulationResult, autoscaler: Autoscaler, run_pass: Pass, *,
+              seed: int) -> tuple[SimulationResult, Autoscaling, Applied]:
+    """kube-scheduler's ``first`` pass of ``inputs``, then the autoscaler and kube-scheduler in turn
+    (module docstring). Returns the run's result, what the autoscaler did, and the nodes added with
+    their DaemonSet pods (as kplan.whatif.changes applied them)."""
+    out = Autoscaling(autoscaler.name)
+    result, current = first, inputs
+    added = Applied()
+    while True:
+        pending = [o.pod for o in result.pods if provisionable(o)]
+        if not pending:
+            out.unhelped = {}
+            break
+        if out.rounds == MAX_ROUNDS:
+            out.stopped_at_bound = True
+            break
+        table = result.snapshot.table
+        bound: Mapping[str, list[Pod]] = {name: table.pods[row] for row, name in enumerate(table.names)}
+        answer = autoscaler.provision(list(table.nodes), bound, pending)
+        out.rounds += 1
+        left = {p.key for p in pending}
+        out.unhelped = {k: why for k, why in answer.unhelped.items() if k in left}
+        if not answer.launched:
+            break
+        current = next_inputs(current, result)
+        current, applied = apply_changes(current, [AddNodes(tuple(n.node for n in answer.launched))], seed=seed)
+        keys = {p.uid: p.key for p in current.node_daemons}
+        daemons: dict[str, list[str]] = {}
+        for uid, node in applied.daemon_pods.items():
+            daemons.setdefault(node, []).append(keys[uid])
+        out.launched += [Launched(n, out.rounds, tuple(daemons.get(n.name, ()))) for n in answer.launched]
+        added = added.merged(applied)
+        result = merged(result, run_pass(current, f"after {autoscaler.name}, pass {out.rounds + 1}"))
+    return result, out, added

@@ -1,0 +1,47 @@
+"""``launched[]``, ``autoscaling`` and the pods' ``autoscaler`` reasons of a SimulationResult with
+--autoscaler: built from a run, valid against the shipped schema, read back as written."""
+
+from __future__ import annotations
+
+import jsonschema
+
+from kplan.cli.render import to_json
+from kplan.report.codec import decode, encode
+from kplan.report.document import SimulationDocument, simulation_document
+from kplan.report.schema import shipped
+from tests.unit.whatif.test_autoscale import Launcher, planner, pod_doc
+from tests.unit.whatif.test_node_daemons import daemonset, node_doc
+
+
+def document() -> SimulationDocument:
+    launcher = Launcher(cpu="2", name="karpenter")
+    run = planner([node_doc("n1", cpu="1"), daemonset("agent", cpu="100m")],
+                  [pod_doc("b", "1500m"), pod_doc("never", "1500m")], launcher).simulate()
+    return simulation_document(run.result, None, run.autoscaling)
+
+
+def test_the_launched_nodes_list_their_pods_price_and_options() -> None:
+    doc = encode(document())
+    [new] = doc["launched"]
+    assert {k: v for k, v in new.items() if k != "daemonPods"} == {
+        "name": "new-1", "nodePool": "general", "instanceType": "m5.xlarge", "capacityType": "on-demand",
+        "zone": "zone-b", "pricePerHour": 0.192, "pods": [{"namespace": "default", "name": "b"}],
+        "otherInstanceTypes": ["m5a.xlarge"], "round": 1}
+    assert [p["name"][:6] for p in new["daemonPods"]] == ["agent-"]
+    assert doc["autoscaling"] == {"autoscaler": "karpenter", "rounds": 2, "stoppedAtBound": False, "nodes": 1,
+                                  "pricePerHour": 0.192, "pricePerMonth": 140.16}
+
+
+def test_a_pod_the_autoscaler_cannot_help_carries_its_reason_next_to_kube_schedulers() -> None:
+    pods = {p["name"]: p for p in encode(document())["pods"]}
+    assert pods["never"]["autoscaler"] == "no instance type satisfied resources"
+    assert pods["never"]["message"].startswith("0/2 nodes are available")
+    assert "autoscaler" not in pods["b"]
+
+
+def test_the_document_validates_and_reads_back_as_written() -> None:
+    data = encode(document())
+    schema = shipped()
+    errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(data)]
+    assert errors == []
+    assert to_json(encode(decode(SimulationDocument, data))) == to_json(data)
