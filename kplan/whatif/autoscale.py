@@ -26,12 +26,16 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from kplan.autoscaler.karpenter.autoscaler import KarpenterAutoscaler, Solve
 from kplan.autoscaler.provisioning import HOURS_PER_MONTH, Autoscaler, NewNode
+from kplan.errors import InputError
+from kplan.model.karpenter import Catalog
 from kplan.model.objects import Pod
 from kplan.scenario import Inputs
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import PodOutcome, SimulationResult
 from kplan.whatif.changes import AddNodes, Applied, apply_changes
+from kplan.whatif.daemons import daemonset_template_pods
 
 #: the most times the autoscaler is asked for nodes in one run
 MAX_ROUNDS = 10
@@ -145,3 +149,14 @@ def autoscale_run(inputs: Inputs, first: SimulationResult, autoscaler: Autoscale
         added = added.merged(applied)
         result = merged(result, run_pass(current, f"after {autoscaler.name}, pass {out.rounds + 1}"))
     return result, out, added
+
+
+def karpenter(inputs: Inputs, catalog: Catalog, solve: Solve, *, seed: int) -> KarpenterAutoscaler:
+    """Karpenter with the NodePools and NodeClaims of ``inputs``, its DaemonSets' pods, and the
+    instance types of ``catalog``; InputError when the inputs hold no NodePool (Karpenter would
+    launch nothing)."""
+    if not inputs.node_pools:
+        raise InputError("--autoscaler karpenter: the inputs hold no NodePool (karpenter.sh/v1): give the cluster's "
+                         "NodePools with --cluster (kplan snapshot lists them) or as manifests")
+    return KarpenterAutoscaler(tuple(inputs.node_pools), tuple(inputs.node_claims),
+                               tuple(daemonset_template_pods(inputs)), catalog, solve, seed=seed)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kplan.errors import KplanError
-from kplan.model.objects import Node, Pod
+from kplan.model.objects import Node, Pod, evolve_pod
 from kplan.model.raw import RawObject
 from kplan.scenario import Inputs
 from kplan.workloads import expand
@@ -98,4 +98,41 @@ def _for_daemonset(obj: RawObject, existing: Mapping[str, Any] | None, nodes: Se
         created = create_pod_object(d, f"{obj.source}: {exp.key}", ranges.get(ns, []), claim_uids.uid)
         taken.add(created.pod.name)
         out.append(created)
+    return out
+
+
+def daemonset_template_pods(inputs: Inputs) -> list[Pod]:
+    """One pod per DaemonSet of ``inputs``, as Karpenter's provisioner counts DaemonSet overhead on
+    a new node (provisioner.go getDaemonSetPods): a running pod of the DaemonSet when the cluster
+    has one (its cluster state keeps one per DaemonSet; kplan takes the first by namespace and
+    name), else a pod of the template, in either case with the template's required node affinity
+    (the controller's ``metadata.name`` term is a node's, not the DaemonSet's)."""
+    from kplan.model.parse import parse_pod
+
+    running: dict[tuple[str, str], Pod] = {}
+    for pod in sorted(inputs.running, key=lambda p: (p.namespace, p.name)):
+        ref = pod.controller()
+        if ref is not None and ref.kind == "DaemonSet":
+            running.setdefault((pod.namespace, ref.name), pod)
+    out = []
+    for obj, _ in inputs.daemonsets():
+        ns, name = _meta(obj.doc)
+        spec = obj.doc.get("spec")
+        template = spec.get("template") if isinstance(spec, Mapping) else None
+        template = template if isinstance(template, Mapping) else {}
+        tmd = template.get("metadata")
+        tmd = tmd if isinstance(tmd, Mapping) else {}
+        pod_spec = template.get("spec")
+        pod_spec = dict(pod_spec) if isinstance(pod_spec, Mapping) else {}
+        doc = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {**tmd, "name": name, "namespace": ns,
+                            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": name,
+                                                 "uid": "", "controller": True}]},
+               "spec": pod_spec}
+        template_pod = parse_pod(doc, f"{obj.source}: DaemonSet {ns}/{name}")
+        seen = running.get((ns, name))
+        if seen is None:
+            out.append(template_pod)
+        else:
+            out.append(evolve_pod(seen, node_name="", required_node_affinity=template_pod.required_node_affinity))
     return out
