@@ -165,6 +165,15 @@ class NodeClaim:
     initialized: bool = False
     creation_time: float | None = None
     deletion_time: float | None = None
+    #: lastTransitionTime of the Initialized condition when it is True (None: not given)
+    initialized_time: float | None = None
+    #: status.lastPodEventTime: the last pod scheduled to or removed from its node (disruption's
+    #: consolidateAfter counts from it)
+    last_pod_event_time: float | None = None
+    #: a Drifted condition is True: since when (lastTransitionTime) and why (its reason)
+    drifted: bool = False
+    drifted_time: float | None = None
+    drift_reason: str = ""
     source: str = ""
 
 

@@ -354,6 +354,19 @@ def _condition_true(status: Mapping[str, Any], kind: str, where: Where) -> bool:
     return False
 
 
+def _true_condition(status: Mapping[str, Any], kind: str, where: Where) -> tuple[float | None, str] | None:
+    """A condition of type ``kind`` with status "True": (its lastTransitionTime, its reason); None
+    when there is none."""
+    for i, c in enumerate(_list(status.get("conditions"), where, "status.conditions")):
+        c = _map(c, where, f"status.conditions[{i}]")
+        if c.get("type") == kind:
+            if _str(c.get("status"), where, f"status.conditions[{i}].status") != "True":
+                return None
+            return (parse_time(c.get("lastTransitionTime"), where, f"status.conditions[{i}].lastTransitionTime"),
+                    _str(c.get("reason"), where, f"status.conditions[{i}].reason"))
+    return None
+
+
 def parse_node_claim(d: Mapping[str, Any], source: str = "") -> NodeClaim:
     name, md, where = _meta(d, source, NODE_CLAIM_KIND)
     spec = _map(d.get("spec"), where, "spec")
@@ -368,6 +381,8 @@ def parse_node_claim(d: Mapping[str, Any], source: str = "") -> NodeClaim:
     expire = _duration(spec.get("expireAfter", "720h"), where, "spec.expireAfter", never=True)
     tgp = spec.get("terminationGracePeriod")
     grace = None if tgp is None else _duration(tgp, where, "spec.terminationGracePeriod", never=False)
+    initialized = _true_condition(status, "Initialized", where)
+    drifted = _true_condition(status, "Drifted", where)
     return NodeClaim(
         name=name,
         node_pool=labels.get(NODE_POOL_LABEL, ""),
@@ -389,6 +404,11 @@ def parse_node_claim(d: Mapping[str, Any], source: str = "") -> NodeClaim:
         initialized=_condition_true(status, "Initialized", where),
         creation_time=parse_time(md.get("creationTimestamp"), where, "metadata.creationTimestamp"),
         deletion_time=parse_time(md.get("deletionTimestamp"), where, "metadata.deletionTimestamp"),
+        initialized_time=initialized[0] if initialized else None,
+        last_pod_event_time=parse_time(status.get("lastPodEventTime"), where, "status.lastPodEventTime"),
+        drifted=drifted is not None,
+        drifted_time=drifted[0] if drifted else None,
+        drift_reason=drifted[1] if drifted else "",
         source=source,
     )
 

@@ -164,6 +164,19 @@ def test_a_node_claim_reads_its_pool_requests_status_and_conditions() -> None:
     assert (nc.launched, nc.registered, nc.initialized) == (True, True, False)
     # a claim's requirements may name the nodepool key (Karpenter writes it there)
     assert nc.requirements[1].key == NODE_POOL_LABEL
+    assert (nc.initialized_time, nc.last_pod_event_time, nc.drifted) == (None, None, False)
+
+
+def test_a_node_claim_reads_the_times_disruption_counts_from() -> None:
+    d = node_claim()
+    d["status"]["lastPodEventTime"] = "2026-12-01T10:00:00Z"
+    d["status"]["conditions"] = [
+        {"type": "Initialized", "status": "True", "lastTransitionTime": "2026-12-01T09:00:00Z"},
+        {"type": "Drifted", "status": "True", "reason": "NodePoolDrifted", "lastTransitionTime": "2026-12-02T00:00:00Z"}]
+    nc = parse_node_claim(d, "claims.json")
+    assert nc.initialized and nc.initialized_time == 1796115600.0
+    assert nc.last_pod_event_time == 1796119200.0
+    assert (nc.drifted, nc.drifted_time, nc.drift_reason) == (True, 1796169600.0, "NodePoolDrifted")
 
 
 @pytest.mark.parametrize("change, message", [
@@ -174,6 +187,8 @@ def test_a_node_claim_reads_its_pool_requests_status_and_conditions() -> None:
                  "NodeClaim default-abc: spec.resources.requests[cpu]", id="a bad request quantity is refused"),
     pytest.param(lambda d: d["status"].update(conditions="Ready"),
                  "NodeClaim default-abc: status.conditions: expected a list", id="conditions that are no list"),
+    pytest.param(lambda d: d["status"].update(lastPodEventTime="yesterday"),
+                 "NodeClaim default-abc: status.lastPodEventTime", id="a last pod event that is no time"),
 ])
 def test_a_bad_node_claim_is_one_line(change: Any, message: str) -> None:
     d = copy.deepcopy(node_claim())
