@@ -54,6 +54,34 @@ def _nodes(doc: SimulationDocument, opts: RenderOptions, wide: bool, notes: list
                  names=() if wide else [node_names(doc, (0,))], notes=notes)
 
 
+def _launched(doc: SimulationDocument, color: bool, width: int | None, wide: bool, notes: list[str]) -> list[str]:
+    """--autoscaler: the nodes it launched (and what they cost), and why it helped no other pod."""
+    a = doc.autoscaling
+    assert a is not None
+    who = a.autoscaler.capitalize()
+    out = []
+    if doc.launched:
+        rows = [[n.name, n.node_pool, n.instance_type, n.capacity_type, n.zone, f"{n.price_per_hour:.4f}",
+                 str(len(n.pods))] for n in doc.launched]
+        out += ["", table(rows, _headers(["NEW NODE", "NODEPOOL", "TYPE", "CAPACITY", "ZONE", "$/HOUR", "PODS"],
+                                         color), width, notes=notes,
+                          names=() if wide else [Names("a node name", (0,), [n.name for n in doc.launched])])]
+        nodes = f"{a.nodes} new node{'s' if a.nodes != 1 else ''}"
+        out += ["", wrap(f"{who} launched {nodes}: +${a.price_per_hour:,.4f} per hour, "
+                         f"+${a.price_per_month:,.2f} per month (730 h).", width)]
+    else:
+        out += ["", wrap(f"{who} launched no node.", width)]
+    if a.stopped_at_bound:
+        out += [wrap(f"{who} still launched nodes after {a.rounds} rounds, where kplan stops asking: more pods "
+                     "may fit in a real cluster.", width)]
+    unhelped = [[p.key, p.autoscaler] for p in doc.pods if p.autoscaler]
+    if unhelped:
+        out += ["", table(unhelped, _headers(["POD", f"WHY {a.autoscaler.upper()} LAUNCHES NOTHING FOR IT"], color), width,
+                          wrap_columns=[1], spill=True, notes=notes,
+                          names=() if wide else [Names("a pod name", (0,), [r[0] for r in unhelped])])]
+    return out
+
+
 def _table(doc: SimulationDocument, opts: RenderOptions, wide: bool) -> str:
     color, width = opts.color, opts.width
     notes: list[str] = []  # what a … in a shortened name stands for, said once at the end
@@ -76,6 +104,8 @@ def _table(doc: SimulationDocument, opts: RenderOptions, wide: bool) -> str:
                 for a in doc.autoscaled]
         out += ["", table(rows, _headers(["AUTOSCALED", "FROM", "TO", "HORIZONTALPODAUTOSCALER"], color), width,
                           wrap_columns=[3], notes=notes)]
+    if doc.autoscaling is not None:
+        out += _launched(doc, color, width, wide, notes)
     out += ["", wrap(simulation_summary(doc), width), "", _nodes(doc, opts, wide, notes)]
     if notes:  # what the … of shortened names stand for
         out += [""] + [wrap(n, width) for n in notes]

@@ -45,3 +45,14 @@ def test_the_document_validates_and_reads_back_as_written() -> None:
     errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(data)]
     assert errors == []
     assert to_json(encode(decode(SimulationDocument, data))) == to_json(data)
+
+
+def test_the_terminal_shows_the_new_nodes_their_cost_and_the_reasons_in_80_columns() -> None:
+    from kplan.cli.render import RenderOptions, render
+
+    text = render(document(), "table", RenderOptions(width=80))
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "NEW NODE    NODEPOOL    TYPE       CAPACITY    ZONE      $/HOUR    PODS\n" \
+           "new-1       general     m5.xlarge  on-demand   zone-b     0.192       1\n" in text
+    assert "Karpenter launched 1 new node: +$0.1920 per hour, +$140.16 per month (730 h)." in text
+    assert "default/never  no instance type satisfied resources" in text
