@@ -1,0 +1,239 @@
+"""Disruption on kplan's Karpenter inputs: the views it reads, built from a KarpenterCluster; the
+NodeClaims of the scheduling simulation (``KarpenterClaim``), and the launch of a replacement.
+
+* Every node labelled ``karpenter.sh/nodepool`` is Karpenter's; its NodeClaim is the input's one
+  of that node (status.nodeName or providerID), or else one made from the node (launched,
+  registered and initialized since the epoch), as the oracle does. Other nodes are not
+  Karpenter's; NodeClaims without a node are in flight.
+* A NodePool's instance types are the whole catalog (the KWOK provider offers every type to every
+  NodePool; the requirements filter them in the scheduler).
+* A NodePool's budget that names no reason applies to every reason (kplan's model does not keep
+  an explicit empty ``reasons: []`` apart, which upstream applies to none).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Mapping
+
+from kplan.autoscaler.gosort import sort_slice
+from kplan.autoscaler.karpenter.disruption.controller import LaunchedNode
+from kplan.autoscaler.karpenter.disruption.nodepool import Budget
+from kplan.autoscaler.karpenter.disruption.state import ClaimView, NodePoolView, StateNode
+from kplan.autoscaler.karpenter.disruption.types import Replacement
+from kplan.autoscaler.karpenter.instancetypes import (
+    cheapest_launch_price,
+    compatible_offerings,
+    has_compatible_offering,
+    instance_type_requirements,
+    launchable,
+)
+from kplan.autoscaler.karpenter.launch import CAPACITY_TYPE_PREFERENCE, launch
+from kplan.autoscaler.karpenter.requirements import Requirements, from_spec, new_requirement
+from kplan.autoscaler.karpenter.results import KarpenterCluster, NewNodeClaim
+from kplan.model.karpenter import (
+    CAPACITY_TYPE_LABEL,
+    CAPACITY_TYPE_ON_DEMAND,
+    CAPACITY_TYPE_RESERVED,
+    CAPACITY_TYPE_SPOT,
+    IN,
+    NODE_POOL_LABEL,
+    Catalog,
+    InstanceType,
+    NodeClaim,
+    NodePool,
+)
+from kplan.model.objects import Node, Pod
+
+MAX_FLOAT64 = sys.float_info.max
+
+
+# ------------------------------------------------------------------------------ views
+
+def node_pool_view(pool: NodePool, catalog: Catalog) -> NodePoolView:
+    d = pool.disruption
+    return NodePoolView(
+        name=pool.name,
+        consolidate_after=None if d.consolidate_after is None else float(d.consolidate_after),
+        consolidation_policy=d.consolidation_policy,
+        budgets=tuple(Budget(nodes=b.nodes, schedule=b.schedule,
+                             duration=None if b.duration is None else float(b.duration),
+                             reasons=b.reasons or None) for b in d.budgets),
+        replicas=pool.replicas, annotations=pool.annotations,
+        instance_types={it.name: it for it in catalog.instance_types})
+
+
+def claim_view(nc: NodeClaim) -> ClaimView:
+    initialized = None
+    if nc.initialized:
+        initialized = nc.initialized_time if nc.initialized_time is not None else 0.0
+    return ClaimView(
+        name=nc.name, labels=nc.labels, annotations=nc.annotations,
+        created=nc.creation_time if nc.creation_time is not None else 0.0,
+        initialized=initialized, registered=nc.registered, last_pod_event=nc.last_pod_event_time,
+        expire_after=None if nc.expire_after is None else float(nc.expire_after),
+        drifted=(nc.drifted_time if nc.drifted_time is not None else 0.0) if nc.drifted else None,
+        drift_reason=nc.drift_reason, deleting=nc.deletion_time is not None,
+        termination_grace_period=None if nc.termination_grace_period is None else float(nc.termination_grace_period))
+
+
+def claim_for_node(node: Node) -> NodeClaim:
+    """The NodeClaim beside a Karpenter node the input gives without one."""
+    return NodeClaim(name=node.name, node_pool=node.labels.get(NODE_POOL_LABEL, ""), labels=node.labels,
+                     node_name=node.name, capacity=node.capacity, allocatable=node.allocatable, launched=True,
+                     registered=True, initialized=True, initialized_time=0.0, creation_time=0.0)
+
+
+def _provider_id(node: Node) -> str:
+    """spec.providerID of the input's Node object ("" when it has none or kplan kept no copy)."""
+    spec = (node.raw or {}).get("spec")
+    return str(spec.get("providerID", "")) if isinstance(spec, dict) else ""
+
+
+def node_claims_by_node(cluster: KarpenterCluster) -> dict[str, NodeClaim]:
+    """The NodeClaim of each Karpenter node (by status.nodeName, else by providerID)."""
+    by_node = {nc.node_name: nc for nc in cluster.node_claims if nc.node_name}
+    by_provider = {nc.provider_id: nc for nc in cluster.node_claims if nc.provider_id}
+    out = {}
+    for n in cluster.nodes:
+        if NODE_POOL_LABEL not in n.labels:
+            continue
+        provider = _provider_id(n)
+        out[n.name] = by_node.get(n.name) or (by_provider.get(provider) if provider else None) or claim_for_node(n)
+    return out
+
+
+def state_nodes(cluster: KarpenterCluster, claims: Mapping[str, NodeClaim]) -> list[StateNode]:
+    """The state nodes in the input's node order, then the NodeClaims in flight."""
+    pods: dict[str, list[Pod]] = {}
+    for p in cluster.bound_pods:
+        pods.setdefault(p.node_name, []).append(p)
+    out = []
+    for n in cluster.nodes:
+        nc = claims.get(n.name)
+        out.append(StateNode(n.name, n, claim_view(nc) if nc is not None else None, tuple(pods.get(n.name, ()))))
+    backing = {nc.name for nc in claims.values()}
+    for nc in cluster.node_claims:
+        if nc.name not in backing and not nc.node_name:
+            out.append(StateNode(nc.name, None, claim_view(nc)))
+    return out
+
+
+# ------------------------------------------------------------------------------ the simulated NodeClaim
+
+class KarpenterClaim:
+    """A NodeClaim of the scheduling simulation as consolidation narrows it (types.ClaimOptions):
+    its instance-type options and requirements change in place, as upstream's do."""
+
+    def __init__(self, claim: NewNodeClaim, catalog: Catalog) -> None:
+        self.claim = claim
+        self.types: list[InstanceType] = list(claim.instance_types)
+        self.reqs: Requirements = from_spec(claim.requirements)
+        self.well_known = catalog.well_known_labels
+
+    @property
+    def node_pool(self) -> str:
+        return self.claim.node_pool
+
+    @property
+    def pods(self) -> tuple[str, ...]:
+        return tuple(p.key for p in self.claim.pods)
+
+    def instance_type_names(self) -> list[str]:
+        return [it.name for it in self.types]
+
+    def allows_capacity_type(self, capacity_type: str) -> bool:
+        return self.reqs.get(CAPACITY_TYPE_LABEL).has(capacity_type)
+
+    def order_by_price(self) -> None:
+        price = {id(it): cheapest_launch_price(it, self.reqs, self.well_known) for it in self.types}
+        sort_slice(self.types, lambda a, b: price[id(a)] < price[id(b)])
+
+    def require_capacity_type(self, capacity_type: str) -> None:
+        self.reqs.add(new_requirement(CAPACITY_TYPE_LABEL, IN, (capacity_type,)))
+
+    def keep_compatible(self) -> None:
+        self.types = [it for it in self.types if has_compatible_offering(it, self.reqs, self.well_known)]
+
+    def worst_launch_price(self, it: InstanceType) -> float:
+        """Offerings.Launchable().WorstLaunchPrice(reqs): the dearest compatible offering of the first
+        capacity type of reserved, spot, on-demand that has one; MaxFloat64 when none does."""
+        offers = [o for o in compatible_offerings(it.offerings, self.reqs, self.well_known) if launchable(o)]
+        for ct in (CAPACITY_TYPE_RESERVED, CAPACITY_TYPE_SPOT, CAPACITY_TYPE_ON_DEMAND):
+            mine = [o.price for o in offers if o.capacity_type == ct]
+            if mine:
+                return max(mine)
+        return MAX_FLOAT64
+
+    def remove_by_price(self, max_price: float) -> str | None:
+        self.types = [it for it in self.types if self.worst_launch_price(it) < max_price]
+        _, unmet = self.satisfies_min_values()
+        if unmet:
+            return f"minValues requirement is not met for label(s) (label(s)=[{' '.join(sorted(unmet))}])"
+        return None
+
+    def satisfies_min_values(self) -> tuple[int, list[str]]:
+        """InstanceTypes.SatisfiesMinValues: how many of the options (in order) meet every minValues,
+        and the keys left unmet when all of them do not."""
+        wanted = [r for r in self.reqs.values() if r.min_values is not None]
+        if not wanted:
+            return 0, []
+        seen: dict[str, set[str]] = {r.key: set() for r in wanted}
+        unmet: list[str] = []
+        for i, it in enumerate(self.types):
+            own = instance_type_requirements(it)
+            for r in wanted:
+                seen[r.key].update(v for v in own.get(r.key).values if r.has(v))
+            unmet = [r.key for r in wanted if len(seen[r.key]) < (r.min_values or 0)]
+            if not unmet:
+                return i + 1, []
+        return len(self.types), unmet if self.types else [r.key for r in wanted]
+
+    def has_min_values(self) -> bool:
+        return self.reqs.has_min_values()
+
+    def min_instance_types(self) -> int:
+        return self.satisfies_min_values()[0]
+
+    def truncate(self, n: int) -> None:
+        del self.types[n:]
+
+    def launch_price(self) -> float | None:
+        if not self.types:
+            return None
+        offers = [o.price for o in compatible_offerings(self.types[0].offerings, self.reqs, self.well_known)
+                  if launchable(o)]
+        return min(offers) if offers else None
+
+    def capacity_types(self) -> tuple[str, ...]:
+        return tuple(ct for ct in CAPACITY_TYPE_PREFERENCE if self.allows_capacity_type(ct))
+
+    def narrowed(self) -> NewNodeClaim:
+        """The NodeClaim as consolidation left it: the options kept, the requirements added."""
+        return dataclasses.replace(self.claim, instance_types=tuple(self.types), requirements=self.reqs.spec())
+
+
+# ------------------------------------------------------------------------------ launching a replacement
+
+def launch_replacement(r: Replacement, name: str, now: float, catalog: Catalog,
+                       pools: Mapping[str, NodePool]) -> tuple[StateNode, LaunchedNode, NodeClaim]:
+    """The node a replacement becomes (the provisioner's launch of the narrowed NodeClaim), ready and
+    initialized now, with its NodeClaim."""
+    assert isinstance(r.claim, KarpenterClaim)
+    got = launch(r.claim.narrowed(), catalog, name)
+    if got is None:
+        raise RuntimeError(f"consolidation chose a replacement for NodePool {r.node_pool} that no offering can "
+                           "launch")  # the price filter keeps only types with a launchable offering
+    node = dataclasses.replace(got.node, ready="True")
+    pool = pools.get(r.node_pool)
+    nc = NodeClaim(name=name, node_pool=r.node_pool, labels=node.labels, node_name=name,
+                   capacity=node.capacity, allocatable=node.allocatable, launched=True, registered=True,
+                   initialized=True, initialized_time=now, creation_time=now, last_pod_event_time=now,
+                   expire_after=pool.expire_after if pool is not None else None,
+                   termination_grace_period=pool.termination_grace_period if pool is not None else None)
+    state = StateNode(name, node, claim_view(nc))
+    info = LaunchedNode(name=name, node_pool=r.node_pool, instance_type=got.instance_type.name,
+                        capacity_type=got.capacity_type, zone=got.zone, price=got.price,
+                        instance_type_options=r.instance_types, pods=r.pods, round=0)
+    return state, info, nc
