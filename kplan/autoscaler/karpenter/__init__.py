@@ -1,7 +1,7 @@
 """Karpenter's provisioning as kplan models it (sigs.k8s.io/karpenter v1.15.0).
 
-The engine API: ``launch`` turns a NodeClaim Karpenter would create into the node that registers;
-``KarpenterCluster`` and ``ProvisioningResult`` are what ``solve`` (scheduler.py) reads and returns.
+The engine API: ``solve`` (scheduler.py) runs one provisioning round on a ``KarpenterCluster`` and
+returns a ``ProvisioningResult``; ``launch`` turns each new NodeClaim into the node that registers.
 """
 
 from kplan.autoscaler.karpenter.launch import LaunchedNode, LaunchOption, launch
@@ -11,6 +11,7 @@ from kplan.autoscaler.karpenter.results import (
            NewNodeClaim,
            ProvisioningResult,
 )
+from kplan.autoscaler.karpenter.scheduler import solve
 
 __all__ = ["ExistingNodePods", "KarpenterCluster", "LaunchOption", "LaunchedNode", "NewNodeClaim",
-           "ProvisioningResult", "launch"]
+           "ProvisioningResult", "launch", "solve"]

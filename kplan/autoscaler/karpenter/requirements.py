@@ -225,6 +225,13 @@ class Requirements:
             existing = self._reqs.get(r.key)
             self._reqs[r.key] = r.intersection(existing) if existing is not None else r
 
+    def put(self, r: Req) -> None:
+        """Replace a key's requirement (SetMinValues on the stored one)."""
+        self._reqs[r.key] = r
+
+    def remove(self, key: str) -> None:
+        self._reqs.pop(key, None)
+
     def has(self, key: str) -> bool:
         return key in self._reqs
 

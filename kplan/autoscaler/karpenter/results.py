@@ -37,8 +37,11 @@ class KarpenterCluster:
     #: compatible ones to each new node's requests
     daemonset_pods: tuple[Pod, ...]
     catalog: Catalog
-    #: names of nodes being deleted (consolidation simulates their pods elsewhere)
+    #: names of nodes (or NodeClaims) being deleted: not places for pods (consolidation passes its
+    #: candidates here and their pods as pending)
     deleting: frozenset[str] = frozenset()
+    #: namespace name → labels, for pod-affinity terms with a namespaceSelector
+    namespace_labels: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,308 @@
+"""Karpenter's provisioning scheduler: sigs.k8s.io/karpenter v1.15.0
+pkg/controllers/provisioning/scheduling/scheduler.go (NewScheduler, Solve, trySchedule, add,
+addToExistingNode, addToInflightNode, addToNewNodeClaim, calculateExistingNodeClaims,
+buildDaemonOverheadGroups, isDaemonPodCompatible, subtractMax, filterByRemainingResources,
+Results.TruncateInstanceTypes) and the parts of provisioner.go that feed it (the NodePools it uses,
+ordered by weight; the nodes it counts; the NodeClaims it creates).
+
+``solve`` runs one scheduling round on the pods kube-scheduler left pending: each pod, in Karpenter's
+order, goes to the first existing node that takes it, else the new NodeClaim (fewest pods first)
+that takes it, else a new NodeClaim of the first NodePool (by weight) whose instance types can; a
+pod that fails has its preferences relaxed one by one and goes to the back of the queue.
+
+Not modelled (documented in docs/autoscaler.md): volume topology and attachment limits, DRA,
+reserved capacity, NodeOverlays, static NodePools (skipped, as upstream), and the
+consolidateAfter rule of consolidation's simulations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from kplan.autoscaler.karpenter import resources as res
+from kplan.autoscaler.karpenter.existingnode import ExistingNode, StateNode
+from kplan.autoscaler.karpenter.hostportusage import HostPortUsage
+from kplan.autoscaler.karpenter.instancetypes import instance_type_requirements
+from kplan.autoscaler.karpenter.nodeclaim import (
+    DaemonOverheadGroup,
+    NodeClaim,
+    PodData,
+    filter_instance_types_by_requirements,
+    satisfies_min_values,
+)
+from kplan.autoscaler.karpenter.nodeclaimtemplate import (
+    NodeClaimTemplate,
+    new_node_claim_template,
+    order_by_weight,
+    to_node_claim,
+)
+from kplan.autoscaler.karpenter.preferences import PREFER_NO_SCHEDULE_TOLERATION, PodView, relax
+from kplan.autoscaler.karpenter.queue import Queue
+from kplan.autoscaler.karpenter.requirements import Requirements, from_labels, pod_requirements
+from kplan.autoscaler.karpenter.results import (
+    ExistingNodePods,
+    KarpenterCluster,
+    NewNodeClaim,
+    ProvisioningResult,
+)
+from kplan.autoscaler.karpenter.taints import tolerates_pod
+from kplan.autoscaler.karpenter.topology import Topology, build_domain_groups
+from kplan.model.karpenter import HOSTNAME_LABEL, NODE_POOL_LABEL, InstanceType
+from kplan.model.objects import PREFER_NO_SCHEDULE, Pod, Taint
+
+NO_TEMPLATES = "nodepool requirements filtered out all available instance types"
+#: with --ignore-dra-requests (on by default in v1.15.0) a pod with resource claims is not scheduled
+DRA_ERROR = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
+
+
+def has_dra_requirements(p: Pod) -> bool:
+    """HasDRARequirements (spec.resourceClaims)."""
+    return bool(p.resource_claims)
+
+
+def pod_data(v: PodView) -> PodData:
+    """updateCachedPodData: requests (pods = 1), requirements (with the heaviest preferred
+    node-affinity term) and the strict ones (without it)."""
+    preferred = tuple(t.term for t in sorted(v.preferred_node, key=lambda t: -t.weight))
+    reqs = pod_requirements(v.pod, required_terms=v.required_terms, preferred=preferred)
+    strict = pod_requirements(v.pod, strict=True, required_terms=v.required_terms, preferred=preferred) \
+        if preferred else reqs
+    return PodData(res.requests_for_pods([v.pod]), reqs, strict)
+
+
+def is_daemon_pod_compatible(template: NodeClaimTemplate, it: InstanceType, pod: Pod,
+                             well_known: frozenset[str]) -> bool:
+    """isDaemonPodCompatible: the daemon tolerates the template's taints (PreferNoSchedule
+    tolerated) and one of its required node-affinity terms, tried in order, fits both the
+    template and the instance type."""
+    tolerations = pod.tolerations if PREFER_NO_SCHEDULE_TOLERATION in pod.tolerations else \
+        (*pod.tolerations, PREFER_NO_SCHEDULE_TOLERATION)
+    if tolerates_pod(template.taints, tolerations) is not None:
+        return False
+    v = PodView.of(pod)
+    while True:
+        reqs = pod_requirements(pod, strict=True, required_terms=v.required_terms)
+        if template.requirements.is_compatible(reqs, well_known) and \
+                instance_type_requirements(it).intersects(reqs) is None:
+            return True
+        if len(v.required_terms) <= 1:
+            return False
+        v.required_terms = v.required_terms[1:]
+
+
+def build_daemon_overhead_groups(template: NodeClaimTemplate, daemons: Sequence[Pod],
+                                 well_known: frozenset[str]) -> list[DaemonOverheadGroup]:
+    """buildDaemonOverheadGroups: the template's instance types grouped by the set of daemons
+    that would run on them."""
+    groups: dict[tuple[str, ...], DaemonOverheadGroup] = {}
+    for it in template.instance_type_options:
+        compatible = [p for p in daemons if is_daemon_pod_compatible(template, it, p, well_known)]
+        key = tuple(sorted(p.key for p in compatible))
+        g = groups.get(key)
+        if g is not None:
+            g.instance_types.append(it)
+            continue
+        ports = HostPortUsage()
+        for p in compatible:
+            ports.add(p, p.host_ports)
+        groups[key] = DaemonOverheadGroup([it], res.requests_for_pods(compatible) if compatible else {}, ports)
+    return list(groups.values())
+
+
+def subtract_max(remaining: Mapping[str, int], types: Sequence[InstanceType]) -> res.Resources:
+    """subtractMax: each limited resource less the largest capacity among the options (a NodeClaim
+    may become any of them; ``nodes`` is no capacity, so it is not taken here)."""
+    if not types:
+        return dict(remaining)
+    most = res.max_resources(it.capacity for it in types)
+    return {k: v - most.get(k, 0) for k, v in remaining.items()}
+
+
+def filter_by_remaining_resources(types: Sequence[InstanceType], remaining: Mapping[str, int]) -> list[InstanceType]:
+    """filterByRemainingResources: the types whose capacity stays within every remaining limit."""
+    return [it for it in types if all(it.capacity.get(k, 0) <= v for k, v in remaining.items())]
+
+
+class Scheduler:
+    def __init__(self, cluster: KarpenterCluster, pending: Sequence[Pod]) -> None:
+        self.catalog = cluster.catalog
+        self.well_known = cluster.catalog.well_known_labels
+        pools = order_by_weight([p for p in cluster.node_pools if p.replicas is None])
+        types = list(cluster.catalog.instance_types)
+        types_by_pool = {p.name: types for p in pools} if types else {}
+        self.tolerate_prefer_no_schedule = any(t.effect == PREFER_NO_SCHEDULE for p in pools for t in p.taints)
+        # the cluster as Karpenter's state sees it
+        pods_by_node: dict[str, list[Pod]] = {}
+        for p in cluster.bound_pods:
+            if p.node_name:
+                pods_by_node.setdefault(p.node_name, []).append(p)
+        claims_by_node = {c.node_name: c for c in cluster.node_claims if c.node_name}
+        states = []
+        for n in cluster.nodes:
+            claim = claims_by_node.get(n.name)
+            if n.name in cluster.deleting or (claim is not None and claim.deletion_time is not None):
+                continue
+            states.append(StateNode(n, claim, tuple(pods_by_node.get(n.name, ()))))
+        node_names = {n.name for n in cluster.nodes}
+        for c in cluster.node_claims:
+            if (not c.node_name or c.node_name not in node_names) and c.deletion_time is None \
+                    and c.name not in cluster.deleting:
+                states.append(StateNode(None, c, ()))
+        node_by_name = {n.name: n for n in cluster.nodes}
+        type_reqs = {it: instance_type_requirements(it) for it in types}
+        self.topology = Topology(
+            build_domain_groups(pools, types_by_pool, type_reqs),
+            [(s.node, s.labels()) for s in states if s.node is not None],
+            cluster.bound_pods, node_by_name, {p.uid for p in pending}, cluster.namespace_labels)
+        for p in pending:
+            self.topology.update(PodView.of(p))
+        # the templates: NodePools whose requirements leave some instance type
+        self.templates: list[NodeClaimTemplate] = []
+        for pool in pools:
+            if pool.name not in types_by_pool:
+                continue
+            t = new_node_claim_template(pool)
+            everything = [DaemonOverheadGroup(list(types_by_pool[pool.name]), {}, HostPortUsage())]
+            t.instance_type_options, _, _ = filter_instance_types_by_requirements(
+                types_by_pool[pool.name], t.requirements, None, {}, everything, {}, False, self.well_known)
+            if t.instance_type_options:
+                self.templates.append(t)
+        daemons = [p for p in cluster.daemonset_pods if not has_dra_requirements(p)]
+        self.daemon_groups = {t.name: build_daemon_overhead_groups(t, daemons, self.well_known)
+                              for t in self.templates}
+        self.remaining: dict[str, res.Resources] = {p.name: dict(p.limits) for p in pools}
+        self.existing: list[ExistingNode] = []
+        for s in states:
+            taints = s.taints()
+            fitting = [p for p in daemons if self._daemon_fits_node(p, s, taints)]
+            self.existing.append(ExistingNode(s, self.topology, taints, res.requests_for_pods(fitting)))
+            owner = s.labels().get(NODE_POOL_LABEL, "")
+            if owner in self.remaining:
+                self.remaining[owner] = res.subtract(self.remaining[owner], s.capacity())
+        self.existing.sort(key=lambda e: (not e.initialized, e.name))
+        self.new_claims: list[NodeClaim] = []
+        self._hostnames = 0
+
+    def _daemon_fits_node(self, p: Pod, s: StateNode, taints: tuple[Taint, ...]) -> bool:
+        """isDaemonPodCompatibleWithNode: tolerates the node's taints and its required terms
+        fit the node's labels."""
+        if tolerates_pod(taints, p.tolerations) is not None:
+            return False
+        return from_labels(s.labels()).compatible(pod_requirements(p, strict=True)) is None
+
+    # ------------------------------------------------------------------------------ one pod
+    def try_schedule(self, pod: Pod) -> str | None:
+        """trySchedule: add the pod, relaxing its preferences one at a time while it fails."""
+        if has_dra_requirements(pod):
+            return DRA_ERROR  # a DRAError is returned before any relaxation
+        v = PodView.of(pod)
+        while True:
+            err = self.add(v, pod_data(v))
+            if err is None:
+                return None
+            if not relax(v, self.tolerate_prefer_no_schedule):
+                return err
+            self.topology.update(v)
+
+    def add(self, v: PodView, data: PodData) -> str | None:
+        pod = v.pod
+        for node in self.existing:
+            r = node.can_add(pod, data.requests, data.requirements, data.strict_requirements, v.tolerations)
+            if not isinstance(r, str):
+                node.add(pod, data.requests, r)
+                return None
+        self.new_claims.sort(key=lambda c: len(c.pods))
+        for claim in self.new_claims:
+            got = claim.can_add(pod, data, v.tolerations, False)
+            if not isinstance(got, str):
+                claim.add(pod, data, *got)
+                return None
+        if not self.templates:
+            return NO_TEMPLATES
+        return self.add_to_new_node_claim(v, data)
+
+    def add_to_new_node_claim(self, v: PodView, data: PodData) -> str | None:
+        errors: list[str] = []
+        for t in self.templates:
+            types = t.instance_type_options
+            remaining = self.remaining.get(t.name)
+            if remaining is not None:
+                if remaining.get(res.NODE) == 0 and res.NODE in remaining:
+                    errors.append(f"node limits have been exhausted for nodepool (NodePool={t.name})")
+                    continue
+                types = filter_by_remaining_resources(types, remaining)
+                if not types:
+                    errors.append(f"all available instance types exceed limits for nodepool (NodePool={t.name})")
+                    continue
+            self._hostnames += 1
+            claim = NodeClaim(t, self.topology, self.daemon_groups[t.name], types,
+                              f"hostname-placeholder-{self._hostnames:04d}", self.well_known)
+            got = claim.can_add(v.pod, data, v.tolerations, False)
+            if isinstance(got, str):
+                errors.append(got)
+                continue
+            claim.add(v.pod, data, *got)
+            self.new_claims.append(claim)
+            self.remaining[t.name] = subtract_max(self.remaining.get(t.name, {}), claim.instance_type_options)
+            return None
+        return "; ".join(errors)
+
+    # ------------------------------------------------------------------------------ the round
+    def solve(self, pending: Sequence[Pod]) -> ProvisioningResult:
+        errors: dict[str, str] = {}
+        q = Queue(pending, lambda p: p.requests)
+        while True:
+            pod = q.pop()
+            if pod is None:
+                break
+            err = self.try_schedule(pod)
+            if err is not None:
+                errors[pod.uid] = err
+                self.topology.update(PodView.of(pod))
+                q.push(pod)
+            else:
+                errors.pop(pod.uid, None)
+        claims = []
+        for c in self.new_claims:
+            made = self.finalize(c)
+            if isinstance(made, str):
+                for p in c.pods:
+                    errors[p.uid] = made
+            else:
+                claims.append(made)
+        existing = tuple(ExistingNodePods(e.name, e.state.claim.name if e.state.claim is not None else "",
+                                          tuple(e.pods), e.initialized) for e in self.existing if e.pods)
+        by_key = {p.uid: p.key for p in pending}
+        return ProvisioningResult(tuple(claims), existing,
+                                  {by_key[p.uid]: errors[p.uid] for p in pending if p.uid in errors})
+
+    def finalize(self, c: NodeClaim) -> NewNodeClaim | str:
+        """FinalizeScheduling, TruncateInstanceTypes and ToNodeClaim."""
+        reqs: Requirements = c.requirements.copy()
+        reqs.remove(HOSTNAME_LABEL)
+        requests = res.merge(c.requests, c.daemon_requests())
+        types, final, labels = to_node_claim(reqs, c.instance_type_options, c.template.labels, self.well_known)
+        if reqs.has_min_values():
+            _, _, err = satisfies_min_values(types, reqs)
+            if err is not None:
+                return ("pod didn’t schedule because NodePool couldn’t meet minValues requirements, validating "
+                        f"minValues, {err} (NodePool={c.template.name})")
+        relaxed = any(r.min_values is not None and c.template.requirements.get(r.key).min_values is not None
+                      and r.min_values < (c.template.requirements.get(r.key).min_values or 0) for r in reqs.values())
+        return NewNodeClaim(
+            node_pool=c.template.name,
+            instance_types=tuple(types),
+            pods=tuple(c.pods),
+            requirements=final.spec(),
+            labels=labels,
+            taints=c.template.taints,
+            startup_taints=c.template.startup_taints,
+            requests=requests,
+            min_values_relaxed=relaxed,
+        )
+
+
+def solve(cluster: KarpenterCluster, pending: Sequence[Pod]) -> ProvisioningResult:
+    """One provisioning round of Karpenter for ``pending`` (the pods kube-scheduler could not place)."""
+    return Scheduler(cluster, pending).solve(pending)
+
