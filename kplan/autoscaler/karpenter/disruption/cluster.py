@@ -5,6 +5,8 @@ NodeClaims of the scheduling simulation (``KarpenterClaim``), and the launch of 
   of that node (status.nodeName or providerID), or else one made from the node (launched,
   registered and initialized since the epoch), as the oracle does. Other nodes are not
   Karpenter's; NodeClaims without a node are in flight.
+* Drift is found as the NodeClaim disruption controller finds it at ``now`` (``drift_reason``);
+  Consolidatable is decided by the disruption methods at ``now`` (consolidation.not_consolidatable).
 * A NodePool's instance types are the whole catalog (the KWOK provider offers every type to every
   NodePool; the requirements filter them in the scheduler).
 * A NodePool's budget that names no reason applies to every reason (kplan's model does not keep
@@ -20,7 +22,13 @@ from collections.abc import Mapping
 from kplan.autoscaler.gosort import sort_slice
 from kplan.autoscaler.karpenter.disruption.controller import LaunchedNode
 from kplan.autoscaler.karpenter.disruption.nodepool import Budget
-from kplan.autoscaler.karpenter.disruption.state import ClaimView, NodePoolView, StateNode
+from kplan.autoscaler.karpenter.disruption.state import (
+    NODEPOOL_HASH,
+    NODEPOOL_HASH_VERSION,
+    ClaimView,
+    NodePoolView,
+    StateNode,
+)
 from kplan.autoscaler.karpenter.disruption.types import Replacement
 from kplan.autoscaler.karpenter.instancetypes import (
     cheapest_launch_price,
@@ -30,7 +38,7 @@ from kplan.autoscaler.karpenter.instancetypes import (
     launchable,
 )
 from kplan.autoscaler.karpenter.launch import CAPACITY_TYPE_PREFERENCE, launch
-from kplan.autoscaler.karpenter.requirements import Requirements, from_spec, new_requirement
+from kplan.autoscaler.karpenter.requirements import Requirements, from_labels, from_spec, new_requirement
 from kplan.autoscaler.karpenter.results import KarpenterCluster, NewNodeClaim
 from kplan.model.karpenter import (
     CAPACITY_TYPE_LABEL,
@@ -38,6 +46,7 @@ from kplan.model.karpenter import (
     CAPACITY_TYPE_RESERVED,
     CAPACITY_TYPE_SPOT,
     IN,
+    INSTANCE_TYPE_LABEL,
     NODE_POOL_LABEL,
     Catalog,
     InstanceType,
@@ -64,7 +73,37 @@ def node_pool_view(pool: NodePool, catalog: Catalog) -> NodePoolView:
         instance_types={it.name: it for it in catalog.instance_types})
 
 
-def claim_view(nc: NodeClaim) -> ClaimView:
+def drift_reason(pool: NodePool, nc: NodeClaim, catalog: Catalog, now: float) -> str:
+    """The NodeClaim disruption controller's drift check at ``now`` (nodeclaim/disruption/drift.go):
+    a launched NodeClaim has drifted when its NodePool's hash differs (same hash version), when its
+    labels do not meet the NodePool's requirements, or, an hour after its creation, when its
+    instance type or an offering for its zone and capacity type is gone from the catalog. The
+    provider's own drift check finds nothing offline (the oracle's provider reports none)."""
+    if not nc.launched:
+        return ""
+    hash_keys = (NODEPOOL_HASH, NODEPOOL_HASH_VERSION)
+    if (all(k in pool.annotations and k in nc.annotations for k in hash_keys)
+            and pool.annotations[NODEPOOL_HASH_VERSION] == nc.annotations[NODEPOOL_HASH_VERSION]
+            and pool.annotations[NODEPOOL_HASH] != nc.annotations[NODEPOOL_HASH]):
+        return "NodePoolDrifted"
+    if from_labels(nc.labels).compatible(from_spec(pool.requirements)) is not None:
+        return "RequirementsDrifted"
+    if now - (nc.creation_time or 0.0) > 3600:
+        it = next((t for t in catalog.instance_types if t.name == nc.labels.get(INSTANCE_TYPE_LABEL)), None)
+        if it is None:
+            return "InstanceTypeNotFound"
+        reqs = from_labels(nc.labels)
+        if nc.labels.get(CAPACITY_TYPE_LABEL) == CAPACITY_TYPE_RESERVED:
+            reqs = from_labels({k: v for k, v in nc.labels.items() if k != CAPACITY_TYPE_LABEL})
+            reqs.add(new_requirement(CAPACITY_TYPE_LABEL, IN, (CAPACITY_TYPE_RESERVED, CAPACITY_TYPE_ON_DEMAND)))
+        if not compatible_offerings(it.offerings, reqs, catalog.well_known_labels):
+            return "InstanceTypeNotFound"
+    return ""
+
+
+def claim_view(nc: NodeClaim, drifted: str = "", now: float = 0.0) -> ClaimView:
+    """``drifted``: the drift reason found at ``now`` ("" for none): a drift the input already
+    records keeps its time, a new one starts now."""
     initialized = None
     if nc.initialized:
         initialized = nc.initialized_time if nc.initialized_time is not None else 0.0
@@ -73,8 +112,8 @@ def claim_view(nc: NodeClaim) -> ClaimView:
         created=nc.creation_time if nc.creation_time is not None else 0.0,
         initialized=initialized, registered=nc.registered, last_pod_event=nc.last_pod_event_time,
         expire_after=None if nc.expire_after is None else float(nc.expire_after),
-        drifted=(nc.drifted_time if nc.drifted_time is not None else 0.0) if nc.drifted else None,
-        drift_reason=nc.drift_reason, deleting=nc.deletion_time is not None,
+        drifted=None if not drifted else (nc.drifted_time or 0.0) if nc.drifted else now,
+        drift_reason=drifted, deleting=nc.deletion_time is not None,
         termination_grace_period=None if nc.termination_grace_period is None else float(nc.termination_grace_period))
 
 
@@ -104,19 +143,28 @@ def node_claims_by_node(cluster: KarpenterCluster) -> dict[str, NodeClaim]:
     return out
 
 
-def state_nodes(cluster: KarpenterCluster, claims: Mapping[str, NodeClaim]) -> list[StateNode]:
-    """The state nodes in the input's node order, then the NodeClaims in flight."""
+def state_nodes(cluster: KarpenterCluster, claims: Mapping[str, NodeClaim], now: float) -> list[StateNode]:
+    """The state nodes in the input's node order, then the NodeClaims in flight; each NodeClaim's
+    drift as the NodeClaim disruption controller finds it at ``now``."""
+    pools = {p.name: p for p in cluster.node_pools}
+
+    def view(nc: NodeClaim) -> ClaimView:
+        pool = pools.get(nc.labels.get(NODE_POOL_LABEL, ""))
+        if pool is None or nc.deletion_time is not None:
+            return claim_view(nc, nc.drift_reason if nc.drifted else "", now)
+        return claim_view(nc, drift_reason(pool, nc, cluster.catalog, now), now)
+
     pods: dict[str, list[Pod]] = {}
     for p in cluster.bound_pods:
         pods.setdefault(p.node_name, []).append(p)
     out = []
     for n in cluster.nodes:
         nc = claims.get(n.name)
-        out.append(StateNode(n.name, n, claim_view(nc) if nc is not None else None, tuple(pods.get(n.name, ()))))
+        out.append(StateNode(n.name, n, view(nc) if nc is not None else None, tuple(pods.get(n.name, ()))))
     backing = {nc.name for nc in claims.values()}
     for nc in cluster.node_claims:
         if nc.name not in backing and not nc.node_name:
-            out.append(StateNode(nc.name, None, claim_view(nc)))
+            out.append(StateNode(nc.name, None, view(nc)))
     return out
 
 

@@ -1,11 +1,8 @@
 """Drift: replace the drifted nodes one at a time, oldest drift first, empty ones before others.
 
 Mirrors pkg/controllers/disruption/drift.go of sigs.k8s.io/karpenter v1.15.0 (ShouldDisrupt,
-ComputeCommands), and of the NodeClaim disruption controller's drift checks
-(nodeclaim/disruption/drift.go) what is knowable offline: a NodeClaim whose input already has a
-Drifted=True condition, and static drift (``karpenter.sh/nodepool-hash`` of the NodeClaim differs
-from its NodePool's, the hash versions being equal and present). Requirement drift and the cloud
-provider's own drift (images, security groups, ...) need the provider: not modelled.
+ComputeCommands). Which NodeClaims have drifted (ClaimView.drifted) is decided where the views
+are built, as the NodeClaim disruption controller decides it (cluster.drift_reason).
 
 Drift is an eventual disruption: a NodeClaim with a ``terminationGracePeriod`` is a candidate
 even when pods block its eviction. The simulation is the plain one (no consolidateAfter rule);
@@ -21,23 +18,7 @@ from kplan.autoscaler.gosort import sort_slice
 from kplan.autoscaler.karpenter.disruption.consolidation import Consolidation, replacement
 from kplan.autoscaler.karpenter.disruption.helpers import sentence
 from kplan.autoscaler.karpenter.disruption.nodepool import DRIFTED
-from kplan.autoscaler.karpenter.disruption.state import (
-    NODEPOOL_HASH,
-    NODEPOOL_HASH_VERSION,
-    ClaimView,
-    NodePoolView,
-)
 from kplan.autoscaler.karpenter.disruption.types import EVENTUAL, Candidate, Command
-
-
-def static_fields_drifted(pool: NodePoolView, claim: ClaimView) -> bool:
-    """areStaticFieldsDrifted: both hashes and hash versions present, versions equal, hashes differ."""
-    keys = (NODEPOOL_HASH, NODEPOOL_HASH_VERSION)
-    if not all(k in pool.annotations and k in claim.annotations for k in keys):
-        return False
-    if pool.annotations[NODEPOOL_HASH_VERSION] != claim.annotations[NODEPOOL_HASH_VERSION]:
-        return False
-    return pool.annotations[NODEPOOL_HASH] != claim.annotations[NODEPOOL_HASH]
 
 
 class Drift:

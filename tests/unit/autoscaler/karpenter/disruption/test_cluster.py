@@ -4,12 +4,17 @@ replacement."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
+
+import pytest
 
 from kplan.autoscaler.karpenter import KarpenterCluster, NewNodeClaim
 from kplan.autoscaler.karpenter.disruption.cluster import (
     MAX_FLOAT64,
     KarpenterClaim,
+    claim_view,
+    drift_reason,
     launch_replacement,
     node_claims_by_node,
     node_pool_view,
@@ -92,7 +97,7 @@ def test_views_find_each_karpenter_nodes_claim_or_make_one() -> None:
     cluster = KarpenterCluster(nodes, pods, (NodePool("default"),), claims, (), CATALOG)
     by_node = node_claims_by_node(cluster)
     assert by_node["a"].name == "claim-a" and by_node["b"].name == "b" and "plain" not in by_node
-    views = state_nodes(cluster, by_node)
+    views = state_nodes(cluster, by_node, 100.0)
     assert [v.name for v in views] == ["a", "b", "plain", "in-flight"]
     a, b, plain, flight = views
     assert a.claim is not None and (a.claim.initialized, a.claim.last_pod_event) == (50.0, 70.0)
@@ -108,3 +113,40 @@ def test_a_node_pool_view_keeps_the_disruption_block() -> None:
     assert view.consolidate_after is None and view.consolidation_policy == "WhenEmpty"
     assert [(b.nodes, b.reasons) for b in view.budgets] == [("0", ("Drifted",)), ("20%", None)]
     assert set(view.instance_types) == {"c.xlarge", "m.small", "m.large", "c.small"}
+
+
+LABELS = {"karpenter.sh/nodepool": "default", "node.kubernetes.io/instance-type": "m.small",
+          "karpenter.sh/capacity-type": "on-demand", "topology.kubernetes.io/zone": "a", "family": "m"}
+HASHED = {"karpenter.sh/nodepool-hash": "1", "karpenter.sh/nodepool-hash-version": "v3"}
+DRIFT = [
+    ("a claim that meets its NodePool has not drifted", NodePool("default"), {}, {}, 0.0, ""),
+    ("a different NodePool hash of the same version", NodePool("default", annotations=HASHED),
+     {"karpenter.sh/nodepool-hash": "2", "karpenter.sh/nodepool-hash-version": "v3"}, {}, 0.0, "NodePoolDrifted"),
+    ("hashes of different versions are not compared", NodePool("default", annotations=HASHED),
+     {"karpenter.sh/nodepool-hash": "2", "karpenter.sh/nodepool-hash-version": "v2"}, {}, 0.0, ""),
+    ("labels outside the NodePool's requirements",
+     NodePool("default", requirements=(Requirement("family", "In", ("c",)),)), {}, {}, 0.0, "RequirementsDrifted"),
+    ("a requirement on a label the claim lacks",
+     NodePool("default", requirements=(Requirement("gpu", "Exists"),)), {}, {}, 0.0, "RequirementsDrifted"),
+    ("an instance type gone from the catalog, after an hour", NodePool("default"), {},
+     {"node.kubernetes.io/instance-type": "gone"}, 3601.0, "InstanceTypeNotFound"),
+    ("but not within the first hour", NodePool("default"), {}, {"node.kubernetes.io/instance-type": "gone"}, 3600.0, ""),
+    ("no offering left for the claim's zone", NodePool("default"), {}, {"topology.kubernetes.io/zone": "b"}, 7200.0,
+     "InstanceTypeNotFound"),
+]
+
+
+@pytest.mark.parametrize(("pool", "annotations", "labels", "age", "want"), [d[1:] for d in DRIFT],
+                         ids=[d[0] for d in DRIFT])
+def test_drift_as_the_node_claim_controller_finds_it(pool: NodePool, annotations: dict[str, str],
+                                                     labels: dict[str, str], age: float, want: str) -> None:
+    nc = NodeClaim("c", "default", labels={**LABELS, **labels}, annotations=annotations, launched=True,
+                   creation_time=1000.0)
+    assert drift_reason(pool, nc, CATALOG, 1000.0 + age) == want
+
+
+def test_a_drift_the_input_records_keeps_its_time_and_a_new_one_starts_now() -> None:
+    nc = NodeClaim("c", "default", labels=LABELS, launched=True, drifted=True, drifted_time=5.0)
+    assert claim_view(nc, "RequirementsDrifted", 99.0).drifted == 5.0
+    assert claim_view(dataclasses.replace(nc, drifted=False), "RequirementsDrifted", 99.0).drifted == 99.0
+    assert claim_view(nc, "", 99.0).drifted is None
