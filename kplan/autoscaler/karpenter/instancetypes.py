@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kplan.autoscaler.gosort import sort_slice
 from kplan.autoscaler.karpenter.requirements import Req, Requirements, from_spec
 from kplan.model.karpenter import (
     ARCH_LABEL,
@@ -81,7 +82,9 @@ def cheapest_launch_price(it: InstanceType, reqs: Requirements, well_known: froz
 
 
 def order_by_price(types: Sequence[InstanceType], reqs: Requirements, well_known: frozenset[str]) -> list[InstanceType]:
-    """InstanceTypes.OrderByPrice: by the cheapest launchable offering the requirements allow.
-    Upstream uses sort.Slice (not stable); kplan keeps ties in their order (a stable sort), which
-    is what sort.Slice does for up to 12 types and a fixed order beyond."""
-    return sorted(types, key=lambda it: cheapest_launch_price(it, reqs, well_known))
+    """InstanceTypes.OrderByPrice: by the cheapest launchable offering the requirements allow,
+    with Go's sort.Slice (so types of equal price end where Go leaves them)."""
+    price = {it: cheapest_launch_price(it, reqs, well_known) for it in types}
+    out = list(types)
+    sort_slice(out, lambda a, b: price[a] < price[b])
+    return out

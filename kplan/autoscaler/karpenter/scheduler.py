@@ -19,17 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from kplan.autoscaler.gosort import sort_slice
 from kplan.autoscaler.karpenter import resources as res
 from kplan.autoscaler.karpenter.existingnode import ExistingNode, StateNode
 from kplan.autoscaler.karpenter.hostportusage import HostPortUsage
 from kplan.autoscaler.karpenter.instancetypes import instance_type_requirements
 from kplan.autoscaler.karpenter.nodeclaim import (
     DaemonOverheadGroup,
-    NodeClaim,
     PodData,
     filter_instance_types_by_requirements,
     satisfies_min_values,
 )
+from kplan.autoscaler.karpenter.nodeclaim import NodeClaim as SchedulingNodeClaim
 from kplan.autoscaler.karpenter.nodeclaimtemplate import (
     NodeClaimTemplate,
     new_node_claim_template,
@@ -47,7 +48,7 @@ from kplan.autoscaler.karpenter.results import (
 )
 from kplan.autoscaler.karpenter.taints import tolerates_pod
 from kplan.autoscaler.karpenter.topology import Topology, build_domain_groups
-from kplan.model.karpenter import HOSTNAME_LABEL, NODE_POOL_LABEL, InstanceType
+from kplan.model.karpenter import HOSTNAME_LABEL, NODE_POOL_LABEL, InstanceType, NodeClaim, NodePool
 from kplan.model.objects import PREFER_NO_SCHEDULE, Pod, Taint
 
 NO_TEMPLATES = "nodepool requirements filtered out all available instance types"
@@ -123,8 +124,26 @@ def filter_by_remaining_resources(types: Sequence[InstanceType], remaining: Mapp
     return [it for it in types if all(it.capacity.get(k, 0) <= v for k, v in remaining.items())]
 
 
+def is_under_consolidate_after(pool: NodePool | None, claim: NodeClaim | None, now: float) -> bool:
+    """IsUnderConsolidateAfter (pkg/utils/disruption): an initialized NodeClaim whose last pod
+    event (else its initialization) is more recent than its NodePool's consolidateAfter."""
+    if pool is None or claim is None or not pool.disruption.consolidate_after:
+        return False
+    if not claim.initialized:
+        return False
+    since = claim.last_pod_event_time if claim.last_pod_event_time else claim.initialized_time
+    if since is None:
+        return False
+    return now - since < pool.disruption.consolidate_after
+
+
+def is_pending(p: Pod) -> bool:
+    """IsPending: phase Pending (a pod given without a status and without a node counts as pending)."""
+    return p.phase == "Pending" or (not p.phase and not p.node_name)
+
+
 class Scheduler:
-    def __init__(self, cluster: KarpenterCluster, pending: Sequence[Pod]) -> None:
+    def __init__(self, cluster: KarpenterCluster, pending: Sequence[Pod], consolidation_now: float | None = None) -> None:
         self.catalog = cluster.catalog
         self.well_known = cluster.catalog.well_known_labels
         pools = order_by_weight([p for p in cluster.node_pools if p.replicas is None])
@@ -172,15 +191,22 @@ class Scheduler:
                               for t in self.templates}
         self.remaining: dict[str, res.Resources] = {p.name: dict(p.limits) for p in pools}
         self.existing: list[ExistingNode] = []
+        self.deleting = cluster.deleting
+        #: existing nodes a consolidation simulation keeps non-pending pods off (scheduler.go's rule)
+        self.under_consolidate_after: set[str] = set()
+        pools_by_name = {p.name: p for p in pools}
         for s in states:
             taints = s.taints()
             fitting = [p for p in daemons if self._daemon_fits_node(p, s, taints)]
             self.existing.append(ExistingNode(s, self.topology, taints, res.requests_for_pods(fitting)))
             owner = s.labels().get(NODE_POOL_LABEL, "")
+            if consolidation_now is not None and is_under_consolidate_after(pools_by_name.get(owner), s.claim,
+                                                                            consolidation_now):
+                self.under_consolidate_after.add(s.name)
             if owner in self.remaining:
                 self.remaining[owner] = res.subtract(self.remaining[owner], s.capacity())
         self.existing.sort(key=lambda e: (not e.initialized, e.name))
-        self.new_claims: list[NodeClaim] = []
+        self.new_claims: list[SchedulingNodeClaim] = []
         self._hostnames = 0
 
     def _daemon_fits_node(self, p: Pod, s: StateNode, taints: tuple[Taint, ...]) -> bool:
@@ -207,11 +233,13 @@ class Scheduler:
     def add(self, v: PodView, data: PodData) -> str | None:
         pod = v.pod
         for node in self.existing:
+            if node.name in self.under_consolidate_after and not is_pending(pod) and pod.node_name not in self.deleting:
+                continue
             r = node.can_add(pod, data.requests, data.requirements, data.strict_requirements, v.tolerations)
             if not isinstance(r, str):
                 node.add(pod, data.requests, r)
                 return None
-        self.new_claims.sort(key=lambda c: len(c.pods))
+        sort_slice(self.new_claims, lambda a, b: len(a.pods) < len(b.pods))
         for claim in self.new_claims:
             got = claim.can_add(pod, data, v.tolerations, False)
             if not isinstance(got, str):
@@ -235,7 +263,7 @@ class Scheduler:
                     errors.append(f"all available instance types exceed limits for nodepool (NodePool={t.name})")
                     continue
             self._hostnames += 1
-            claim = NodeClaim(t, self.topology, self.daemon_groups[t.name], types,
+            claim = SchedulingNodeClaim(t, self.topology, self.daemon_groups[t.name], types,
                               f"hostname-placeholder-{self._hostnames:04d}", self.well_known)
             got = claim.can_add(v.pod, data, v.tolerations, False)
             if isinstance(got, str):
@@ -276,7 +304,7 @@ class Scheduler:
         return ProvisioningResult(tuple(claims), existing,
                                   {by_key[p.uid]: errors[p.uid] for p in pending if p.uid in errors})
 
-    def finalize(self, c: NodeClaim) -> NewNodeClaim | str:
+    def finalize(self, c: SchedulingNodeClaim) -> NewNodeClaim | str:
         """FinalizeScheduling, TruncateInstanceTypes and ToNodeClaim."""
         reqs: Requirements = c.requirements.copy()
         reqs.remove(HOSTNAME_LABEL)
@@ -302,7 +330,12 @@ class Scheduler:
         )
 
 
-def solve(cluster: KarpenterCluster, pending: Sequence[Pod]) -> ProvisioningResult:
-    """One provisioning round of Karpenter for ``pending`` (the pods kube-scheduler could not place)."""
-    return Scheduler(cluster, pending).solve(pending)
+def solve(cluster: KarpenterCluster, pending: Sequence[Pod], *,
+          consolidation_now: float | None = None) -> ProvisioningResult:
+    """One provisioning round of Karpenter for ``pending`` (the pods kube-scheduler could not place,
+    or a consolidation's candidates' pods). ``consolidation_now`` (seconds since the epoch) makes it
+    a consolidation simulation (IsConsolidationSimulation): an existing node still under its
+    NodePool's consolidateAfter takes no pod that is not pending, unless the pod's node is being
+    deleted."""
+    return Scheduler(cluster, pending, consolidation_now).solve(pending)
 

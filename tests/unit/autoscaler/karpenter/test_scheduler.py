@@ -169,3 +169,29 @@ def test_min_values(min_values: int, ok: bool) -> None:
         assert not result.new_node_claims
         assert "minValues requirement is not met for label(s) (label(s)=[node.kubernetes.io/instance-type])" in \
             result.pod_errors["default/p0"]
+
+
+def test_a_consolidation_simulation_keeps_moved_pods_off_a_node_under_consolidate_after() -> None:
+    from kplan.model.parse_karpenter import parse_node_claim
+    np = parse_node_pool({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+                          "spec": {"disruption": {"consolidateAfter": "10m"}, "template": {"spec": {
+                              "nodeClassRef": {"group": "g", "kind": "K", "name": "n"}, "requirements": []}}}})
+    node = make_node("n1").alloc(cpu="4", memory="8Gi", pods="110").labels(**{
+        "karpenter.sh/nodepool": "default", "karpenter.sh/initialized": "true"}).build()
+    claim = parse_node_claim({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+                              "metadata": {"name": "c1", "labels": {"karpenter.sh/nodepool": "default"}},
+                              "spec": {"requirements": []},
+                              "status": {"nodeName": "n1", "lastPodEventTime": "2026-01-01T00:00:00Z",
+                                         "conditions": [{"type": "Initialized", "status": "True",
+                                                         "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})
+    from kplan.model.objects import evolve_pod
+    moved = evolve_pod(make_pod("moved").req(cpu="1").build(), node_name="candidate", phase="Running")
+    c = KarpenterCluster((node,), (), (np,), (claim,), (), CATALOG)
+    t0 = claim.last_pod_event_time
+    assert t0 is not None
+    recent = solve(c, [moved], consolidation_now=t0 + 60)
+    assert not recent.existing_nodes and len(recent.new_node_claims) == 1
+    later = solve(c, [moved], consolidation_now=t0 + 3600)
+    assert [e.name for e in later.existing_nodes] == ["n1"]
+    pending = solve(c, pods(1), consolidation_now=t0 + 60)
+    assert [e.name for e in pending.existing_nodes] == ["n1"]
