@@ -56,3 +56,13 @@ def test_the_terminal_shows_the_new_nodes_their_cost_and_the_reasons_in_80_colum
            "new-1       general     m5.xlarge  on-demand   zone-b     0.192       1\n" in text
     assert "Karpenter launched 1 new node: +$0.1920 per hour, +$140.16 per month (730 h)." in text
     assert "default/never  no instance type satisfied resources" in text
+
+
+def test_the_html_report_lists_the_new_nodes_and_their_cost() -> None:
+    from kplan.cli.render import RenderOptions, render
+
+    page = render(document(), "html", RenderOptions())
+    assert "<h2>Nodes the autoscaler launched</h2>" in page
+    assert "Karpenter launched 1 new node: +$0.1920 per hour, +$140.16 per month (730 h)." in page
+    assert "<td>new-1</td><td>general</td><td>m5.xlarge</td><td>on-demand</td><td>zone-b</td>" in page
+    assert "<td><code>default/never</code></td><td>no instance type satisfied resources</td>" in page
