@@ -3,8 +3,11 @@ NodeClaims of the scheduling simulation (``KarpenterClaim``), and the launch of 
 
 * Every node labelled ``karpenter.sh/nodepool`` is Karpenter's; its NodeClaim is the input's one
   of that node (status.nodeName or providerID), or else one made from the node (launched,
-  registered and initialized since the epoch), as the oracle does. Other nodes are not
-  Karpenter's; NodeClaims without a node are in flight.
+  registered and initialized since the epoch), as the oracle does. Such a node without the
+  ``karpenter.sh/registered`` / ``karpenter.sh/initialized`` labels gets them ("true"), as the
+  oracle gives them: Karpenter reads a node's state from these labels (StateNode.Initialized),
+  which a node given by hand rarely carries. Other nodes are not Karpenter's; NodeClaims without
+  a node are in flight.
 * Drift is found as the NodeClaim disruption controller finds it at ``now`` (``drift_reason``);
   Consolidatable is decided by the disruption methods at ``now`` (consolidation.not_consolidatable).
 * A NodePool's instance types are the whole catalog (the KWOK provider offers every type to every
@@ -20,11 +23,15 @@ import sys
 from collections.abc import Mapping
 
 from kplan.autoscaler.gosort import sort_slice
-from kplan.autoscaler.karpenter.disruption.controller import LaunchedNode
+from kplan.autoscaler.karpenter.disruption.controller import (
+    LaunchedNode,
+)
 from kplan.autoscaler.karpenter.disruption.nodepool import Budget
 from kplan.autoscaler.karpenter.disruption.state import (
+    INITIALIZED_LABEL,
     NODEPOOL_HASH,
     NODEPOOL_HASH_VERSION,
+    REGISTERED_LABEL,
     ClaimView,
     NodePoolView,
     StateNode,
@@ -110,7 +117,7 @@ def claim_view(nc: NodeClaim, drifted: str = "", now: float = 0.0) -> ClaimView:
     return ClaimView(
         name=nc.name, labels=nc.labels, annotations=nc.annotations,
         created=nc.creation_time if nc.creation_time is not None else 0.0,
-        initialized=initialized, registered=nc.registered, last_pod_event=nc.last_pod_event_time,
+        initialized=initialized, last_pod_event=nc.last_pod_event_time,
         expire_after=None if nc.expire_after is None else float(nc.expire_after),
         drifted=None if not drifted else (nc.drifted_time or 0.0) if nc.drifted else now,
         drift_reason=drifted, deleting=nc.deletion_time is not None,
@@ -122,6 +129,16 @@ def claim_for_node(node: Node) -> NodeClaim:
     return NodeClaim(name=node.name, node_pool=node.labels.get(NODE_POOL_LABEL, ""), labels=node.labels,
                      node_name=node.name, capacity=node.capacity, allocatable=node.allocatable, launched=True,
                      registered=True, initialized=True, initialized_time=0.0, creation_time=0.0)
+
+
+def with_state_labels(node: Node) -> Node:
+    """A Karpenter node with karpenter.sh/registered and karpenter.sh/initialized set when absent."""
+    if NODE_POOL_LABEL not in node.labels or all(k in node.labels for k in (REGISTERED_LABEL, INITIALIZED_LABEL)):
+        return node
+    labels = {**node.labels}
+    labels.setdefault(REGISTERED_LABEL, "true")
+    labels.setdefault(INITIALIZED_LABEL, "true")
+    return dataclasses.replace(node, labels=labels)
 
 
 def _provider_id(node: Node) -> str:
@@ -273,7 +290,8 @@ def launch_replacement(r: Replacement, name: str, now: float, catalog: Catalog,
     if got is None:
         raise RuntimeError(f"consolidation chose a replacement for NodePool {r.node_pool} that no offering can "
                            "launch")  # the price filter keeps only types with a launchable offering
-    node = dataclasses.replace(got.node, ready="True")
+    node = dataclasses.replace(got.node, ready="True",
+                               labels={**got.node.labels, REGISTERED_LABEL: "true", INITIALIZED_LABEL: "true"})
     pool = pools.get(r.node_pool)
     nc = NodeClaim(name=name, node_pool=r.node_pool, labels=node.labels, node_name=name,
                    capacity=node.capacity, allocatable=node.allocatable, launched=True, registered=True,

@@ -90,7 +90,7 @@ def validate_node_disruptable(node: StateNode) -> str | None:
     if node.marked_for_deletion:
         return "node is deleting or marked for deletion"
     if not node.initialized:
-        return "node isn't initialized" if node.claim.registered else "node isn't initialized nor registered"
+        return "node isn't initialized" if node.registered else "node isn't initialized nor registered"
     if node.annotations.get(DO_NOT_DISRUPT) == "true":
         return f'disruption is blocked through the "{DO_NOT_DISRUPT}" annotation'
     if NODEPOOL_LABEL not in node.labels:

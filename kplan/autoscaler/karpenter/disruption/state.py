@@ -26,6 +26,8 @@ CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+INITIALIZED_LABEL = "karpenter.sh/initialized"
+REGISTERED_LABEL = "karpenter.sh/registered"
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 NODEPOOL_HASH = "karpenter.sh/nodepool-hash"
 NODEPOOL_HASH_VERSION = "karpenter.sh/nodepool-hash-version"
@@ -94,8 +96,6 @@ class ClaimView:
     created: float = 0.0
     #: lastTransitionTime of the Initialized condition when it is True; None: not initialized
     initialized: float | None = 0.0
-    #: whether the NodeClaim is registered (a Node joined for it)
-    registered: bool = True
     #: status.lastPodEventTime; None when unset (zero)
     last_pod_event: float | None = None
     #: spec.expireAfter in seconds; None for "Never"
@@ -127,7 +127,7 @@ class StateNode:
         """StateNode.Labels: the NodeClaim's until the node has registered, then the Node's."""
         if self.node is None:
             return self.claim.labels if self.claim is not None else {}
-        if self.claim is None or self.claim.registered:
+        if self.claim is None or self.registered:
             return self.node.labels
         return self.claim.labels
 
@@ -135,7 +135,7 @@ class StateNode:
     def annotations(self) -> Mapping[str, str]:
         if self.node is None:
             return self.claim.annotations if self.claim is not None else {}
-        if self.claim is None or self.claim.registered:
+        if self.claim is None or self.registered:
             return self.node.annotations
         return self.claim.annotations
 
@@ -145,9 +145,18 @@ class StateNode:
 
     @property
     def initialized(self) -> bool:
-        """StateNode.Initialized: a managed node is initialized when its NodeClaim is; an unmanaged
-        node always is."""
-        return self.claim is None or self.claim.initialized is not None
+        """StateNode.Initialized: a managed node once its Node carries karpenter.sh/initialized=true;
+        an unmanaged node always."""
+        if self.claim is None:
+            return True
+        return self.node is not None and self.node.labels.get(INITIALIZED_LABEL) == "true"
+
+    @property
+    def registered(self) -> bool:
+        """StateNode.Registered: a managed node once its Node carries karpenter.sh/registered=true."""
+        if self.claim is None:
+            return True
+        return self.node is not None and self.node.labels.get(REGISTERED_LABEL) == "true"
 
     @property
     def marked_for_deletion(self) -> bool:

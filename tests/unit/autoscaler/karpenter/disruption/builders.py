@@ -67,9 +67,16 @@ def pod(name: str, ns: str = "default", *, owner: str = "ReplicaSet", api: str =
 
 def node(name: str, *pods: Pod, pool_name: str = "default", it: str = "medium", ct: str = ON_DEMAND,
          zone: str = "a", ready: str = "True", annotations: Mapping[str, str] | None = None,
-         claim: dict[str, object] | None = None, managed: bool = True) -> StateNode:
+         claim: dict[str, object] | None = None, managed: bool = True, initialized: bool = True) -> StateNode:
+    """A node; ``initialized=False``: registered but not initialized (no karpenter.sh/initialized label,
+    no Initialized condition)."""
     labels = {NODEPOOL_LABEL: pool_name, INSTANCE_TYPE_LABEL: it, CAPACITY_TYPE_LABEL: ct, ZONE_LABEL: zone}
-    n = Node(name=name, labels=labels if managed else {}, annotations=annotations or {}, ready=ready)
+    node_labels = {**labels, "karpenter.sh/registered": "true"}
+    if initialized:
+        node_labels["karpenter.sh/initialized"] = "true"
+    else:
+        claim = {"initialized": None, **(claim or {})}
+    n = Node(name=name, labels=node_labels if managed else {}, annotations=annotations or {}, ready=ready)
     fields: dict[str, object] = {"created": NOW - 86400, "initialized": NOW - 86000, **(claim or {})}
     cv = ClaimView(name=f"{name}-claim", labels=labels, **fields) if managed else None  # type: ignore[arg-type]
     return StateNode(name, n, cv, tuple(replace_node(p, name) for p in pods))

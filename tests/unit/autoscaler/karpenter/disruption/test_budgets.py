@@ -67,13 +67,13 @@ def test_allowed_disruptions(budgets: list[Budget], count: int, reason: str, wan
 
 def test_not_ready_and_deleting_nodes_use_the_budget_except_for_unhealthy() -> None:
     nodes = [node("a"), node("b", ready="False"), node("c", claim={"deleting": True}), node("d"),
-             node("e", claim={"initialized": None})]
+             node("e", initialized=False)]
     pools = {"default": pool(budgets=(Budget("3"),))}
     assert build_disruption_budget_mapping(nodes, pools, NOW, UNDERUTILIZED) == {"default": 1}
     assert build_disruption_budget_mapping(nodes, pools, NOW, UNHEALTHY) == {"default": 2}
 
 
 def test_percentages_count_initialized_managed_nodes_only() -> None:
-    nodes = [node(f"n{i}") for i in range(11)] + [node("u", managed=False), node("x", claim={"initialized": None})]
+    nodes = [node(f"n{i}") for i in range(11)] + [node("u", managed=False), node("x", initialized=False)]
     pools = {"default": pool()}
     assert build_disruption_budget_mapping(nodes, pools, NOW, EMPTY) == {"default": 2}

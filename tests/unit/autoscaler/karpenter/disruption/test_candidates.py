@@ -31,7 +31,7 @@ CASES = [
      "Nodeclaim does not have an associated node"),
     ("a deleting node is being disrupted already", node("n", claim={"deleting": True}), [], GRACEFUL,
      "Node is deleting or marked for deletion"),
-    ("an uninitialized registered node", node("n", claim={"initialized": None}), [], GRACEFUL,
+    ("an uninitialized registered node", node("n", initialized=False), [], GRACEFUL,
      "Node isn't initialized"),
     ("the node's do-not-disrupt annotation", node("n", annotations={"karpenter.sh/do-not-disrupt": "true"}), [],
      GRACEFUL, 'Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation'),

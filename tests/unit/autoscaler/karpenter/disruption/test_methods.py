@@ -50,7 +50,7 @@ def consolidation(sim: Simulator, spot_to_spot: bool = False) -> Consolidation:
 def launcher(r: Replacement, name: str, now: float) -> tuple[StateNode, LaunchedNode]:
     it = r.instance_types[0]
     labels = {NODEPOOL_LABEL: r.node_pool, INSTANCE_TYPE_LABEL: it, CAPACITY_TYPE_LABEL: r.capacity_types[-1],
-              ZONE_LABEL: "a"}
+              ZONE_LABEL: "a", "karpenter.sh/initialized": "true", "karpenter.sh/registered": "true"}
     state = StateNode(name, Node(name, labels=labels, ready="True"),
                       ClaimView(name, labels=labels, created=now, initialized=now))
     return state, LaunchedNode(name, r.node_pool, it, r.capacity_types[-1], "a", r.price or 0.0, r.instance_types,
