@@ -267,6 +267,26 @@ def _overhead_lines(doc: WhatIfDocument, width: int | None) -> list[str]:
     return out
 
 
+def autoscaler_lines(doc: WhatIfDocument) -> list[str]:
+    """--autoscaler: what it launched before and after the change, what that costs, and the nodes
+    of the run after (indented lines follow the line they belong to)."""
+    b, a = doc.before.autoscaling, doc.after.autoscaling
+    if b is None or a is None:
+        return []
+    who = a.autoscaler.capitalize()
+    dh, dm = a.price_per_hour - b.price_per_hour, a.price_per_month - b.price_per_month
+    sign = "+" if dh >= 0 else "-"
+    lines = [f"{who} launches {plural(b.nodes, 'node')} (${b.price_per_hour:,.4f} per hour) before the change and "
+             f"{plural(a.nodes, 'node')} (${a.price_per_hour:,.4f} per hour) after: {sign}${abs(dh):,.4f} per hour, "
+             f"{sign}${abs(dm):,.2f} per month (730 h)."]
+    for n in doc.after.launched:
+        lines.append(f"  {n.name}: {n.node_pool}, {n.instance_type} {n.capacity_type} in {n.zone}, "
+                     f"${n.price_per_hour:.4f} per hour, {plural(len(n.pods), 'pod')}")
+    if a.stopped_at_bound:
+        lines.append(f"  {who} still launched nodes after {a.rounds} rounds, where kplan stops asking")
+    return lines
+
+
 def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     opts = opts or RenderOptions()
     full, width = opts.full, opts.width
@@ -280,6 +300,7 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
              for line in until_fit_lines(u, full)]
     if doc.shrink is not None:
         lines += shrink_lines(doc.shrink, full)
+    lines += autoscaler_lines(doc)
     if lines:
         for line in lines:
             indent = line[:len(line) - len(line.lstrip())]

@@ -66,3 +66,19 @@ def test_the_html_report_lists_the_new_nodes_and_their_cost() -> None:
     assert "Karpenter launched 1 new node: +$0.1920 per hour, +$140.16 per month (730 h)." in page
     assert "<td>new-1</td><td>general</td><td>m5.xlarge</td><td>on-demand</td><td>zone-b</td>" in page
     assert "<td><code>default/never</code></td><td>no instance type satisfied resources</td>" in page
+
+
+def test_whatif_says_what_the_autoscaler_launches_before_and_after_the_change_and_the_difference() -> None:
+    from kplan.cli.render import RenderOptions, render
+    from kplan.report.whatif import whatif_document
+    from kplan.whatif.changes import RemoveNode
+
+    launcher = Launcher(cpu="2", name="karpenter")
+    p = planner([node_doc("n1", cpu="2"), node_doc("n2", cpu="2")], [pod_doc("b", "1500m")], launcher)
+    doc = whatif_document(p.whatif([RemoveNode("n1"), RemoveNode("n2")]))
+    assert doc.before.launched == () and [n.name for n in doc.after.launched] == ["new-0"]
+    text = render(doc, "table", RenderOptions(width=80))
+    assert ("Karpenter launches 0 nodes ($0.0000 per hour) before the change and 1 node\n"
+            "  ($0.1920 per hour) after: +$0.1920 per hour, +$140.16 per month (730 h).\n"
+            "  new-0: general, m5.xlarge on-demand in zone-b, $0.1920 per hour, 1 pod\n") in text
+    assert max(len(line) for line in text.splitlines()) <= 80
