@@ -560,4 +560,4 @@ def parse_catalog(doc: Any, source: str) -> Catalog:
         types.append(it)
     if not types:
         raise Where(source, "instance types", "file").fail("(top level)", "the catalog lists no instance types")
-    return Catalog(tuple(types), source, frozenset(well_known))
+    return Catalog(tuple(types), source, frozenset(well_known), RESTRICTED_LABEL_DOMAINS | {KWOK_GROUP})

@@ -38,6 +38,7 @@ from kplan.autoscaler.karpenter.nodeclaimtemplate import (
     to_node_claim,
 )
 from kplan.autoscaler.karpenter.preferences import PREFER_NO_SCHEDULE_TOLERATION, PodView, relax
+from kplan.autoscaler.karpenter.provisioner import NO_NODE_POOLS, ignored_reason
 from kplan.autoscaler.karpenter.queue import Queue
 from kplan.autoscaler.karpenter.requirements import Requirements, from_labels, pod_requirements
 from kplan.autoscaler.karpenter.results import (
@@ -350,5 +351,13 @@ def solve(cluster: KarpenterCluster, pending: Sequence[Pod], *,
     NodePool's consolidateAfter takes no pod that is not pending, unless the pod's node is being
     deleted. ``preference_policy`` ("Respect" or "Ignore") and ``min_values_policy`` ("Strict" or
     "BestEffort") are Karpenter's options of those names."""
-    return Scheduler(cluster, pending, consolidation_now, preference_policy, min_values_policy).solve(pending)
+    catalog = cluster.catalog
+    ignored = {p.key: why for p in pending
+               if (why := ignored_reason(p, catalog.well_known_labels, catalog.restricted_label_domains)) is not None}
+    pods = [p for p in pending if p.key not in ignored]
+    if not any(p.replicas is None for p in cluster.node_pools):
+        # Schedule: NewScheduler finds no dynamic NodePool, and every pod is marked so
+        return ProvisioningResult((), (), {p.key: NO_NODE_POOLS for p in pods}, ignored)
+    result = Scheduler(cluster, pods, consolidation_now, preference_policy, min_values_policy).solve(pods)
+    return ProvisioningResult(result.new_node_claims, result.existing_nodes, result.pod_errors, ignored)
 
