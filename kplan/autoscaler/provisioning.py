@@ -55,8 +55,10 @@ class Autoscaler(Protocol):
     name: str
 
     def provision(self, nodes: Sequence[Node], bound: Mapping[str, Sequence[Pod]],
-                  pending: Sequence[Pod]) -> Provisioning:
+                  pending: Sequence[Pod], round: int) -> Provisioning:
         """The nodes to launch for ``pending`` (pods kube-scheduler left unschedulable, in its queue's
         order) on a cluster of ``nodes`` with ``bound`` (node name → the pods on it, the nodes'
-        DaemonSet pods included). The new nodes' names are not among ``nodes``'."""
+        DaemonSet pods included). ``round``: which time it is asked during this run (1 first: a new
+        run, whose new nodes are named afresh, so that two runs of one cluster name them alike). The
+        new nodes' names are not among ``nodes``'."""
         ...

@@ -157,3 +157,21 @@ def quiet_option() -> Any:
 
 def no_color_option() -> Any:
     return typer.Option(False, "--no-color", help=NO_COLOR_HELP, callback=disable_color, is_eager=True)
+
+
+AUTOSCALER_HELP = ("Let a node autoscaler launch nodes for the pods kube-scheduler leaves unschedulable, then "
+                   "schedule them again on the old and new nodes, as a real cluster does (at most 10 rounds): "
+                   "'karpenter' uses the inputs' NodePools and NodeClaims (karpenter.sh/v1) and the "
+                   "--instance-types catalog. See docs/autoscaler.md.")
+INSTANCE_TYPES_HELP = ("The instance types Karpenter may launch, with their offerings and prices: a JSON file in "
+                       "the format of Karpenter's KWOK provider, or 'aws' for the built-in catalog. Needed with "
+                       "--autoscaler karpenter.")
+
+
+def autoscaler_option() -> Any:
+    return typer.Option(None, "--autoscaler", metavar="karpenter", help=AUTOSCALER_HELP,
+                        autocompletion=lambda incomplete: [a for a in ("karpenter",) if a.startswith(incomplete)])
+
+
+def instance_types_option() -> Any:
+    return typer.Option(None, "--instance-types", metavar="FILE|aws", help=INSTANCE_TYPES_HELP)

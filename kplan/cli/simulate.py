@@ -37,6 +37,8 @@ def simulate(
     keep_existing: bool = opt.keep_existing_option(),
     hpa: str | None = opt.hpa_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
+    autoscaler: str | None = opt.autoscaler_option(),
+    instance_types: str | None = opt.instance_types_option(),
     output: str = opt.output_option("SimulationResult", OUTPUT_HELP),
     fail_on: FailOn = opt.fail_on_option(),
     verbose: bool = opt.verbose_option("Print load and scheduling times on stderr."),
@@ -49,7 +51,13 @@ def simulate(
     from kplan.cli.progress import run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
-    from kplan.cli.workspace import autoscaling, load_inputs, open_planner
+    from kplan.cli.workspace import (
+        attach_autoscaler,
+        autoscaling,
+        check_autoscaler,
+        load_inputs,
+        open_planner,
+    )
     from kplan.io.hpa import parse_bound
     from kplan.report.check import failed
     from kplan.report.document import autoscaled_docs, simulation_document
@@ -60,9 +68,11 @@ def simulate(
     check_destination(output, output_file)
     if hpa is not None:
         parse_bound(hpa)  # a bad value fails before any loading
+    catalog = check_autoscaler(autoscaler, instance_types)
     workspace = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context,
                             namespace=namespace, keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(workspace, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates, verbose=verbose)
+    attach_autoscaler(planner, catalog, seed=seed)
     scaled, notes = autoscaling(workspace, hpa, seed=seed)
     t1 = time.perf_counter()
     with run_progress(not quiet) as planner.progress:

@@ -256,6 +256,8 @@ def whatif(
         "Repeatable."),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
+    autoscaler: str | None = opt.autoscaler_option(),
+    instance_types: str | None = opt.instance_types_option(),
     output: str = opt.output_option("WhatIfResult", "Output format: table, json, yaml, name (pod/NAME for each pod "
                                 "the change affects), jsonpath=TEMPLATE (kubectl's JSONPath over the JSON document), "
                                 "junit (JUnit XML of the run after the change), github (GitHub Actions annotations), markdown (a summary for pull requests) "
@@ -273,7 +275,8 @@ def whatif(
     from kplan.cli.progress import run_progress
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
-    from kplan.cli.workspace import autoscaling
+    from kplan.cli.workspace import attach_autoscaler, autoscaling, check_autoscaler
+    from kplan.errors import InputError
     from kplan.io.hpa import parse_bound
     from kplan.io.scale import parse_scale, resolve_scale
     from kplan.io.scheduler_config import read_scheduler_config
@@ -298,11 +301,17 @@ def whatif(
         if not v.startswith("like=") and looks_like_a_node_name(v):
             unread.append(("--until-fit", v))
     templates = [until_fit_template(v) for v in until_fit] if not unread else []
+    if autoscaler is not None and (until_fit or shrink):
+        # --shrink with Karpenter is Karpenter's consolidation (issue 45 item 3), not cluster-autoscaler's
+        raise InputError(f"--autoscaler goes with neither --until-fit nor --shrink yet: the autoscaler finds the nodes "
+                         f"itself ({'--until-fit' if until_fit else '--shrink'})")
+    catalog = check_autoscaler(autoscaler, instance_types)
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     check_node_names(unread, loaded.inputs)
     planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version,
                            feature_gates=feature_gates, verbose=verbose)
+    attach_autoscaler(planner, catalog, seed=seed)
     scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
     autoscaled, notes = autoscaling(loaded, hpa, seed=seed, scaled=[c.label for c in scaled])
     changes = added + scaled + autoscaled + node_changes

@@ -8,7 +8,7 @@ controllers' pods, replacing the cluster's); a Planner runs the result, changed 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kplan.cli.options import TieBreak
 
@@ -104,3 +104,39 @@ def release_words(release: Release) -> str:
     from kplan.report.document import ReleaseInfo
 
     return f"kube-scheduler {release} ({ReleaseInfo.of(release).gates})"
+
+
+#: the node autoscalers --autoscaler names
+AUTOSCALERS = ("karpenter",)
+
+
+def check_autoscaler(autoscaler: str | None, instance_types: str | None) -> Any:
+    """--autoscaler and --instance-types, checked before loading; the catalog read (None without
+    --autoscaler)."""
+    from kplan.errors import InputError
+
+    if autoscaler is None:
+        if instance_types is not None:
+            raise InputError("--instance-types goes with --autoscaler karpenter")
+        return None
+    if autoscaler not in AUTOSCALERS:
+        raise InputError(f"--autoscaler {autoscaler}: kplan models {', '.join(AUTOSCALERS)}")
+    if instance_types is None:
+        raise InputError("--autoscaler karpenter needs the instance types it may launch: give --instance-types FILE "
+                         "(the KWOK provider's JSON format) or --instance-types aws")
+    from kplan.io.catalog import read_catalog
+
+    return read_catalog(instance_types)
+
+
+def attach_autoscaler(planner: Planner, catalog: Any, *, seed: int) -> None:
+    """Give the planner Karpenter (when --autoscaler gave a catalog): each run then lets it launch
+    nodes for the pods kube-scheduler leaves unschedulable."""
+    if catalog is None:
+        return
+    from kplan.whatif.autoscale import check_node_pools, karpenter
+
+    check_node_pools(planner.inputs)
+    from kplan.autoscaler.karpenter.scheduler import solve
+
+    planner.autoscaler = karpenter(planner.inputs, catalog, solve, seed=seed)

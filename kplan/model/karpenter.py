@@ -233,6 +233,8 @@ class Catalog:
     #: label keys the provider makes well known (v1.WellKnownLabels plus the provider's own and
     #: every offering requirement's key, as the KWOK provider registers them)
     well_known_labels: frozenset[str] = WELL_KNOWN_LABELS
+    #: RestrictedLabelDomains with the provider's own (KWOK adds karpenter.kwok.sh)
+    restricted_label_domains: frozenset[str] = RESTRICTED_LABEL_DOMAINS
 
     def by_name(self) -> Mapping[str, InstanceType]:
         return {it.name: it for it in self.instance_types}

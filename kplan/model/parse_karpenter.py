@@ -8,9 +8,9 @@ nodeclaim_validation.go ValidateRequirement, labels.go IsRestrictedLabel); the w
 Each error is one line naming the file, the object and the field.
 
 The catalog is read as kwok/cloudprovider/helpers.go reads it (ConstructInstanceTypes,
-setDefaultOptions, newInstanceType): ``pods`` defaults to 110, every offering is available, the
-overhead is kube-reserved 100m cpu and 10Mi memory, and the type gets the KWOK provider's
-instance-size/family/cpu/memory labels. Two kplan extensions, which the KWOK reader ignores, let
+setDefaultOptions, newInstanceType): ``pods`` defaults to 110, the overhead is kube-reserved 100m cpu and 10Mi memory, and the type gets the KWOK provider's
+instance-size/family/cpu/memory labels. Unlike KWOK, an offering's ``Available: false`` is kept
+(KWOK marks every offering available). Two kplan extensions, which the KWOK reader ignores, let
 the built-in AWS catalog say what the AWS provider computes: ``overhead`` (kubeReserved,
 systemReserved, evictionThreshold resource lists) and ``labels``.
 """
@@ -470,7 +470,7 @@ def _offering(v: Any, where: Where, path: str, well_known: set[str]) -> Offering
         raise where.fail(f"{path}.Price", f"expected a number (dollars per hour), got {price!r}")
     if price < 0:
         raise where.fail(f"{path}.Price", f"Invalid value: {price}: must not be negative")
-    available = m.get("Available", False)
+    available = m.get("Available", True)
     if not isinstance(available, bool):
         raise where.fail(f"{path}.Available", f"expected true or false, got {available!r}")
     reqs = []
@@ -485,8 +485,9 @@ def _offering(v: Any, where: Where, path: str, well_known: set[str]) -> Offering
     capacity_type = next((r.values[0] for r in reqs if r.key == CAPACITY_TYPE_LABEL and r.operator == IN and r.values),
                          "")
     rc = _int(m.get("ReservationCapacity"), where, f"{path}.ReservationCapacity")
-    # setDefaultOptions marks every offering of a KWOK catalog available
-    return Offering(float(price), True, tuple(reqs), zone, capacity_type, rc)
+    # KWOK's setDefaultOptions marks every offering available; kplan keeps the file's word (absent:
+    # available), as the oracle does, so a catalog can take an offering away
+    return Offering(float(price), available, tuple(reqs), zone, capacity_type, rc)
 
 
 def _overhead(v: Any, where: Where, path: str) -> Mapping[str, int]:
@@ -559,4 +560,4 @@ def parse_catalog(doc: Any, source: str) -> Catalog:
         types.append(it)
     if not types:
         raise Where(source, "instance types", "file").fail("(top level)", "the catalog lists no instance types")
-    return Catalog(tuple(types), source, frozenset(well_known))
+    return Catalog(tuple(types), source, frozenset(well_known), RESTRICTED_LABEL_DOMAINS | {KWOK_GROUP})

@@ -133,7 +133,7 @@ def autoscale_run(inputs: Inputs, first: SimulationResult, autoscaler: Autoscale
             break
         table = result.snapshot.table
         bound: Mapping[str, list[Pod]] = {name: table.pods[row] for row, name in enumerate(table.names)}
-        answer = autoscaler.provision(list(table.nodes), bound, pending)
+        answer = autoscaler.provision(list(table.nodes), bound, pending, out.rounds + 1)
         out.rounds += 1
         left = {p.key for p in pending}
         out.unhelped = {k: why for k, why in answer.unhelped.items() if k in left}
@@ -151,12 +151,16 @@ def autoscale_run(inputs: Inputs, first: SimulationResult, autoscaler: Autoscale
     return result, out, added
 
 
-def karpenter(inputs: Inputs, catalog: Catalog, solve: Solve, *, seed: int) -> KarpenterAutoscaler:
-    """Karpenter with the NodePools and NodeClaims of ``inputs``, its DaemonSets' pods, and the
-    instance types of ``catalog``; InputError when the inputs hold no NodePool (Karpenter would
-    launch nothing)."""
+def check_node_pools(inputs: Inputs) -> None:
+    """InputError when the inputs hold no NodePool: Karpenter would launch nothing."""
     if not inputs.node_pools:
         raise InputError("--autoscaler karpenter: the inputs hold no NodePool (karpenter.sh/v1): give the cluster's "
                          "NodePools with --cluster (kplan snapshot lists them) or as manifests")
+
+
+def karpenter(inputs: Inputs, catalog: Catalog, solve: Solve, *, seed: int) -> KarpenterAutoscaler:
+    """Karpenter with the NodePools and NodeClaims of ``inputs``, its DaemonSets' pods, and the
+    instance types of ``catalog``; InputError when the inputs hold no NodePool."""
+    check_node_pools(inputs)
     return KarpenterAutoscaler(tuple(inputs.node_pools), tuple(inputs.node_claims),
                                tuple(daemonset_template_pods(inputs)), catalog, solve, seed=seed)

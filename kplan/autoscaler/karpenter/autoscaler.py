@@ -45,12 +45,12 @@ class KarpenterAutoscaler:
     _names: NameGenerator | None = field(default=None, repr=False)
 
     def provision(self, nodes: Sequence[Node], bound: Mapping[str, Sequence[Pod]],
-                  pending: Sequence[Pod]) -> Provisioning:
+                  pending: Sequence[Pod], round: int) -> Provisioning:
         cluster = KarpenterCluster(nodes=tuple(nodes), bound_pods=tuple(p for n in nodes for p in bound.get(n.name, ())),
                                    node_pools=self.node_pools, node_claims=self.node_claims,
                                    daemonset_pods=self.daemonset_pods, catalog=self.catalog)
         result = self.solve(cluster, pending)
-        if self._names is None:
+        if self._names is None or round == 1:  # each run names its nodes from the seed alone
             self._names = NameGenerator(self.seed, "NodeClaim/karpenter")
         self._names.reserve(n.name for n in nodes)
         self._names.reserve(c.name for c in self.node_claims)

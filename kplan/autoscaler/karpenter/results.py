@@ -86,3 +86,5 @@ class ProvisioningResult:
     existing_nodes: tuple[ExistingNodePods, ...]
     #: pod key (namespace/name) → Karpenter's reason, in the order the pods were given
     pod_errors: Mapping[str, str]
+    #: pending pods Karpenter does not consider (GetPendingPods): pod key → why
+    ignored: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))

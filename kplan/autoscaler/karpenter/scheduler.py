@@ -38,6 +38,7 @@ from kplan.autoscaler.karpenter.nodeclaimtemplate import (
     to_node_claim,
 )
 from kplan.autoscaler.karpenter.preferences import PREFER_NO_SCHEDULE_TOLERATION, PodView, relax
+from kplan.autoscaler.karpenter.provisioner import NO_NODE_POOLS, ignored_reason
 from kplan.autoscaler.karpenter.queue import Queue
 from kplan.autoscaler.karpenter.requirements import Requirements, from_labels, pod_requirements
 from kplan.autoscaler.karpenter.results import (
@@ -61,10 +62,18 @@ def has_dra_requirements(p: Pod) -> bool:
     return bool(p.resource_claims)
 
 
-def pod_data(v: PodView) -> PodData:
+#: PreferencePolicy and MinValuesPolicy values (Karpenter's --preference-policy, --min-values-policy)
+RESPECT, IGNORE_PREFERENCES = "Respect", "Ignore"
+STRICT, BEST_EFFORT = "Strict", "BestEffort"
+
+
+def pod_data(v: PodView, respect_preferences: bool = True) -> PodData:
     """updateCachedPodData: requests (pods = 1), requirements (with the heaviest preferred
-    node-affinity term) and the strict ones (without it)."""
+    node-affinity term, unless preferences are ignored) and the strict ones (without it)."""
     preferred = tuple(t.term for t in sorted(v.preferred_node, key=lambda t: -t.weight))
+    if not respect_preferences:
+        strict = pod_requirements(v.pod, strict=True, required_terms=v.required_terms, preferred=preferred)
+        return PodData(res.requests_for_pods([v.pod]), strict, strict)
     reqs = pod_requirements(v.pod, required_terms=v.required_terms, preferred=preferred)
     strict = pod_requirements(v.pod, strict=True, required_terms=v.required_terms, preferred=preferred) \
         if preferred else reqs
@@ -143,7 +152,10 @@ def is_pending(p: Pod) -> bool:
 
 
 class Scheduler:
-    def __init__(self, cluster: KarpenterCluster, pending: Sequence[Pod], consolidation_now: float | None = None) -> None:
+    def __init__(self, cluster: KarpenterCluster, pending: Sequence[Pod], consolidation_now: float | None = None,
+                 preference_policy: str = RESPECT, min_values_policy: str = STRICT) -> None:
+        self.respect = preference_policy == RESPECT
+        self.best_effort = min_values_policy == BEST_EFFORT
         self.catalog = cluster.catalog
         self.well_known = cluster.catalog.well_known_labels
         pools = order_by_weight([p for p in cluster.node_pools if p.replicas is None])
@@ -172,7 +184,7 @@ class Scheduler:
         self.topology = Topology(
             build_domain_groups(pools, types_by_pool, type_reqs),
             [(s.node, s.labels()) for s in states if s.node is not None],
-            cluster.bound_pods, node_by_name, {p.uid for p in pending}, cluster.namespace_labels)
+            cluster.bound_pods, node_by_name, {p.uid for p in pending}, cluster.namespace_labels, self.respect)
         for p in pending:
             self.topology.update(PodView.of(p))
         # the templates: NodePools whose requirements leave some instance type
@@ -183,7 +195,7 @@ class Scheduler:
             t = new_node_claim_template(pool)
             everything = [DaemonOverheadGroup(list(types_by_pool[pool.name]), {}, HostPortUsage())]
             t.instance_type_options, _, _ = filter_instance_types_by_requirements(
-                types_by_pool[pool.name], t.requirements, None, {}, everything, {}, False, self.well_known)
+                types_by_pool[pool.name], t.requirements, None, {}, everything, {}, self.best_effort, self.well_known)
             if t.instance_type_options:
                 self.templates.append(t)
         daemons = [p for p in cluster.daemonset_pods if not has_dra_requirements(p)]
@@ -223,7 +235,7 @@ class Scheduler:
             return DRA_ERROR  # a DRAError is returned before any relaxation
         v = PodView.of(pod)
         while True:
-            err = self.add(v, pod_data(v))
+            err = self.add(v, pod_data(v, self.respect))
             if err is None:
                 return None
             if not relax(v, self.tolerate_prefer_no_schedule):
@@ -265,7 +277,7 @@ class Scheduler:
             self._hostnames += 1
             claim = SchedulingNodeClaim(t, self.topology, self.daemon_groups[t.name], types,
                               f"hostname-placeholder-{self._hostnames:04d}", self.well_known)
-            got = claim.can_add(v.pod, data, v.tolerations, False)
+            got = claim.can_add(v.pod, data, v.tolerations, self.best_effort)
             if isinstance(got, str):
                 errors.append(got)
                 continue
@@ -310,7 +322,7 @@ class Scheduler:
         reqs.remove(HOSTNAME_LABEL)
         requests = res.merge(c.requests, c.daemon_requests())
         types, final, labels = to_node_claim(reqs, c.instance_type_options, c.template.labels, self.well_known)
-        if reqs.has_min_values():
+        if reqs.has_min_values() and not self.best_effort:
             _, _, err = satisfies_min_values(types, reqs)
             if err is not None:
                 return ("pod didn’t schedule because NodePool couldn’t meet minValues requirements, validating "
@@ -331,11 +343,21 @@ class Scheduler:
 
 
 def solve(cluster: KarpenterCluster, pending: Sequence[Pod], *,
-          consolidation_now: float | None = None) -> ProvisioningResult:
+          consolidation_now: float | None = None, preference_policy: str = RESPECT,
+          min_values_policy: str = STRICT) -> ProvisioningResult:
     """One provisioning round of Karpenter for ``pending`` (the pods kube-scheduler could not place,
     or a consolidation's candidates' pods). ``consolidation_now`` (seconds since the epoch) makes it
     a consolidation simulation (IsConsolidationSimulation): an existing node still under its
     NodePool's consolidateAfter takes no pod that is not pending, unless the pod's node is being
-    deleted."""
-    return Scheduler(cluster, pending, consolidation_now).solve(pending)
+    deleted. ``preference_policy`` ("Respect" or "Ignore") and ``min_values_policy`` ("Strict" or
+    "BestEffort") are Karpenter's options of those names."""
+    catalog = cluster.catalog
+    ignored = {p.key: why for p in pending
+               if (why := ignored_reason(p, catalog.well_known_labels, catalog.restricted_label_domains)) is not None}
+    pods = [p for p in pending if p.key not in ignored]
+    if not any(p.replicas is None for p in cluster.node_pools):
+        # Schedule: NewScheduler finds no dynamic NodePool, and every pod is marked so
+        return ProvisioningResult((), (), {p.key: NO_NODE_POOLS for p in pods}, ignored)
+    result = Scheduler(cluster, pods, consolidation_now, preference_policy, min_values_policy).solve(pods)
+    return ProvisioningResult(result.new_node_claims, result.existing_nodes, result.pod_errors, ignored)
 

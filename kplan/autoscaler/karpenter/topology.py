@@ -30,7 +30,7 @@ from kplan.autoscaler.karpenter.requirements import (
 )
 from kplan.autoscaler.karpenter.taints import tolerates_pod
 from kplan.model.karpenter import HOSTNAME_LABEL, IN, InstanceType, NodePool
-from kplan.model.objects import HONOR, IGNORE, Node, Pod, PodAffinityTerm, Taint, Toleration
+from kplan.model.objects import DO_NOT_SCHEDULE, HONOR, IGNORE, Node, Pod, PodAffinityTerm, Taint, Toleration
 from kplan.model.selectors import LabelSelector, selector_matches
 
 SPREAD, AFFINITY, ANTI_AFFINITY = "topology spread", "pod affinity", "pod anti-affinity"
@@ -259,7 +259,7 @@ class Topology:
 
     def __init__(self, domain_groups: dict[str, DomainGroup], nodes: Sequence[tuple[Node, Mapping[str, str]]],
                  bound: Sequence[Pod], node_by_name: Mapping[str, Node], pending_uids: set[str],
-                 namespace_labels: Mapping[str, Mapping[str, str]]) -> None:
+                 namespace_labels: Mapping[str, Mapping[str, str]], respect_preferences: bool = True) -> None:
         self.domain_groups = domain_groups
         #: (node, its labels as state sees them) of every existing node that has a Node object
         self.nodes = nodes
@@ -267,6 +267,8 @@ class Topology:
         self.node_by_name = node_by_name
         self.excluded = pending_uids
         self.namespace_labels = namespace_labels
+        #: PreferencePolicy Respect (preferred terms and ScheduleAnyway count until relaxed) or Ignore
+        self.respect = respect_preferences
         self.groups: dict[tuple[object, ...], TopologyGroup] = {}
         self.inverse: dict[tuple[object, ...], TopologyGroup] = {}
         for p in self.bound:
@@ -310,16 +312,20 @@ class Topology:
         pod = v.pod
         for tg in self.groups.values():
             tg.owners.discard(pod.uid)
-        if pod.anti_affinity_required or v.preferred_anti_affinity:
+        if pod.anti_affinity_required or (self.respect and v.preferred_anti_affinity):
             self.update_inverse_anti_affinity(pod, None)
         new: list[TopologyGroup] = []
         for c in v.spread:
+            if not self.respect and c.when_unsatisfiable != DO_NOT_SCHEDULE:
+                continue
             nf = make_node_filter(v, c.node_taints_policy, c.node_affinity_policy)
             new.append(self._new_group(SPREAD, c.topology_key, v, pod, frozenset({pod.namespace}), c.selector,
                                        c.max_skew, c.min_domains, nf))
-        terms = [(AFFINITY, t) for t in pod.affinity_required] + [(AFFINITY, w.term) for w in v.preferred_affinity]
+        preferred = self.respect
+        terms = [(AFFINITY, t) for t in pod.affinity_required]
+        terms += [(AFFINITY, w.term) for w in v.preferred_affinity if preferred]
         terms += [(ANTI_AFFINITY, t) for t in pod.anti_affinity_required]
-        terms += [(ANTI_AFFINITY, w.term) for w in v.preferred_anti_affinity]
+        terms += [(ANTI_AFFINITY, w.term) for w in v.preferred_anti_affinity if preferred]
         for kind, term in terms:
             new.append(self._new_group(kind, term.topology_key, v, pod, self.namespaces_of(pod, term),
                                        term.selector, _MAX_INT32, None, TopologyNodeFilter()))

@@ -74,11 +74,13 @@ def _launched(doc: SimulationDocument, color: bool, width: int | None, wide: boo
     if a.stopped_at_bound:
         out += [wrap(f"{who} still launched nodes after {a.rounds} rounds, where kplan stops asking: more pods "
                      "may fit in a real cluster.", width)]
-    unhelped = [[p.key, p.autoscaler] for p in doc.pods if p.autoscaler]
+    unhelped = [p for p in doc.pods if p.autoscaler]
     if unhelped:
-        out += ["", table(unhelped, _headers(["POD", f"WHY {a.autoscaler.upper()} LAUNCHES NOTHING FOR IT"], color), width,
-                          wrap_columns=[1], spill=True, notes=notes,
-                          names=() if wide else [Names("a pod name", (0,), [r[0] for r in unhelped])])]
+        # Karpenter's reasons run to hundreds of characters (each NodePool's requirements): each
+        # goes under its pod, as a paragraph
+        out += ["", paint(f"WHY {a.autoscaler.upper()} LAUNCHES NOTHING FOR THEM", "bold", color)]
+        for p in unhelped:
+            out += [p.key, wrap(p.autoscaler or "", width, "    ")]
     return out
 
 

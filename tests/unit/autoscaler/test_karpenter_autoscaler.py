@@ -93,3 +93,12 @@ def test_a_claim_no_offering_is_left_for_is_not_launched() -> None:
 def test_without_nodepools_karpenter_is_a_usage_error() -> None:
     with pytest.raises(InputError, match="no NodePool"):
         planner(Scripted([]), nodepools=False)
+
+
+def test_two_runs_of_one_planner_name_their_new_nodes_alike() -> None:
+    # kplan whatif runs before and after with one planner: a node named differently would read as a
+    # pod placed elsewhere
+    p = planner(Scripted(["warehouse-loader"]))
+    first, second = p.simulate(), p.simulate()
+    assert first.autoscaling is not None and second.autoscaling is not None
+    assert [n.new.name for n in first.autoscaling.launched] == [n.new.name for n in second.autoscaling.launched]

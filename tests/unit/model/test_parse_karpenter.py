@@ -278,3 +278,15 @@ def test_a_bad_catalog_is_one_line_naming_file_type_and_field(doc: Any, message:
 ])
 def test_quantities_print_as_resource_quantity_does(text: str, canonical: str) -> None:
     assert quantity_string(text) == canonical
+
+
+def test_the_built_in_aws_catalog_has_the_aws_providers_figures() -> None:
+    from kplan.io.catalog import read_catalog
+
+    cat = read_catalog("aws")
+    assert len(cat.instance_types) == 848
+    m5 = cat.by_name()["m5.large"]
+    assert (m5.architecture, m5.capacity["pods"], m5.capacity["memory"]) == ("amd64", 29, 7577 * 2**20)
+    assert m5.allocatable["cpu"] == 1930 and m5.allocatable["memory"] == (7577 - 574 - 100) * 2**20
+    assert {o.zone for o in m5.offerings} == {"us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d"}
+    assert cat.by_name()["m6g.large"].architecture == "arm64"

@@ -55,7 +55,7 @@ def test_the_terminal_shows_the_new_nodes_their_cost_and_the_reasons_in_80_colum
     assert "NEW NODE    NODEPOOL    TYPE       CAPACITY    ZONE      $/HOUR    PODS\n" \
            "new-1       general     m5.xlarge  on-demand   zone-b     0.192       1\n" in text
     assert "Karpenter launched 1 new node: +$0.1920 per hour, +$140.16 per month (730 h)." in text
-    assert "default/never  no instance type satisfied resources" in text
+    assert "WHY KARPENTER LAUNCHES NOTHING FOR THEM\ndefault/never\n    no instance type satisfied resources\n" in text
 
 
 def test_the_html_report_lists_the_new_nodes_and_their_cost() -> None:

@@ -40,7 +40,7 @@ class Launcher:
     saw_bound: dict[str, list[str]] = field(default_factory=dict)
 
     def provision(self, nodes: Sequence[Node], bound: Mapping[str, Sequence[Pod]],
-                  pending: Sequence[Pod]) -> Provisioning:
+                  pending: Sequence[Pod], round: int) -> Provisioning:
         self.shown.append([p.name for p in pending])
         self.saw_bound = {n: [p.name for p in pods] for n, pods in bound.items()}
         taken = {n.name for n in nodes}

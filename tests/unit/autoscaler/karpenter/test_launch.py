@@ -33,12 +33,13 @@ def claim(*reqs: Requirement) -> NewNodeClaim:
     return NewNodeClaim("default", types, (), base + reqs, labels={"team": "a"})
 
 
-def test_on_demand_takes_the_cheapest_offering_and_names_the_tie() -> None:
+def test_on_demand_takes_the_cheapest_option_of_the_fleet_request() -> None:
     node = launch(claim(Requirement("karpenter.sh/capacity-type", "In", ("on-demand",))), CATALOG, "n1")
     assert node is not None
     assert (node.instance_type.name, node.capacity_type, node.zone, node.price) == ("m5.large", "on-demand", "a",
                                                                                     0.096)
-    assert [(o.instance_type, o.zone) for o in node.options] == [("m5.large", "b")]
+    assert [(o.instance_type, o.zone) for o in node.options] == [("m5.large", "a"), ("m5.large", "b"),
+                                                                  ("m5.xlarge", "a")]
     assert not node.cloud_picks
     assert node.other_instance_types == ("m5.xlarge",)
 
@@ -50,6 +51,44 @@ def test_spot_is_preferred_when_allowed_and_ec2_picks_among_the_options() -> Non
     assert node.cloud_picks
     assert [(o.instance_type, o.zone, o.price) for o in node.options] == [
         ("m5.large", "b", 0.035), ("m5.large", "a", 0.04), ("m5.xlarge", "a", 0.07)]
+
+
+def test_spot_dearer_than_the_cheapest_on_demand_is_not_offered() -> None:
+    cat = parse_catalog([
+        {"name": "a.large", "architecture": "amd64", "operatingSystems": ["linux"], "resources": {"cpu": "2"},
+         "offerings": [offering(0.10, "on-demand", "a"), offering(0.12, "spot", "a")]},
+        {"name": "b.large", "architecture": "amd64", "operatingSystems": ["linux"], "resources": {"cpu": "2"},
+         "offerings": [offering(0.20, "on-demand", "a"), offering(0.09, "spot", "a")]},
+    ], "t.json")
+    types = cat.instance_types
+    c = NewNodeClaim("default", types, (), (Requirement("node.kubernetes.io/instance-type", "In",
+                                                        ("a.large", "b.large")),))
+    node = launch(c, cat, "n1")
+    assert node is not None and node.capacity_type == "spot"
+    assert [(o.instance_type, o.price) for o in node.options] == [("b.large", 0.09)]
+
+
+def test_a_metal_or_gpu_type_is_launched_only_when_nothing_else_is_left() -> None:
+    cat = parse_catalog([
+        {"name": "g.large", "architecture": "amd64", "operatingSystems": ["linux"],
+         "resources": {"cpu": "2", "nvidia.com/gpu": "1"}, "offerings": [offering(0.05, "on-demand", "a")]},
+        {"name": "c.large", "architecture": "amd64", "operatingSystems": ["linux"], "resources": {"cpu": "2"},
+         "offerings": [offering(0.08, "on-demand", "a")]},
+    ], "t.json")
+    c = NewNodeClaim("default", cat.instance_types, (), (Requirement("node.kubernetes.io/instance-type", "In",
+                                                                     ("g.large", "c.large")),))
+    node = launch(c, cat, "n1")
+    assert node is not None and node.instance_type.name == "c.large"
+    only_gpu = NewNodeClaim("default", cat.instance_types[:1], (), (
+        Requirement("node.kubernetes.io/instance-type", "In", ("g.large",)),))
+    node = launch(only_gpu, cat, "n1")
+    assert node is not None and node.instance_type.name == "g.large"
+
+
+def test_a_type_the_requests_do_not_fit_is_not_launched() -> None:
+    c = NewNodeClaim("default", CATALOG.instance_types, (), claim().requirements, requests={"cpu": 3000})
+    node = launch(c, CATALOG, "n1")
+    assert node is not None and node.instance_type.name == "m5.xlarge"
 
 
 def test_the_node_carries_the_labels_capacity_and_allocatable_of_its_type() -> None:

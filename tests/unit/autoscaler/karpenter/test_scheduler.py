@@ -195,3 +195,20 @@ def test_a_consolidation_simulation_keeps_moved_pods_off_a_node_under_consolidat
     assert [e.name for e in later.existing_nodes] == ["n1"]
     pending = solve(c, pods(1), consolidation_now=t0 + 60)
     assert [e.name for e in pending.existing_nodes] == ["n1"]
+
+
+def test_min_values_best_effort_launches_with_what_is_left_and_says_it_relaxed() -> None:
+    reqs = [{"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 4}]
+    result = solve(cluster([pool(reqs=reqs)]), pods(1, cpu="2"), min_values_policy="BestEffort")
+    assert not result.pod_errors
+    [claim] = result.new_node_claims
+    assert claim.min_values_relaxed
+    assert [r.min_values for r in claim.requirements if r.key == "node.kubernetes.io/instance-type"] == [3]
+
+
+def test_ignored_preferences_do_not_steer_the_claim() -> None:
+    p = make_pod("pref").req(cpu="1").preferred(10, term(expr("kubernetes.io/arch", "In", "arm64"))).build()
+    respected = solve(cluster([pool()]), [p])
+    ignored = solve(cluster([pool()]), [p], preference_policy="Ignore")
+    assert [t.name for t in respected.new_node_claims[0].instance_types] == ["g.xlarge"]
+    assert [t.name for t in ignored.new_node_claims[0].instance_types][0] == "c.large"
