@@ -21,15 +21,15 @@ def run_kplan(folder: Path) -> dict[str, Any]:
     from kplan.io.workspace import load_workspace
     from kplan.whatif.daemons import daemonset_template_pods
 
-    if options(folder):
-        raise NotImplementedError(f"{folder.name}: options.json (Karpenter's policies) is not wired to kplan yet")
+    opts = options(folder)
     objects, _, _ = cluster_objects([str(f) for f in object_files(folder)], progress=False)
     inputs = load_workspace(objects, []).inputs
     catalog = read_catalog(str(folder / CATALOG))
     cluster = KarpenterCluster(nodes=tuple(inputs.nodes), bound_pods=tuple(inputs.running),
                                node_pools=tuple(inputs.node_pools), node_claims=tuple(inputs.node_claims),
                                daemonset_pods=tuple(daemonset_template_pods(inputs)), catalog=catalog)
-    result = solve(cluster, inputs.pending)
+    result = solve(cluster, inputs.pending, preference_policy=opts.get("preferencePolicy", "Respect"),
+                   min_values_policy=opts.get("minValuesPolicy", "Strict"))
     claims = []
     for i, claim in enumerate(result.new_node_claims):
         reqs = from_spec(claim.requirements)
@@ -55,4 +55,4 @@ def run_kplan(folder: Path) -> dict[str, Any]:
             "existingNodes": [{"node": e.name, "nodeClaim": e.node_claim, "pods": [p.key for p in e.pods]}
                               for e in result.existing_nodes],
             "podErrors": [{"pod": k, "error": v} for k, v in sorted(result.pod_errors.items())],
-            "ignored": []}
+            "ignored": [{"pod": k, "error": v} for k, v in sorted(result.ignored.items())]}

@@ -21,18 +21,7 @@ from tests.fidelity.karpenter.oracle import EXPECTED, run_oracle
 NAMES = [sc.name for sc in scenarios()]
 
 #: scenario -> the difference kplan still has (the figures and details: KARPENTER-DIFFS in the notes)
-KNOWN: dict[str, str] = {
-    "no-nodepool": "kplan says 'nodepool requirements filtered out all available instance types' where "
-                   "Provisioner.Schedule records 'no dynamic nodepools found' (ErrNodePoolsNotFound)",
-    "pod-avoids-karpenter": "kplan gives the pod an incompatible-requirements error where the provisioner "
-                            "ignores it (Validate: karpenter.sh/nodepool DoesNotExist)",
-    "min-values-best-effort": "kplan's solve has no --min-values-policy (BestEffort)",
-}
-
-#: the launch's options are the AWS provider's fleet request in the oracle (every instance type and
-#: zone of the capacity type, after its filters), the offerings tied with the choice in kplan:
-#: compared apart (test_kplan_lists_the_launch_options) until both say the same thing
-APART = ".launch.options:"
+KNOWN: dict[str, str] = {}
 
 
 def expected(name: str) -> dict[str, object]:
@@ -61,17 +50,5 @@ def _kplan_case(name: str) -> object:
 def test_kplan_agrees(name: str) -> None:
     from tests.fidelity.karpenter.kplan_side import run_kplan
 
-    differences = [d for d in compare(expected(name), run_kplan(SCENARIOS / name)) if APART not in d]
-    assert not differences, "\n".join(differences)
-
-
-WITH_CLAIMS = [n for n in NAMES if n not in KNOWN and expected(n)["newNodeClaims"]]
-
-
-@pytest.mark.xfail(strict=True, reason="kplan lists the offerings tied with its choice, the oracle the fleet "
-                                       "request's options (oracle/karpenter/README.md, launch)")
-def test_kplan_lists_the_launch_options() -> None:
-    from tests.fidelity.karpenter.kplan_side import run_kplan
-
-    differences = [d for n in WITH_CLAIMS for d in compare(expected(n), run_kplan(SCENARIOS / n)) if APART in d]
+    differences = compare(expected(name), run_kplan(SCENARIOS / name))
     assert not differences, "\n".join(differences)
