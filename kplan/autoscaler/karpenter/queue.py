@@ -11,11 +11,17 @@ from collections.abc import Callable, Mapping, Sequence
 from kplan.model.objects import Pod
 
 
-def by_cpu_and_memory_descending(requests: Callable[[Pod], Mapping[str, int]]) -> Callable[[Pod], tuple[object, ...]]:
+def by_cpu_and_memory_descending(requests: Callable[[Pod], Mapping[str, int]],
+                                 position: Mapping[str, int]) -> Callable[[Pod], tuple[object, ...]]:
+    """The sort key. A pod the input gave no metadata.uid (kplan names it ``namespace/name``) is
+    placed by its position in the input instead, before pods with a uid: pods created in that
+    order, as the oracle numbers them."""
     def key(p: Pod) -> tuple[object, ...]:
         r = requests(p)
         created = p.creation_time if p.creation_time is not None else float("-inf")
-        return (-r.get("cpu", 0), -r.get("memory", 0), created, p.uid)
+        synthetic = p.uid == p.key
+        return (-r.get("cpu", 0), -r.get("memory", 0), created, "" if synthetic else p.uid,
+                position.get(p.uid, 0) if synthetic else 0)
     return key
 
 
@@ -23,7 +29,8 @@ class Queue:
     __slots__ = ("pods", "last_len")
 
     def __init__(self, pods: Sequence[Pod], requests: Callable[[Pod], Mapping[str, int]]) -> None:
-        self.pods: deque[Pod] = deque(sorted(pods, key=by_cpu_and_memory_descending(requests)))
+        position = {p.uid: i for i, p in enumerate(pods)}
+        self.pods: deque[Pod] = deque(sorted(pods, key=by_cpu_and_memory_descending(requests, position)))
         self.last_len: dict[str, int] = {}
 
     def pop(self) -> Pod | None:

@@ -212,3 +212,9 @@ def test_ignored_preferences_do_not_steer_the_claim() -> None:
     ignored = solve(cluster([pool()]), [p], preference_policy="Ignore")
     assert [t.name for t in respected.new_node_claims[0].instance_types] == ["g.xlarge"]
     assert [t.name for t in ignored.new_node_claims[0].instance_types][0] == "c.large"
+
+
+def test_pods_without_uid_or_creation_time_are_taken_in_input_order_among_equals() -> None:
+    ps = [make_pod(n).req(cpu="500m", memory="1Gi").build() for n in ("db-0", "db-1", "api-0")]
+    [claim] = solve(cluster([pool()]), ps).new_node_claims
+    assert [p.name for p in claim.pods] == ["db-0", "db-1", "api-0"]
