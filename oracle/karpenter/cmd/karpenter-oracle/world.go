@@ -42,15 +42,14 @@ type karpWorld struct {
 
 // defaultPod applies what the API server (defaulting: requests from limits) and the
 // kube-scheduler (PodScheduled=False/Unschedulable on pods it could not place) would have done.
-func defaultPod(p *corev1.Pod) {
+func defaultPod(p *corev1.Pod, i int) {
 	if p.Namespace == "" {
 		p.Namespace = "default"
 	}
 	if p.UID == "" {
 		// Karpenter's queue breaks ties of equal cpu and memory by creationTimestamp, then by
-		// UID: without one, a pod's UID is "<namespace>/<name>", as kplan's (so such ties go by
-		// namespace and name).
-		p.UID = types.UID(p.Namespace + "/" + p.Name)
+		// UID: numbered UIDs make that the input order.
+		p.UID = types.UID(fmt.Sprintf("oracle-uid-%06d", i))
 	}
 	if p.CreationTimestamp.IsZero() {
 		p.CreationTimestamp = inputTimestamp
@@ -279,8 +278,8 @@ func buildWorld(ctx context.Context, w *world, instanceTypes []*cloudprovider.In
 		seen[kind+"/"+key] = ""
 		return nil
 	}
-	for _, p := range w.pods {
-		defaultPod(p)
+	for i, p := range w.pods {
+		defaultPod(p, i+1)
 		if err := check("Pod", p.Namespace+"/"+p.Name); err != nil {
 			return nil, err
 		}
