@@ -300,6 +300,10 @@ class Node:
     declared_features: tuple[str, ...] = ()
     #: Ready condition status ("True", "False", "Unknown", "" when absent)
     ready: str = ""
+    #: spec.providerID ("" when absent): how Karpenter pairs a Node with its NodeClaim
+    provider_id: str = ""
+    #: metadata.creationTimestamp in seconds since the epoch (None when absent)
+    creation_time: float | None = None
     source: str = ""
     raw: dict[str, object] | None = field(default=None, repr=False)
 

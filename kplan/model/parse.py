@@ -968,6 +968,8 @@ def parse_node(d: Mapping[str, Any], source: str = "", *, keep_raw: bool = False
         images=tuple(images),
         declared_features=declared,
         ready=ready,
+        provider_id=_str(spec.get("providerID"), where, "spec.providerID"),
+        creation_time=parse_time(md.get("creationTimestamp"), where, "metadata.creationTimestamp"),
         source=source,
         raw=dict(d) if keep_raw else None,
     )

@@ -3,7 +3,7 @@ NodeClaims of the scheduling simulation (``KarpenterClaim``), and the launch of 
 
 * Every node labelled ``karpenter.sh/nodepool`` is Karpenter's; its NodeClaim is the input's one
   of that node (status.nodeName or providerID), or else one made from the node (launched,
-  registered and initialized since the epoch), as the oracle does. Such a node without the
+  registered and initialized when the node was created), as the oracle does. Such a node without the
   ``karpenter.sh/registered`` / ``karpenter.sh/initialized`` labels gets them ("true"), as the
   oracle gives them: Karpenter reads a node's state from these labels (StateNode.Initialized),
   which a node given by hand rarely carries. Other nodes are not Karpenter's; NodeClaims without
@@ -125,10 +125,14 @@ def claim_view(nc: NodeClaim, drifted: str = "", now: float = 0.0) -> ClaimView:
 
 
 def claim_for_node(node: Node) -> NodeClaim:
-    """The NodeClaim beside a Karpenter node the input gives without one."""
+    """The NodeClaim beside a Karpenter node the input gives without one: launched, registered and
+    initialized when the node was created (the epoch when the node gives no creationTimestamp), as
+    the oracle makes it."""
+    created = node.creation_time if node.creation_time is not None else 0.0
     return NodeClaim(name=node.name, node_pool=node.labels.get(NODE_POOL_LABEL, ""), labels=node.labels,
-                     node_name=node.name, capacity=node.capacity, allocatable=node.allocatable, launched=True,
-                     registered=True, initialized=True, initialized_time=0.0, creation_time=0.0)
+                     node_name=node.name, provider_id=node.provider_id, capacity=node.capacity,
+                     allocatable=node.allocatable, launched=True, registered=True, initialized=True,
+                     initialized_time=created, creation_time=created)
 
 
 def with_state_labels(node: Node) -> Node:
@@ -141,12 +145,6 @@ def with_state_labels(node: Node) -> Node:
     return dataclasses.replace(node, labels=labels)
 
 
-def _provider_id(node: Node) -> str:
-    """spec.providerID of the input's Node object ("" when it has none or kplan kept no copy)."""
-    spec = (node.raw or {}).get("spec")
-    return str(spec.get("providerID", "")) if isinstance(spec, dict) else ""
-
-
 def node_claims_by_node(cluster: KarpenterCluster) -> dict[str, NodeClaim]:
     """The NodeClaim of each Karpenter node (by status.nodeName, else by providerID)."""
     by_node = {nc.node_name: nc for nc in cluster.node_claims if nc.node_name}
@@ -155,7 +153,7 @@ def node_claims_by_node(cluster: KarpenterCluster) -> dict[str, NodeClaim]:
     for n in cluster.nodes:
         if NODE_POOL_LABEL not in n.labels:
             continue
-        provider = _provider_id(n)
+        provider = n.provider_id
         out[n.name] = by_node.get(n.name) or (by_provider.get(provider) if provider else None) or claim_for_node(n)
     return out
 

@@ -150,3 +150,17 @@ def test_a_drift_the_input_records_keeps_its_time_and_a_new_one_starts_now() -> 
     assert claim_view(nc, "RequirementsDrifted", 99.0).drifted == 5.0
     assert claim_view(dataclasses.replace(nc, drifted=False), "RequirementsDrifted", 99.0).drifted == 99.0
     assert claim_view(nc, "", 99.0).drifted is None
+
+
+def test_a_nodes_provider_id_and_creation_time_pair_it_with_its_claim_and_date_a_made_one() -> None:
+    from kplan.autoscaler.karpenter.disruption.cluster import claim_for_node
+    from kplan.model.parse import parse_node
+    n = parse_node({"metadata": {"name": "a", "creationTimestamp": "2025-01-10T00:00:00Z",
+                                 "labels": {"karpenter.sh/nodepool": "default"}},
+                    "spec": {"providerID": "kwok://a"}})
+    assert (n.provider_id, n.creation_time) == ("kwok://a", 1736467200.0)
+    made = claim_for_node(n)
+    assert (made.initialized_time, made.creation_time, made.provider_id) == (1736467200.0, 1736467200.0, "kwok://a")
+    claims = (NodeClaim("claim-x", "default", provider_id="kwok://a", initialized=True),)
+    cluster = KarpenterCluster((n,), (), (NodePool("default"),), claims, (), CATALOG)
+    assert node_claims_by_node(cluster)["a"].name == "claim-x"
