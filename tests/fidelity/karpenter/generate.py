@@ -20,13 +20,14 @@ from pathlib import Path
 from tests.fidelity.karpenter import builders as b
 
 FEATURES = ("existing", "pools", "minvalues", "taints", "limits", "daemonsets", "spread", "antiaffinity",
-            "preferences", "inflight", "spot", "hostports", "selectors")
+            "preferences", "inflight", "spot", "hostports", "selectors", "unavailable", "podaffinity",
+            "poollabels", "startuptaints")
 CPUS = ("100m", "250m", "500m", "750m", "1", "1500m", "2", "3")
 MEMS = ("128Mi", "256Mi", "512Mi", "1Gi", "2Gi", "4Gi", "6Gi")
 FAMILIES = ("c", "m", "r", "g")
 
 
-def _catalog(rng: random.Random, zones: tuple[str, ...], spot: bool) -> list[b.Doc]:
+def _catalog(rng: random.Random, zones: tuple[str, ...], spot: bool, unavailable: bool = False) -> list[b.Doc]:
     names = [t[0] for t in b.BASE_TYPES]
     chosen = sorted(rng.sample(names, rng.randint(3, len(names))), key=names.index)
     out = []
@@ -39,6 +40,10 @@ def _catalog(rng: random.Random, zones: tuple[str, ...], spot: bool) -> list[b.D
             if spot:
                 offs.append(b.offering(round(p * rng.choice((0.3, 0.4, 0.5)) * (1 - 0.03 * i), 5), z, "spot"))
             offs.append(b.offering(p, z, "on-demand"))
+        if unavailable:
+            for o in offs:
+                if rng.random() < 0.25:
+                    o["Available"] = False
         out.append(b.instance_type(name, cpu, mem, arch, offs, extra))
     return out
 
@@ -61,7 +66,9 @@ def _pool(rng: random.Random, name: str, feats: set[str], zones: tuple[str, ...]
         limits = rng.choice(({"cpu": str(rng.choice((2, 4, 6, 8, 12)))}, {"memory": f"{rng.choice((8, 16, 32))}Gi"},
                              {"nodes": str(rng.randint(1, 3))}))
     weight = rng.choice((None, None, 5, 10, 50)) if "pools" in feats else None
-    return b.node_pool(name, reqs, weight=weight, taints=taints, limits=limits)
+    labels = {"example.com/pool": name} if "poollabels" in feats and rng.random() < 0.6 else None
+    startup = [b.taint("example.com/booting", "true")] if "startuptaints" in feats and rng.random() < 0.5 else []
+    return b.node_pool(name, reqs, weight=weight, taints=taints, limits=limits, labels=labels, startup_taints=startup)
 
 
 def generate(seed: int) -> dict[str, str]:
@@ -70,7 +77,7 @@ def generate(seed: int) -> dict[str, str]:
     feats = {f for f in FEATURES if rng.random() < 0.35} or {rng.choice(FEATURES)}
     zones = b.ZONES[:rng.randint(1, 3)]
     spot = "spot" in feats
-    catalog = _catalog(rng, zones, spot)
+    catalog = _catalog(rng, zones, spot, "unavailable" in feats)
     by_name = {it["name"]: it for it in catalog}
     n_pools = rng.randint(2, 3) if "pools" in feats else 1
     pool_names = ["default", "second", "third"][:n_pools]
@@ -121,6 +128,16 @@ def generate(seed: int) -> dict[str, str]:
                 {"weight": rng.randint(1, 100), "preference": {"matchExpressions": [
                     {"key": rng.choice((b.ZONE_KEY, b.ARCH_KEY, b.FAMILY_KEY)), "operator": "In",
                      "values": [rng.choice(zones + ("arm64", "c", "m"))]}]}}]}}
+        if "poollabels" in feats and rng.random() < 0.4:
+            kw["node_selector"] = {"example.com/pool": rng.choice(pool_names)}
+        if "podaffinity" in feats and rng.random() < 0.5 and "affinity" not in kw:
+            other = rng.choice(("web", "db", "api"))
+            term = {"topologyKey": rng.choice((b.ZONE_KEY, b.HOST_KEY)), "labelSelector": {"matchLabels": {"app": other}}}
+            kw["affinity"] = rng.choice((
+                {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
+                {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50, "podAffinityTerm": term}]}},
+                {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50,
+                                                                                          "podAffinityTerm": term}]}}))
         if "hostports" in feats and rng.random() < 0.4:
             kw["host_port"] = 8080
         for i in range(count):
