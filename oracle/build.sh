@@ -14,6 +14,13 @@ rel=${1:?usage: build.sh RELEASE [--tidy]}
 modfile=$here/releases/$rel.mod
 [ -f "$modfile" ] || { echo "build.sh: no $modfile (see gen-modfile.sh)" >&2; exit 2; }
 tag=oracle_$(echo "$rel" | tr . _)
+# 1.38 (k8s.io/kubernetes v1.38.0-beta.0, `go 1.27.0`) needs Go >= 1.27: the release's module file
+# says so, and then the build runs with go1.27.3 (the go command fetches that toolchain as a module
+# once) unless GOTOOLCHAIN already names one.
+case $(sed -n 's/^go //p' "$modfile") in
+  1.27*) case ${GOTOOLCHAIN:-auto} in auto|local) GOTOOLCHAIN=go1.27.3 ;; esac ;;
+esac
+[ -n "${GOTOOLCHAIN:-}" ] && export GOTOOLCHAIN
 cd "$here"
 if [ "${2:-}" = "--tidy" ]; then
   go mod tidy -modfile="$modfile"

@@ -9,12 +9,14 @@ rel=$1; kver=$2
 here=$(cd "$(dirname "$0")" && pwd)
 stage=v0.${kver#v1.}
 out=$here/releases/$rel.mod
-mods=$(curl -fsS "${GOPROXY_URL:-https://proxy.golang.org}/k8s.io/kubernetes/@v/$kver.mod" |
-  sed -n '/^replace (/,/^)/p' | awk '/=>/ {print $1}')
+upstream=$(curl -fsS "${GOPROXY_URL:-https://proxy.golang.org}/k8s.io/kubernetes/@v/$kver.mod")
+mods=$(printf '%s\n' "$upstream" | sed -n '/^replace (/,/^)/p' | awk '/=>/ {print $1}')
+# the oracle needs at least the Go release k8s.io/kubernetes declares (1.26 up to 1.37, 1.27 from 1.38)
+gover=$(printf '%s\n' "$upstream" | sed -n 's/^go //p')
 {
   echo "module kube-oracle"
   echo
-  echo "go 1.26"
+  echo "go ${gover:-1.26}"
   echo
   echo "require k8s.io/kubernetes $kver"
   echo

@@ -117,6 +117,9 @@ RELEASE_EDITS = {
         ],
     },
 }
+# 1.38: the same anchors as 1.37; the hook file changes because the preemption candidate became
+# fwk.PreemptionCandidate (k8s.io/kube-scheduler/framework).
+RELEASE_EDITS["1.38"] = RELEASE_EDITS["1.37"]
 RELEASE_HOOKS = {
     "1.35": {"pkg/scheduler": "scheduler-1.35.go.txt"},
     "1.36": {"pkg/scheduler": "scheduler-1.35.go.txt",
@@ -124,6 +127,9 @@ RELEASE_HOOKS = {
     "1.37": {"pkg/scheduler": None,
              "pkg/scheduler/framework": "framework-1.37.go.txt",
              "pkg/scheduler/framework/preemption": "preemption-1.37.go.txt"},
+    "1.38": {"pkg/scheduler": None,
+             "pkg/scheduler/framework": "framework-1.37.go.txt",
+             "pkg/scheduler/framework/preemption": "preemption-1.38.go.txt"},
 }
 
 def mirror(moddir, out, rel_dirs):

@@ -1,4 +1,4 @@
-//go:build oracle_1_37
+//go:build oracle_1_37 || oracle_1_38
 
 package main
 
