@@ -44,7 +44,7 @@ func wrapNext(r *serialRun) {
 // popped QueuedPodInfo: the copy gets the failure's rejecting plugins, timestamp and error
 // count and goes into the queue, while the popped one keeps the previous attempt's.
 func queuedAfterFailure(r *serialRun, pi *framework.QueuedPodInfo) *framework.QueuedPodInfo {
-	if q, ok := r.sched.SchedulingQueue.GetPod(pi.Pod.Name, pi.Pod.Namespace, pi.Pod.Spec.SchedulingGroup); ok {
+	if q, ok := queueGetPod(r.sched.SchedulingQueue, pi.Pod); ok {
 		return q
 	}
 	return nil
