@@ -105,12 +105,26 @@ def start_key(pod: Pod) -> float:
 
 
 def importance_key(pod: Pod) -> tuple[int, float]:
-    """MoreImportantPod as a sort key: higher priority first, then earlier start."""
+    """MoreImportantVictim as a sort key up to 1.37: higher priority first, then earlier start;
+    equal ones keep their order (sort.Slice's insertion sort on a node's few pods is stable)."""
     return (-pod.priority, start_key(pod))
 
 
-def split_by_pdb(pods: list[Pod], pdbs: list[PodDisruptionBudget], allowed: dict[int, int]
-                 ) -> tuple[list[Pod], list[Pod]]:
+def importance_key_by_uid(pod: Pod) -> tuple[int, float, str]:
+    """MoreImportantVictim as a sort key from 1.38: higher priority first, then earlier start
+    (a pod without one, GetPodStartTime's maximum time: #139210), then the smaller pod UID
+    (podIdentityLess, #140999)."""
+    return (-pod.priority, start_key(pod), pod.uid)
+
+
+#: how a release orders potential victims (MoreImportantVictim)
+ImportanceKey = Callable[[Pod], tuple[Any, ...]]
+#: whether evicting a pod uses up some of a budget's allowed disruptions, as a release reads budgets
+CountsAgainst = Callable[[Pod, PodDisruptionBudget], bool]
+
+
+def split_by_pdb(pods: list[Pod], pdbs: list[PodDisruptionBudget], allowed: dict[int, int],
+                 counts: CountsAgainst) -> tuple[list[Pod], list[Pod]]:
     """filterPodsWithPDBViolation: (violating, non-violating), each in the given order."""
     budget = {i: allowed[i] for i in range(len(pdbs))}
     violating: list[Pod] = []
@@ -118,7 +132,7 @@ def split_by_pdb(pods: list[Pod], pdbs: list[PodDisruptionBudget], allowed: dict
     for p in pods:
         hit = False
         for i, pdb in enumerate(pdbs):
-            if counts_against(p, pdb):
+            if counts(p, pdb):
                 budget[i] -= 1
                 if budget[i] < 0:
                     hit = True
@@ -127,11 +141,54 @@ def split_by_pdb(pods: list[Pod], pdbs: list[PodDisruptionBudget], allowed: dict
 
 
 def counts_against(pod: Pod, pdb: PodDisruptionBudget) -> bool:
-    """Whether evicting the pod uses up some of the budget's allowed disruptions: a pod with
-    labels the budget selects in its namespace, not already among its disrupted pods."""
+    """Whether evicting the pod uses up some of the budget's allowed disruptions, up to 1.37: a
+    pod with labels the budget selects in its namespace, not already among its disrupted pods; a
+    nil or empty selector selects nothing."""
     if not pod.labels or pdb.namespace != pod.namespace or pdb.selector is None or pdb.selector.is_empty:
         return False
     return selector_matches(pdb.selector, pod.labels) and pod.name not in pdb.disrupted_pods
+
+
+def counts_against_empty_selects_all(pod: Pod, pdb: PodDisruptionBudget) -> bool:
+    """As counts_against, from 1.38 (#141785): an empty selector selects every pod of the
+    namespace, and a pod without labels is matched like any other; a nil selector still selects
+    nothing."""
+    if pdb.namespace != pod.namespace or pdb.selector is None:
+        return False
+    return selector_matches(pdb.selector, pod.labels) and pod.name not in pdb.disrupted_pods
+
+
+@dataclass(frozen=True)
+class PreemptionRules:
+    """DefaultPreemption's release rules."""
+
+    #: potential victims of equal priority and start time are ordered by pod UID (1.38, #140999);
+    #: before, they keep the node's order
+    victims_tie_by_uid: bool
+    #: a PDB with an empty selector guards every pod of its namespace, labelled or not (1.38,
+    #: #141785); before, it guards none
+    empty_pdb_selector_selects_all: bool
+    #: a node where the pod fits with every victim reprieved is UnschedulableAndUnresolvable "No
+    #: preemption victims found for incoming pod" (1.38, #135486); before, an Error that fails the
+    #: whole preemption ("expected at least one victim pod on node ...")
+    no_victim_node_unresolvable: bool
+
+    def importance_key(self) -> ImportanceKey:
+        return importance_key_by_uid if self.victims_tie_by_uid else importance_key
+
+    def counts_against(self) -> CountsAgainst:
+        return counts_against_empty_selects_all if self.empty_pdb_selector_selects_all else counts_against
+
+    def no_victim_status(self, node: str) -> Status:
+        """SelectVictimsOnNode succeeded with no victims on ``node``: what the dry run records."""
+        if self.no_victim_node_unresolvable:
+            return Status(Code.UNRESOLVABLE, (NO_VICTIMS,))
+        return Status(Code.ERROR, (f'expected at least one victim pod on node "{node}"',))
+
+
+#: the rules of the releases before 1.38 (kube-scheduler up to v1.37.2)
+PREEMPTION_RULES_1_37 = PreemptionRules(victims_tie_by_uid=False, empty_pdb_selector_selects_all=False,
+                                        no_victim_node_unresolvable=False)
 
 
 class VictimOrder(PodClasses):
@@ -141,8 +198,10 @@ class VictimOrder(PodClasses):
     at once. A row is rebuilt when asked for after a pod joined or left it (a table listener), so
     a busy cluster's preemptors share the work."""
 
-    def __init__(self, table: NodeTable) -> None:
+    def __init__(self, table: NodeTable, key: ImportanceKey) -> None:
         n = len(table)
+        #: MoreImportantVictim as the release has it
+        self.key = key
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.stale = np.ones(n, dtype=bool)
         self.count = np.zeros(n, dtype=np.int64)
@@ -158,8 +217,9 @@ class VictimOrder(PodClasses):
         self.classes = np.zeros((n, width), dtype=np.int64)
 
     @staticmethod
-    def of(table: NodeTable) -> VictimOrder:
-        return table.listener(VictimOrder, lambda: VictimOrder(table))
+    def of(table: NodeTable, key: ImportanceKey) -> VictimOrder:
+        # one release per run, so one key per table
+        return table.listener(VictimOrder, lambda: VictimOrder(table, key))
 
     def pod_added(self, table: NodeTable, pod: Pod, row: int) -> None:
         self.stale[row] = True
@@ -182,7 +242,7 @@ class VictimOrder(PodClasses):
             self.requests[:, :have, :columns] = old_req
             self.classes[:, :have] = old_classes
         for row in stale.tolist():
-            pods = sorted(table.pods[row], key=importance_key)
+            pods = sorted(table.pods[row], key=self.key)
             self.pods[row] = pods
             self.count[row] = len(pods)
             self.neg_priority[row] = _PAST_EVERY_PRIORITY
@@ -213,9 +273,14 @@ class DryRunSizing:
 
 
 class Evaluator:
-    def __init__(self, framework: Framework, args: Any, handle: Handle, sizing: DryRunSizing | None = None) -> None:
+    def __init__(self, framework: Framework, args: Any, handle: Handle, sizing: DryRunSizing | None = None,
+                 rules: PreemptionRules = PREEMPTION_RULES_1_37) -> None:
         self.fw = framework
         self.args = args
+        self.rules = rules
+        #: MoreImportantVictim and the PDB match, as the release has them
+        self.importance_key = rules.importance_key()
+        self.counts_against = rules.counts_against()
         self.handle = handle
         self.sizing = sizing if sizing is not None else DryRunSizing()
 
@@ -324,13 +389,13 @@ class Evaluator:
         without = fits()
         if without.codes[0] != 0:
             return [], 0, without.status(0, self.fw.filter_names)
-        potential.sort(key=importance_key)
-        violating, non_violating = split_by_pdb(potential, pdbs, allowed)
+        potential.sort(key=self.importance_key)
+        violating, non_violating = split_by_pdb(potential, pdbs, allowed, self.counts_against)
         victims = [p for p in violating if not reprieve(p)]
         n_violations = len(victims)
         victims += [p for p in non_violating if not reprieve(p)]
         if violating and non_violating:
-            victims.sort(key=importance_key)
+            victims.sort(key=self.importance_key)
         return victims, n_violations, OK
 
     def pick_one_node_for_preemption(self, candidates: list[Candidate]) -> Candidate | None:
@@ -461,10 +526,10 @@ class _DryRun:
         empty = found.fits & (found.n_victims == 0)
         if empty.any():
             for i in at[empty].tolist():
-                self.statuses[int(self.tried[i])] = self._no_victim_error(int(self.tried[i]))
+                self.statuses[int(self.tried[i])] = self._no_victim_status(int(self.tried[i]))
 
-    def _no_victim_error(self, row: int) -> Status:
-        return Status(Code.ERROR, (f'expected at least one victim pod on node "{self.names[row]}"',))
+    def _no_victim_status(self, row: int) -> Status:
+        return self.ev.rules.no_victim_status(self.names[row])
 
     def _scan(self, lo: int, hi: int, singles: np.ndarray) -> int:
         """Walk positions ``lo:hi`` in order, running SelectVictimsOnNode at ``singles``; the
@@ -495,7 +560,7 @@ class _DryRun:
                 if self.n_clean and self.n_candidates >= self.want:
                     return int(g)
             else:
-                self.statuses[row] = status if not status.ok else self._no_victim_error(row)
+                self.statuses[row] = status if not status.ok else self._no_victim_status(row)
             p = g + 1
         return -1
 
@@ -624,7 +689,7 @@ class _BatchReprieve:
     def __init__(self, evaluator: Evaluator, state: CycleState, pod: Pod, fast: FastPath, tried: np.ndarray) -> None:
         self.ev, self.state, self.pod, self.fast = evaluator, state, pod, fast
         self.tried = tried
-        self.order = VictimOrder.of(evaluator.handle.snapshot.table)
+        self.order = VictimOrder.of(evaluator.handle.snapshot.table, evaluator.importance_key)
         pdbs = evaluator.handle.snapshot.pdbs
         # budgets per PDB index; a budget that lists disrupted pods is read pod by pod (general path)
         self.pdbs = pdbs
@@ -656,10 +721,10 @@ class _BatchReprieve:
         if self.pdbs:
             if self.pdbs_by_class:
                 members = np.where(lower.present, self._class_table(classes[lower.present], self.members, lambda p: sum(
-                    1 << i for i, b in enumerate(self.pdbs) if counts_against(p, b)), np.int64)[classes], 0)
+                    1 << i for i, b in enumerate(self.pdbs) if self.ev.counts_against(p, b)), np.int64)[classes], 0)
             else:
                 # a row with a pod a PDB guards takes the general path (split_by_pdb's order)
-                left |= np.array([any(counts_against(p, b) for p in self.order.pods[r][s:] for b in self.pdbs)
+                left |= np.array([any(self.ev.counts_against(p, b) for p in self.order.pods[r][s:] for b in self.pdbs)
                                   for r, s in zip(lower.rows.tolist(), lower.start.tolist(), strict=True)], dtype=bool)
         if left.any():
             keep = ~left

@@ -21,7 +21,7 @@ from kplan.framework.interfaces import (
     PreEnqueuePlugin,
     QueueingHint,
 )
-from kplan.framework.preemption import DryRunSizing, Evaluator, PreemptionOutcome
+from kplan.framework.preemption import PREEMPTION_RULES_1_37, DryRunSizing, Evaluator, PreemptionOutcome
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status
 from kplan.model.objects import Pod
@@ -69,6 +69,8 @@ class DefaultPreemption(PluginBase, PreEnqueuePlugin, PostFilterPlugin, EnqueueE
         super().__init__(args, handle)
         # how the last dry run went, kept between cycles for the next one's chunking only
         self._sizing = DryRunSizing()
+        #: victim order, PDB matching and the no-victim node, as the release has them
+        self.rules = PREEMPTION_RULES_1_37
 
     def pre_enqueue(self, pod: Pod) -> Status:
         if self.handle.preemption_in_progress(pod):
@@ -76,7 +78,7 @@ class DefaultPreemption(PluginBase, PreEnqueuePlugin, PostFilterPlugin, EnqueueE
         return OK
 
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> tuple[PreemptionOutcome | None, Status]:
-        evaluator = Evaluator(self.handle.framework_for(pod), self.args, self.handle, self._sizing)
+        evaluator = Evaluator(self.handle.framework_for(pod), self.args, self.handle, self._sizing, self.rules)
         outcome = evaluator.preempt(state, pod, diagnosis)
         s = outcome.status
         if s.reasons:

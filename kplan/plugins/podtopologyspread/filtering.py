@@ -6,10 +6,10 @@ constraints and passes this constraint's inclusion policies (nodeAffinityPolicy 
 nodeSelector and required node affinity; nodeTaintsPolicy Honor: no untolerated
 NoSchedule/NoExecute taint): each node's value of the key is a domain, counting the node's pods
 in the pod's namespace, not terminating, that the selector matches (an empty selector counts
-nothing). Filter, per constraint in order: a node without the key fails U&U "(missing required
-label)"; otherwise the node fails (Unschedulable) when
-``count(domain) + selfMatch - minMatch > maxSkew``, minMatch being 0 when there are fewer domains
-than minDomains. AddPod/RemovePod change the count of the node's domain for a pod of the same
+nothing up to 1.37, every pod of the namespace from 1.38: #141340). Filter, per constraint in
+order: a node without the key fails U&U "(missing required label)"; otherwise the node fails
+(Unschedulable) when ``count(domain) + selfMatch - minMatch > maxSkew``, minMatch being 0 when
+there are fewer domains than minDomains. AddPod/RemovePod change the count of the node's domain for a pod of the same
 namespace the selector matches (here an empty selector matches, and terminating pods count).
 
 Upstream tracks the minimum with two "critical paths" (the two smallest domains), which is exact
@@ -20,7 +20,7 @@ node each); kplan computes the exact minimum, the same value there.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -46,10 +46,23 @@ _LABEL_ID = reason_id(REASON_LABEL)
 MAX_INT32 = 2**31 - 1
 
 
+#: countPodsMatchSelector as a release has it: the pods a constraint counts, or None for none
+MatchingQuery = Callable[[Pod, SpreadConstraint], "PodQuery | None"]
+
+
 def matching_query(pod: Pod, c: SpreadConstraint) -> PodQuery | None:
-    """countPodsMatchSelector's pods: same namespace, not terminating, selector matches; None when
-    the selector is nil (matches nothing) or empty (selector.Empty(): counts nothing)."""
+    """countPodsMatchSelector's pods up to 1.37: same namespace, not terminating, selector matches;
+    None when the selector is nil (matches nothing) or empty (selector.Empty(): counts nothing)."""
     if c.selector is None or c.selector.is_empty:
+        return None
+    return _query(pod.namespace, c.selector)
+
+
+def matching_query_empty_counts_all(pod: Pod, c: SpreadConstraint) -> PodQuery | None:
+    """countPodsMatchSelector from 1.38 (#141340: labels.MatchesNothing instead of
+    selector.Empty()): an empty selector counts every pod of the namespace; only a nil one
+    counts none."""
+    if c.selector is None:
         return None
     return _query(pod.namespace, c.selector)
 
@@ -131,8 +144,8 @@ class PreFilterState(StateData):
         return m
 
 
-def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple[SpreadConstraint, ...]
-            ) -> PreFilterState:
+def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple[SpreadConstraint, ...],
+            query_of: MatchingQuery) -> PreFilterState:
     table = index.table
     has_all = has_every_key(table, constraints)
     domains = []
@@ -144,7 +157,7 @@ def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple
         idx, v = index.value_index(c.topology_key)
         present = np.bincount(idx[eligible], minlength=v + 1) > 0
         present[v] = False
-        query = matching_query(pod, c)
+        query = query_of(pod, c)
         if query is None:
             counts = np.zeros(v + 1, dtype=np.int64)
         else:

@@ -126,6 +126,21 @@ def validate_args(args: PodTopologySpreadArgs) -> list[str]:
     return errs
 
 
+@dataclass(frozen=True)
+class PodTopologySpreadRules:
+    """PodTopologySpread's release rules."""
+
+    #: an empty (non-nil) labelSelector counts every pod of the namespace (1.38, #141340); before,
+    #: countPodsMatchSelector counted none for it
+    empty_selector_counts_every_pod: bool
+
+    def matching_query(self) -> filtering.MatchingQuery:
+        """countPodsMatchSelector's pods, for PreFilter and PreScore."""
+        if self.empty_selector_counts_every_pod:
+            return filtering.matching_query_empty_counts_all
+        return filtering.matching_query
+
+
 class PodTopologySpread(PluginBase, PreFilterPlugin, CountingStateFilter,
                         PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions):
     name = NAME
@@ -140,6 +155,8 @@ class PodTopologySpread(PluginBase, PreFilterPlugin, CountingStateFilter,
         self.system_defaulted = args.defaulting_type == SYSTEM
         self.constraints = Constraints(args.effective_defaults())
         self.masks = InclusionMasks()
+        #: countPodsMatchSelector as the release has it
+        self.query_of = PodTopologySpreadRules(empty_selector_counts_every_pod=False).matching_query()
 
     def _index(self) -> PodIndex:
         return PodIndex.of(self.handle.snapshot)
@@ -153,7 +170,8 @@ class PodTopologySpread(PluginBase, PreFilterPlugin, CountingStateFilter,
         constraints = self.constraints_of(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return None, skip(NAME)
-        state.write(filtering.PRE_FILTER_KEY, filtering.compute(self._index(), self.masks, pod, constraints))
+        state.write(filtering.PRE_FILTER_KEY,
+                    filtering.compute(self._index(), self.masks, pod, constraints, self.query_of))
         return None, OK
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
@@ -192,7 +210,7 @@ class PodTopologySpread(PluginBase, PreFilterPlugin, CountingStateFilter,
             return skip(NAME)
         # only the system defaults spare nodes without a zone label from being ignored
         require_all = bool(pod.spread_constraints) or not self.system_defaulted
-        s = scoring.compute(self._index(), self.masks, pod, constraints, require_all, np.asarray(rows))
+        s = scoring.compute(self._index(), self.masks, pod, constraints, require_all, np.asarray(rows), self.query_of)
         state.write(scoring.PRE_SCORE_KEY, s)
         return OK
 

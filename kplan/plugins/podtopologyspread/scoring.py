@@ -32,7 +32,7 @@ from kplan.model.objects import Pod, SpreadConstraint
 from kplan.plugins.helper import go_round
 from kplan.plugins.podindex import PodIndex
 from kplan.plugins.podtopologyspread.common import HOSTNAME, InclusionMasks, has_every_key
-from kplan.plugins.podtopologyspread.filtering import matching_query
+from kplan.plugins.podtopologyspread.filtering import MatchingQuery
 
 PRE_SCORE_KEY = "PreScorePodTopologySpread"
 
@@ -61,7 +61,7 @@ class PreScoreState(StateData):
 
 
 def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple[SpreadConstraint, ...],
-            require_all: bool, rows: np.ndarray) -> PreScoreState:
+            require_all: bool, rows: np.ndarray, query_of: MatchingQuery) -> PreScoreState:
     table = index.table
     has_all: np.ndarray | None = None
     if require_all:
@@ -73,7 +73,7 @@ def compute(index: PodIndex, masks: InclusionMasks, pod: Pod, constraints: tuple
     out = []
     for c in constraints:
         col = table.labels(c.topology_key)
-        query = matching_query(pod, c)
+        query = query_of(pod, c)
         per_row = index.counter(query).rows if query is not None else None
         if c.topology_key == HOSTNAME:
             out.append(ConstraintScore(c, math.log(len(kept) + 2), col, per_row, None))

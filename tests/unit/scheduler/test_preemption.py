@@ -15,12 +15,18 @@ from kplan.cluster.disruption import disruptions_allowed
 from kplan.framework.diagnosis import Diagnosis
 from kplan.framework.preemption import (
     NOT_HELPFUL,
+    PREEMPTION_RULES_1_37,
     BatchVictims,
     Candidate,
     Evaluator,
     PreemptionOutcome,
+    PreemptionRules,
     _BatchReprieve,
     _DryRun,
+    counts_against,
+    counts_against_empty_selects_all,
+    importance_key,
+    importance_key_by_uid,
     split_by_pdb,
 )
 from kplan.framework.status import OK, Code, Status
@@ -213,7 +219,7 @@ PDB_CASES = [
 @pytest.mark.parametrize(("budget", "pods", "violating"), PDB_CASES)
 def test_pdb_split(budget: dict[str, int], pods: list[str], violating: list[str]) -> None:
     budgets = [parse_pdb(pdb("web", "web", budget["allowed"]))]
-    bad, good = split_by_pdb([_pod(n, 0) for n in pods], budgets, {0: budget["allowed"]})
+    bad, good = split_by_pdb([_pod(n, 0) for n in pods], budgets, {0: budget["allowed"]}, counts_against)
     assert [p.name for p in bad] == violating
     assert len(bad) + len(good) == len(pods)
 
@@ -221,8 +227,45 @@ def test_pdb_split(budget: dict[str, int], pods: list[str], violating: list[str]
 def test_pdb_without_a_matching_label_or_selector_protects_nothing() -> None:
     empty = parse_pdb({"kind": "PodDisruptionBudget", "metadata": {"name": "e", "namespace": "default"},
                        "spec": {"selector": {}}, "status": {"disruptionsAllowed": 0}})
-    bad, _ = split_by_pdb([_pod("a", 0)], [empty], {0: 0})
+    bad, _ = split_by_pdb([_pod("a", 0)], [empty], {0: 0}, counts_against)
     assert bad == []
+
+
+def test_from_1_38_a_pdb_with_an_empty_selector_guards_every_pod_of_its_namespace() -> None:
+    empty = parse_pdb({"kind": "PodDisruptionBudget", "metadata": {"name": "e", "namespace": "default"},
+                       "spec": {"selector": {}}, "status": {"disruptionsAllowed": 0}})
+    unlabelled = dataclasses.replace(make_pod("bare").build(), priority=0)
+    bad, _ = split_by_pdb([_pod("a", 0), unlabelled], [empty], {0: 0}, counts_against_empty_selects_all)
+    assert [p.name for p in bad] == ["a", "bare"]
+    other_ns = dataclasses.replace(_pod("o", 0), namespace="other")
+    assert not counts_against_empty_selects_all(other_ns, empty)
+
+
+VICTIM_ORDER_CASES = [
+    pytest.param(importance_key, ["a", "b"], id="up to 1.37 equal victims keep the node's order"),
+    pytest.param(importance_key_by_uid, ["b", "a"], id="from 1.38 equal victims are ordered by pod UID"),
+]
+
+
+@pytest.mark.parametrize(("key", "order"), VICTIM_ORDER_CASES)
+def test_victims_of_equal_priority_and_start(key: Any, order: list[str]) -> None:
+    a = dataclasses.replace(_pod("a", 5), uid="uid-2", start_time=10.0)
+    b = dataclasses.replace(_pod("b", 5), uid="uid-1", start_time=10.0)
+    assert [p.name for p in sorted([a, b], key=key)] == order
+
+
+NO_VICTIM_CASES = [
+    pytest.param(PREEMPTION_RULES_1_37, Status(Code.ERROR, ('expected at least one victim pod on node "n1"',)),
+                 id="up to 1.37 a node that needs no victim is an error"),
+    pytest.param(dataclasses.replace(PREEMPTION_RULES_1_37, no_victim_node_unresolvable=True),
+                 Status(Code.UNRESOLVABLE, ("No preemption victims found for incoming pod",)),
+                 id="from 1.38 a node that needs no victim is unresolvable"),
+]
+
+
+@pytest.mark.parametrize(("rules", "want"), NO_VICTIM_CASES)
+def test_a_node_that_needs_no_victim(rules: PreemptionRules, want: Status) -> None:
+    assert rules.no_victim_status("n1") == want
 
 
 DISRUPTION_CASES = [
