@@ -9,7 +9,7 @@ oracle (serial replay, the settings of expected.json) and the result is written 
 ``tests/fidelity/expected/<release>/<scenario>.json`` in expected.json's shape. Then
 tests/fidelity/expected/CHANGES.md is rewritten from the folders there: for 1.34 the scenarios whose
 result differs from the suite's own expected.json (the harness judged), and for each next
-release (1.34 → 1.35 → 1.36 → 1.37) the scenarios whose result changes, with the differences
+release (1.34 → 1.35 → 1.36 → 1.37 → 1.38) the scenarios whose result changes, with the differences
 and the upstream change that explains them (EXPLANATIONS below, written by hand from
 ../shared/scheduler-versions.md and the upstream code at the tag; "not explained yet" where
 no one has).
@@ -28,7 +28,7 @@ from tests.conformance.locate import location
 from tests.fidelity.runners import ROOT, RunError, oracle_path, oracle_version, run_oracle
 from tests.fidelity.scenario import Doc, compare, without_taint_names
 
-RELEASES = ("1.34", "1.35", "1.36", "1.37")
+RELEASES = ("1.34", "1.35", "1.36", "1.37", "1.38")
 HERE = ROOT / "tests" / "fidelity"
 EXPECTED = HERE / "expected"
 REPORT = EXPECTED / "CHANGES.md"
@@ -100,6 +100,24 @@ for _name in ("storage-1100000", "storage-1100001", "storage-1100002", "storage-
               "storage-1100005"):
     EXPLANATIONS[("1.36", "1.37", _name)] = _CAPACITY
 
+
+#: (from release, to release) → why no public scenario changes, where none does (printed under the count)
+UNCHANGED: dict[tuple[str, str], str] = {
+    ("1.37", "1.38"): (
+        "v1.38.0-beta.0 changes results only for inputs the public scenarios do not have: a spread constraint "
+        "with an empty `labelSelector: {}` counts every pod of the namespace (#141340; none here has one); a "
+        "PodDisruptionBudget with an empty selector guards every pod of its namespace, labelled or not (#141785; "
+        "the budgets here all select by label); victims of equal priority and equal start time are ordered by pod "
+        "UID (#140999, with #139210's fixed time for pods without one; the oracle gives every running pod here a "
+        "start time of its own); InterPodAffinity's hints on an assigned pod's add, update or delete read the "
+        "namespace's labels for a term's namespaceSelector, and requeue when the namespace is unknown (#141954; no "
+        "pod here waits on such a term when a matching pod arrives or leaves); an `allocationMode: All` request on "
+        "a node whose pool is invalid or incomplete fails that node instead of the attempt (#141898; the pools here "
+        "are complete and valid); DRAFractionalCapacityRange is on (GA, KEP-5075; no device here has a "
+        "`requestPolicy.validRange`); a node where preemption finds the pod fits with no victim is "
+        "UnschedulableAndUnresolvable instead of an error (#135486). All 81 results are the same as 1.37's, "
+        "messages included."),
+}
 
 #: (from release, to release) → message wordings that change without a change of placement:
 #: (the upstream change, pattern of the older text, its newer text). ``reworded`` applies them
@@ -224,6 +242,8 @@ def report(conformance: Path | None) -> str:
         common = len({f.name for f in (EXPECTED / a).glob("*.json")} & {f.name for f in (EXPECTED / b).glob("*.json")})
         text_only = [name for name, _, rest in changed if not rest]
         lines.append(f"{len(changed)} of {common} scenarios change.")
+        if not changed and (a, b) in UNCHANGED:
+            lines += ["", UNCHANGED[(a, b)]]
         wordings = [desc for desc, _, _ in WORDING.get((a, b), [])]
         if a == "1.34":
             wordings.insert(0, "TaintToleration's reason: 1.34 names each taint (`N node(s) had untolerated taint "
