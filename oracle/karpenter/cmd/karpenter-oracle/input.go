@@ -134,6 +134,11 @@ func (w *world) add(file string, raw []byte) error {
 		}
 		w.pdbs = append(w.pdbs, o)
 	case tm.Kind == "NodePool" && tm.APIVersion == "karpenter.sh/v1":
+		defaulted, err := defaultNodePoolDurations(raw)
+		if err != nil {
+			return badInput("%s: %v", where, err)
+		}
+		raw = defaulted
 		o := &karpv1.NodePool{}
 		if err := strict(o); err != nil {
 			return err
@@ -154,4 +159,33 @@ func (w *world) add(file string, raw []byte) error {
 		return badInput("%s: %s without metadata.name", file, tm.Kind)
 	}
 	return nil
+}
+
+// defaultNodePoolDurations applies the CRD's defaults of spec.disruption.consolidateAfter ("0s")
+// and spec.template.spec.expireAfter ("720h") to the JSON, where the API server applies them: a
+// field that is absent. After decoding, "Never" and absent are the same value (NillableDuration
+// keeps neither a duration nor its text for "Never"), so defaulting the typed object would turn
+// Never into the default.
+func defaultNodePoolDurations(raw []byte) ([]byte, error) {
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, err
+	}
+	child := func(m map[string]any, key string) map[string]any {
+		c, ok := m[key].(map[string]any)
+		if !ok {
+			c = map[string]any{}
+			m[key] = c
+		}
+		return c
+	}
+	spec := child(obj, "spec")
+	if d := child(spec, "disruption"); d["consolidateAfter"] == nil {
+		d["consolidateAfter"] = "0s"
+	}
+	tspec := child(child(spec, "template"), "spec")
+	if tspec["expireAfter"] == nil {
+		tspec["expireAfter"] = "720h"
+	}
+	return json.Marshal(obj)
 }

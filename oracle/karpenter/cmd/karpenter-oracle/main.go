@@ -42,6 +42,8 @@ const usage = `usage:
   karpenter-oracle provision --cluster FILE [--cluster FILE ...] --instance-types FILE
                              [--preference-policy Respect|Ignore] [--min-values-policy Strict|BestEffort]
                              [--compact]
+  karpenter-oracle consolidate --cluster FILE [--cluster FILE ...] --instance-types FILE
+                               [--now RFC3339] [--spot-to-spot] [--max-rounds N] [--compact]
   karpenter-oracle version
 `
 

@@ -109,14 +109,8 @@ func defaultNodePool(np *karpv1.NodePool) {
 	if np.Spec.Disruption.ConsolidationPolicy == "" {
 		np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized
 	}
-	if np.Spec.Disruption.ConsolidateAfter.Duration == nil && len(np.Spec.Disruption.ConsolidateAfter.Raw) == 0 {
-		np.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("0s")
-	}
 	if len(np.Spec.Disruption.Budgets) == 0 {
 		np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "10%"}}
-	}
-	if np.Spec.Template.Spec.ExpireAfter.Duration == nil && len(np.Spec.Template.Spec.ExpireAfter.Raw) == 0 {
-		np.Spec.Template.Spec.ExpireAfter = karpv1.MustParseNillableDuration("720h")
 	}
 	np.StatusConditions().SetTrue(karpv1.ConditionTypeValidationSucceeded)
 	np.StatusConditions().SetTrue(karpv1.ConditionTypeNodeClassReady)
