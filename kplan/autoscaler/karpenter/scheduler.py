@@ -167,17 +167,23 @@ class Scheduler:
         for p in cluster.bound_pods:
             if p.node_name:
                 pods_by_node.setdefault(p.node_name, []).append(p)
+        # the NodeClaim behind each node: the same providerID, else status.nodeName (state.Cluster)
+        claims_by_provider = {c.provider_id: c for c in cluster.node_claims if c.provider_id}
         claims_by_node = {c.node_name: c for c in cluster.node_claims if c.node_name}
         states = []
+        joined: set[str] = set()
         for n in cluster.nodes:
-            claim = claims_by_node.get(n.name)
+            claim = claims_by_provider.get(n.provider_id) if n.provider_id else None
+            if claim is None:
+                claim = claims_by_node.get(n.name)
+            if claim is not None:
+                joined.add(claim.name)
             if n.name in cluster.deleting or (claim is not None and claim.deletion_time is not None):
                 continue
             states.append(StateNode(n, claim, tuple(pods_by_node.get(n.name, ()))))
-        node_names = {n.name for n in cluster.nodes}
         for c in cluster.node_claims:
-            if (not c.node_name or c.node_name not in node_names) and c.deletion_time is None \
-                    and c.name not in cluster.deleting:
+            # a NodeClaim without a Node is in state once it is launched (status.providerID set)
+            if c.name not in joined and c.provider_id and c.deletion_time is None and c.name not in cluster.deleting:
                 states.append(StateNode(None, c, ()))
         node_by_name = {n.name: n for n in cluster.nodes}
         type_reqs = {it: instance_type_requirements(it) for it in types}
