@@ -162,6 +162,17 @@ def write_all(fd: int, data: bytes) -> None:
 
 #: how long a run that has written everything waits for the reader of its pipe (see reader_left)
 READER_WAIT_SECONDS = 2.0
+#: the most of the result held back to be written at once into a pipe: a pipe's buffer (Linux)
+PIPE_CHUNK = 64 * 1024
+
+
+def _unread(fd: int) -> int:
+    """The bytes written to the pipe ``fd`` that its reader has not read yet."""
+    import fcntl
+    import struct
+    import termios
+
+    return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
 
 
 def reader_left(fd: int, wait: float = READER_WAIT_SECONDS) -> bool:
@@ -169,14 +180,11 @@ def reader_left(fd: int, wait: float = READER_WAIT_SECONDS) -> bool:
     waiting at most ``wait`` seconds for it to read or leave. A pipe buffers 64 KiB, so a short
     result is written whole before ``head`` has read a line: without this look, ``kplan … | head``
     would end with the check's exit code although ``head`` threw most of the result away. A reader
-    that reads everything (``| cat``, ``| grep``, ``| head`` of a result shorter than its lines)
-    leaves nothing behind; one slower than ``wait`` (``| less`` with the user reading) is given the
-    benefit of the doubt."""
-    import fcntl
+    that reads everything (``| cat``, ``| grep``, ``| head`` of a result shorter than its read)
+    leaves nothing behind, even when it leaves at once; one slower than ``wait`` (``| less`` with
+    the user reading) is given the benefit of the doubt."""
     import select
     import stat
-    import struct
-    import termios
     import time
 
     try:
@@ -186,25 +194,42 @@ def reader_left(fd: int, wait: float = READER_WAIT_SECONDS) -> bool:
         poller.register(fd, 0)  # POLLERR (no reader any more) is reported without asking
         deadline = time.monotonic() + wait
         while True:
-            unread = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
-            if unread == 0:
+            if _unread(fd) == 0:
                 return False
             if any(events & select.POLLERR for _, events in poller.poll(10)):
-                return True
+                # gone: counted again, since it may have read the rest between the count above and
+                # its leaving (head of a short result), which was 141 or the check's code at random
+                return _unread(fd) > 0
             if time.monotonic() > deadline:
                 return False
     except OSError:  # a platform without FIONREAD on pipes: as before, no look
         return False
 
 
+def _is_pipe(fd: int | None) -> bool:
+    import stat
+
+    try:
+        return fd is not None and stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
 class GuardedStdout:
     """sys.stdout, whose every write goes straight to its file descriptor (see write_all): a broken
     pipe raises OutputClosed at whichever write meets it, any other failure (a full disk,
-    ``> /dev/full``) OutputError. A stream without a descriptor is written as it is."""
+    ``> /dev/full``) OutputError. A stream without a descriptor is written as it is.
+
+    Into a pipe, the result is held back and written at the end in one piece (in pieces of a pipe's
+    buffer when it is longer): what the reader sees of a short result then does not depend on when
+    it reads. Written as it came, ``| head -3`` could read the first part, leave, and make the
+    next write fail (141), or read it all (the check's code), from one run to the next."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
         self._fd = _descriptor(stream)
+        self._held: list[bytes] | None = [] if _is_pipe(self._fd) else None
+        self._held_size = 0
 
     def write(self, text: str) -> int:
         if self._fd is None:
@@ -214,8 +239,21 @@ class GuardedStdout:
                 raise OutputClosed() from None
         self.flush()  # whatever was written to the stream itself goes first
         encoding = getattr(self._stream, "encoding", None) or "utf-8"
-        write_all(self._fd, text.encode(encoding, getattr(self._stream, "errors", None) or "strict"))
+        data = text.encode(encoding, getattr(self._stream, "errors", None) or "strict")
+        if self._held is None:
+            write_all(self._fd, data)
+            return len(text)
+        self._held.append(data)
+        self._held_size += len(data)
+        if self._held_size >= PIPE_CHUNK:
+            self._release()
         return len(text)
+
+    def _release(self) -> None:
+        """Write what is held back."""
+        if self._held and self._fd is not None:
+            data, self._held[:], self._held_size = b"".join(self._held), [], 0
+            write_all(self._fd, data)
 
     def flush(self) -> None:
         try:
@@ -227,9 +265,20 @@ class GuardedStdout:
 
             raise OutputError(f"cannot write to stdout: {e.strerror or e}") from None
 
+    def release_quietly(self) -> None:
+        """Write what is held back, if the reader still takes it: for a run ending with an error."""
+        from kplan.errors import KplanError
+
+        try:
+            self._release()
+        except (OutputClosed, KplanError):
+            pass
+
     def finish(self) -> None:
-        """At the end of a run: OutputClosed when the reader of the pipe left unread output behind."""
+        """At the end of a run: what is held back is written, then OutputClosed when the reader of
+        the pipe left unread output behind."""
         self.flush()
+        self._release()
         if self._fd is not None and reader_left(self._fd):
             raise OutputClosed()
 
@@ -263,7 +312,11 @@ def interrupts_and_pipes() -> Iterator[None]:
         signal.signal(signal.SIGINT, raise_interrupted)
     guarded = sys.stdout = GuardedStdout(stdout)
     try:
-        yield
+        try:
+            yield
+        except BaseException:
+            guarded.release_quietly()  # a run that fails after writing part of its result shows that part
+            raise
         guarded.finish()
     finally:
         sys.stdout = stdout

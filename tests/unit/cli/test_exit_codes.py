@@ -225,6 +225,8 @@ PIPELINES = [
     ("| cat reads everything: the check decides", f"{SIMULATE_PENDING} | cat", 1),
     ("| head -100 reads everything: the check decides", f"{SIMULATE_PENDING} | head -100", 1),
     ("every pod fits | cat", f"{KPLAN} simulate {FITS} -c {CLUSTER} -o json | cat", 0),
+    ("| head -3 of a short result reads it all: the check decides", f"{SIMULATE_PENDING} | head -3", 1),
+    ("| grep -q reads it all: the check decides", f"{SIMULATE_PENDING} | grep -q POD", 1),
 ]
 
 
@@ -252,6 +254,74 @@ def test_a_reader_that_leaves_in_the_middle_of_a_long_write_is_seen() -> None:
     with open(write, "w", encoding="utf-8") as stream, pytest.raises(OutputClosed):
         GuardedStdout(stream).write("x" * 300_000)
     reader.join()
+
+
+def test_a_reader_that_read_everything_and_left_at_once_leaves_the_check_its_code(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 47 item 2: `| head -3` of a short result read it all and left while kplan looked; the
+    # look saw bytes unread, then the reader gone, and said 141 (or 1, by timing). Here the reader
+    # reads everything and leaves exactly between kplan's count of unread bytes and its poll.
+    import select
+
+    from kplan.cli.terminal import reader_left
+
+    read, write = os.pipe()
+    os.write(write, b"x" * 2105)
+    real_poll = select.poll
+
+    class ReaderLeavesBeforePoll:
+        def __init__(self) -> None:
+            self.poller = real_poll()
+
+        def register(self, fd: int, events: int) -> None:
+            self.poller.register(fd, events)
+
+        def poll(self, timeout: int) -> list[tuple[int, int]]:
+            if read >= 0:
+                assert len(os.read(read, 8192)) == 2105
+                os.close(read)
+            return self.poller.poll(timeout)
+
+    monkeypatch.setattr(select, "poll", ReaderLeavesBeforePoll)
+    try:
+        assert reader_left(write) is False
+    finally:
+        os.close(write)
+
+
+def test_a_reader_that_left_part_unread_is_seen() -> None:
+    from kplan.cli.terminal import reader_left
+
+    read, write = os.pipe()
+    os.write(write, b"x" * 10_000)
+    os.read(read, 8192)
+    os.close(read)
+    try:
+        assert reader_left(write) is True
+    finally:
+        os.close(write)
+
+
+def test_a_result_goes_into_a_pipe_in_one_piece_at_the_end() -> None:
+    # written as it came, `| head -3` could read the first piece and leave before the next one
+    # (141) or read both (the check's code) from one run to the next
+    from kplan.cli.terminal import GuardedStdout
+
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    with open(write, "w", encoding="utf-8") as stream:
+        guarded = GuardedStdout(stream)
+        guarded.write("POD  NODE\n")
+        guarded.write("web  node-a\n")
+        with pytest.raises(BlockingIOError):
+            os.read(read, 8192)  # nothing yet
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda: (os.set_blocking(read, True), got.append(os.read(read, 8192))))
+        reader.start()
+        guarded.finish()
+        reader.join()
+    os.close(read)
+    assert got == [b"POD  NODE\nweb  node-a\n"]
 
 
 UNWRITABLE = [
