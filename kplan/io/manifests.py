@@ -3,7 +3,10 @@
 Accepts multi-document YAML, JSON (one object, a ``kind: List`` or any ``*List``), and
 ``kubectl get -o yaml|json`` output. JSON goes through the JSON parser; a YAML stream whose
 documents are each one JSON object (as the conformance files are) is split and parsed as JSON
-too; anything else goes through ruamel.yaml's C-backed safe loader. Every object keeps a
+too; anything else goes through ruamel.yaml's C-backed safe loader, and what its libyaml (0.1, older
+than go-yaml's rules) refuses is read again by ruamel.yaml's own parser, which follows YAML 1.2 as
+go-yaml and libyaml 0.2 do (a ``:`` inside a plain scalar of a flow collection,
+``{docs: http://example.com:8080/x}``). Every object keeps a
 ``source`` string ("path: document N") for error messages.
 
 Hostile input ends as an InputError, never as a crash or a hang: the C YAML composer recurses
@@ -36,11 +39,11 @@ MAX_DEPTH = 100
 MAX_EXPANDED_VALUES = 1_000_000
 
 
-def _yaml_loader() -> Any:
+def _yaml_loader(pure: bool = False) -> Any:
     from ruamel.yaml import YAML
 
     try:
-        return YAML(typ="safe", pure=False)
+        return YAML(typ="safe", pure=pure)
     except Exception:  # pragma: no cover - the C extension is a declared dependency
         return YAML(typ="safe", pure=True)
 
@@ -147,9 +150,16 @@ def parse_documents(text: str, name: str) -> list[Any]:
     docs = _json_documents(text, name)
     if docs is not None:
         return docs
+    from ruamel.yaml.error import MarkedYAMLError
+
     try:
-        aliases = _yaml_shape(text, name)
-        docs = [d for d in _yaml_loader().load_all(text)]
+        try:
+            aliases, docs = _load_yaml(text, name, pure=False)
+        except MarkedYAMLError:
+            # ruamel.yaml.clib's libyaml 0.1 refuses a ':' inside a flow collection's plain scalar
+            # ({a: http://h:8080/x}), which YAML 1.2, go-yaml and libyaml 0.2 accept; ruamel.yaml's
+            # own parser follows 1.2 (slower: only for what the C parser refused)
+            aliases, docs = _load_yaml(text, name, pure=True)
     except InputError:
         raise
     except Exception as e:  # ruamel raises many error classes; all mean "not YAML"
@@ -165,19 +175,19 @@ def parse_documents(text: str, name: str) -> list[Any]:
     return docs
 
 
-def _yaml_shape(text: str, name: str) -> int:
+def _load_yaml(text: str, name: str, *, pure: bool) -> tuple[int, list[Any]]:
+    """The number of aliases and the documents of a YAML stream, read by the C parser or the pure one."""
+    aliases = _yaml_shape(text, name, pure=pure)
+    return aliases, list(_yaml_loader(pure).load_all(text))
+
+
+def _yaml_shape(text: str, name: str, *, pure: bool = False) -> int:
     """The number of aliases in the YAML stream, after checking its nesting depth on the
-    parser's events (libyaml's parser keeps explicit stacks; only its composer recurses)."""
+    parser's events (both parsers keep explicit stacks; only the composers recurse)."""
     from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent
 
-    try:
-        from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]  # exported by the C extension
-    except ImportError:  # pragma: no cover - the pure loader raises RecursionError, caught as "not YAML"
-        return 1
-    parser = CParser(text)
     depth = aliases = 0
-    while parser.check_event():
-        event = parser.get_event()
+    for event in _yaml_loader(pure).parse(text):
         if isinstance(event, CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:

@@ -52,6 +52,8 @@ ROWS: dict[str, Row] = {
                                               suffix=".json"),
     "a YAML flow sequence nested 200,000 deep": Row("a: " + "[" * 200_000 + "]" * 200_000,
                                                     "nested deeper than 100 levels"),
+    "a YAML flow sequence nested 200,000 deep after a URL only YAML 1.2's rules read": Row(
+        "a: [http://example.com:8080/x, " + "[" * 200_000 + "]" * 200_000 + "]", "nested deeper than 100 levels"),
     "a YAML block mapping nested 3,000 deep": Row("\n".join(" " * i + "a:" for i in range(3000)) + " 1\n",
                                                   "nested deeper than 100 levels"),
     "a pod nested 500 deep in JSON": Row('{"kind":"Pod","metadata":{"name":"a"},"spec":' + "[" * 500 + "]" * 500 + "}",
@@ -682,9 +684,22 @@ ACCEPTED = {
     "pod-level cpu and memory at least the containers' together, and hugepages":
         pod("containers: [{name: a, image: a, resources: {requests: {cpu: 500m, memory: 1Gi}}}], resources: "
             "{requests: {cpu: '1', memory: 1Gi, hugepages-2Mi: 2Mi}, limits: {cpu: '2', memory: 2Gi, hugepages-2Mi: 2Mi}}"),
+    "a URL with a port in a flow mapping (go-yaml and libyaml 0.2 read it; libyaml 0.1 did not)":
+        pod(name="web, annotations: {docs: http://example.com:8080/x}"),
+    "a colon inside a plain scalar of a flow sequence":
+        pod("containers: [{name: c, image: registry.example.com:5000/app:1.2, args: [--listen=0.0.0.0:8080]}]"),
     "a pod-level limit alone":
         pod("containers: [{name: a, image: a, resources: {requests: {cpu: 500m}}}], resources: {limits: {cpu: '1'}}"),
 }
+
+
+def test_a_colon_in_a_flow_scalar_is_read_as_yaml_1_2_reads_it() -> None:
+    from kplan.io.manifests import parse_documents
+
+    docs = parse_documents("metadata: {name: flow, annotations: {docs: http://example.com:8080/x}}\n"
+                           "args: [a:b, 'c']\n---\nkind: Pod\n", "flow.yaml")
+    assert docs == [{"metadata": {"name": "flow", "annotations": {"docs": "http://example.com:8080/x"}},
+                     "args": ["a:b", "c"]}, {"kind": "Pod"}]
 
 
 @pytest.mark.parametrize("manifest", ACCEPTED.values(), ids=ACCEPTED.keys())
