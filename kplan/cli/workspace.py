@@ -44,7 +44,7 @@ def load_inputs(cluster: Sequence[str], manifests: Sequence[str], *, kubeconfig:
             return load_workspace(given if shown is None else shown.count(given),
                                   load_manifests(manifests) if objects is None else objects, namespace=namespace,
                                   keep_existing=keep_existing, seed=seed, warnings=live_warnings,
-                                  server_version=server_version)
+                                  server_version=server_version, cluster_files=cluster)
 
 
 def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: int, tie_break: TieBreak,

@@ -10,10 +10,12 @@ simulated, changed and simulated again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
+from kplan.errors import InputError
 from kplan.framework.release import Release
 from kplan.io.apply import Applier, with_namespace
 from kplan.io.cluster_version import KubeletVersions, Stated, stated
@@ -44,13 +46,20 @@ class Workspace:
 
 def load_workspace(cluster_objects: Iterable[RawObject], manifest_objects: Iterable[RawObject], *,
                    namespace: str | None = None, keep_existing: bool = False, seed: int = 0,
-                   warnings: Iterable[str] = (), server_version: str | None = None) -> Workspace:
+                   warnings: Iterable[str] = (), server_version: str | None = None,
+                   cluster_files: Sequence[str] = ()) -> Workspace:
     """Classify the cluster's objects and apply the manifests onto them (each object parsed once).
     ``server_version``: the API server's, if the input states it (a snapshot, a live cluster);
-    the nodes' kubelet versions are noted as they are read, for a hint otherwise."""
-    kubelets = KubeletVersions(cluster_objects)
+    the nodes' kubelet versions are noted as they are read, for a hint otherwise.
+    ``cluster_files``: the files the cluster's objects come from; without a Node among them, an
+    InputError naming them (a kind configuration or a kubeconfig given as --cluster would
+    otherwise be simulated as a cluster of no nodes, exit 1: "the pods do not fit")."""
+    kinds: Counter[str] = Counter()
+    kubelets = KubeletVersions(_counted(cluster_objects, kinds) if cluster_files else cluster_objects)
     with bulk_load():
         inputs = classify(kubelets)
+        if cluster_files and not kinds["Node"]:  # invalid ones count: their own errors say more
+            raise InputError(no_nodes_message(cluster_files, kinds))
         applied = list(with_namespace(manifest_objects, namespace or "default"))
         Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied)
         settle(inputs)
@@ -61,6 +70,19 @@ def load_workspace(cluster_objects: Iterable[RawObject], manifest_objects: Itera
         if kind in WORKLOAD_KINDS and isinstance(md, dict):
             workloads[(kind, str(md.get("namespace") or "default"), str(md.get("name") or ""))] = obj
     return Workspace(inputs, list(warnings), workloads, stated(server_version, kubelets.newest))
+
+
+def _counted(objects: Iterable[RawObject], kinds: Counter[str]) -> Iterator[RawObject]:
+    for obj in objects:
+        kinds[str(obj.doc.get("kind"))] += 1
+        yield obj
+
+
+def no_nodes_message(files: Sequence[str], kinds: Counter[str]) -> str:
+    """The error of cluster files without a Node, naming the files and what they hold instead."""
+    held = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "no objects"
+    return (f"no Nodes in the cluster inputs ({', '.join(files)}: {held}): --cluster takes a description of the "
+            "cluster's nodes and pods (a 'kplan snapshot' file, or 'kubectl get nodes,pods -A -o yaml' output)")
 
 
 def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: int = 0,

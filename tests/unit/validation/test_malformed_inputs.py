@@ -571,14 +571,44 @@ def test_two_pending_pods_of_one_name_are_an_error(tmp_path: Path, capsys: pytes
                    f"also defined in {tmp_path}/a.yaml (a second create of a pod fails: AlreadyExists)\n")
 
 
-def test_a_cluster_without_nodes_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+NO_NODES = {
+    "a kind configuration": ("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes: [{role: control-plane}]\n",
+                             "1 Cluster"),
+    "a kubeconfig": ("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n", "1 Config"),
+    "an empty List": ("apiVersion: v1\nkind: List\nitems: []\n", "no objects"),
+    "pods without their nodes": ("kind: Pod\napiVersion: v1\nmetadata: {name: p, namespace: default}\n"
+                                 "spec: {nodeName: n1, containers: [{name: c, image: x}]}\n", "1 Pod"),
+}
+
+
+@pytest.mark.parametrize(("text", "held"), NO_NODES.values(), ids=NO_NODES.keys())
+def test_cluster_files_without_a_node_are_an_error_naming_them(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch, text: str,
+                                                               held: str) -> None:
+    # issue 47 item 4: before, "skipped 1 object", a run on 0 nodes and exit 1, which CI reads as
+    # "the pods do not fit"
     monkeypatch.setenv("NO_COLOR", "1")
     (tmp_path / "pod.yaml").write_text(pod())
-    (tmp_path / "cluster.yaml").write_text("apiVersion: v1\nkind: List\nitems: []\n")
-    code, _, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", str(tmp_path / "cluster.yaml")])
-    assert code == 1
-    assert "warning: the cluster has no nodes" in err
+    (tmp_path / "cluster.yaml").write_text(text)
+    code, out, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "--cluster", str(tmp_path / "cluster.yaml")])
+    assert (code, out) == (2, "")
+    assert err == (f"error: no Nodes in the cluster inputs ({tmp_path}/cluster.yaml: {held}): --cluster takes a "
+                   "description of the cluster's nodes and pods (a 'kplan snapshot' file, or 'kubectl get "
+                   "nodes,pods -A -o yaml' output)\n")
+
+
+def test_the_error_of_no_nodes_names_every_cluster_file_and_comes_before_the_manifests_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "pod.yaml").write_text(pod(spec="containers: [{name: c, image: a}], "
+                                           "priorityClassName: defined-in-the-cluster"))
+    (tmp_path / "kind.yaml").write_text(NO_NODES["a kind configuration"][0])
+    (tmp_path / "kubeconfig.yaml").write_text(NO_NODES["a kubeconfig"][0])
+    code, out, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "-c", str(tmp_path / "kind.yaml"),
+                                  "-c", str(tmp_path / "kubeconfig.yaml")])
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: no Nodes in the cluster inputs ({tmp_path}/kind.yaml, {tmp_path}/kubeconfig.yaml: "
+                          "1 Cluster, 1 Config): ") and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "---\n---\n"], ids=["empty", "a comment", "separators"])
