@@ -21,7 +21,7 @@ from kplan.framework.release import Release
 from kplan.model import storage as kinds
 from kplan.model.admission import admit_priority, with_builtin_classes
 from kplan.model.dra import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
-from kplan.model.objects import Pod, PriorityClass, evolve_pod
+from kplan.model.objects import Node, Pod, PriorityClass, evolve_pod
 from kplan.scenario.inputs import HANDLED_KINDS, SELECTING_KINDS, Inputs
 from kplan.workloads.names import NameGenerator
 
@@ -118,6 +118,18 @@ def settle(inputs: Inputs) -> None:
                         if not (p.priority_class_name and p.priority_class_name not in admission.classes)}
 
 
+def duplicate_node(nodes: Iterable[Node]) -> str:
+    """The error of the first node defined a second time, naming both places (a cluster holds one
+    Node of a name: two cluster files, or one file twice, that each list it)."""
+    first: dict[str, Node] = {}
+    for n in nodes:
+        seen = first.setdefault(n.name, n)
+        if seen is not n:
+            return (f"{n.source or '<input>'}: Node {n.name}: metadata.name: Duplicate value: \"{n.name}\": the node "
+                    f"is also defined in {seen.source or '<input>'} (a cluster holds one Node of a name)")
+    raise AssertionError("no node is defined twice")
+
+
 def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: int = 0,
                    release: Release | None = None) -> Scenario:
     """The snapshot with the running pods on their nodes, the pending pods, PDB budgets. The inputs
@@ -142,8 +154,7 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
         warnings.append("the cluster has no nodes: no pod can be scheduled (is a Node list missing from --cluster?)")
     warnings += unheard_of(inputs, snapshot.dra, pending) if snapshot.dra is not None else []
     if len(names) != len(inputs.nodes):
-        dup = next(n.name for n in inputs.nodes if sum(1 for m in inputs.nodes if m.name == n.name) > 1)
-        raise InputError(f"Node {dup}: metadata.name: Duplicate value: the node is defined twice")
+        raise InputError(duplicate_node(inputs.nodes))
     placed = []
     counted = (release or Release.of()).resized
     for pod in running:

@@ -611,6 +611,21 @@ def test_the_error_of_no_nodes_names_every_cluster_file_and_comes_before_the_man
                           "1 Cluster, 1 Config): ") and err.count("\n") == 1
 
 
+def test_a_node_defined_twice_is_an_error_naming_both_places(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 47 item 7: before, "Node n1: metadata.name: Duplicate value: the node is defined twice"
+    monkeypatch.setenv("NO_COLOR", "1")
+    node = "kind: Node\napiVersion: v1\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', pods: '110'}}\n"
+    (tmp_path / "pod.yaml").write_text(pod())
+    (tmp_path / "a.yaml").write_text(node)
+    (tmp_path / "b.yaml").write_text("kind: Namespace\napiVersion: v1\nmetadata: {name: default}\n---\n" + node)
+    code, out, err = run(capsys, ["simulate", str(tmp_path / "pod.yaml"), "-c", str(tmp_path / "a.yaml"),
+                                  "-c", str(tmp_path / "b.yaml")])
+    assert (code, out) == (2, "")
+    assert err == (f'error: {tmp_path}/b.yaml: document 2: Node n1: metadata.name: Duplicate value: "n1": the node is '
+                   f"also defined in {tmp_path}/a.yaml (a cluster holds one Node of a name)\n")
+
+
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "---\n---\n"], ids=["empty", "a comment", "separators"])
 def test_a_cluster_file_without_objects_is_an_error_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch, text: str) -> None:
