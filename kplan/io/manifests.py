@@ -428,17 +428,38 @@ def load_objects(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> li
 def load_manifests(paths: Iterable[str], stdin: io.TextIOBase | None = None) -> list[RawObject]:
     """The objects of manifest files, checked as ``kubectl apply`` and kube-apiserver would check
     them: each within the nesting limits (they are few, and the applier copies them; a cluster's
-    many objects are bounded by the decoders alone), and valid (kplan.validation: every invalid
-    object is one line of the error)."""
-    from kplan.validation import validate_objects
+    many objects are bounded by the decoders alone), and valid (kplan.validation). Every refused
+    file and object is one line of the error: a file that is not YAML does not hide the others'
+    mistakes."""
+    from kplan.validation import problems
 
     paths = list(paths)
-    objects = load_objects(paths, stdin)
-    if paths and not objects:
+    lines: list[str] = []  # in the order of the files and of their objects
+    objects: list[RawObject] = []
+    for given in paths:
+        try:
+            files = expand_paths([given])
+        except InputError as e:
+            lines.append(str(e))
+            continue
+        for path in files:
+            try:
+                found = list(iter_objects([path], stdin))
+            except InputError as e:
+                lines.append(str(e))
+                continue
+            for obj in found:
+                try:
+                    check_nesting(obj.doc, obj.source)
+                except InputError as e:
+                    lines.append(str(e))
+                    continue
+                lines += problems([obj])
+            objects += found
+    if paths and not objects and not lines:
         # kubectl apply's words: an empty or comment-only manifest is a mistake, not "nothing to do"
         raise InputError(f"{', '.join('<stdin>' if p == '-' else p for p in paths)}: no objects passed to apply "
                          "(the manifests hold no Kubernetes object)")
-    for obj in objects:
-        check_nesting(obj.doc, obj.source)
-    validate_objects(objects)
+    if lines:
+        raise InputError("\n".join(lines))
     return objects

@@ -626,6 +626,30 @@ def test_a_node_defined_twice_is_an_error_naming_both_places(tmp_path: Path, cap
                    f"also defined in {tmp_path}/a.yaml (a cluster holds one Node of a name)\n")
 
 
+def test_every_refused_file_of_a_folder_is_one_line_in_the_files_order(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 47 item 6: a file that is not YAML stopped the reading, hiding the other files' mistakes
+    monkeypatch.setenv("NO_COLOR", "1")
+    folder = tmp_path / "app"
+    folder.mkdir()
+    (folder / "a.yaml").write_text("apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: old}\n"
+                                   "spec: {template: {spec: {containers: [{name: c, image: x}]}}}\n")
+    (folder / "b.yaml").write_text("kind: Pod\nmetadata: {name: a\n")
+    (folder / "c.yaml").write_text(pod())
+    (folder / "d.yaml").write_text("apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: pdb}\n"
+                                   "spec: {minAvailable: 1}\n")
+    code, out, err = run(capsys, ["simulate", str(folder), str(tmp_path / "gone.yaml"), "--cluster", CLUSTER])
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f'error: {folder}/a.yaml: Deployment old: no matches for kind "Deployment" in version "extensions/v1beta1": '
+        "kube-apiserver v1.34 serves Deployment as apiVersion: apps/v1",
+        f"error: {folder}/b.yaml: not valid YAML or JSON (line 3, column 1): expected ',' or '}}', but got "
+        "'<stream end>'",
+        f'error: {folder}/d.yaml: PodDisruptionBudget pdb: no matches for kind "PodDisruptionBudget" in version '
+        '"policy/v1beta1": kube-apiserver v1.34 serves PodDisruptionBudget as apiVersion: policy/v1',
+        f"error: {tmp_path}/gone.yaml: no such file or folder"]
+
+
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "---\n---\n"], ids=["empty", "a comment", "separators"])
 def test_a_cluster_file_without_objects_is_an_error_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch, text: str) -> None:
