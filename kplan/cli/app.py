@@ -36,7 +36,7 @@ from kplan.cli import snapshot as snapshot_cmd
 from kplan.cli import sweep as sweep_cmd
 from kplan.cli import whatif as whatif_cmd
 from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, RootOptions, disable_color
-from kplan.framework.release_tables import DEFAULT_RELEASE, PATCH_RELEASES
+from kplan.framework.release_tables import DEFAULT_RELEASE, RELEASES
 
 #: exit codes besides 0, 1 (check failed) and the KplanError codes (2 bad input, 3 cluster)
 EXIT_USAGE = 2
@@ -50,7 +50,7 @@ _SHORT_EQUALS = re.compile(r"(-[A-Za-z])=(.*)", re.DOTALL)
 app = typer.Typer(
     name=PROG,
     help="Offline capacity planner for Kubernetes: replays kube-scheduler "
-    f"{', '.join(PATCH_RELEASES.values())} (--kube-version; by default the release the cluster states, else "
+    f"{', '.join(r.scheduler_version for r in RELEASES.values())} (--kube-version; by default the release the cluster states, else "
     f"{DEFAULT_RELEASE}) on a cluster snapshot and your manifests.",
     no_args_is_help=True,
     add_completion=False,
@@ -64,11 +64,10 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from kplan.framework.release_tables import PATCH_RELEASES
         from kplan.io.cluster_version import modelled_releases
 
         releases = modelled_releases()
-        typer.echo(f"kplan {__version__} (models kube-scheduler {', '.join(PATCH_RELEASES[v] for v in releases)}; "
+        typer.echo(f"kplan {__version__} (models kube-scheduler {', '.join(RELEASES[v].scheduler_version for v in releases)}; "
                    f"releases modelled: {', '.join(map(str, releases))})")
         raise typer.Exit()
 

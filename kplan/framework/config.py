@@ -320,7 +320,7 @@ def _default_profile(p: DecodedProfile, only: bool, registry: Registry, default_
         spec = registry.get(name)
         if name not in args and spec is not None and spec.args is not None:
             # setDefaults_KubeSchedulerProfile: the release's default args of a plugin left unconfigured
-            args[name] = spec.args.decode(release.default_args(name))
+            args[name] = spec.args.decode(release.default_args.get(name))
     name = p.scheduler_name or ("default-scheduler" if only else "")
     return DefaultedProfile(p, name, sets, args, raw_args)
 

@@ -11,7 +11,7 @@ upstream's configuration scheme registers beside the registry.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kplan.framework.interfaces import POINT_METHODS, Handle, Plugin
@@ -28,9 +28,13 @@ class ArgsError(Exception):
     """A strict-decoding problem in plugin args (unknown field, wrong type)."""
 
 
-def points_of(plugin_type: type) -> frozenset[str]:
-    """The extension points a plugin type implements: those whose method it has."""
-    return frozenset(p for p, m in POINT_METHODS.items() if callable(getattr(plugin_type, m, None)))
+def points_of(plugin_type: type, rules: Mapping[str, Any] | None = None) -> frozenset[str]:
+    """The extension points a plugin type implements: those whose method it has, but for a point
+    its ``ruled_points`` (point -> the name of one of its release rules) ties to a rule that the
+    release's ``rules`` for the plugin leave off (DynamicResources scores from 1.35)."""
+    ruled: Mapping[str, str] = getattr(plugin_type, "ruled_points", {})
+    return frozenset(p for p, m in POINT_METHODS.items() if callable(getattr(plugin_type, m, None))
+                     and (p not in ruled or bool((rules or {}).get(ruled[p]))))
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class PluginSpec:
     origin: str = ""
     #: how to build it when not plain ``plugin_type(args, handle)`` (a third party's, guarded)
     build: PluginFactory | None = None
+    #: the plugin's rules at the release (``release.plugin_rules``), which may leave points out
+    rules: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def factory(self) -> PluginFactory:
@@ -65,7 +71,7 @@ class PluginSpec:
 
     @property
     def points(self) -> frozenset[str]:
-        return points_of(self.plugin_type)
+        return points_of(self.plugin_type, self.rules)
 
     @property
     def in_tree(self) -> bool:

@@ -1,26 +1,35 @@
-"""Per-release tables: one row per modelled Kubernetes minor release, one table per concern.
+"""The release table: every modelled Kubernetes minor release's rules, one row per release.
 
-1.34 is stated whole (_ROWS_1_34); every later release as the release before it plus its
-changes (_CHANGES_1_35, _CHANGES_1_36, ...): the gates it adds, turns on or off, promotes, locks
-or removes, the plugins its registry adds, the default profile's weights and order, the default
-args and message texts it changes, and the resize, nomination and DRA allocator rules where they
-differ, each with the KEP or PR it comes from. What 1.36 changes is read in _CHANGES_1_36. The
-public tables (GATES, DEFAULT_PROFILE, ...) are those rows resolved once, at import;
+1.34 is stated whole (_RULES_1_34); every later release as the release before it plus its changes
+(_CHANGES_1_35, _CHANGES_1_36, ...), each change with the KEP or PR it comes from: the gates it
+adds, turns on or off, promotes, locks or removes, the plugins its registry adds, the default
+profile's weights and order, the default args and message texts it changes, each plugin's named
+rules that change (``plugin_rules``, decoded by the plugin in its constructor), and any other rule
+(nomination, queueing hints, resize accounting: framework/release_rules.py) it states anew. What
+1.36 changes is read in _CHANGES_1_36. RELEASES is those rows resolved once, at import;
 tests/unit/framework/test_release_tables_resolved.py pins what they resolve to. Adding a release
-means adding its changes (docs/development.md, "How to add a Kubernetes release"). The 1.34 rows
-are kube-scheduler v1.34.1's defaults (../shared/scheduler-reference.md sections 1.2–1.4 and
-13.1); the later ones are read from the upstream code at the tag in PATCH_RELEASES
-(pkg/features/kube_features.go, apis/config/v1, plugins/registry.go) and judged by its oracle.
+means adding its changes (docs/development.md, "How to add a Kubernetes release"). The 1.34 row is
+kube-scheduler v1.34.1's (../shared/scheduler-reference.md sections 1.2-1.4 and 13.1); the later
+ones are read from the upstream code at the tag in their ``scheduler_version``
+(pkg/features/kube_features.go, apis/config/v1, plugins/registry.go, the plugins) and judged by
+its oracle.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, get_type_hints
 
 from kplan.framework.features import Gate, GateSpec, Stage
-from kplan.framework.release import KubeVersion, Messages, NominationRules, QueueingHintRules
+from kplan.framework.release_rules import (
+    KubeVersion,
+    Messages,
+    NominationRules,
+    Profile,
+    QueueingHintRules,
+    ReleaseRules,
+)
 from kplan.model.resize import ResizeAccounting
 
 V1_34 = KubeVersion(1, 34)
@@ -34,42 +43,6 @@ DEFAULT_RELEASE = V1_37
 
 _A, _B, _GA = Stage.ALPHA, Stage.BETA, Stage.GA
 
-#: the patch release each row was read from (and judged against)
-PATCH_RELEASES: Mapping[KubeVersion, str] = {
-    V1_34: "v1.34.1",
-    V1_35: "v1.35.4",
-    V1_36: "v1.36.3",
-    V1_37: "v1.37.2",
-}
-
-_Profile = tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReleaseRows:
-    """One release's row of each table that a release inherits from the one before it."""
-
-    #: pkg/features/kube_features.go: the gates that change scheduling, with their default, stage and lock
-    gates: Mapping[Gate, GateSpec]
-    #: default_plugins.go: the default MultiPoint set in order, with score weights (0: none given)
-    profile: _Profile
-    #: defaults.go / types_pluginargs.go: each plugin's args (v1 API shape) when pluginConfig has none
-    args: Mapping[str, Mapping[str, Any]]
-    #: plugins/registry.go NewInTreeRegistry: the in-tree plugins the release has
-    plugins: frozenset[str]
-    #: reason texts that releases word differently
-    messages: Messages
-    #: how a pod whose status reports an in-place resize is counted on its node (RESIZE_ACCOUNTING)
-    resize: ResizeAccounting
-    #: status.nominatedNodeName around binding and failures (NOMINATION)
-    nomination: NominationRules
-    #: the structured allocator's pool rules (DRA_POOL_RULES)
-    dra_pool_rules: tuple[bool, bool]
-    #: the structured allocator's consumable-capacity rules (DRA_CAPACITY_RULES)
-    dra_capacity_rules: tuple[bool, bool]
-    #: what InterPodAffinity's and PodTopologySpread's pod-event hints look at (QUEUEING_HINTS)
-    queueing_hints: QueueingHintRules
-
 
 def _names(profile: Iterable[tuple[str, int]]) -> list[str]:
     return [name for name, _ in profile]
@@ -82,7 +55,7 @@ class _Reweight:
     plugin: str
     weight: int
 
-    def __call__(self, profile: _Profile) -> _Profile:
+    def __call__(self, profile: Profile) -> Profile:
         if self.plugin not in _names(profile):
             raise ValueError(f"{self}: no such plugin in the profile")
         return tuple((name, self.weight if name == self.plugin else w) for name, w in profile)
@@ -95,7 +68,7 @@ class _Append:
     plugin: str
     weight: int = 0
 
-    def __call__(self, profile: _Profile) -> _Profile:
+    def __call__(self, profile: Profile) -> Profile:
         if self.plugin in _names(profile):
             raise ValueError(f"{self}: the plugin is in the profile already")
         return (*profile, (self.plugin, self.weight))
@@ -108,7 +81,7 @@ class _MoveBefore:
     plugin: str
     other: str
 
-    def __call__(self, profile: _Profile) -> _Profile:
+    def __call__(self, profile: Profile) -> Profile:
         moved = [p for p in profile if p[0] == self.plugin]
         rest = [p for p in profile if p[0] != self.plugin]
         if not moved or self.other not in _names(rest):
@@ -121,6 +94,8 @@ class _MoveBefore:
 class _Changes:
     """What a release changes from the release before it; what it does not name, it keeps."""
 
+    #: the kube-scheduler patch release read (and judged against)
+    scheduler_version: str
     #: a gate's whole new spec, where the release adds, turns on or off, promotes or locks it; None: removed
     gates: Mapping[Gate, GateSpec | None] = field(default_factory=dict)
     #: the in-tree plugins the registry adds
@@ -129,38 +104,59 @@ class _Changes:
     profile: tuple[_Reweight | _Append | _MoveBefore, ...] = ()
     #: a plugin's default args, replacing the previous release's whole
     args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: per plugin, the named rules that change (the others are kept); a plugin the registry adds
+    #: states all of its rules
+    plugin_rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: Messages fields worded anew
     messages: Mapping[str, str | None] = field(default_factory=dict)
-    resize: ResizeAccounting | None = None
-    nomination: NominationRules | None = None
-    dra_pool_rules: tuple[bool, bool] | None = None
-    dra_capacity_rules: tuple[bool, bool] | None = None
-    queueing_hints: QueueingHintRules | None = None
+    #: any other rule stated anew, whole: its type says which (a NominationRules replaces the
+    #: previous release's ``nomination``, and so on for every kind of rule of ReleaseRules)
+    rules: tuple[object, ...] = ()
 
-    def applied_to(self, before: ReleaseRows) -> ReleaseRows:
-        profile = before.profile
+    def applied_to(self, before: ReleaseRules) -> ReleaseRules:
+        profile = before.default_profile
         for edit in self.profile:
             profile = edit(profile)
-        return ReleaseRows(
-            gates={gate: spec for gate, spec in {**before.gates, **self.gates}.items() if spec is not None},
-            profile=profile,
-            args={**before.args, **self.args},
-            plugins=before.plugins | self.plugins,
-            messages=Messages(**{**asdict(before.messages), **self.messages}),
-            resize=before.resize if self.resize is None else self.resize,
-            nomination=before.nomination if self.nomination is None else self.nomination,
-            dra_pool_rules=before.dra_pool_rules if self.dra_pool_rules is None else self.dra_pool_rules,
-            dra_capacity_rules=before.dra_capacity_rules if self.dra_capacity_rules is None
-            else self.dra_capacity_rules,
-            queueing_hints=before.queueing_hints if self.queueing_hints is None else self.queueing_hints,
-        )
+        plugins = before.plugins | self.plugins
+        plugin_rules = dict(before.plugin_rules)
+        for plugin, rules in self.plugin_rules.items():
+            kept = before.plugin_rules.get(plugin)
+            if plugin not in plugins or (kept is None) != (plugin in self.plugins) or \
+                    (kept is not None and not set(rules) <= set(kept)):
+                raise ValueError(f"{self.scheduler_version}: {plugin}'s rules {sorted(rules)}: a rule is changed "
+                                 "that the plugin does not have, or a new plugin's rules are not stated whole")
+            plugin_rules[plugin] = {**(kept or {}), **rules}
+        whole: dict[str, Any] = {}
+        for rule in self.rules:
+            if type(rule) not in _RULE_FIELDS:
+                raise ValueError(f"{self.scheduler_version}: {rule!r} is no kind of release rule")
+            whole[_RULE_FIELDS[type(rule)]] = rule
+        changed: dict[str, Any] = {
+            **whole,
+            "scheduler_version": self.scheduler_version,
+            "gates": {gate: spec for gate, spec in {**before.gates, **self.gates}.items() if spec is not None},
+            "default_profile": profile,
+            "default_args": {**before.default_args, **self.args},
+            "plugins": plugins,
+            "plugin_rules": plugin_rules,
+            "messages": Messages(**{**asdict(before.messages), **self.messages}),
+        }
+        return replace(before, **changed)  # what is not named here, the release keeps
+
+
+#: the ReleaseRules field of each kind of rule a release restates whole, by the rule's type (every
+#: field of a type of its own, but those _Changes edits in their own way)
+_RULE_FIELDS: Mapping[type, str] = {
+    hint: name for name, hint in get_type_hints(ReleaseRules).items()
+    if isinstance(hint, type) and name not in {"scheduler_version", "messages"}}
 
 
 _CPU_MEMORY = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
 
 # ------------------------------------------------------------------------------ 1.34 (v1.34.1), whole
 
-_ROWS_1_34 = ReleaseRows(
+_RULES_1_34 = ReleaseRules(
+    scheduler_version="v1.34.1",
     gates={
         Gate.DYNAMIC_RESOURCE_ALLOCATION: GateSpec(True, _GA),
         Gate.DRA_ADMIN_ACCESS: GateSpec(True, _B),
@@ -187,14 +183,14 @@ _ROWS_1_34 = ReleaseRows(
         Gate.STORAGE_CAPACITY_SCORING: GateSpec(False, _A),
         Gate.VOLUME_ATTRIBUTES_CLASS: GateSpec(True, _GA),
     },
-    profile=(
+    default_profile=(
         ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
         ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
         ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
         ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 0), ("DefaultPreemption", 0),
         ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
     ),
-    args={
+    default_args={
         "NodeResourcesFit": {"scoringStrategy": {"type": "LeastAllocated", "resources": _CPU_MEMORY}},
         "NodeResourcesBalancedAllocation": {"resources": _CPU_MEMORY},
         "PodTopologySpread": {"defaultingType": "System"},
@@ -211,14 +207,34 @@ _ROWS_1_34 = ReleaseRows(
         "PodTopologySpread", "InterPodAffinity", "DynamicResources", "DefaultPreemption",
         "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder",
     }),
+    plugin_rules={
+        "DynamicResources": {
+            # Score: none (from 1.35); then by position among all the pod's claims (1.35), or an
+            # allocated claim by its own allocation (1.36)
+            "scores": False, "scores_allocated_claims_by_their_allocation": False,
+            # PostFilter reports "no new claims to deallocate" / "still not schedulable" (quiet from 1.37)
+            "quiet_post_filter": False,
+            # the structured allocator's pool rules (k8s.io/dynamic-resource-allocation, not gates): a
+            # pool missing slices is used and an invalid pool aborts the attempt
+            "skip_unusable_pools": False, "counter_slices_reach_every_node": False,
+            # its consumable-capacity rules (DRAConsumableCapacity, off before 1.36)
+            "distinct_per_request_name": False, "all_requests_listed_by_capacity_alone": False,
+            "negative_capacity_aborts": False, "shared_devices_count_as_in_use": False,
+        },
+        # the balance with the pod; the SignPod of 1.34/1.35 with DRAExtendedResource
+        "NodeResourcesBalancedAllocation": {"scores_balance_change": False, "extended_resources_from_devices": False},
+        # DRAExtendedResource's resources are not left to DynamicResources
+        "NodeResourcesFit": {"extended_resources_from_devices": False},
+        # container images only
+        "ImageLocality": {"sums_image_volumes": False, "counts_image_volumes": False},
+        # Filter only
+        "NodeName": {"pre_filter": False},
+    },
     messages=Messages(untolerated_taint="node(s) had untolerated taint {taint}"),
     # the InPlacePodVerticalScaling gate beta and on: a resizing pod counts per container
     resize=ResizeAccounting.PER_CONTAINER,
     nomination=NominationRules(bind_moves_pods=True, bind_clears=False, no_post_filter_clears=False,
                                gated_pods_nominated=False),
-    # a pool missing slices or invalid: its devices are used, an invalid pool aborts the attempt
-    dra_pool_rules=(False, False),
-    dra_capacity_rules=(False, False),
     # an unassigned pod never requeues; a deleted pod only through the pod's own anti-affinity, all terms
     queueing_hints=QueueingHintRules(nominated_pods_count=False, deleted_pods_anti_affinity=False,
                                      anti_affinity_any_term=False),
@@ -227,6 +243,7 @@ _ROWS_1_34 = ReleaseRows(
 # ------------------------------------------------------------------------------ 1.35 (v1.35.4): 1.34 plus
 
 _CHANGES_1_35 = _Changes(
+    scheduler_version="v1.35.4",
     gates={
         # DRA (KEP-4381) locked on
         Gate.DYNAMIC_RESOURCE_ALLOCATION: GateSpec(True, _GA, locked=True),
@@ -265,17 +282,27 @@ _CHANGES_1_35 = _Changes(
     # the binding of a nominated pod no longer moves pods (#134157); kube-apiserver's
     # ClearingNominatedNodeNameAfterBinding (KEP-5278) clears the nomination; a FitError without
     # PostFilter plugins clears it too (clearNominatedNode)
-    nomination=NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True,
-                               gated_pods_nominated=False),
-    # a pool missing slices or invalid is skipped, and a node where nothing fits and that sees an
-    # invalid pool fails with "invalid resource pools were encountered"; a slice with shared
-    # counters reaches every node
-    dra_pool_rules=(True, True),
+    rules=(NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True,
+                           gated_pods_nominated=False),),
+    plugin_rules={
+        "DynamicResources": {
+            # Score, weight 2 (#134711)
+            "scores": True,
+            # k8s.io/dynamic-resource-allocation v0.35: a pool missing slices or invalid is skipped, and a
+            # node where nothing fits and that sees an invalid pool fails with "invalid resource pools
+            # were encountered"; a slice with shared counters reaches every node
+            "skip_unusable_pools": True, "counter_slices_reach_every_node": True,
+        },
+        # new (KEP-5328), its rules stated whole: the feature registry of component-helpers v0.36
+        # (the gate is alpha and off, and not modelled on)
+        "NodeDeclaredFeatures": {"feature_registry": "1.36"},
+    },
 )
 
 # ------------------------------------------------------------------------------ 1.36 (v1.36.3): 1.35 plus
 
 _CHANGES_1_36 = _Changes(
+    scheduler_version="v1.36.3",
     gates={
         # DRA's device features beta and on: admin access GA (KEP-5018), consumable capacity
         # (KEP-5075), binding conditions (KEP-5007), device taints (KEP-5055; DeviceTaintRules
@@ -313,16 +340,32 @@ _CHANGES_1_36 = _Changes(
     args={"DynamicResources": {"filterTimeout": "10s"}},
     # queueing-hint fixes (not gated): a pod leaving its nomination counts (#135392); InterPodAffinity
     # also requeues when the pod matches a deleted pod's own anti-affinity (#135325)
-    queueing_hints=QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True,
-                                     anti_affinity_any_term=False),
-    # the "incubating" allocator's consumable capacity: distinctAttribute keeps one value per
-    # request name (its constraint.go at v0.36.3)
-    dra_capacity_rules=(True, False),
+    rules=(QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True,
+                             anti_affinity_any_term=False),),
+    plugin_rules={
+        "DynamicResources": {
+            # computeScore at v1.36.3: a claim already allocated is scored by its own allocation
+            "scores_allocated_claims_by_their_allocation": True,
+            # the "incubating" allocator's consumable capacity (DRAConsumableCapacity beta, KEP-5075):
+            # distinctAttribute keeps one value per request name (its constraint.go at v0.36.3)
+            "distinct_per_request_name": True,
+        },
+        # the change of balance is scored (#135573); with DRAExtendedResource (KEP-5004) a
+        # DeviceClass-served resource counts from the node's devices and SignPod refuses only the
+        # pods requesting one (#134058)
+        "NodeResourcesBalancedAllocation": {"scores_balance_change": True, "extended_resources_from_devices": True},
+        # with DRAExtendedResource (KEP-5004), a DeviceClass-served resource a node lacks is left to
+        # DynamicResources, in Filter, Score and SignPod (#134058)
+        "NodeResourcesFit": {"extended_resources_from_devices": True},
+        # image volumes' images are summed too; the maximum counts containers only (#130231)
+        "ImageLocality": {"sums_image_volumes": True},
+    },
 )
 
 # ------------------------------------------------------------------------------ 1.37 (v1.37.2): 1.36 plus
 
 _CHANGES_1_37 = _Changes(
+    scheduler_version="v1.37.2",
     gates={
         # GA, not locked before 1.38 (kube_features.go: "LockToDefault: true in 1.38") (KEP-5055)
         Gate.DRA_DEVICE_TAINT_RULES: GateSpec(True, _GA),
@@ -359,36 +402,50 @@ _CHANGES_1_37 = _Changes(
     # a successful preemption is reported in the pod's failure message too (#140180)
     messages={"preemption_nominated": "found a potential placement for pod on node {node}, "
                                       "preempting {victims} victims"},
-    # the maximum of whole-pod sums
-    resize=ResizeAccounting.AGGREGATE,
-    # a slice with shared counters reaches only the nodes it selects
-    dra_pool_rules=(True, False),
-    # distinctAttribute keeps every device's value; an All request lists devices by their capacity
-    # alone; a device with a share counts as shared for its counters
-    dra_capacity_rules=(False, True),
-    # a new pod's nomination is recorded even when it is gated (#139057)
-    nomination=NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True,
-                               gated_pods_nominated=True),
-    # InterPodAffinity's hints: any anti-affinity term is enough (#139161, not gated)
-    queueing_hints=QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True,
-                                     anti_affinity_any_term=True),
+    rules=(
+        # component-helpers v0.37.2 PodRequests: the maximum of whole-pod sums
+        ResizeAccounting.AGGREGATE,
+        # a new pod's nomination is recorded even when it is gated (#139057)
+        NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True,
+                        gated_pods_nominated=True),
+        # InterPodAffinity's hints: any anti-affinity term is enough (#139161, not gated)
+        QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True, anti_affinity_any_term=True),
+    ),
+    plugin_rules={
+        "DynamicResources": {
+            # v1.37.2 dynamicresources.go: PostFilter gives no reason when it has nothing to do
+            "quiet_post_filter": True,
+            # k8s.io/dynamic-resource-allocation v0.37.2: a slice with shared counters reaches only the
+            # nodes it selects
+            "counter_slices_reach_every_node": False,
+            # its consumable capacity: distinctAttribute keeps every device's value; an All request
+            # lists devices by their capacity alone; an unrepresentable capacity request aborts; a
+            # device with a share counts as in use for its counters
+            "distinct_per_request_name": False, "all_requests_listed_by_capacity_alone": True,
+            "negative_capacity_aborts": True, "shared_devices_count_as_in_use": True,
+        },
+        # image volumes count like containers in the maximum too (#138951)
+        "ImageLocality": {"counts_image_volumes": True},
+        # PreFilter restricts the cycle to the node spec.nodeName names (v1.37.2 node_name.go)
+        "NodeName": {"pre_filter": True},
+        # the feature registry of component-helpers v0.37.2 (bind mount options)
+        "NodeDeclaredFeatures": {"feature_registry": "1.37"},
+    },
 )
 
 
-def _resolved(first: ReleaseRows, *later: tuple[KubeVersion, _Changes]) -> dict[KubeVersion, ReleaseRows]:
-    """Each release's rows: 1.34's, then each later release's changes applied to the rows before."""
-    rows = {V1_34: first}
+def _resolved(first: ReleaseRules, *later: tuple[KubeVersion, _Changes]) -> dict[KubeVersion, ReleaseRules]:
+    """Each release's rules: 1.34's, then each later release's changes applied to the rules before."""
+    rules = {V1_34: first}
     previous = first
     for version, changes in later:
-        previous = rows[version] = changes.applied_to(previous)
-    return rows
+        previous = rules[version] = changes.applied_to(previous)
+    return rules
 
 
-#: every release's rows, resolved (Release reads its own through ``Release.rows``)
-ROWS = _resolved(_ROWS_1_34, (V1_35, _CHANGES_1_35), (V1_36, _CHANGES_1_36), (V1_37, _CHANGES_1_37))
-
-#: pkg/features/kube_features.go: the gates that change scheduling, with their default, stage and lock
-GATES: Mapping[KubeVersion, Mapping[Gate, GateSpec]] = {v: r.gates for v, r in ROWS.items()}
+#: every release's rules, resolved (``Release.of`` makes a release of its row)
+RELEASES: Mapping[KubeVersion, ReleaseRules] = _resolved(
+    _RULES_1_34, (V1_35, _CHANGES_1_35), (V1_36, _CHANGES_1_36), (V1_37, _CHANGES_1_37))
 
 #: the gate values other than a release's defaults that kplan models (the rest are refused)
 MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
@@ -411,44 +468,3 @@ MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
                       # DRAFractionalCapacityRange on: a validRange rounded in thousandths
                       (Gate.DRA_CONSUMABLE_CAPACITY, False), (Gate.DRA_FRACTIONAL_CAPACITY_RANGE, True)}),
 }
-
-#: default_plugins.go: the default MultiPoint set in order, with score weights (0: none given)
-DEFAULT_PROFILE: Mapping[KubeVersion, tuple[tuple[str, int], ...]] = {v: r.profile for v, r in ROWS.items()}
-
-#: defaults.go / types_pluginargs.go: each plugin's args (v1 API shape) when pluginConfig has none
-DEFAULT_ARGS: Mapping[KubeVersion, Mapping[str, Mapping[str, Any]]] = {v: r.args for v, r in ROWS.items()}
-
-#: plugins/registry.go NewInTreeRegistry: the in-tree plugins each release has
-PLUGINS: Mapping[KubeVersion, frozenset[str]] = {v: r.plugins for v, r in ROWS.items()}
-
-#: reason texts that releases word differently
-MESSAGES: Mapping[KubeVersion, Messages] = {v: r.messages for v, r in ROWS.items()}
-
-#: component-helpers resource/helpers.go at the release's tag: how a running pod whose status
-#: reports an in-place resize is counted on its node (kplan/model/resize.py; the pod-level part
-#: follows the gate InPlacePodLevelResourcesVerticalScaling). The same rule from 1.34 (the
-#: InPlacePodVerticalScaling gate beta and on) to 1.36; 1.37 takes the maximum of whole-pod sums
-RESIZE_ACCOUNTING: Mapping[KubeVersion, ResizeAccounting] = {v: r.resize for v, r in ROWS.items()}
-
-#: status.nominatedNodeName around binding and failures (schedule_one.go, eventhandlers.go
-#: deletePodFromSchedulingQueue, and the API server's pods/binding at the tag)
-NOMINATION: Mapping[KubeVersion, NominationRules] = {v: r.nomination for v, r in ROWS.items()}
-
-#: what InterPodAffinity's and PodTopologySpread's pod-event hints look at (their plugin.go
-#: isSchedulableAfterPodChange at the tag; the three bug fixes of 1.36 and 1.37 are not gated)
-QUEUEING_HINTS: Mapping[KubeVersion, QueueingHintRules] = {v: r.queueing_hints for v, r in ROWS.items()}
-
-#: the structured allocator's pool rules (k8s.io/dynamic-resource-allocation at the tag; not
-#: gates), as (skip_unusable_pools, counter_slices_reach_every_node) of DeviceFeatures: from 1.35
-#: on a pool missing slices or invalid is skipped, and a node where nothing fits and that sees an
-#: invalid pool fails with "invalid resource pools were encountered" (1.34: such a pool's devices
-#: are used, an invalid pool aborts the attempt); in 1.35 and 1.36 a slice with shared counters
-#: reaches every node (1.37: only the nodes it selects)
-DRA_POOL_RULES: Mapping[KubeVersion, tuple[bool, bool]] = {v: r.dra_pool_rules for v, r in ROWS.items()}
-
-#: DRAConsumableCapacity's allocator rules besides the gate (structured/internal/incubating at
-#: v0.36.3 and v0.37.2; the gate is off in 1.34 and 1.35), as (distinct_per_request_name,
-#: capacity_rules_137) of DeviceFeatures: 1.36's distinctAttribute keeps one value per request
-#: name; 1.37 lists an ``All`` request's devices by their capacity alone and counts a device with a
-#: share as shared for its counters
-DRA_CAPACITY_RULES: Mapping[KubeVersion, tuple[bool, bool]] = {v: r.dra_capacity_rules for v, r in ROWS.items()}

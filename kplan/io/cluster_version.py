@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from kplan.errors import ConfigError
 from kplan.framework.release import KubeVersion, Release
-from kplan.framework.release_tables import DEFAULT_RELEASE, GATES
+from kplan.framework.release_tables import DEFAULT_RELEASE, RELEASES
 from kplan.io.kube import ANNOTATION_PREFIX
 from kplan.model.raw import RawObject
 
@@ -34,7 +34,7 @@ _SERVER_VERSION = re.compile(re.escape(ANNOTATION_PREFIX + "server-version") + r
 
 def modelled_releases() -> list[KubeVersion]:
     """The releases kplan models, oldest first."""
-    return sorted(GATES)
+    return sorted(RELEASES)
 
 
 @dataclass(frozen=True)

@@ -111,10 +111,14 @@ class DeviceFeatures:
     #: request's later device replaces its earlier one's), 1.37 keeps every device's
     distinct_per_request_name: bool = False
     #: the allocators from 1.37 (not a gate): an ``All`` request lists the devices whose capacity
-    #: could serve it when empty (what is consumed is checked when allocating), an unrepresentable
-    #: capacity request aborts, and a device shared without consumed capacity counts as in use for
-    #: counters; 1.36 lists the devices with room left and skips a device on any capacity error
-    capacity_rules_137: bool = False
+    #: could serve it when empty (what is consumed is checked when allocating); 1.36 lists the
+    #: devices with room left
+    all_requests_listed_by_capacity_alone: bool = False
+    #: from 1.37: a capacity request whose consumed amount would be negative aborts the attempt;
+    #: 1.36 skips a device on any capacity error
+    negative_capacity_aborts: bool = False
+    #: from 1.37: a device shared without consumed capacity counts as in use for its counters
+    shared_devices_count_as_in_use: bool = False
 
 
 #: every optional behaviour off: kube-scheduler 1.34 and 1.35 with their default gates

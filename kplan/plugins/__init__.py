@@ -1,18 +1,18 @@
 """The in-tree plugin registry (pkg/scheduler/framework/plugins/registry.go), written out by hand.
 
 Each entry names the plugin's class and its args kind when it has one; the extension points
-it implements are those of its class (``kplan.framework.registry.points_of``).
+it implements are those of its class (``kplan.framework.registry.points_of``), less those its
+release's rules leave out. One class per plugin serves every release: where a formula changed,
+the plugin decodes its rules at the release (``release.plugin_rules``) in its constructor.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import partial
 
 from kplan.framework.features import Gate
 from kplan.framework.registry import ArgsKind, PluginSpec, Registry
-from kplan.framework.release import KubeVersion, Release, default_release
-from kplan.framework.release_tables import V1_34, V1_35, V1_36, V1_37
+from kplan.framework.release import Release, default_release
 from kplan.plugins import (
     defaultbinder,
     defaultpreemption,
@@ -61,32 +61,6 @@ FACTORIES: dict[str, type] = {
 }
 
 
-#: plugins whose formula changed in a release: release → plugin name → the class it runs instead
-#: of FACTORIES' one (one row per release kplan models; 1.34 runs FACTORIES as they are)
-VARIANTS: Mapping[KubeVersion, Mapping[str, type]] = {
-    V1_34: {},
-    # DynamicResources scores (#134711)
-    V1_35: {"DynamicResources": dynamicresources.DynamicResourcesScoring},
-    V1_36: {
-        "NodeResourcesFit": fit.NodeResourcesFitDelegatedSigning,
-        "NodeResourcesBalancedAllocation": balanced_allocation.BalanceChangeAllocation,
-        "ImageLocality": imagelocality.ImageVolumeLocality,
-        "NodeVolumeLimits": nodevolumelimits.NodeVolumeLimitsDriverCheck,
-        # DynamicResources scores since 1.35, allocated claims by their own allocation from 1.36
-        "DynamicResources": dynamicresources.DynamicResourcesScoringAllocated,
-    },
-    V1_37: {
-        "NodeName": nodename.NodeNamePreFilter,
-        "NodeResourcesFit": fit.NodeResourcesFitDelegatedSigning,
-        "NodeResourcesBalancedAllocation": balanced_allocation.BalanceChangeAllocation,
-        "ImageLocality": imagelocality.ImageVolumeCountLocality,
-        "NodeVolumeLimits": nodevolumelimits.NodeVolumeLimitsDriverCheck,
-        "NodeDeclaredFeatures": nodedeclaredfeatures.NodeDeclaredFeaturesGA,
-        "DynamicResources": dynamicresources.DynamicResourcesQuietScoring,
-    },
-}
-
-
 def _args_kinds(release: Release) -> dict[str, ArgsKind]:
     """The args kinds of the in-tree plugins that have one, by plugin name (upstream's
     configuration scheme registers ``<Name>Args`` beside the registry). Two of them decode and
@@ -123,9 +97,8 @@ def in_tree_registry(release: Release | None = None) -> Registry:
     """The plugins ``release`` has (None: the default release), by name, and kplan's own; each
     one's extension points come from its class."""
     release = release or default_release()
-    variants = VARIANTS[release.version]
     kinds = _args_kinds(release)
-    return Registry([PluginSpec(name, variants.get(name, cls), kinds.get(name))
+    return Registry([PluginSpec(name, cls, kinds.get(name), rules=release.plugin_rules.get(name, {}))
                      for name, cls in FACTORIES.items() if name in release.plugins]
                     # kplan's own opt-in plugins: registered, but not in the default MultiPoint set
                     + extra_plugin_specs())

@@ -4,7 +4,9 @@ scheduler-reference-dra.md section 1. Every rejection is UnschedulableAndUnresol
 PostFilter's; an allocator error (an invalid CEL selector, a pool being updated for ``All``, ...)
 aborts the whole attempt as an Error. The allocated-device snapshot is taken once at PreFilter
 and the plugin has no AddPod/RemovePod, so preemption's dry run and nominated pods never change
-what it sees (reference section 4). Its state is shared, not copied, by CycleState.clone.
+what it sees (reference section 4). Its state is shared, not copied, by CycleState.clone. What
+changes from 1.35 on (Score, its pairing of claims, the quiet PostFilter, the allocator's pool and
+capacity rules) is the plugin's release rules, DynamicResourcesRules.
 
 What the resourceclaim controller does (claims from templates, freeing a deleted pod's claims)
 lives in cluster/dra.py; the structured allocator in plugins/dra/structured.py.
@@ -21,7 +23,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -55,14 +57,13 @@ from kplan.framework.interfaces import (
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.release import Release
-from kplan.framework.release_tables import DRA_CAPACITY_RULES, DRA_POOL_RULES
 from kplan.framework.status import OK, Code, PluginError, Status, Verdicts, reason_id, skip
 from kplan.model.dra import DELETE_PROTECTION, Allocation, DeviceClass, DeviceFeatures, ResourceClaim
 from kplan.model.objects import Pod
 from kplan.plugins.dra import extended as ext
 from kplan.plugins.dra.structured import NEW_SHARE, Allocator, AllocatorError, Inventory, run_selector_cache
 from kplan.plugins.dra.summary import NodeSummaries
-from kplan.plugins.helper import PluginBase, default_normalize
+from kplan.plugins.helper import PluginBase, decode_rules, default_normalize
 
 NAME = "DynamicResources"
 _STATE = "DynamicResources/claims"
@@ -181,30 +182,68 @@ def dra_state(handle: Handle) -> DraState:
     return snapshot.dra
 
 
+@dataclass(frozen=True)
+class DynamicResourcesRules:
+    """DynamicResources' release rules (framework/release_tables.py): the plugin's own, and those
+    of the structured allocator it runs (k8s.io/dynamic-resource-allocation at the tag; not gates)."""
+
+    #: Score, weight 2 in the default profile (1.35, #134711): see ``score``
+    scores: bool
+    #: Score takes a claim already allocated by its own allocation, and the node's results in order
+    #: for the claims to allocate (1.36's computeScore); before, all claims by position
+    scores_allocated_claims_by_their_allocation: bool
+    #: PostFilter gives no reason when it has nothing to do (a pod without claims; no claim to
+    #: deallocate), where earlier releases said "no new claims to deallocate" and "still not
+    #: schedulable" (v1.37.2 dynamicresources.go); the FitError then goes straight from the filter
+    #: reasons to preemption's
+    quiet_post_filter: bool
+    #: a pool missing slices or invalid is skipped, and a node where nothing fits and that sees an
+    #: invalid pool fails with "invalid resource pools were encountered" (1.35); before, such a
+    #: pool's devices are used and an invalid pool aborts the attempt
+    skip_unusable_pools: bool
+    #: a slice with shared counters reaches every node whatever its node selection (1.35, 1.36)
+    counter_slices_reach_every_node: bool
+    #: DeviceFeatures' consumable-capacity rules of the same names (1.36, 1.37)
+    distinct_per_request_name: bool
+    all_requests_listed_by_capacity_alone: bool
+    negative_capacity_aborts: bool
+    shared_devices_count_as_in_use: bool
+
+
 def device_features(release: Release) -> DeviceFeatures:
     """AllocatorFeatures (dynamicresources.go) and the ResourceSlice tracker's option, from the
-    release's gates (a gate the release does not know is off)."""
+    release's gates (a gate the release does not know is off) and the plugin's release rules."""
     gates = release.gates
     def on(gate: Gate) -> bool:
         return gate in gates and release.enabled(gate)
 
-    skip_unusable_pools, counters_everywhere = DRA_POOL_RULES[release.version]
-    distinct_per_request, rules_137 = DRA_CAPACITY_RULES[release.version]
+    rules = DynamicResourcesRules(**release.plugin_rules[NAME])
     return DeviceFeatures(device_taints=on(Gate.DRA_DEVICE_TAINTS), device_taint_rules=on(Gate.DRA_DEVICE_TAINT_RULES),
                           partitionable_devices=on(Gate.DRA_PARTITIONABLE_DEVICES),
-                          skip_unusable_pools=skip_unusable_pools, counter_slices_reach_every_node=counters_everywhere,
+                          skip_unusable_pools=rules.skip_unusable_pools,
+                          counter_slices_reach_every_node=rules.counter_slices_reach_every_node,
                           consumable_capacity=on(Gate.DRA_CONSUMABLE_CAPACITY),
                           fractional_capacity_range=on(Gate.DRA_FRACTIONAL_CAPACITY_RANGE),
-                          distinct_per_request_name=distinct_per_request, capacity_rules_137=rules_137)
+                          distinct_per_request_name=rules.distinct_per_request_name,
+                          all_requests_listed_by_capacity_alone=rules.all_requests_listed_by_capacity_alone,
+                          negative_capacity_aborts=rules.negative_capacity_aborts,
+                          shared_devices_count_as_in_use=rules.shared_devices_count_as_in_use)
 
 
 class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,
-                       PostFilterPlugin, ReservePlugin, PreBindPlugin, RejectionExplainer):
+                       PostFilterPlugin, ReservePlugin, PreBindPlugin, RejectionExplainer, ScorePlugin,
+                       ScoreExtensions):
     name = NAME
+    #: Score is a point of the plugin only where its release rule ``scores`` is on (1.35)
+    ruled_points: ClassVar[Mapping[str, str]] = {"score": "scores"}
 
     def __init__(self, args: Any, handle: Handle) -> None:
         super().__init__(args, handle)
+        self.rules = decode_rules(DynamicResourcesRules, handle, NAME)
         self.features = device_features(handle.release)
+        #: computeScore's pairing of the pod's claims with a node's allocation results
+        self._allocations = (allocations_own_first if self.rules.scores_allocated_claims_by_their_allocation
+                             else allocations_by_position)
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching, framework/signers.py)."""
@@ -412,6 +451,13 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         return found
 
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[None, Status]:
+        result, status = self._post_filter(state, pod)
+        if self.rules.quiet_post_filter and status.reasons in (("no new claims to deallocate",),
+                                                               ("still not schedulable",)):
+            return result, Status(status.code, (), NAME)
+        return result, status
+
+    def _post_filter(self, state: CycleState, pod: Pod) -> tuple[None, Status]:
         st: DraCycle | None = state.read(_STATE)
         if st is None:
             # an earlier PreFilter plugin stopped the cycle before this one wrote its state
@@ -583,63 +629,11 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
                        "in all")
         return out
 
-    def events_to_register(self) -> list[tuple[str, Any]]:
-        return [
-            (NODE_ADD, None), (NODE_UPDATE_LABEL, None), (NODE_UPDATE_ALLOCATABLE, None),
-            (CLAIM_ADD, self._after_claim_change), (CLAIM_UPDATE, self._after_claim_change),
-        ]
-
-    def _after_claim_change(self, pod: Pod, event: ClusterEvent) -> bool:
-        """isSchedulableAfterClaimChange (scheduler-reference-dra.md 1.9)."""
-        old, new = event.obj
-        try:
-            claims = self.dra.lookup(pod)
-        except ClaimLookupError:
-            return False
-        if old is not None and old.allocation is not None and new.allocation is None:
-            return True
-        if not any(c.uid == new.uid for c in claims):
-            return False
-        if old is None:
-            return True
-        # only the status counts: a change of finalizers, labels or deletion time is QueueSkip
-        return not (old.allocation == new.allocation and old.reserved_for == new.reserved_for)
-
-
-class DynamicResourcesQuietPostFilter(DynamicResources):
-    """DynamicResources of 1.37: PostFilter gives no reason when it has nothing to do (a pod
-    without claims; no claim to deallocate), where earlier releases said "no new claims to
-    deallocate" and "still not schedulable" (v1.37.2 dynamicresources.go); the FitError then
-    goes straight from the filter reasons to preemption's."""
-
-    def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[None, Status]:
-        result, status = super().post_filter(state, pod, diagnosis)
-        if status.reasons in (("no new claims to deallocate",), ("still not schedulable",)):
-            return result, Status(status.code, (), NAME)
-        return result, status
-
-
-#: resourceapi.FirstAvailableDeviceRequestMaxSize: a claim's score for its first subrequest
-_FIRST_AVAILABLE_MAX = 8
-
-
-class ScoreError(PluginError):
-    """A Score plugin's Error status: RunScorePlugins aborts the attempt (error backoff)."""
-
-    def __init__(self, plugin: str, text: str) -> None:
-        Exception.__init__(self, f'running Score plugins: plugin "{plugin}" failed with: {text}')
-        self.plugin = plugin
-
-
-class DynamicResourcesScoring(DynamicResources, ScorePlugin, ScoreExtensions):
-    """DynamicResources from 1.35 (#134711): it scores, with weight 2 in the default profile, how
-    early in each ``firstAvailable`` list the devices allocated on the node are: per claim and
-    request, 8 minus the index of the allocated subrequest. As upstream, the claims are walked
-    all (allocated ones too) against the node's allocation results, which exist only for the
-    claims to allocate, by position: a pod with an allocated claim and one to allocate gets the
-    error upstream's computeScore gives when the positions run out."""
-
     def score(self, state: CycleState, pod: Pod, table: Any, rows: np.ndarray) -> np.ndarray:
+        """From 1.35 (#134711): how early in each ``firstAvailable`` list the devices allocated on
+        the node are: per claim and request, 8 minus the index of the allocated subrequest. The
+        claims are paired with the node's allocation results as the release's computeScore pairs
+        them (``allocations_by_position``, ``allocations_own_first``)."""
         st: DraCycle | None = state.read(_STATE)
         out = np.zeros(len(rows), dtype=np.int64)
         if st is None or not st.claims or st.allocator is None:
@@ -663,37 +657,66 @@ class DynamicResourcesScoring(DynamicResources, ScorePlugin, ScoreExtensions):
             out[k] = total
         return out
 
-    def _allocations(self, claims: list[ResourceClaim], results: Sequence[Allocation]) -> list[Allocation]:
-        """Each claim's allocation as v1.35.4's computeScore pairs them: by position among all the
-        pod's claims, though only the claims to allocate have results."""
-        if len(claims) > len(results):
-            raise ScoreError(NAME, f"number of allocations {len(results)} is smaller than number of claims")
-        return list(results[:len(claims)])
-
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, False)
 
+    def events_to_register(self) -> list[tuple[str, Any]]:
+        return [
+            (NODE_ADD, None), (NODE_UPDATE_LABEL, None), (NODE_UPDATE_ALLOCATABLE, None),
+            (CLAIM_ADD, self._after_claim_change), (CLAIM_UPDATE, self._after_claim_change),
+        ]
 
-class DynamicResourcesScoringAllocated(DynamicResourcesScoring):
-    """DynamicResources' Score from 1.36 (v1.36.3 and v1.37.2 computeScore): a claim already
-    allocated is scored by its own status allocation, and the node's allocation results are
-    taken in order for the claims to allocate only."""
-
-    def _allocations(self, claims: list[ResourceClaim], results: Sequence[Allocation]) -> list[Allocation]:
-        out: list[Allocation] = []
-        unallocated = 0
-        for claim in claims:
-            if claim.allocation is not None:
-                out.append(claim.allocation)
-                continue
-            if unallocated >= len(results):
-                raise ScoreError(NAME, f"number of allocations {len(results)} is smaller than number of claims "
-                                       "needing allocation")
-            out.append(results[unallocated])
-            unallocated += 1
-        return out
+    def _after_claim_change(self, pod: Pod, event: ClusterEvent) -> bool:
+        """isSchedulableAfterClaimChange (scheduler-reference-dra.md 1.9)."""
+        old, new = event.obj
+        try:
+            claims = self.dra.lookup(pod)
+        except ClaimLookupError:
+            return False
+        if old is not None and old.allocation is not None and new.allocation is None:
+            return True
+        if not any(c.uid == new.uid for c in claims):
+            return False
+        if old is None:
+            return True
+        # only the status counts: a change of finalizers, labels or deletion time is QueueSkip
+        return not (old.allocation == new.allocation and old.reserved_for == new.reserved_for)
 
 
-class DynamicResourcesQuietScoring(DynamicResourcesQuietPostFilter, DynamicResourcesScoringAllocated):
-    """DynamicResources of 1.37: the 1.36 Score and 1.37's quiet PostFilter."""
+#: resourceapi.FirstAvailableDeviceRequestMaxSize: a claim's score for its first subrequest
+_FIRST_AVAILABLE_MAX = 8
 
+
+class ScoreError(PluginError):
+    """A Score plugin's Error status: RunScorePlugins aborts the attempt (error backoff)."""
+
+    def __init__(self, plugin: str, text: str) -> None:
+        Exception.__init__(self, f'running Score plugins: plugin "{plugin}" failed with: {text}')
+        self.plugin = plugin
+
+
+def allocations_by_position(claims: list[ResourceClaim], results: Sequence[Allocation]) -> list[Allocation]:
+    """Each claim's allocation as v1.35.4's computeScore pairs them: by position among all the
+    pod's claims, though only the claims to allocate have results; a pod with an allocated claim
+    and one to allocate gets the error upstream gives when the positions run out."""
+    if len(claims) > len(results):
+        raise ScoreError(NAME, f"number of allocations {len(results)} is smaller than number of claims")
+    return list(results[:len(claims)])
+
+
+def allocations_own_first(claims: list[ResourceClaim], results: Sequence[Allocation]) -> list[Allocation]:
+    """Each claim's allocation as v1.36.3's and v1.37.2's computeScore pair them: a claim already
+    allocated by its own status allocation, the node's allocation results in order for the claims
+    to allocate."""
+    out: list[Allocation] = []
+    unallocated = 0
+    for claim in claims:
+        if claim.allocation is not None:
+            out.append(claim.allocation)
+            continue
+        if unallocated >= len(results):
+            raise ScoreError(NAME, f"number of allocations {len(results)} is smaller than number of claims "
+                                   "needing allocation")
+        out.append(results[unallocated])
+        unallocated += 1
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -15,10 +15,23 @@ from kplan.framework.registry import ArgsError
 MAX_CUSTOM_PRIORITY_SCORE = 10
 
 
+R = TypeVar("R")
+
+
+def decode_rules(kind: type[R], handle: Handle, plugin: str) -> R:
+    """The plugin's named rules at the handle's release (``release.plugin_rules``, stated in
+    framework/release_tables.py), decoded into ``kind``, a frozen value with the same field names.
+    A plugin does this once, in its constructor, and picks its strategy functions by the value."""
+    return kind(**handle.release.plugin_rules[plugin])
+
+
 class PluginBase:
     """What every in-tree plugin holds: its args and the scheduler handle."""
 
     name = ""
+    #: extension points the plugin implements only where one of its release rules is on: point ->
+    #: the rule's name (framework/registry.py points_of)
+    ruled_points: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, args: Any, handle: Handle) -> None:
         self.args = args

@@ -5,13 +5,15 @@ fraction of all nodes that have it, clamped to [23 MiB, 1000 MiB × containers] 
 0..100. No NormalizeScore. Names match exactly after adding ":latest" to untagged names.
 
 From 1.36 (#130231) the images of image volumes (``volumes[].image.reference``) are summed too,
-while the maximum still counts containers only (``ImageVolumeLocality``); from 1.37 each image
-volume also raises the maximum by 1000 MiB (``ImageVolumeCountLocality``).
+while the maximum still counts containers only (release rule ``sums_image_volumes``); from 1.37
+(#138951) each image volume also raises the maximum by 1000 MiB (``counts_image_volumes``).
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,7 +22,7 @@ from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, ScorePlugin
 from kplan.model.objects import Pod
-from kplan.plugins.helper import PluginBase
+from kplan.plugins.helper import PluginBase, decode_rules
 
 NAME = "ImageLocality"
 MB = 1024 * 1024
@@ -62,6 +64,37 @@ class ImageIndex:
             self.num_nodes[name] = len(node_rows)
 
 
+@dataclass(frozen=True)
+class ImageLocalityRules:
+    """ImageLocality's release rules (framework/release_tables.py)."""
+
+    #: the images of image volumes are summed too (1.36, #130231)
+    sums_image_volumes: bool
+    #: each image volume raises the maximum like a container (1.37, #138951)
+    counts_image_volumes: bool
+
+    def images(self) -> Callable[[Pod], tuple[tuple[str, ...], int]]:
+        """sumImageScores' images and calculatePriority's count, as the release has them."""
+        if self.counts_image_volumes:
+            return _containers_and_volumes_counted
+        return _containers_and_volumes if self.sums_image_volumes else _containers
+
+
+def _containers(pod: Pod) -> tuple[tuple[str, ...], int]:
+    """The images of the init containers and containers, counted."""
+    return pod.images, len(pod.images)
+
+
+def _containers_and_volumes(pod: Pod) -> tuple[tuple[str, ...], int]:
+    """Image volumes' images too; the containers counted (1.36)."""
+    return pod.images + pod.volume_images, len(pod.images)
+
+
+def _containers_and_volumes_counted(pod: Pod) -> tuple[tuple[str, ...], int]:
+    """Image volumes' images too, each counted like a container (1.37)."""
+    return pod.images + pod.volume_images, len(pod.images) + len(pod.volume_images)
+
+
 class ImageLocality(PluginBase, ScorePlugin):
     name = NAME
 
@@ -73,16 +106,15 @@ class ImageLocality(PluginBase, ScorePlugin):
         super().__init__(args, handle)
         # the table is held by a weak reference: its id() could be reused by a later table
         self._index: tuple[weakref.ref[NodeTable], ImageIndex] | None = None
+        self.rules = decode_rules(ImageLocalityRules, handle, NAME)
+        #: sumImageScores' images (init containers, containers) and calculatePriority's count
+        self.images = self.rules.images()
 
     def index(self) -> ImageIndex:
         table = self.handle.snapshot.table
         if self._index is None or self._index[0]() is not table:
             self._index = (weakref.ref(table), ImageIndex(table))
         return self._index[1]
-
-    def images(self, pod: Pod) -> tuple[tuple[str, ...], int]:
-        """sumImageScores' images (init containers, containers) and calculatePriority's count."""
-        return pod.images, len(pod.images)
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         index = self.index()
@@ -102,18 +134,3 @@ class ImageLocality(PluginBase, ScorePlugin):
         total = np.clip(total, MIN_THRESHOLD, None)
         total = np.where(total > max_threshold, max_threshold, total)
         return MAX_NODE_SCORE * (total - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
-
-
-class ImageVolumeLocality(ImageLocality):
-    """ImageLocality of 1.36 (#130231): image volumes' images are summed too; the maximum
-    counts the containers only."""
-
-    def images(self, pod: Pod) -> tuple[tuple[str, ...], int]:
-        return pod.images + pod.volume_images, len(pod.images)
-
-
-class ImageVolumeCountLocality(ImageLocality):
-    """ImageLocality of 1.37: each image volume counts like a container in the maximum too."""
-
-    def images(self, pod: Pod) -> tuple[tuple[str, ...], int]:
-        return pod.images + pod.volume_images, len(pod.images) + len(pod.volume_images)

@@ -21,6 +21,7 @@ has a MaxVersion, so the scheduler's own version plays no part.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from kplan.framework.features import Gate
 from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, Handle, QueueingHint
 from kplan.framework.status import Code, Verdicts, reason_id
 from kplan.model.objects import FeatureFacts, Pod
-from kplan.plugins.helper import PluginBase
+from kplan.plugins.helper import PluginBase, decode_rules
 
 NAME = "NodeDeclaredFeatures"
 REASON = "node(s) didn't match Pod's required features"
@@ -78,6 +79,17 @@ FEATURES_1_37: dict[str, Infer] = {
     "DRAOptionalNodeOperations": _never,
 }
 
+#: the feature registries by the component-helpers release they are read from
+FEATURE_REGISTRIES: dict[str, dict[str, Infer]] = {"1.36": FEATURES_1_36, "1.37": FEATURES_1_37}
+
+
+@dataclass(frozen=True)
+class NodeDeclaredFeaturesRules:
+    """NodeDeclaredFeatures' release rules (framework/release_tables.py)."""
+
+    #: the component-helpers release whose feature registry the release has (FEATURE_REGISTRIES)
+    feature_registry: str
+
 
 def declared(registered: tuple[str, ...], node_features: tuple[str, ...]) -> frozenset[str]:
     """FeatureMapper.TryMap: the registered names (sorted) found in the node's list by one
@@ -97,13 +109,12 @@ def declared(registered: tuple[str, ...], node_features: tuple[str, ...]) -> fro
 
 
 class NodeDeclaredFeatures(PluginBase, FixedInputFilter, EnqueueExtensions):
-    """The plugin as 1.36 has it (beta, on)."""
-
     name = NAME
-    features: dict[str, Infer] = FEATURES_1_36
 
     def __init__(self, args: object, handle: Handle) -> None:
         super().__init__(args, handle)
+        self.rules = decode_rules(NodeDeclaredFeaturesRules, handle, NAME)
+        self.features = FEATURE_REGISTRIES[self.rules.feature_registry]
         self.enabled = handle.release.enabled(Gate.NODE_DECLARED_FEATURES)
         # Go compares strings bytewise; Python's str order is by code point, the same for UTF-8
         self._registered = tuple(sorted(self.features))
@@ -144,9 +155,3 @@ class NodeDeclaredFeatures(PluginBase, FixedInputFilter, EnqueueExtensions):
     def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
         # a node added (or its declared features changed, which a simulation never does)
         return [(NODE_ADD, None)] if self.enabled else []
-
-
-class NodeDeclaredFeaturesGA(NodeDeclaredFeatures):
-    """The plugin as 1.37 has it (GA): the registry of component-helpers v0.37.2."""
-
-    features = FEATURES_1_37

@@ -3,12 +3,15 @@
 Filter: a pod that names a node in ``spec.nodeName`` fits only that node. Pods created with a
 nodeName never reach the queue, so this only matters for pods the user forces into it.
 
-From 1.37 (``NodeNamePreFilter``) PreFilter also restricts the cycle to the named node (a
-PreFilterResult), so the other nodes are not filtered at all: they count as "didn't satisfy
-plugin(s) [NodeName]" and are never preemption candidates.
+From 1.37 (its release rule ``pre_filter``) PreFilter also restricts the cycle to the named node
+(a PreFilterResult), so the other nodes are not filtered at all: they count as "didn't satisfy
+plugin(s) [NodeName]" and are never preemption candidates. Before, the plugin has no PreFilter.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
 
 import numpy as np
 
@@ -28,6 +31,8 @@ _REASON_ID = reason_id(REASON)
 
 class NodeName(PluginBase, FixedInputFilter, EnqueueExtensions):
     name = NAME
+    #: PreFilter is a point of the plugin only where its release rule ``pre_filter`` is on (1.37)
+    ruled_points: ClassVar[Mapping[str, str]] = {"preFilter": "pre_filter"}
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching, framework/signers.py)."""
@@ -43,14 +48,10 @@ class NodeName(PluginBase, FixedInputFilter, EnqueueExtensions):
         failed = np.asarray(rows) != wanted
         return Verdicts.where(failed, Code.UNRESOLVABLE, _REASON_ID)
 
-    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
-        return [(NODE_ADD, None)]
-
-
-class NodeNamePreFilter(NodeName):
-    """NodeName of 1.37: its PreFilter names the one node a pod with spec.nodeName may use."""
-
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         if pod.node_name:
             return PreFilterResult(frozenset({pod.node_name})), OK
         return None, OK
+
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
+        return [(NODE_ADD, None)]

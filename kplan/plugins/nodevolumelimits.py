@@ -25,7 +25,7 @@ A claim of the pod that cannot be found is U&U (``looking up PVC <ns>/<name>:
 persistentvolumeclaim "<name>" not found``); VolumeRestrictions or VolumeBinding normally reject
 such a pod at PreFilter first.
 
-From 1.37 (VolumeLimitScaling, KEP-5030, beta and on; ``NodeVolumeLimitsDriverCheck``), before
+From 1.37 (VolumeLimitScaling, KEP-5030, beta and on; a gate from 1.35), before
 the limits: a node whose CSINode does not list the driver of one of the pod's new volumes, where
 that driver's CSIDriver says ``preventPodSchedulingIfMissing: true``, is rejected
 Unschedulable with ``<driver> CSI driver is not installed on the node`` (a node without a
@@ -259,6 +259,9 @@ class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensi
     def __init__(self, args: object, handle: Handle) -> None:
         super().__init__(args, handle)
         self._facts_of: weakref.WeakKeyDictionary[NodeTable, _NodeFacts] = weakref.WeakKeyDictionary()
+        #: the CSI-driver check of VolumeLimitScaling (KEP-5030; the gate exists from 1.35)
+        self._driver_check = Gate.VOLUME_LIMIT_SCALING in handle.release.gates and handle.release.enabled(
+            Gate.VOLUME_LIMIT_SCALING)
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         return (None, OK) if _pod_wants_check(pod) else (None, skip(NAME))
@@ -305,35 +308,7 @@ class NodeVolumeLimits(PluginBase, PreFilterPlugin, FilterPlugin, EnqueueExtensi
                         rows: np.ndarray) -> np.ndarray | None:
         """checkCSIDriverOnNode over the pod's new volumes, per row: the reason id of the first
         driver that opts into preventPodSchedulingIfMissing and that the node's CSINode does not
-        list (0: none). None when the check is off (VolumeLimitScaling)."""
-        return None
-
-    def explain_rejection(self, pod: Pod, table: NodeTable, row: int) -> str:
-        """The attach counts behind ``node(s) exceed max volume count`` on one node."""
-        counts = attach_counts(storage_of(self.handle), pod, table.names[row], table.pods[row])
-        return "; ".join(str(c) for c in counts if c.exceeded)
-
-    def _facts(self, table: NodeTable, st: StorageState) -> _NodeFacts:
-        facts = self._facts_of.get(table)
-        if facts is None:
-            facts = self._facts_of[table] = _NodeFacts(table, st)
-        return facts
-
-    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
-        return [(CSI_NODE_ADD, None), (ASSIGNED_POD_DELETE, _deleted_pod_had_volumes), (PVC_ADD, _claim_of_pod),
-                (VOLUME_ATTACHMENT_DELETE, _pod_has_claim)]
-
-
-class NodeVolumeLimitsDriverCheck(NodeVolumeLimits):
-    """NodeVolumeLimits where the VolumeLimitScaling gate exists (1.35 on): with it on, a node
-    must have the CSI driver the pod's volumes need when the driver asks for it."""
-
-    def __init__(self, args: object, handle: Handle) -> None:
-        super().__init__(args, handle)
-        self._driver_check = handle.release.enabled(Gate.VOLUME_LIMIT_SCALING)
-
-    def _driver_missing(self, st: StorageState, pod: Pod, new: dict[str, str], table: NodeTable,
-                        rows: np.ndarray) -> np.ndarray | None:
+        list (0: none). None when the check is off (VolumeLimitScaling off, or a release without it)."""
         if not self._driver_check:
             return None
         missing = np.zeros(len(rows), dtype=np.int32)
@@ -350,6 +325,21 @@ class NodeVolumeLimitsDriverCheck(NodeVolumeLimits):
                     missing[pos] = reason_id(f"{d} CSI driver is not installed on the node")
                     break
         return missing
+
+    def explain_rejection(self, pod: Pod, table: NodeTable, row: int) -> str:
+        """The attach counts behind ``node(s) exceed max volume count`` on one node."""
+        counts = attach_counts(storage_of(self.handle), pod, table.names[row], table.pods[row])
+        return "; ".join(str(c) for c in counts if c.exceeded)
+
+    def _facts(self, table: NodeTable, st: StorageState) -> _NodeFacts:
+        facts = self._facts_of.get(table)
+        if facts is None:
+            facts = self._facts_of[table] = _NodeFacts(table, st)
+        return facts
+
+    def events_to_register(self) -> list[tuple[str, QueueingHint | None]]:
+        return [(CSI_NODE_ADD, None), (ASSIGNED_POD_DELETE, _deleted_pod_had_volumes), (PVC_ADD, _claim_of_pod),
+                (VOLUME_ATTACHMENT_DELETE, _pod_has_claim)]
 
 
 def _deleted_pod_had_volumes(pod: Pod, event: ClusterEvent) -> bool:

@@ -620,7 +620,8 @@ class Allocator:
         request names a capacity the device lacks (the device is skipped)."""
         try:
             return cap.fits(d, slot.spec.capacity, self.shares.get((s.driver, s.pool, d.name)).aggregated(),
-                            allocating, self.features.fractional_capacity_range, self.features.capacity_rules_137)
+                            allocating, self.features.fractional_capacity_range,
+                            self.features.negative_capacity_aborts)
         except cap.CapacityError:
             return False
         except cap.NegativeCapacity:
@@ -715,7 +716,7 @@ class Allocator:
             if dev_id in allocating:
                 return True
             use = self.shares.get(dev_id)
-            return use.aggregated() is not None or (self.features.capacity_rules_137 and use.shared)
+            return use.aggregated() is not None or (self.features.shared_devices_count_as_in_use and use.shared)
 
         def try_device(ci: int, ri: int, slot: _Slot, k: int, s: ResourceSlice, d: Device, strict: bool,
                        position: int) -> bool:
@@ -927,10 +928,11 @@ class Allocator:
         if nothing were consumed (what is, is checked when allocating)."""
         if not self.features.consumable_capacity:
             return True
-        if not self.features.capacity_rules_137:
+        if not self.features.all_requests_listed_by_capacity_alone:
             return self.capacity_fits(claim, slot, s, d, None)
         try:
-            return cap.fits(d, slot.spec.capacity, None, None, self.features.fractional_capacity_range, True)
+            return cap.fits(d, slot.spec.capacity, None, None, self.features.fractional_capacity_range,
+                            self.features.negative_capacity_aborts)
         except cap.CapacityError:
             return False
         except (cap.Unrepresentable, cap.NegativeCapacity):

@@ -13,7 +13,7 @@ and NormalizeScore in scoring.py) and its queueing hints:
 * node added / labels or taints updated: Queue if the node has the key of a required
   (anti-)affinity term.
 The hints evaluate a term's namespaceSelector against empty labels, as upstream passes nil. What
-differs by release is the release's QueueingHintRules (release_tables.QUEUEING_HINTS). Not modelled:
+differs by release is the release's QueueingHintRules (release.queueing_hints). Not modelled:
 1.36's Queue for the rejected pod's own label update (#135394): nothing in a run updates a pod's
 labels (docs/modelled.md).
 

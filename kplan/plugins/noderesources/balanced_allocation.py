@@ -4,7 +4,7 @@ PreScore: Skip for pods that request none of the resources (best-effort pods).
 Score (reference 4.2): ``int((1 - std) * 100)`` of the requested fractions (capped at 1) of the
 configured resources, float64 as upstream; real requests, pod-level resources honoured.
 
-From 1.36 (#135573, ``BalanceChangeAllocation``) the score is the change of that balance: the
+From 1.36 (#135573, the release rule ``scores_balance_change``) the score is the change of that balance: the
 balance with the pod and the balance of the node as it is (its requests only, over the same
 resources) are each scored as above, and the score is ``50 + (50 + with - without) / 2`` in
 int64 (both lie in [50, 100], so the division never truncates a negative number): 75 when the
@@ -29,7 +29,7 @@ from kplan.framework.status import OK, Status, skip
 from kplan.model.objects import Pod
 from kplan.model.parse import is_scalar_resource
 from kplan.plugins.dra.extended import device_totals, extended_mapping
-from kplan.plugins.helper import PluginBase
+from kplan.plugins.helper import PluginBase, decode_rules
 from kplan.plugins.noderesources.cpu_memory import CpuMemoryLoad, cpu_memory_allocatable
 from kplan.plugins.noderesources.fit import (
     DEFAULT_RESOURCES,
@@ -66,21 +66,44 @@ def validate_args(args: BalancedAllocationArgs) -> list[str]:
     return errs
 
 
+@dataclass(frozen=True)
+class BalancedAllocationRules:
+    """NodeResourcesBalancedAllocation's release rules (framework/release_tables.py)."""
+
+    #: Score is the change of balance the pod makes, not the balance it leaves (1.36, #135573)
+    scores_balance_change: bool
+    #: with DRAExtendedResource on, Score counts a DeviceClass-served resource from the node's
+    #: devices where its allocatable lacks it, and SignPod refuses only the pods that request such
+    #: a resource (1.36, #134058, as NodeResourcesFit); before, SignPod refuses every pod with the
+    #: gate on
+    extended_resources_from_devices: bool
+
+
 class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
     name = NAME
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching, framework/signers.py)."""
-        if self.handle.release.gates.get(Gate.DRA_EXTENDED_RESOURCE) and self.handle.release.enabled(
+        if self.rules.extended_resources_from_devices:
+            mapping = self._device_mapping()
+            if any(q and name in mapping for name, q in pod.requests.items()):
+                return None
+        elif self.handle.release.gates.get(Gate.DRA_EXTENDED_RESOURCE) and self.handle.release.enabled(
                 Gate.DRA_EXTENDED_RESOURCE):
             return None  # signature disabled when DRA extended resources are enabled
         return ((signers.RESOURCES, signers.requests(pod)),)
 
     def __init__(self, args: BalancedAllocationArgs, handle: Handle) -> None:
         super().__init__(args, handle)
+        self.rules = decode_rules(BalancedAllocationRules, handle, NAME)
         #: the default resources, cpu then memory (_cpu_memory)
         self._cpu_memory = tuple(r.name for r in args.resources) == ("cpu", "memory")
         self._load = CpuMemoryLoad()
+        #: the release's Score: of the balance, or of its change (both: the general path, and the
+        #: default resources where every node has both)
+        self._scores, self._cpu_memory_score = (
+            (self._balance_change, self._cpu_memory_balance_change) if self.rules.scores_balance_change
+            else (self._balance, self._cpu_memory_balance))
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
         if all(pod.requests.get(r.name, 0) == 0 for r in self.args.resources):
@@ -120,55 +143,40 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
         req = node_load + np.array(wanted, dtype=np.int64)[:, None]
         return self._scores(req, lambda: node_load, alloc, alloc != 0)
 
-    def _scores(self, requested: np.ndarray, allocated: Callable[[], np.ndarray], alloc: np.ndarray,
-                live: np.ndarray | None) -> np.ndarray:
+    def _balance(self, requested: np.ndarray, allocated: Callable[[], np.ndarray], alloc: np.ndarray,
+                 live: np.ndarray | None) -> np.ndarray:
         """balancedResourceScorer: the score of the balance with the pod (``requested``); the
-        node's own requests (``allocated()``, gathered like ``requested``) are what 1.36's
-        variant compares it with. ``live`` marks the resources each node has (None: all)."""
+        node's own requests (``allocated()``, gathered like ``requested``) are what
+        ``_balance_change`` compares it with. ``live`` marks the resources each node has (None: all)."""
         return balance_score(requested, alloc, live)
 
     def _device_mapping(self) -> Mapping[str, Any]:
-        """The extended resources DRA devices may count for in Score (the 1.36 variant's)."""
-        return {}
+        """The extended resources DRA devices may count for in Score: with DRAExtendedResource on,
+        a DeviceClass-served resource counts from the node's devices where its allocatable lacks it
+        (#134058, as NodeResourcesFit)."""
+        if not self.rules.extended_resources_from_devices:
+            return {}
+        dra = self.handle.snapshot.dra
+        if not self.handle.release.enabled(Gate.DRA_EXTENDED_RESOURCE) or dra is None or not dra.classes:
+            return {}
+        return extended_mapping(dra)
 
-    def _cpu_memory_score(self, pod: Pod, table: NodeTable, rows: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    def _cpu_memory_balance(self, pod: Pod, table: NodeTable, rows: np.ndarray, alloc: np.ndarray) -> np.ndarray:
         """score for the default resources (cpu, then memory) where every node has both: the
         general path's two-resource case, without looking the columns up."""
         req = self._load.with_request(table.requested_t, rows, pod.requests.get("cpu", 0),
                                       pod.requests.get("memory", 0))
         return self._scores(req, lambda: table.requested_t[CPU:MEMORY + 1].take(rows, axis=1), alloc, None)
 
-
-class BalanceChangeAllocation(NodeResourcesBalancedAllocation):
-    """NodeResourcesBalancedAllocation from 1.36 (#135573): scores how the pod changes the
-    node's balance, not the balance it leaves. Its SignPod, like NodeResourcesFit's from 1.36,
-    refuses only pods that request an extended resource served by DRA (none in kplan's inputs)."""
-
-    def _device_mapping(self) -> Mapping[str, Any]:
-        """With DRAExtendedResource on, Score counts a DeviceClass-served resource from the node's
-        devices where its allocatable lacks it (#134058, as NodeResourcesFit)."""
-        dra = self.handle.snapshot.dra
-        if not self.handle.release.enabled(Gate.DRA_EXTENDED_RESOURCE) or dra is None or not dra.classes:
-            return {}
-        return extended_mapping(dra)
-
-    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
-        """1.36's SignPod: refuses only a pod requesting an extended resource a DeviceClass serves
-        (with DRAExtendedResource on), as NodeResourcesFit does."""
-        dra = self.handle.snapshot.dra
-        if self.handle.release.enabled(Gate.DRA_EXTENDED_RESOURCE) and dra is not None and dra.classes:
-            mapping = extended_mapping(dra)
-            if any(q and name in mapping for name, q in pod.requests.items()):
-                return None
-        return ((signers.RESOURCES, signers.requests(pod)),)
-
-    def _scores(self, requested: np.ndarray, allocated: Callable[[], np.ndarray], alloc: np.ndarray,
-                live: np.ndarray | None) -> np.ndarray:
+    def _balance_change(self, requested: np.ndarray, allocated: Callable[[], np.ndarray], alloc: np.ndarray,
+                        live: np.ndarray | None) -> np.ndarray:
+        """The score of the change of balance (1.36, #135573)."""
         with_pod = balance_score(requested, alloc, live)
         without_pod = balance_score(allocated(), alloc, live)
         return _balance_change(with_pod, without_pod)
 
-    def _cpu_memory_score(self, pod: Pod, table: NodeTable, rows: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    def _cpu_memory_balance_change(self, pod: Pod, table: NodeTable, rows: np.ndarray,
+                                   alloc: np.ndarray) -> np.ndarray:
         """The default resources where every node has both: the balance without the pod is the
         node's own, kept per row as pods come and go (BalanceWithoutPod), so only the balance
         with the pod is computed here."""

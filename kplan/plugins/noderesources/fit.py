@@ -48,6 +48,7 @@ from kplan.plugins.helper import (
     PluginBase,
     ShapePoint,
     broken_linear,
+    decode_rules,
     decode_shape,
     go_round,
     shape_problems,
@@ -225,19 +226,47 @@ def is_extended_resource(name: str) -> bool:
     return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
 
 
+@dataclass(frozen=True)
+class FitRules:
+    """NodeResourcesFit's release rules (framework/release_tables.py)."""
+
+    #: from 1.36, with DRAExtendedResource on (KEP-5004, #134058): an extended resource a
+    #: DeviceClass serves (its extendedResourceName or implicit
+    #: ``deviceclass.resource.kubernetes.io/<class>``) is left to DynamicResources on every node
+    #: whose allocatable does not have it above 0 (shouldDelegateResourceToDRA), in Filter and in
+    #: preemption's dry run; Score counts it from the node's devices; SignPod refuses only a pod
+    #: that requests such a resource, where 1.35 refused every pod
+    extended_resources_from_devices: bool
+
+
 class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScorePlugin,
                        ScorePlugin, EnqueueExtensions):
     name = NAME
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching, framework/signers.py)."""
-        if self.handle.release.gates.get(Gate.DRA_EXTENDED_RESOURCE) and self.handle.release.enabled(
+        if self.rules.extended_resources_from_devices:
+            mapping = self._mapping()
+            if any(q and name in mapping for name, q in pod.requests.items()):
+                return None  # signature disabled when DRA extended resources are used in the cluster
+        elif self.handle.release.gates.get(Gate.DRA_EXTENDED_RESOURCE) and self.handle.release.enabled(
                 Gate.DRA_EXTENDED_RESOURCE):
             return None  # signature disabled when DRA extended resources are enabled
         return ((signers.RESOURCES, signers.requests(pod)),)
 
+    def _mapping(self) -> Mapping[str, Any]:
+        """The extended resources DeviceClasses serve, where the release leaves them to DRA."""
+        if not self.rules.extended_resources_from_devices or not self.handle.release.enabled(
+                Gate.DRA_EXTENDED_RESOURCE):
+            return {}
+        dra = self.handle.snapshot.dra
+        if dra is None or not dra.classes:
+            return {}
+        return extended_mapping(dra)
+
     def __init__(self, args: FitArgs, handle: Handle) -> None:
         super().__init__(args, handle)
+        self.rules = decode_rules(FitRules, handle, NAME)
         self.ignored = set(args.ignored_resources)
         self.ignored_groups = set(args.ignored_resource_groups)
         #: the default scoring: LeastAllocated over cpu then memory (_least_allocated_cpu_memory)
@@ -383,16 +412,28 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
     def delegated(self, checked: list[tuple[str, int]], alloc: np.ndarray) -> np.ndarray | None:
         """Per checked resource and node (``alloc`` is their allocatable), whether Filter leaves
         the resource to DynamicResources there (shouldDelegateResourceToDRA); None: nowhere."""
-        return None
+        mapping = self._mapping()
+        mapped = [k for k, (name, _) in enumerate(checked) if name in mapping]
+        if not mapped:
+            return None
+        out = np.zeros(alloc.shape, dtype=bool)
+        out[mapped] = alloc[mapped] <= 0
+        return out
 
     def scores_from_devices(self, name: str) -> bool:
-        """Whether Score may count ``name`` from DRA devices on nodes without it (the 1.36 variant)."""
-        return False
+        """Whether Score may count ``name`` from DRA devices on nodes without it."""
+        return name in self._mapping()
 
     def device_totals(self, names: list[str], table: NodeTable, rows: np.ndarray, alloc: np.ndarray,
                       req: np.ndarray) -> None:
         """Score's allocatable and requested (resources × nodes, the pod not yet added), changed in
-        place where DRA devices count instead (the 1.36 variant)."""
+        place where DRA devices count instead: calculateResourceAllocatableRequest with DRA
+        (#134058): a resource a DeviceClass serves, on a node whose allocatable lacks it (or has 0),
+        counts the node's devices of that class as allocatable and those in use as requested; a
+        node without such devices leaves it out."""
+        dra = self.handle.snapshot.dra
+        if self.rules.extended_resources_from_devices and dra is not None:
+            device_totals(dra, self._mapping(), names, table, rows, alloc, req)
 
     # -------------------------------------------------------------------------- score
 
@@ -521,47 +562,3 @@ def _pod_deleted(pod: Pod, event: ClusterEvent) -> bool:
 
 def _scaled_down(pod: Pod, event: ClusterEvent) -> bool:
     return event.pod is pod or bool(event.pod and any(k in pod.requests for k in event.pod.requests))
-
-
-class NodeResourcesFitDelegatedSigning(NodeResourcesFit):
-    """NodeResourcesFit from 1.36 with DRAExtendedResource on (KEP-5004): an extended resource a
-    DeviceClass serves (its extendedResourceName or implicit
-    ``deviceclass.resource.kubernetes.io/<class>``) is left to DynamicResources on every node whose
-    allocatable does not have it above 0 (shouldDelegateResourceToDRA), in Filter and in
-    preemption's dry run; SignPod refuses only a pod that requests such a resource, where 1.35
-    refused every pod."""
-
-    def _mapping(self) -> Mapping[str, Any]:
-        if not self.handle.release.enabled(Gate.DRA_EXTENDED_RESOURCE):
-            return {}
-        dra = self.handle.snapshot.dra
-        if dra is None or not dra.classes:
-            return {}
-        return extended_mapping(dra)
-
-    def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
-        mapping = self._mapping()
-        if any(q and name in mapping for name, q in pod.requests.items()):
-            return None  # signature disabled when DRA extended resources are used in the cluster
-        return ((signers.RESOURCES, signers.requests(pod)),)
-
-    def scores_from_devices(self, name: str) -> bool:
-        return name in self._mapping()
-
-    def device_totals(self, names: list[str], table: NodeTable, rows: np.ndarray, alloc: np.ndarray,
-                      req: np.ndarray) -> None:
-        """calculateResourceAllocatableRequest with DRA (#134058): a resource a DeviceClass serves,
-        on a node whose allocatable lacks it (or has 0), counts the node's devices of that class as
-        allocatable and those in use as requested; a node without such devices leaves it out."""
-        dra = self.handle.snapshot.dra
-        if dra is not None:
-            device_totals(dra, self._mapping(), names, table, rows, alloc, req)
-
-    def delegated(self, checked: list[tuple[str, int]], alloc: np.ndarray) -> np.ndarray | None:
-        mapping = self._mapping()
-        mapped = [k for k, (name, _) in enumerate(checked) if name in mapping]
-        if not mapped:
-            return None
-        out = np.zeros(alloc.shape, dtype=bool)
-        out[mapped] = alloc[mapped] <= 0
-        return out

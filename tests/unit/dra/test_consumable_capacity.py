@@ -22,7 +22,8 @@ G = 1_000_000_000
 GI = 1024**3 * G
 ON = DeviceFeatures(consumable_capacity=True, partitionable_devices=True, skip_unusable_pools=True)
 ON_136 = dataclasses.replace(ON, distinct_per_request_name=True)
-ON_137 = dataclasses.replace(ON, capacity_rules_137=True)
+ON_137 = dataclasses.replace(ON, all_requests_listed_by_capacity_alone=True, negative_capacity_aborts=True,
+                             shared_devices_count_as_in_use=True)
 OFF = DeviceFeatures(partitionable_devices=True, skip_unusable_pools=True)
 
 

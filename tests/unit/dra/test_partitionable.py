@@ -162,14 +162,19 @@ def test_counter_slices_reach_every_node_in_1_36_only() -> None:
         "n1", {}, [claim(exactly())]) is None
 
 
+#: the allocators' consumable-capacity rules from 1.37
+RULES_137 = {"all_requests_listed_by_capacity_alone": True, "negative_capacity_aborts": True,
+             "shared_devices_count_as_in_use": True}
+
+
 @pytest.mark.parametrize(("release", "gates", "want"), [
     ("1.34", "", FEATURES_OFF), ("1.35", "", POOLS_ONLY), ("1.35", "DRAPartitionableDevices=true", F135),
     ("1.36", "", dataclasses.replace(F136, consumable_capacity=True, distinct_per_request_name=True)),
     ("1.36", "DRAConsumableCapacity=false", dataclasses.replace(F136, distinct_per_request_name=True)),
-    ("1.37", "", dataclasses.replace(F137, consumable_capacity=True, capacity_rules_137=True)),
+    ("1.37", "", dataclasses.replace(F137, consumable_capacity=True, **RULES_137)),
     ("1.37", "DRAFractionalCapacityRange=true",
-     dataclasses.replace(F137, consumable_capacity=True, capacity_rules_137=True, fractional_capacity_range=True)),
-    ("1.37", "DRAConsumableCapacity=false", dataclasses.replace(F137, capacity_rules_137=True))])
+     dataclasses.replace(F137, consumable_capacity=True, fractional_capacity_range=True, **RULES_137)),
+    ("1.37", "DRAConsumableCapacity=false", dataclasses.replace(F137, **RULES_137))])
 def test_release_features(release: str, gates: str, want: DeviceFeatures) -> None:
     assert device_features(Release.of(release, gates)) == want
 

@@ -9,7 +9,7 @@ from kplan.framework import release_tables
 from kplan.framework.config import load_config
 from kplan.framework.features import Features, Gate, GateSpec, Stage, parse_feature_gates
 from kplan.framework.release import KubeVersion, Release, default_release
-from kplan.plugins import VARIANTS, in_tree_registry
+from kplan.plugins import FACTORIES, in_tree_registry
 from kplan.plugins.helper import ShapePoint
 from kplan.scheduler.simulate import SchedulerHandle
 from tests.builders import make_snapshot
@@ -83,7 +83,7 @@ def test_a_gate_the_release_does_not_have_cannot_be_read() -> None:
 def test_the_default_release_is_the_newest_modelled_with_its_default_gates() -> None:
     r = default_release()
     assert r.version == KubeVersion(1, 37) and str(r) == "1.37" and r.scheduler_version == "v1.37.2"
-    assert r.version == max(release_tables.GATES) and Release.of() == r
+    assert r.version == max(release_tables.RELEASES) and Release.of() == r
     assert r.enabled(Gate.DYNAMIC_RESOURCE_ALLOCATION) and r.enabled(Gate.STORAGE_CAPACITY_SCORING)
     assert r.enabled(Gate.OPPORTUNISTIC_BATCHING) and not r.enabled(Gate.SCHEDULER_ASYNC_API_CALLS)
     assert Release.of("v1.37.2") == Release.of("1.37", "DRAAdminAccess=true") == r
@@ -133,38 +133,49 @@ def test_the_release_reaches_plugins_through_the_handle() -> None:
 
 # ------------------------------------------------------------------------------ the tables
 
-TABLES = ("GATES", "MODELLED_GATE_CHANGES", "DEFAULT_PROFILE", "DEFAULT_ARGS", "PLUGINS", "MESSAGES", "PATCH_RELEASES")
+def test_every_release_states_which_gate_changes_it_models() -> None:
+    assert set(release_tables.MODELLED_GATE_CHANGES) == set(release_tables.RELEASES)
 
 
-@pytest.mark.parametrize("table", TABLES)
-def test_every_table_has_a_row_for_every_release(table: str) -> None:
-    assert set(getattr(release_tables, table)) == set(release_tables.GATES)
+@pytest.mark.parametrize("version", sorted(release_tables.RELEASES), ids=str)
+def test_a_release_s_plugin_rules_name_only_plugins_it_has_and_every_plugin_builds_with_them(
+        version: KubeVersion) -> None:
+    release = Release.of(version)
+    assert set(release.plugin_rules) <= release.plugins
+    cfg = load_config(None, in_tree_registry(release), release)
+    handle = SchedulerHandle(make_snapshot([]), cfg, 0, False, {})
+    for name in sorted(release.plugins):
+        FACTORIES[name](cfg.profiles[0].args.get(name), handle)  # decodes its rules, if it has any
 
 
-def test_the_plugin_variants_have_a_row_for_every_release_and_name_plugins_it_has() -> None:
-    assert set(VARIANTS) == set(release_tables.GATES)
-    for version, row in VARIANTS.items():
-        assert set(row) <= release_tables.PLUGINS[version]
+@pytest.mark.parametrize(("version", "plugin", "point", "implemented"), [
+    ("1.34", "DynamicResources", "score", False), ("1.35", "DynamicResources", "score", True),
+    ("1.36", "NodeName", "preFilter", False), ("1.37", "NodeName", "preFilter", True),
+], ids=["DynamicResources has no Score in 1.34", "DynamicResources scores from 1.35",
+        "NodeName has no PreFilter in 1.36", "NodeName has a PreFilter from 1.37"])
+def test_a_plugin_s_release_rules_decide_the_points_it_implements(version: str, plugin: str, point: str,
+                                                                   implemented: bool) -> None:
+    assert in_tree_registry(Release.of(version)).implements(plugin, point) is implemented
 
 
-@pytest.mark.parametrize("version", sorted(release_tables.GATES), ids=str)
+@pytest.mark.parametrize("version", sorted(release_tables.RELEASES), ids=str)
 def test_a_release_s_default_profile_and_args_name_only_plugins_it_has(version: KubeVersion) -> None:
     release = Release.of(version)
     registry = in_tree_registry(release)
     assert {n for n, _ in release.default_profile} <= release.plugins
-    for name in release_tables.DEFAULT_ARGS[version]:
+    for name in release.default_args:
         spec = registry.get(name)
         assert spec is not None and spec.args is not None, name
-        assert spec.args.validate is None or not spec.args.validate(spec.args.decode(release.default_args(name)))
+        assert spec.args.validate is None or not spec.args.validate(spec.args.decode(release.default_args[name]))
 
 
 def test_1_34_default_args_are_what_each_decoder_gives_for_no_args() -> None:
     release = Release.of("1.34")
     registry = in_tree_registry(release)
-    for name in release_tables.DEFAULT_ARGS[release.version]:
+    for name in release.default_args:
         spec = registry.get(name)
         assert spec is not None and spec.args is not None
-        assert spec.args.decode(release.default_args(name)) == spec.args.decode(None), name
+        assert spec.args.decode(release.default_args[name]) == spec.args.decode(None), name
 
 
 # ------------------------------------------------------------------------------ args by the release's gates
@@ -174,7 +185,7 @@ def _with(**gates: bool) -> Release:
     set, built directly: kplan refuses to run such a release while it models no variant for the
     change, but decoding and validation read the gates."""
     release = Release.of("1.35")
-    return Release(release.version, Features.of(release.gates, dict(gates)))
+    return Release.with_features(release.version, Features.of(release.gates, dict(gates)))
 
 
 def _args_problems(release: Release, name: str, args: dict[str, object]) -> tuple[object, list[str]]:

@@ -23,25 +23,31 @@ UPDATE = os.environ.get("KPLAN_UPDATE_GOLDEN") == "1"
 
 
 def _resolved() -> dict[str, Any]:
-    """Every table's row for every release, as JSON. Gates and plugins are sorted (a release's
-    gate values are kept sorted by name, Features.of; plugins are a set); profiles, args and
-    everything else keep their order."""
+    """Every release's rules, as JSON. Gates and plugins are sorted (a release's gate values are
+    kept sorted by name, Features.of; plugins are a set); profiles, args and everything else keep
+    their order. The keys before plugin_rules are those of the tables before issue 46 (the
+    allocator's rules as the pairs they were, now DynamicResources' named rules)."""
     out: dict[str, Any] = {}
-    for v in sorted(t.GATES):
+    for v, r in sorted(t.RELEASES.items()):
+        dra = r.plugin_rules["DynamicResources"]
+        # 1.37's three consumable-capacity rules came as one, and still change together
+        assert dra["all_requests_listed_by_capacity_alone"] == dra["negative_capacity_aborts"] \
+            == dra["shared_devices_count_as_in_use"]
         out[str(v)] = {
-            "patch_release": t.PATCH_RELEASES[v],
+            "patch_release": r.scheduler_version,
             "gates": {g.value: [s.default, s.stage.value, s.locked]
-                      for g, s in sorted(t.GATES[v].items(), key=lambda kv: kv[0].value)},
+                      for g, s in sorted(r.gates.items(), key=lambda kv: kv[0].value)},
             "modelled_gate_changes": sorted([g.value, on] for g, on in t.MODELLED_GATE_CHANGES[v]),
-            "default_profile": [list(p) for p in t.DEFAULT_PROFILE[v]],
-            "default_args": t.DEFAULT_ARGS[v],
-            "plugins": sorted(t.PLUGINS[v]),
-            "messages": dataclasses.asdict(t.MESSAGES[v]),
-            "resize_accounting": t.RESIZE_ACCOUNTING[v].name,
-            "nomination": dataclasses.asdict(t.NOMINATION[v]),
-            "dra_pool_rules": list(t.DRA_POOL_RULES[v]),
-            "dra_capacity_rules": list(t.DRA_CAPACITY_RULES[v]),
-            "queueing_hints": dataclasses.asdict(t.QUEUEING_HINTS[v]),
+            "default_profile": [list(p) for p in r.default_profile],
+            "default_args": r.default_args,
+            "plugins": sorted(r.plugins),
+            "messages": dataclasses.asdict(r.messages),
+            "resize_accounting": r.resize.name,
+            "nomination": dataclasses.asdict(r.nomination),
+            "dra_pool_rules": [dra["skip_unusable_pools"], dra["counter_slices_reach_every_node"]],
+            "dra_capacity_rules": [dra["distinct_per_request_name"], dra["all_requests_listed_by_capacity_alone"]],
+            "queueing_hints": dataclasses.asdict(r.queueing_hints),
+            "plugin_rules": {name: dict(rules) for name, rules in sorted(r.plugin_rules.items())},
         }
     return out
 

@@ -8,11 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kplan.model.dra import Allocation, ClaimSpec, DeviceResult, ResourceClaim
-from kplan.plugins.dynamicresources import (
-    DynamicResourcesScoring,
-    DynamicResourcesScoringAllocated,
-    ScoreError,
-)
+from kplan.plugins.dynamicresources import ScoreError, allocations_by_position, allocations_own_first
 
 OWN = Allocation((DeviceResult("gpu/a100", "d", "p", "dev-0"),))
 NEW = Allocation((DeviceResult("gpu/h100", "d", "p", "dev-1"),))
@@ -23,18 +19,15 @@ def claim(name: str, allocation: Allocation | None = None) -> ResourceClaim:
 
 
 def test_1_36_scores_an_allocated_claim_by_its_own_allocation() -> None:
-    pairs = DynamicResourcesScoringAllocated._allocations(
-        object.__new__(DynamicResourcesScoringAllocated), [claim("shared", OWN), claim("mine")], [NEW])
+    pairs = allocations_own_first([claim("shared", OWN), claim("mine")], [NEW])
     assert pairs == [OWN, NEW]
 
 
 def test_1_35_pairs_by_position_and_fails_when_results_run_out() -> None:
     with pytest.raises(ScoreError, match="smaller than number of claims"):
-        DynamicResourcesScoring._allocations(
-            object.__new__(DynamicResourcesScoring), [claim("shared", OWN), claim("mine")], [NEW])
+        allocations_by_position([claim("shared", OWN), claim("mine")], [NEW])
 
 
 def test_1_36_fails_when_the_claims_to_allocate_outnumber_the_results() -> None:
     with pytest.raises(ScoreError, match="needing allocation"):
-        DynamicResourcesScoringAllocated._allocations(
-            object.__new__(DynamicResourcesScoringAllocated), [claim("a"), claim("b")], [NEW])
+        allocations_own_first([claim("a"), claim("b")], [NEW])

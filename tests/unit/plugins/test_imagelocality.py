@@ -6,12 +6,7 @@ import numpy as np
 import pytest
 
 from kplan.plugins.helper import default_normalize
-from kplan.plugins.imagelocality import (
-    ImageLocality,
-    ImageVolumeCountLocality,
-    ImageVolumeLocality,
-    normalized_image_name,
-)
+from kplan.plugins.imagelocality import normalized_image_name
 from tests.builders import PodBuilder, make_node, make_plugin, make_pod, make_snapshot, run_score
 
 MB = 2**20
@@ -75,11 +70,9 @@ def test_image_locality(pod: PodBuilder, scores: dict[str, int]) -> None:
 def test_image_locality_with_image_volumes(pod: PodBuilder, scores_1_34: dict[str, int], scores_1_36: dict[str, int],
                                            scores_1_37: dict[str, int]) -> None:
     snap = make_snapshot(NODES)
-    handle = make_plugin("ImageLocality", snap).handle
     built = pod.build()
-    for cls, scores in ((ImageLocality, scores_1_34), (ImageVolumeLocality, scores_1_36),
-                        (ImageVolumeCountLocality, scores_1_37)):
-        assert run_score(cls(None, handle), built, snap) == scores, cls.__name__
+    for release, scores in (("1.34", scores_1_34), ("1.36", scores_1_36), ("1.37", scores_1_37)):
+        assert run_score(make_plugin("ImageLocality", snap, release=release), built, snap) == scores, release
 
 
 def test_one_image_name_scores_with_the_size_the_first_node_by_name_reports() -> None:

@@ -411,7 +411,7 @@ def db() -> Any:
     return make_pod("db").labels(app="db")
 
 
-#: the hints' release rules (release_tables.QUEUEING_HINTS): the answer at 1.34, 1.35, 1.36, 1.37
+#: the hints' release rules (release.queueing_hints): the answer at 1.34, 1.35, 1.36, 1.37
 RELEASE_HINT_CASES = [
     pytest.param(make_pod().labels(app="web"), ClusterEvent(ASSIGNED_POD_DELETE, db().anti_affinity(
         term(HOSTNAME, {"app": "web"})).build(), "a1"), (False, False, True, True),

@@ -14,7 +14,6 @@ from kplan.plugins.nodedeclaredfeatures import (
     FEATURES_1_36,
     REASON,
     NodeDeclaredFeatures,
-    NodeDeclaredFeaturesGA,
     declared,
 )
 from tests.builders import PodBuilder, Verdict, make_node, make_plugin, make_pod, make_snapshot, run_filter
@@ -71,7 +70,7 @@ def test_the_features_a_pod_needs(pod: PodBuilder, needs_1_36: set[str], needs_1
     snap = make_snapshot([make_node("n")])
     built = pod.build()
     assert NodeDeclaredFeatures(None, _handle(snap)).required(built) == needs_1_36
-    assert NodeDeclaredFeaturesGA(None, _handle(snap)).required(built) == needs_1_37
+    assert NodeDeclaredFeatures(None, _handle(snap, version=37)).required(built) == needs_1_37
 
 
 @pytest.mark.parametrize("node_features, found", [
@@ -116,7 +115,7 @@ def test_declared_features_and_pod_facts_parse_from_the_objects() -> None:
     assert pod.feature_facts.host_network and pod.feature_facts.host_users is False
 
 
-def _handle(snap: Any, on: bool = True) -> Any:
+def _handle(snap: Any, on: bool = True, version: int = 36) -> Any:
     handle = make_plugin("NodeName", snap).handle
-    handle.release = Release(KubeVersion(1, 36), Features(((Gate.NODE_DECLARED_FEATURES, on),)))
+    handle.release = Release.with_features(KubeVersion(1, version), Features(((Gate.NODE_DECLARED_FEATURES, on),)))
     return handle

@@ -11,7 +11,11 @@ from hypothesis import strategies as st
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.status import Code
-from kplan.plugins.noderesources.balanced_allocation import BalanceChangeAllocation, _std_of_live, decode_args
+from kplan.plugins.noderesources.balanced_allocation import (
+    NodeResourcesBalancedAllocation,
+    _std_of_live,
+    decode_args,
+)
 from tests.builders import (
     PodBuilder,
     Verdict,
@@ -306,7 +310,8 @@ def _n(name: str, mcpu: int, mem: int, gpus: int = 0) -> Any:
 def test_balance_change_allocation_1_36(args: dict[str, Any] | None, nodes: list[Any], running: list[PodBuilder],
                                         pod: PodBuilder, scores: dict[str, int]) -> None:
     snap = make_snapshot(nodes, running)
-    plugin = BalanceChangeAllocation(decode_args(args), make_plugin("NodeResourcesBalancedAllocation", snap).handle)
+    plugin = NodeResourcesBalancedAllocation(decode_args(args),
+                                             make_plugin("NodeResourcesBalancedAllocation", snap, release="1.36").handle)
     assert run_score(plugin, pod.build(), snap) == scores
 
 
@@ -314,7 +319,8 @@ def test_balance_change_allocation_scores_75_when_no_resource_is_weighed() -> No
     # only a scalar resource configured and not requested: both balances are 100 (std 0)
     snap = make_snapshot([_n("n", 1000, 1000)])
     args = decode_args({"resources": [{"name": "nvidia.com/gpu", "weight": 1}]})
-    plugin = BalanceChangeAllocation(args, make_plugin("NodeResourcesBalancedAllocation", snap).handle)
+    plugin = NodeResourcesBalancedAllocation(args, make_plugin("NodeResourcesBalancedAllocation", snap,
+                                                               release="1.36").handle)
     assert plugin.score(CycleState(), make_pod().req(cpu="1").build(), snap.table, np.arange(1)).tolist() == [75]
 
 

@@ -352,7 +352,7 @@ def test_queueing_hints(pod: Any, event: ClusterEvent, built: Any, want: bool) -
     assert hint(pod, event, built) is want
 
 
-#: involvedInTopologySpreading by release (release_tables.QUEUEING_HINTS): the answer at 1.34, 1.35,
+#: involvedInTopologySpreading by release (release.queueing_hints): the answer at 1.34, 1.35,
 #: 1.36, 1.37
 RELEASE_HINT_CASES = [
     pytest.param(incoming(), ClusterEvent(ASSIGNED_POD_DELETE, web("w", "").build(), "", "a1"),

@@ -20,8 +20,8 @@ import kplan.plugins.noderesources.fit as fit
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.status import REASONS
 from kplan.plugins.noderesources.balanced_allocation import (
-    BalanceChangeAllocation,
     BalanceWithoutPod,
+    NodeResourcesBalancedAllocation,
     balance_score,
 )
 from tests.builders import make_node, make_plugin, make_pod, make_snapshot
@@ -123,13 +123,13 @@ def test_flag_patterns_tell_each_rule() -> None:
 
 # ------------------------------------------------------------------------------ BalancedAllocation 1.36+
 
-def _balance_change(snap: Any) -> BalanceChangeAllocation:
+def _balance_change(snap: Any) -> NodeResourcesBalancedAllocation:
     plugin = make_plugin("NodeResourcesBalancedAllocation", snap, release="1.37")
-    assert isinstance(plugin, BalanceChangeAllocation)
+    assert plugin.rules.scores_balance_change
     return plugin
 
 
-def _scores(plugin: BalanceChangeAllocation, snap: Any, pod: Any, fast: bool) -> list[int]:
+def _scores(plugin: NodeResourcesBalancedAllocation, snap: Any, pod: Any, fast: bool) -> list[int]:
     plugin._cpu_memory = fast   # False: the general path, both balances computed afresh
     return np.asarray(plugin.score(CycleState(), pod, snap.table, np.arange(len(snap.table)))).tolist()
 

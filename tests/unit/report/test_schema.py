@@ -110,7 +110,7 @@ def test_the_release_is_written_with_the_gates_changed_from_its_defaults() -> No
     from kplan.report.document import ReleaseInfo
 
     base = Release.of("1.34")
-    changed = Release(base.version, Features.of(base.gates, {"StorageCapacityScoring": True,
+    changed = Release.with_features(base.version, Features.of(base.gates, {"StorageCapacityScoring": True,
                                                             "DRAAdminAccess": False}))
     info = ReleaseInfo.of(changed)
     assert encode(info) == {"version": "1.34", "featureGates": {"DRAAdminAccess": False, "StorageCapacityScoring": True}}

@@ -1,5 +1,5 @@
-"""status.nominatedNodeName around binding and failures, per release (framework/release_tables.py
-NOMINATION). The queue part — a bound nominated pod moves no pods from 1.35 — is judged against the
+"""status.nominatedNodeName around binding and failures, per release (the release rule
+``nomination``, framework/release_tables.py). The queue part — a bound nominated pod moves no pods from 1.35 — is judged against the
 real schedulers by tests/fidelity/regressions/bound-nominated-pod-moves-no-pods-1.35 and the 1.35
 expected results of preemption-1100004/5, priority-1100044, dra-1100005 and mixed-1100039."""
 

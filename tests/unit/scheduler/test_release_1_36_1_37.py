@@ -1,5 +1,5 @@
-"""What 1.36 and 1.37 schedule differently from 1.34, end to end: the release's rows (profile,
-plugin variants, gates) through a whole simulation."""
+"""What 1.36 and 1.37 schedule differently from 1.34, end to end: the release's rules (profile,
+plugin rules, gates) through a whole simulation."""
 
 from __future__ import annotations
 
@@ -13,15 +13,8 @@ from kplan.framework.interfaces import PreFilterResult
 from kplan.framework.release import Release
 from kplan.io.workspace import load_scenario
 from kplan.model.raw import RawObject
-from kplan.plugins import in_tree_registry
-from kplan.plugins.imagelocality import ImageVolumeCountLocality, ImageVolumeLocality
-from kplan.plugins.nodedeclaredfeatures import NodeDeclaredFeatures, NodeDeclaredFeaturesGA
-from kplan.plugins.nodename import NodeNamePreFilter
-from kplan.plugins.noderesources.balanced_allocation import (
-    BalanceChangeAllocation,
-    NodeResourcesBalancedAllocation,
-)
-from kplan.plugins.nodevolumelimits import NodeVolumeLimitsDriverCheck
+from kplan.plugins import FACTORIES, in_tree_registry
+from kplan.plugins.nodename import NodeName
 from kplan.scheduler.simulate import Simulation
 from tests.builders import make_pod
 
@@ -96,19 +89,26 @@ def test_no_node_declaring_the_feature_is_an_unresolvable_fit_error(version: str
                        + "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
 
 
-@pytest.mark.parametrize("version, variants", [
-    ("1.34", {"NodeResourcesBalancedAllocation": NodeResourcesBalancedAllocation}),
-    ("1.36", {"NodeResourcesBalancedAllocation": BalanceChangeAllocation, "ImageLocality": ImageVolumeLocality,
-              "NodeVolumeLimits": NodeVolumeLimitsDriverCheck, "NodeDeclaredFeatures": NodeDeclaredFeatures}),
-    ("1.37", {"NodeResourcesBalancedAllocation": BalanceChangeAllocation, "ImageLocality": ImageVolumeCountLocality,
-              "NodeVolumeLimits": NodeVolumeLimitsDriverCheck, "NodeDeclaredFeatures": NodeDeclaredFeaturesGA,
-              "NodeName": NodeNamePreFilter}),
-])
-def test_each_release_runs_its_plugin_variants(version: str, variants: dict[str, type]) -> None:
-    registry = in_tree_registry(Release.of(version))
-    for name, cls in variants.items():
+@pytest.mark.parametrize("version, rules", [
+    ("1.34", {"NodeResourcesBalancedAllocation": {"scores_balance_change": False},
+              "ImageLocality": {"sums_image_volumes": False, "counts_image_volumes": False},
+              "NodeName": {"pre_filter": False}}),
+    ("1.36", {"NodeResourcesBalancedAllocation": {"scores_balance_change": True},
+              "ImageLocality": {"sums_image_volumes": True, "counts_image_volumes": False},
+              "NodeDeclaredFeatures": {"feature_registry": "1.36"}, "NodeName": {"pre_filter": False}}),
+    ("1.37", {"NodeResourcesBalancedAllocation": {"scores_balance_change": True},
+              "ImageLocality": {"sums_image_volumes": True, "counts_image_volumes": True},
+              "NodeDeclaredFeatures": {"feature_registry": "1.37"}, "NodeName": {"pre_filter": True}}),
+], ids=["1.34 scores the balance and container images only",
+        "1.36 scores the change of balance and sums image volumes",
+        "1.37 counts image volumes, has 1.37's feature registry and NodeName's PreFilter"])
+def test_each_release_gives_its_plugins_their_rules(version: str, rules: dict[str, dict[str, object]]) -> None:
+    release = Release.of(version)
+    registry = in_tree_registry(release)
+    for name, want in rules.items():
         spec = registry.get(name)
-        assert spec is not None and spec.factory is cls, name
+        assert spec is not None and spec.plugin_type is FACTORIES[name], name
+        assert {k: release.plugin_rules[name][k] for k in want} == want, name
 
 
 @pytest.mark.parametrize("version, head", [
@@ -145,7 +145,7 @@ def test_release_gate_refusals(version: str, gates: str, message: str) -> None:
 
 
 def test_node_name_pre_filter_restricts_the_cycle_to_the_named_node_from_1_37() -> None:
-    plugin = NodeNamePreFilter(None, None)  # type: ignore[arg-type]
+    plugin = NodeName(None, None)  # type: ignore[arg-type]
     assert plugin.pre_filter(CycleState(), make_pod().node_name("n1").build())[0] == PreFilterResult(frozenset({"n1"}))
     assert plugin.pre_filter(CycleState(), make_pod().build())[0] is None
 

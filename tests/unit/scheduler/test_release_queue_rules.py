@@ -1,4 +1,4 @@
-"""The queue's reactions that differ by release (release_tables.NOMINATION), on whole runs."""
+"""The queue's reactions that differ by release (release.nomination), on whole runs."""
 
 from __future__ import annotations
 

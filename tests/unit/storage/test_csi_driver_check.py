@@ -14,7 +14,7 @@ from kplan.framework.cycle_state import CycleState
 from kplan.framework.features import Features, Gate
 from kplan.framework.release import KubeVersion, Release
 from kplan.framework.status import REASONS, Code
-from kplan.plugins.nodevolumelimits import NodeVolumeLimitsDriverCheck
+from kplan.plugins.nodevolumelimits import NodeVolumeLimits
 from tests.unit.storage.storage_builders import (
     Obj,
     csi_driver,
@@ -64,8 +64,8 @@ def _verdicts(cluster: list[Obj], the_pod: Obj, *, on: bool) -> dict[str, str]:
     sim = simulation(cluster, [the_pod])
     (p,) = sim.pending
     handle: Any = SimpleNamespace(snapshot=sim.snapshot,
-                                  release=Release(KubeVersion(1, 37), Features(((Gate.VOLUME_LIMIT_SCALING, on),))))
-    plugin = NodeVolumeLimitsDriverCheck(None, handle)
+                                  release=Release.with_features(KubeVersion(1, 37), Features(((Gate.VOLUME_LIMIT_SCALING, on),))))
+    plugin = NodeVolumeLimits(None, handle)
     table = sim.snapshot.table
     rows = np.arange(len(table), dtype=np.int64)
     v = plugin.filter(CycleState(), p, table, rows)

@@ -93,4 +93,4 @@ def _scores(cluster: list[Obj], the_pod: Obj) -> dict[str, int]:
 
 
 def _handle(on: bool) -> Any:
-    return SimpleNamespace(release=Release(KubeVersion(1, 37), Features(((Gate.STORAGE_CAPACITY_SCORING, on),))))
+    return SimpleNamespace(release=Release.with_features(KubeVersion(1, 37), Features(((Gate.STORAGE_CAPACITY_SCORING, on),))))

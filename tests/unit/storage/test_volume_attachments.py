@@ -22,7 +22,7 @@ from kplan.cluster.storage import VOLUME_ATTACHMENT_DELETE
 from kplan.framework.events import ASSIGNED_POD_DELETE, ClusterEvent
 from kplan.model.parse import parse_pod
 from kplan.model.storage import VolumeAttachment
-from kplan.plugins.nodevolumelimits import NodeVolumeLimits
+from tests.builders import make_plugin, make_snapshot
 
 DRIVER = "csi.example.com"
 CSI = storage_class("csi", DRIVER)
@@ -126,7 +126,7 @@ def test_an_evicted_pods_attachment_goes_unless_another_pod_there_uses_the_volum
         "a pod without claims is not"])
 def test_a_deleted_attachment_retries_pods_that_may_use_its_slot(volumes, attacher, expected):
     p = parse_pod({"metadata": {"name": "p", "namespace": "default"}, "spec": {"containers": [], "volumes": volumes}})
-    hints = dict(NodeVolumeLimits(None, None).events_to_register())
+    hints = dict(make_plugin("NodeVolumeLimits", make_snapshot([])).events_to_register())
     event = ClusterEvent(VOLUME_ATTACHMENT_DELETE, obj=VolumeAttachment("va", attacher, "a1", "pv"))
     assert hints[VOLUME_ATTACHMENT_DELETE](p, event) is expected
 
@@ -142,7 +142,7 @@ def test_a_deleted_pod_retries_pods_its_volumes_may_have_held_back(node_name, no
     p = parse_pod({"metadata": {"name": "p", "namespace": "default"},
                    "spec": {"containers": [], "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "x"}}]}})
     gone = parse_pod({"metadata": {"name": "q", "namespace": "default"}, "spec": {"containers": [], "volumes": volumes}})
-    hints = dict(NodeVolumeLimits(None, None).events_to_register())
+    hints = dict(make_plugin("NodeVolumeLimits", make_snapshot([])).events_to_register())
     event = ClusterEvent(ASSIGNED_POD_DELETE, gone, node_name, nominated)
     assert hints[ASSIGNED_POD_DELETE](p, event) is expected
 
