@@ -46,6 +46,10 @@ class KarpenterWorld:
         cluster = dataclasses.replace(cluster, nodes=tuple(with_state_labels(n) for n in cluster.nodes))
         self.cluster = cluster
         self.pending = tuple(pending)
+        #: each bound pod's position in the input: the moving pods go to solve in that order, as
+        #: Karpenter's queue breaks ties of equal requests and age by UID, which the oracle numbers
+        #: in input order for pods given without one (kplan's queue: by position in its list)
+        self.position = {p.uid: i for i, p in enumerate(cluster.bound_pods)}
         self.pdbs = pdbs
         self.now = now
         self.claims: dict[str, NodeClaim] = dict(node_claims_by_node(cluster))
@@ -75,8 +79,9 @@ class KarpenterWorld:
         def simulate(candidates: Sequence[Candidate], consolidation: bool) -> SimulationResults:
             gone = {c.name for c in candidates}
             rest = [n for n in nodes if n.name not in gone]
-            moving = [p for c in candidates for p in c.reschedulable_pods
-                      if self.pdbs.is_currently_reschedulable(p, self.now)]
+            moving = sorted((p for c in candidates for p in c.reschedulable_pods
+                             if self.pdbs.is_currently_reschedulable(p, self.now)),
+                            key=lambda p: self.position.get(p.uid, len(self.position)))
             result = solve(self.karpenter_cluster(rest), [*self.pending, *moving],
                            consolidation_now=self.now if consolidation else None)
             keys = {p.key for p in moving}
