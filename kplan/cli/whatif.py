@@ -301,33 +301,47 @@ def whatif(
         if not v.startswith("like=") and looks_like_a_node_name(v):
             unread.append(("--until-fit", v))
     templates = [until_fit_template(v) for v in until_fit] if not unread else []
-    if autoscaler is not None and (until_fit or shrink):
-        # --shrink with Karpenter is Karpenter's consolidation (issue 45 item 3), not cluster-autoscaler's
-        raise InputError(f"--autoscaler goes with neither --until-fit nor --shrink yet: the autoscaler finds the nodes "
-                         f"itself ({'--until-fit' if until_fit else '--shrink'})")
+    if autoscaler is not None and until_fit:
+        raise InputError("--autoscaler and --until-fit ask the same question: the autoscaler finds the nodes itself")
+    if autoscaler is not None and shrink and (shrink_candidates is not None or price):
+        # --shrink with Karpenter is Karpenter's consolidation: its NodePools say which nodes it may
+        # disrupt, the catalog what they cost
+        raise InputError(f"{'--shrink-candidates' if shrink_candidates is not None else '--price'} is for "
+                         "cluster-autoscaler's --shrink; with --autoscaler karpenter the NodePools and the "
+                         "--instance-types catalog decide")
     catalog = check_autoscaler(autoscaler, instance_types)
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     check_node_names(unread, loaded.inputs)
     planner = open_planner(loaded, base_scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version,
                            feature_gates=feature_gates, verbose=verbose)
-    attach_autoscaler(planner, catalog, seed=seed)
+    karpenter = attach_autoscaler(planner, catalog, seed=seed, attach=not shrink)
     scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
     autoscaled, notes = autoscaling(loaded, hpa, seed=seed, scaled=[c.label for c in scaled])
     changes = added + scaled + autoscaled + node_changes
     after_config = read_scheduler_config(scheduler_config, planner.registry, planner.config.release) if scheduler_config else None
     print_warnings(planner.warnings + notes, quiet)
     t1 = time.perf_counter()
-    shrunk = None
+    shrunk = consolidated = None
     with run_progress(not quiet) as planner.progress:
-        if settings is not None:
+        if settings is not None and karpenter is not None:
+            import os
+
+            from kplan.whatif.consolidate import karpenter_consolidation
+
+            # Karpenter's consolidateAfter and budget schedules read the time: now (the engine reads
+            # no clock), or SOURCE_DATE_EPOCH for reproducible answers
+            epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+            now = float(epoch) if epoch.isdigit() else time.time()
+            result, consolidated = karpenter_consolidation(planner, karpenter, changes, now)
+        elif settings is not None:
             from kplan.whatif.shrink import whatif_shrink
 
             result, shrunk = whatif_shrink(planner, changes, settings[0].resolve(loaded.inputs.nodes), settings[1])
         else:
             result = planner.whatif(changes, after_config=after_config, until_fit=templates, limit=until_fit_limit)
     t2 = time.perf_counter()
-    doc = whatif_document(result, shrink=shrunk)
+    doc = whatif_document(result, shrink=shrunk, consolidation=consolidated)
     doc = with_release(doc, planner.config.release)
     deliver(render(doc, output, result_options(output_file, fail_on=fail_on, full=show_all, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,

@@ -129,14 +129,18 @@ def check_autoscaler(autoscaler: str | None, instance_types: str | None) -> Any:
     return read_catalog(instance_types)
 
 
-def attach_autoscaler(planner: Planner, catalog: Any, *, seed: int) -> None:
-    """Give the planner Karpenter (when --autoscaler gave a catalog): each run then lets it launch
-    nodes for the pods kube-scheduler leaves unschedulable."""
+def attach_autoscaler(planner: Planner, catalog: Any, *, seed: int, attach: bool = True) -> Any:
+    """Karpenter for the planner's inputs (when --autoscaler gave a catalog; else None), given to
+    the planner unless ``attach`` is False: each run then lets it launch nodes for the pods
+    kube-scheduler leaves unschedulable."""
     if catalog is None:
-        return
+        return None
     from kplan.whatif.autoscale import check_node_pools, karpenter
 
     check_node_pools(planner.inputs)
     from kplan.autoscaler.karpenter.scheduler import solve
 
-    planner.autoscaler = karpenter(planner.inputs, catalog, solve, seed=seed)
+    found = karpenter(planner.inputs, catalog, solve, seed=seed)
+    if attach:
+        planner.autoscaler = found
+    return found

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
+from kplan.autoscaler.karpenter.disruption.controller import ConsolidationResult
 from kplan.report.codec import Quantity, is_empty, is_none, member
+from kplan.report.consolidation import ConsolidationDoc, consolidation_doc
 from kplan.report.document import (
     API_VERSION,
     ApiVersion,
@@ -241,6 +243,9 @@ class WhatIfDocument:
     until_fits: tuple[UntilFitDoc, ...] = member(omit=is_empty, default=())
     #: with --shrink: the nodes that can go (``after`` is the cluster without them)
     shrink: ShrinkDoc | None = member(omit=is_none, default=None)
+    #: with --shrink --autoscaler karpenter: what Karpenter's disruption does (``after`` is the
+    #: cluster after its commands)
+    consolidation: ConsolidationDoc | None = member(omit=is_none, default=None)
     #: the nodes the changes added and their DaemonSet pods (absent when no node was added)
     added_nodes: tuple[AddedNode, ...] = member(omit=is_empty, default=())
     #: what the run after the change could not model as the cluster would (a DaemonSet missing)
@@ -309,8 +314,8 @@ def added_nodes(w: WhatIf) -> tuple[AddedNode, ...]:
     return tuple(AddedNode(name=n, overhead=overhead[n], daemon_pods=tuple(pods[n])) for n in applied.added_nodes)
 
 
-def whatif_document(w: WhatIf, timing: dict[str, float] | None = None, shrink: ShrinkResult | None = None
-                    ) -> WhatIfDocument:
+def whatif_document(w: WhatIf, timing: dict[str, float] | None = None, shrink: ShrinkResult | None = None,
+                    consolidation: ConsolidationResult | None = None) -> WhatIfDocument:
     applied = w.after.applied
     d = w.diff
     before = simulation_document(w.before.result, autoscaling=w.before.autoscaling)
@@ -336,6 +341,7 @@ def whatif_document(w: WhatIf, timing: dict[str, float] | None = None, shrink: S
         until_fit=untils[0] if untils else None,
         until_fits=untils,
         shrink=shrink_doc(shrink, tuple(shrink.base.result.snapshot.table.names)) if shrink is not None else None,
+        consolidation=consolidation_doc(consolidation) if consolidation is not None else None,
         added_nodes=added_nodes(w),
         notes=tuple(applied.notes if applied else ()),
         autoscaled=autoscaled_docs(applied.autoscaled if applied else ()),

@@ -287,6 +287,33 @@ def autoscaler_lines(doc: WhatIfDocument) -> list[str]:
     return lines
 
 
+def consolidation_lines(doc: WhatIfDocument) -> list[str]:
+    """--shrink --autoscaler karpenter: which nodes go and what it saves, then each node's verdict
+    (the nodes that go first, in command order) and the replacements (indented lines follow)."""
+    import time
+
+    c = doc.consolidation
+    if c is None:
+        return []
+    gone = [n for n in c.nodes if n.verdict != "kept"]
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(c.now))
+    lines = [f"{c.autoscaler.capitalize()}'s disruption at {when}: {len(gone)} of {plural(len(c.nodes), 'node')} "
+             f"go, ${c.price_per_hour_before:,.4f} -> ${c.price_per_hour_after:,.4f} per hour: saves "
+             f"${c.saving_per_hour:,.4f} per hour, ${c.saving_per_month:,.2f} per month (730 h)."]
+    for n in sorted(gone, key=lambda n: n.round):
+        by = f" by {', '.join(n.replaced_by)}" if n.replaced_by else ""
+        moved = sorted({m.node for m in n.moved})
+        to = f"; its pods to {', '.join(moved)}" if moved else ""
+        lines.append(f"  {n.name}: {n.verdict}{by} ({n.reason}, {n.method}, command {n.round}){to}")
+    for r in c.launched:
+        lines.append(f"  {r.name}: new, {r.node_pool}, {r.instance_type} {r.capacity_type} in {r.zone}, "
+                     f"${r.price_per_hour:.4f} per hour")
+    for n in c.nodes:
+        if n.verdict == "kept":
+            lines.append(f"  {n.name}: kept: {n.reason}")
+    return lines
+
+
 def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     opts = opts or RenderOptions()
     full, width = opts.full, opts.width
@@ -301,6 +328,7 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     if doc.shrink is not None:
         lines += shrink_lines(doc.shrink, full)
     lines += autoscaler_lines(doc)
+    lines += consolidation_lines(doc)
     if lines:
         for line in lines:
             indent = line[:len(line) - len(line.lstrip())]

@@ -25,7 +25,7 @@ CASES = [
      "--autoscaler karpenter: the inputs hold no NodePool"),
     ("karpenter with --until-fit", ["whatif", "-c", CLUSTER, "--until-fit", "like=gen-a-1", "--autoscaler",
                                     "karpenter", "--instance-types", CATALOG],
-     "--autoscaler goes with neither --until-fit nor --shrink"),
+     "--autoscaler and --until-fit ask the same question"),
     ("a catalog that is no file", ["simulate", "-c", CLUSTER, "-c", POOLS, "--autoscaler", "karpenter",
                                    "--instance-types", "no-such-catalog.json"], "no-such-catalog.json"),
 ]
@@ -38,3 +38,46 @@ def test_a_usage_error_is_one_line_and_exit_code_2(capsys: pytest.CaptureFixture
     assert code == 2 and out == ""
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and words in lines[0], err
+
+
+SHRINK = ["whatif", "-c", "fixtures/karpenter/managed-cluster.yaml", "-c", POOLS, "--tie-break", "lowest-name",
+          "--autoscaler", "karpenter", "--instance-types", CATALOG, "--shrink"]
+
+
+def test_shrink_with_karpenter_says_which_nodes_go_why_the_others_stay_and_the_saving(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    code, out, err = run(capsys, *SHRINK)
+    assert code == 0, err
+    assert ("Karpenter's disruption at 2026-01-01 00:00 UTC: 2 of 4 nodes go, $1.1750 -> $0.5414 per hour: saves "
+            "$0.6336 per hour, $462.53 per month (730 h).") in out
+    assert "  general-g5h6i: deleted (Empty, emptiness, command 1)\n" in out
+    assert ("  general-a1b2c: deleted (Underutilized, single-node consolidation, command 2); its pods to "
+            "general-d3e4f\n") in out
+    assert ('  spot-j7k8l: kept: Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/batch-job-z1)\n'
+            in out)
+    # the run after: the pod of the deleted node is placed by kube-scheduler
+    assert "default/web-7d4b9c-x1  moved     Running on general-a1b2c  Scheduled on general-d3e4f" in out
+
+
+def test_shrink_with_karpenter_writes_a_valid_document(capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import jsonschema
+
+    from kplan.report.schema import shipped
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    code, out, err = run(capsys, *SHRINK, "-o", "json")
+    doc = json.loads(out)
+    assert [e.message for e in jsonschema.Draft202012Validator(shipped()).iter_errors(doc)] == []
+    c = doc["consolidation"]
+    assert {n["name"]: n["verdict"] for n in c["nodes"]} == {
+        "general-a1b2c": "deleted", "general-d3e4f": "kept", "general-g5h6i": "deleted", "spot-j7k8l": "kept"}
+    assert (c["savingPerHour"], c["now"]) == (0.6336, 1767225600.0)
+
+
+def test_shrink_candidates_are_cluster_autoscalers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, *SHRINK, "--shrink-candidates", "general-a1b2c")
+    assert code == 2 and "--shrink-candidates is for cluster-autoscaler's --shrink" in err

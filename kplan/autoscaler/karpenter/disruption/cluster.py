@@ -299,5 +299,5 @@ def launch_replacement(r: Replacement, name: str, now: float, catalog: Catalog,
     state = StateNode(name, node, claim_view(nc))
     info = LaunchedNode(name=name, node_pool=r.node_pool, instance_type=got.instance_type.name,
                         capacity_type=got.capacity_type, zone=got.zone, price=got.price,
-                        instance_type_options=r.instance_types, pods=r.pods, round=0)
+                        instance_type_options=r.instance_types, pods=r.pods, round=0, node=node)
     return state, info, nc

@@ -22,7 +22,7 @@ new nodes; the commands; the price per hour before and after.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from kplan.autoscaler.karpenter.disruption.balanced import BalancedEvaluator, node_pool_totals
@@ -47,7 +47,7 @@ from kplan.autoscaler.karpenter.disruption.state import (
     offering_price,
 )
 from kplan.autoscaler.karpenter.disruption.types import Candidate, Command, Replacement
-from kplan.model.objects import evolve_pod
+from kplan.model.objects import Node, evolve_pod
 
 #: verdicts of a node
 DELETED, REPLACED, KEPT = "deleted", "replaced", "kept"
@@ -77,6 +77,8 @@ class LaunchedNode:
     instance_type_options: tuple[str, ...]
     pods: tuple[str, ...]
     round: int
+    #: the Node it registers as (kplan whatif adds it to the cluster of the run after)
+    node: Node | None = field(default=None, compare=False, repr=False)
 
 
 #: ``launch(replacement, name)``: the new node (its Node and NodeClaim, no pods yet) and what was
