@@ -162,9 +162,16 @@ def scenarios() -> list[Scenario]:
         Scenario("gpu-pod", "A pod asking for a GPU gets the GPU instance type.",
                  [b.pod("train-0", "1", "4Gi")] + [],
                  pools=[b.node_pool("default", [od_only()])]),
+        Scenario("zonal-spread-unsatisfiable", "Two pods spread over the zones Karpenter knows (b from its NodePool, "
+                 "c from a full node): the first goes to b, the second would need c, which the NodePool does not "
+                 "offer: Karpenter's topology error, with the domain counts.",
+                 replicas("web", 2, cpu="500m", labels={"app": "web"}, spread=[b.zone_spread("web")]),
+                 cluster=[b.managed_node("node-c", "default", c2, "test-zone-c"),
+                          b.pod("filler", "1800m", "1Gi", node="node-c")],
+                 pools=[b.node_pool("default", [od_only(), b.req(b.ZONE_KEY, "In", "test-zone-b")])]),
     ]
     # the GPU pod's request
-    gpu = out[-1].pending[0]
+    gpu = next(sc for sc in out if sc.name == "gpu-pod").pending[0]
     gpu["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = "1"
     gpu["spec"]["containers"][0]["resources"]["limits"] = {"nvidia.com/gpu": "1"}
     return out
