@@ -35,6 +35,7 @@ from kplan.cli import simulate as simulate_cmd
 from kplan.cli import snapshot as snapshot_cmd
 from kplan.cli import sweep as sweep_cmd
 from kplan.cli import whatif as whatif_cmd
+from kplan.cli.options import PanelledCommand
 from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, RootOptions, disable_color
 from kplan.framework.release_tables import DEFAULT_RELEASE, RELEASES
 
@@ -101,9 +102,9 @@ fish: kplan completion fish > ~/.config/fish/completions/kplan.fish."""
 
 app.command("simulate", help=simulate_cmd.HELP, short_help="Where every pending pod lands, or why it cannot.")(simulate_cmd.simulate)
 app.add_typer(explain_cmd.app, name="explain")
-app.command("whatif", help=whatif_cmd.HELP, short_help="Simulate before and after a change to the cluster.")(whatif_cmd.whatif)
+app.command("whatif", cls=PanelledCommand, help=whatif_cmd.HELP, short_help="Simulate before and after a change to the cluster.")(whatif_cmd.whatif)
 app.command("capacity", help=capacity_cmd.HELP, short_help="How many more replicas of a pod fit, and where.")(capacity_cmd.capacity)
-app.command("sweep", help=sweep_cmd.HELP, short_help="Simulate a grid of changes, each with several seeds.")(sweep_cmd.sweep)
+app.command("sweep", cls=PanelledCommand, help=sweep_cmd.HELP, short_help="Simulate a grid of changes, each with several seeds.")(sweep_cmd.sweep)
 app.command("snapshot", help=snapshot_cmd.HELP, short_help="Capture a live cluster into a file (read-only).")(snapshot_cmd.snapshot)
 
 

@@ -6,13 +6,23 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import typer
 
+from kplan.cli import change_options as chg
 from kplan.cli import options as opt
+from kplan.cli.change_options import (
+    MAX_ADDED_NODES,
+    build_changes,
+    check_node_names,
+    looks_like_a_node_name,
+    parse_like,
+    parse_prices,
+    read_nodes,
+)
 from kplan.cli.render.units import plural
 from kplan.errors import InputError
 
@@ -37,24 +47,11 @@ are named. Runs on local worker processes (one per core), or on a Dask cluster w
 
 Exit codes: 0 some point fits with probability at least --confidence, 1 none does, 2 bad input or usage, 3 the cluster (or the Dask scheduler) unreachable or unreadable.""")
 
+#: the headings of sweep's own options in its help (the shared ones: kplan.cli.options)
+FIT = "Fit and cost"
+WORKERS = "Workers"
+
 FILE_RANGE = re.compile(r"^(?P<path>.+):(?P<range>[0-9]+\.\.[0-9]+(?::[0-9]+)?)$")
-
-
-def parse_prices(values: Sequence[str]) -> dict[str, Decimal]:
-    """``like=NODE=PRICE`` → {NODE: PRICE}."""
-    out: dict[str, Decimal] = {}
-    for v in values:
-        name, sep, price = v[len("like="):].rpartition("=") if v.startswith("like=") else ("", "", "")
-        if not sep or not name:
-            raise InputError(f"--price {v}: expected like=NODE=PRICE, e.g. like=gen-c-3=0.38")
-        try:
-            amount = Decimal(price)
-        except InvalidOperation:
-            raise InputError(f"--price {v}: PRICE must be a number, got {price!r}") from None
-        if not amount.is_finite() or amount < 0:
-            raise InputError(f"--price {v}: PRICE must be a number of at least 0")
-        out[name] = amount
-    return out
 
 
 def parse_words(value: str | None, option: str) -> tuple[str, ...]:
@@ -73,7 +70,6 @@ def parse_plan(add_node: Sequence[str], scale: Sequence[str], cordon: Sequence[s
                kube_versions: Sequence[str] = ()) -> tuple[SweepPlan, list[str]]:
     """The axes and the ordered steps of every point, and the fixed changes in words.
     ``kube_versions``: the releases of --kube-version (an axis when there are several)."""
-    from kplan.cli.whatif import MAX_ADDED_NODES, build_changes, parse_like, read_nodes
     from kplan.io.hpa import parse_bound
     from kplan.io.scale import parse_scale
     from kplan.whatif.changes import AddNodes
@@ -262,18 +258,17 @@ def sweep(
     namespace: str | None = opt.namespace_option(),
     all_namespaces: bool = opt.all_namespaces_option(),
     keep_existing: bool = opt.keep_existing_option(),
-    add_node: list[str] = typer.Option(
-        [], "--add-node", metavar="like=NODE:FROM..TO", help="An axis of added nodes: like=NODE:FROM..TO[:STEP] (empty copies of NODE) or "
-        "FILE:FROM..TO[:STEP] (copies of the one Node in FILE); like=NODE[:COUNT] is an axis of one value; a FILE "
-        "alone adds its nodes to every point. Repeatable."),
-    scale: list[str] = typer.Option(
-        [], "--scale", metavar="KIND/NAME=FROM..TO", help="An axis of replica counts: KIND/[NAMESPACE/]NAME=FROM..TO[:STEP] (Deployment, "
-        "ReplicaSet, StatefulSet, ReplicationController, Job), or =N for one value. Repeatable."),
-    cordon: list[str] = typer.Option([], "--cordon", metavar="NODE", help="Cordon a node in every point. Repeatable."),
-    drain: list[str] = typer.Option([], "--drain", metavar="NODE", help="Drain a node in every point, as kplan whatif --drain. "
-                                    "Repeatable."),
-    remove_node: list[str] = typer.Option([], "--remove-node", metavar="NODE", help="Remove a node in every point, as kplan whatif "
-                                          "--remove-node. Repeatable."),
+    add_node: list[str] = chg.add_node_option(
+        "An axis of added nodes: like=NODE:FROM..TO[:STEP] (empty copies of NODE) or FILE:FROM..TO[:STEP] (copies "
+        "of the one Node in FILE); like=NODE[:COUNT] is an axis of one value; a FILE alone adds its nodes to every "
+        "point. Repeatable.", metavar="like=NODE:FROM..TO"),
+    scale: list[str] = chg.scale_option(
+        "An axis of replica counts: KIND/[NAMESPACE/]NAME=FROM..TO[:STEP] (Deployment, ReplicaSet, StatefulSet, "
+        "ReplicationController, Job), or =N for one value. Repeatable.", metavar="KIND/NAME=FROM..TO"),
+    cordon: list[str] = chg.cordon_option("Cordon a node in every point. Repeatable."),
+    drain: list[str] = chg.drain_option("Drain a node in every point, as kplan whatif --drain. Repeatable."),
+    remove_node: list[str] = chg.remove_node_option("Remove a node in every point, as kplan whatif --remove-node. "
+                                                    "Repeatable."),
     hpa: str | None = opt.hpa_option(
         "An axis of the bound every HorizontalPodAutoscaler scales its target to: BOUND[,BOUND...] of max, min, "
         "current (status.currentReplicas) and none (the declared replicas), e.g. none,max. --scale of the same "
@@ -285,18 +280,18 @@ def sweep(
     feature_gates: str = opt.feature_gates_option(),
     seed: int = opt.seed_option(),
     seeds: int = typer.Option(1, "--seeds", min=1, metavar="N", help="Simulate every point with this many seeds: --seed, "
-                              "--seed+1, …"),
+                              "--seed+1, …", rich_help_panel=FIT),
     tie_break: opt.TieBreak = opt.tie_break_option(),
-    price: list[str] = typer.Option(
-        [], "--price", metavar="like=NODE=PRICE", help="like=NODE=PRICE: the price of one node like NODE per hour (any unit); the cost of a "
-        "point is the price of the nodes its axes add. Repeatable."),
+    price: list[str] = chg.price_option(
+        "like=NODE=PRICE: the price of one node like NODE per hour (any unit); the cost of a point is the price of "
+        "the nodes its axes add. Repeatable.", panel=FIT),
     confidence: float = typer.Option(1.0, "--confidence", metavar="SHARE", help="The fit probability a point needs to count as "
-                                     "fitting (0 to 1)."),
+                                     "fitting (0 to 1).", rich_help_panel=FIT),
     dask: str | None = typer.Option(
         None, "--dask", metavar="ADDRESS", help="Run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://10.0.0.5:8786); "
-        "its workers need the same kplan. Default: worker processes on this machine."),
+        "its workers need the same kplan. Default: worker processes on this machine.", rich_help_panel=WORKERS),
     workers: int | None = typer.Option(None, "--workers", min=1, metavar="N", help="Local worker processes (default: one per "
-                                       "core). Ignored with --dask."),
+                                       "core). Ignored with --dask.", rich_help_panel=WORKERS),
     output: str = opt.output_option("SweepResult", "Output format: table, json, yaml, "
                                 "jsonpath=TEMPLATE (kubectl's JSONPath over the JSON document), markdown or html (a "
                                 "self-contained page with the curves)."),
@@ -309,7 +304,6 @@ def sweep(
     from kplan.cli.output import check_destination, deliver, result_options, run_info, with_release
     from kplan.cli.render import check_format, render
     from kplan.cli.terminal import is_quiet
-    from kplan.cli.whatif import check_node_names, looks_like_a_node_name
     from kplan.cli.workspace import load_inputs
     from kplan.io.sweep import SweepInputs
     from kplan.report.sweep import sweep_document

@@ -8,7 +8,17 @@ from typing import Any
 
 import typer
 
+from kplan.cli import change_options as chg
 from kplan.cli import options as opt
+from kplan.cli.change_options import (
+    MAX_ADDED_NODES,
+    build_changes,
+    check_node_names,
+    looks_like_a_node_name,
+    parse_like,
+    parse_prices,
+    read_nodes,
+)
 from kplan.cli.workspace import load_inputs, open_planner
 from kplan.report.check import FailOn
 
@@ -26,84 +36,9 @@ nodes that can go with every pod still placed, as cluster-autoscaler's scale-dow
 Exit codes: 0 the check passed after the change, 1 it failed (see --fail-on: by default, a pending pod does not run after the change), 2 bad input or usage, 3 cluster unreachable or unreadable.""")
 
 
-#: the most nodes one change adds, or --until-fit tries: Kubernetes supports clusters of up to
-#: 5,000 nodes, and an unbounded count would keep kplan busy for ever
-MAX_ADDED_NODES = 5000
-
-
-def parse_like(value: str, option: str) -> tuple[str, int]:
-    """``like=NODE[:COUNT]`` → (NODE, COUNT)."""
-    from kplan.errors import InputError
-
-    spec = value[len("like="):]
-    name, sep, count = spec.partition(":")
-    if not name:
-        raise InputError(f"{option} {value}: give like=NODE or like=NODE:COUNT")
-    if not sep:
-        return name, 1
-    if not (count.isascii() and count.isdigit()) or int(count) < 1:
-        raise InputError(f"{option} {value}: COUNT must be a whole number of at least 1")
-    if len(count) > 6 or int(count) > MAX_ADDED_NODES:
-        raise InputError(f"{option} {value}: COUNT must be at most {MAX_ADDED_NODES} (Kubernetes supports "
-                         f"clusters of up to {MAX_ADDED_NODES} nodes)")
-    return name, int(count)
-
-
-def read_nodes(path: str, option: str) -> list[Any]:
-    from kplan.errors import InputError
-    from kplan.io.manifests import load_manifests
-    from kplan.model.parse import parse_node
-
-    nodes = []
-    for obj in load_manifests([path]):
-        if obj.doc.get("kind") != "Node":
-            raise InputError(f"{obj.source}: {option} expects Node objects, found kind {obj.doc.get('kind')!r}")
-        nodes.append(parse_node(obj.doc, obj.source))
-    if not nodes:
-        raise InputError(f"{path}: {option} found no Node in this file")
-    return nodes
-
-
-def looks_like_a_node_name(value: str) -> bool:
-    """A value given where a file is expected that is no file and could be a node's name
-    (``--add-node gen-c-3`` for ``like=gen-c-3``): judged once the cluster is loaded."""
-    import os
-
-    return not os.path.exists(value) and "/" not in value and not value.endswith((".yaml", ".yml", ".json", ".gz"))
-
-
-def check_node_names(values: list[tuple[str, str]], inputs: Any) -> None:
-    """The error for each (option, value) that named no file: with the hint ``like=NAME`` when a
-    node of that name exists."""
-    from kplan.errors import InputError
-
-    nodes = {n.name for n in inputs.nodes}
-    for option, value in values:
-        # --add-node gen-c-3:2 (whatif) and gen-c-3:1..4 (sweep) meant like=gen-c-3:2 and like=gen-c-3:1..4
-        name = value.partition(":")[0] if option == "--add-node" else value
-        hint = f"; node {name} exists: {option} like={value} takes empty copies of it" if name in nodes else ""
-        raise InputError(f"{option} {value}: no such file or folder{hint}")
-
-
-def build_changes(add_node: list[str], remove_node: list[str], cordon: list[str],
-                  drain: list[str], unread: list[tuple[str, str]] | None = None) -> tuple[list[Any], list[Any]]:
-    """The node changes, read (the --add-node files parsed) once, before anything is loaded: those
-    that apply before the --scale deltas (added nodes) and those that apply after them."""
-    from kplan.whatif.changes import AddNodes, CloneNode, CordonNode, DrainNode, RemoveNode
-
-    first: list[Any] = []
-    for v in add_node:
-        if v.startswith("like="):
-            name, count = parse_like(v, "--add-node")
-            first.append(CloneNode(name, count))
-        elif unread is not None and looks_like_a_node_name(v):
-            unread.append(("--add-node", v))
-        else:
-            first.append(AddNodes(tuple(read_nodes(v, "--add-node"))))
-    then: list[Any] = [CordonNode(n) for n in cordon]
-    then += [DrainNode(n) for n in drain]
-    then += [RemoveNode(n) for n in remove_node]
-    return first, then
+#: the headings of whatif's own options in its help (the shared ones: kplan.cli.options)
+UNTIL_FIT = "Finding the nodes to add (--until-fit)"
+SHRINK = "Finding the nodes to remove (--shrink, as cluster-autoscaler's scale-down)"
 
 
 def until_fit_template(value: str) -> Any:
@@ -171,7 +106,6 @@ def shrink_settings(shrink: bool, until_fit: list[str], candidates: str | None, 
         return None
     if until_fit:
         raise InputError("--shrink and --until-fit ask opposite questions: give one of them")
-    from kplan.cli.sweep import parse_prices
     from kplan.whatif.shrink import ShrinkOptions
 
     opts = ShrinkOptions(
@@ -194,20 +128,11 @@ def whatif(
     namespace: str | None = opt.namespace_option(),
     all_namespaces: bool = opt.all_namespaces_option(),
     keep_existing: bool = opt.keep_existing_option(),
-    add_node: list[str] = typer.Option(
-        [], "--add-node", metavar="FILE|like=NODE[:N]", help="Add nodes: a file of Node manifests, or like=NODE[:COUNT] for COUNT empty copies of "
-        "NODE named NODE-whatif-1, … Repeatable."),
-    remove_node: list[str] = typer.Option(
-        [], "--remove-node", metavar="NODE", help="Remove a node with its pods (pods owned by a controller other than a DaemonSet "
-        "come back pending). Repeatable."),
-    cordon: list[str] = typer.Option([], "--cordon", metavar="NODE", help="Mark a node unschedulable; its pods stay. Repeatable."),
-    drain: list[str] = typer.Option(
-        [], "--drain", metavar="NODE", help="Cordon a node and evict its pods as kubectl drain does: DaemonSet pods and pods whose "
-        "eviction would violate a PodDisruptionBudget stay, controller-owned pods come back pending, bare pods are "
-        "deleted. Repeatable."),
-    scale: list[str] = typer.Option(
-        [], "--scale", metavar="KIND/NAME=N", help="Scale a workload: KIND/[NAMESPACE/]NAME=REPLICAS (Deployment, ReplicaSet, "
-        "StatefulSet, ReplicationController, Job). Repeatable."),
+    add_node: list[str] = chg.add_node_option(),
+    remove_node: list[str] = chg.remove_node_option(),
+    cordon: list[str] = chg.cordon_option(),
+    drain: list[str] = chg.drain_option(),
+    scale: list[str] = chg.scale_option(),
     hpa: str | None = opt.hpa_option(opt.HPA_HELP + " Applied to the run after, with the scaled workloads."),
     scheduler_config: str | None = opt.scheduler_config_option("A KubeSchedulerConfiguration file for the 'after' run."),
     kube_version: str | None = opt.kube_version_option(),
@@ -218,42 +143,41 @@ def whatif(
     until_fit: list[str] = typer.Option(
         [], "--until-fit", metavar="FILE|like=NODE", help="Find the smallest number of nodes like TEMPLATE (a Node file, or like=NODE) that "
         "places as many pending pods as any number does, on top of the other changes, and name the pods that never "
-        "fit on such a node and why. Repeatable: one answer per template (the run shown after is the first's)."),
+        "fit on such a node and why. Repeatable: one answer per template (the run shown after is the first's).", rich_help_panel=UNTIL_FIT),
     until_fit_limit: int = typer.Option(1024, "--until-fit-limit", min=1, metavar="N", max=MAX_ADDED_NODES,
-                                        help="The most template nodes --until-fit tries."),
+                                        help="The most template nodes --until-fit tries.", rich_help_panel=UNTIL_FIT),
     shrink: bool = typer.Option(
         False, "--shrink", help="Find which nodes can be removed with every running pod rescheduled and every pending "
-        "pod placed, as cluster-autoscaler's scale-down decides (on top of the other changes)."),
+        "pod placed, as cluster-autoscaler's scale-down decides (on top of the other changes).", rich_help_panel=SHRINK),
     shrink_candidates: str | None = typer.Option(
         None, "--shrink-candidates", metavar="SELECTOR|NODE,…", help="The nodes --shrink considers: a label selector "
-        "(kubectl -l syntax) or node names separated by commas (default: every node)."),
+        "(kubectl -l syntax) or node names separated by commas (default: every node).", rich_help_panel=SHRINK),
     scale_down_utilization_threshold: float = typer.Option(
         0.5, "--scale-down-utilization-threshold", min=0.0, max=1.0, metavar="RATIO",
         help="--shrink: a node is a candidate while the larger of its cpu and memory requests over allocatable is "
-        "below this (cluster-autoscaler's flag)."),
+        "below this (cluster-autoscaler's flag).", rich_help_panel=SHRINK),
     scale_down_gpu_utilization_threshold: float = typer.Option(
         0.5, "--scale-down-gpu-utilization-threshold", min=0.0, max=1.0, metavar="RATIO",
-        help="--shrink: the same for nodes with GPUs, on their GPU requests (cluster-autoscaler's flag)."),
+        help="--shrink: the same for nodes with GPUs, on their GPU requests (cluster-autoscaler's flag).", rich_help_panel=SHRINK),
     skip_nodes_with_system_pods: str = typer.Option(
         "true", "--skip-nodes-with-system-pods", metavar="true|false",
-        help="--shrink: a kube-system pod no PodDisruptionBudget selects keeps its node (cluster-autoscaler's flag)."),
+        help="--shrink: a kube-system pod no PodDisruptionBudget selects keeps its node (cluster-autoscaler's flag).", rich_help_panel=SHRINK),
     skip_nodes_with_local_storage: str = typer.Option(
         "true", "--skip-nodes-with-local-storage", metavar="true|false",
-        help="--shrink: a pod with a hostPath or emptyDir volume keeps its node (cluster-autoscaler's flag)."),
+        help="--shrink: a pod with a hostPath or emptyDir volume keeps its node (cluster-autoscaler's flag).", rich_help_panel=SHRINK),
     skip_nodes_with_custom_controller_pods: str = typer.Option(
         "true", "--skip-nodes-with-custom-controller-pods", metavar="true|false",
         help="--shrink: a pod whose controller is not a ReplicationController, Job, ReplicaSet or StatefulSet keeps "
-        "its node, as a pod without controller always does (cluster-autoscaler's flag)."),
+        "its node, as a pod without controller always does (cluster-autoscaler's flag).", rich_help_panel=SHRINK),
     ignore_daemonsets_utilization: str = typer.Option(
         "false", "--ignore-daemonsets-utilization", metavar="true|false",
-        help="--shrink: leave DaemonSet pods out of a node's utilisation (cluster-autoscaler's flag)."),
+        help="--shrink: leave DaemonSet pods out of a node's utilisation (cluster-autoscaler's flag).", rich_help_panel=SHRINK),
     ignore_mirror_pods_utilization: str = typer.Option(
         "false", "--ignore-mirror-pods-utilization", metavar="true|false",
-        help="--shrink: leave mirror (static) pods out of a node's utilisation (cluster-autoscaler's flag)."),
-    price: list[str] = typer.Option(
-        [], "--price", metavar="like=NODE=PRICE", help="--shrink: the price of NODE and of every node of its instance "
-        "type (node.kubernetes.io/instance-type) per hour, any unit: the answer gives the cost before and after. "
-        "Repeatable."),
+        help="--shrink: leave mirror (static) pods out of a node's utilisation (cluster-autoscaler's flag).", rich_help_panel=SHRINK),
+    price: list[str] = chg.price_option(
+        "--shrink: the price of NODE and of every node of its instance type (node.kubernetes.io/instance-type) per "
+        "hour, any unit: the answer gives the cost before and after. Repeatable.", panel=SHRINK),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
     autoscaler: str | None = opt.autoscaler_option(),
@@ -264,7 +188,7 @@ def whatif(
                                 "or html (a self-contained page with charts)."),
     fail_on: FailOn = opt.fail_on_option(opt.FAIL_ON_HELP + " Judged after the change."),
     show_all: bool = typer.Option(False, "--all", help="List every changed pod and node in the table output "
-                                  "(default: up to 20 of each kind; JSON and YAML always list all)."),
+                                  "(default: up to 20 of each kind; JSON and YAML always list all).", rich_help_panel=opt.OUTPUT),
     verbose: bool = opt.verbose_option("Print load and simulation times on stderr."),
     output_file: str | None = opt.output_file_option(),
     quiet: bool = opt.quiet_option(),

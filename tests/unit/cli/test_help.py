@@ -116,3 +116,29 @@ def test_one_node_is_one_node(tmp_path: Any) -> None:
     out = CliRunner().invoke(app, ["simulate", str(root / "tests/fixtures/planning/replica.yaml"), "-c",
                                    str(tmp_path / "node.yaml")]).stdout
     assert "1 pending pod: 1 scheduled, 0 unschedulable (1 node)." in out, out
+
+
+@pytest.mark.parametrize(("command", "headings"), [
+    ("whatif", ["Arguments", "Inputs", "Changes", "Scheduler", "Finding the nodes to add (--until-fit)",
+                "Finding the nodes to remove (--shrink, as cluster-autoscaler's scale-down)", "Node autoscaler",
+                "Output", "Help"]),
+    ("sweep", ["Arguments", "Inputs", "Changes", "Scheduler", "Fit and cost", "Workers", "Output", "Help"]),
+], ids=["whatif lists its options under the headings a reader looks for",
+        "sweep groups its options the same way"])
+def test_a_command_s_help_groups_its_options_under_headings(command: str, headings: list[str]) -> None:
+    from typer.testing import CliRunner
+
+    out = CliRunner().invoke(app, [command, "--help"], terminal_width=100).output
+    found = [line[:-1] for line in out.splitlines() if line.endswith(":") and line[:1].isupper()
+             and not line.startswith("Usage")]
+    assert found == headings
+    # every option but --help sits under a heading of its own kind, none under the catch-all
+    assert out.split("\nHelp:\n")[1].split() == ["-h,", "--help", "Show", "this", "message", "and", "exit."]
+
+
+@pytest.mark.parametrize("flag", ["--add-node", "--remove-node", "--cordon", "--drain", "--scale", "--price"])
+def test_whatif_and_sweep_take_the_change_options_from_one_module(flag: str) -> None:
+    # kplan.cli.change_options defines them once: the same name, metavar kind and multiplicity
+    found = {path: param for path, cmd in LEAVES for param in cmd.params if flag in getattr(param, "opts", [])}
+    assert set(found) == {"kplan whatif", "kplan sweep"}, flag
+    assert {(tuple(p.opts), p.multiple, repr(p.default)) for p in found.values()} == {((flag,), True, "[]")}

@@ -9,7 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from kplan.cli.sweep import parse_confidence, parse_plan, parse_prices
+from kplan.cli.change_options import parse_prices
+from kplan.cli.sweep import parse_confidence, parse_plan
 from kplan.errors import InputError
 from kplan.model.objects import Node
 from kplan.whatif.changes import CloneNode, DrainNode
