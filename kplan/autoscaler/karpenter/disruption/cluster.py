@@ -2,12 +2,12 @@
 NodeClaims of the scheduling simulation (``KarpenterClaim``), and the launch of a replacement.
 
 * Every node labelled ``karpenter.sh/nodepool`` is Karpenter's; its NodeClaim is the input's one
-  of that node (status.nodeName or providerID), or else one made from the node (launched,
+  of that node (same providerID, else status.nodeName), or else one made from the node (launched,
   registered and initialized when the node was created), as the oracle does. Such a node without the
   ``karpenter.sh/registered`` / ``karpenter.sh/initialized`` labels gets them ("true"), as the
   oracle gives them: Karpenter reads a node's state from these labels (StateNode.Initialized),
   which a node given by hand rarely carries. Other nodes are not Karpenter's; NodeClaims without
-  a node are in flight.
+  a node are in flight once launched (status.providerID set).
 * Drift is found as the NodeClaim disruption controller finds it at ``now`` (``drift_reason``);
   Consolidatable is decided by the disruption methods at ``now`` (consolidation.not_consolidatable).
 * A NodePool's instance types are the whole catalog (the KWOK provider offers every type to every
@@ -146,15 +146,16 @@ def with_state_labels(node: Node) -> Node:
 
 
 def node_claims_by_node(cluster: KarpenterCluster) -> dict[str, NodeClaim]:
-    """The NodeClaim of each Karpenter node (by status.nodeName, else by providerID)."""
+    """The NodeClaim of each Karpenter node: the one of the same providerID, else the one whose
+    status.nodeName is the node (state.Cluster's join, as the scheduler's), else one made for it."""
     by_node = {nc.node_name: nc for nc in cluster.node_claims if nc.node_name}
     by_provider = {nc.provider_id: nc for nc in cluster.node_claims if nc.provider_id}
     out = {}
     for n in cluster.nodes:
         if NODE_POOL_LABEL not in n.labels:
             continue
-        provider = n.provider_id
-        out[n.name] = by_node.get(n.name) or (by_provider.get(provider) if provider else None) or claim_for_node(n)
+        found = by_provider.get(n.provider_id) if n.provider_id else None
+        out[n.name] = found or by_node.get(n.name) or claim_for_node(n)
     return out
 
 
@@ -178,7 +179,8 @@ def state_nodes(cluster: KarpenterCluster, claims: Mapping[str, NodeClaim], now:
         out.append(StateNode(n.name, n, view(nc) if nc is not None else None, tuple(pods.get(n.name, ()))))
     backing = {nc.name for nc in claims.values()}
     for nc in cluster.node_claims:
-        if nc.name not in backing and not nc.node_name:
+        # a NodeClaim without a Node is in Karpenter's state once launched (status.providerID set)
+        if nc.name not in backing and nc.provider_id:
             out.append(StateNode(nc.name, None, view(nc)))
     return out
 

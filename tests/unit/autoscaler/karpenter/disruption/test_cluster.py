@@ -92,12 +92,14 @@ def test_views_find_each_karpenter_nodes_claim_or_make_one() -> None:
     nodes = (Node("a", labels=labels, ready="True"), Node("b", labels=labels, ready="True"), Node("plain"))
     claims = (NodeClaim("claim-a", "default", labels=labels, node_name="a", registered=True, initialized=True,
                         initialized_time=50.0, last_pod_event_time=70.0, creation_time=40.0),
-              NodeClaim("in-flight", "default", labels=labels, creation_time=90.0))
+              NodeClaim("in-flight", "default", labels=labels, creation_time=90.0, provider_id="kwok://x"),
+              NodeClaim("not-launched", "default", labels=labels, creation_time=95.0))
     pods = (Pod(namespace="default", name="p", uid="p", node_name="a"),)
     cluster = KarpenterCluster(nodes, pods, (NodePool("default"),), claims, (), CATALOG)
     by_node = node_claims_by_node(cluster)
     assert by_node["a"].name == "claim-a" and by_node["b"].name == "b" and "plain" not in by_node
     views = state_nodes(cluster, by_node, 100.0)
+    # a claim not launched yet (no providerID) is not in Karpenter's state
     assert [v.name for v in views] == ["a", "b", "plain", "in-flight"]
     a, b, plain, flight = views
     assert a.claim is not None and (a.claim.initialized, a.claim.last_pod_event) == (50.0, 70.0)
@@ -161,6 +163,8 @@ def test_a_nodes_provider_id_and_creation_time_pair_it_with_its_claim_and_date_a
     assert (n.provider_id, n.creation_time) == ("kwok://a", 1736467200.0)
     made = claim_for_node(n)
     assert (made.initialized_time, made.creation_time, made.provider_id) == (1736467200.0, 1736467200.0, "kwok://a")
-    claims = (NodeClaim("claim-x", "default", provider_id="kwok://a", initialized=True),)
+    claims = (NodeClaim("by-name", "default", node_name="a"),
+              NodeClaim("claim-x", "default", provider_id="kwok://a", initialized=True))
     cluster = KarpenterCluster((n,), (), (NodePool("default"),), claims, (), CATALOG)
+    # the providerID join wins over status.nodeName, as in state.Cluster
     assert node_claims_by_node(cluster)["a"].name == "claim-x"
