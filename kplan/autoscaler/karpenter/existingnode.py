@@ -136,17 +136,17 @@ class ExistingNode:
             return f"checking host port usage, {err}"
         if not res.fits(requests, self.remaining):
             return "exceeds node resources"
-        err = self.requirements.compatible(pod_reqs)
-        if err is not None:
-            return err
+        # the reasons an existing node refuses a pod are not reported (scheduler.go keeps only the
+        # new NodeClaims' errors), so the requirement checks do not write them
+        if not self.requirements.is_compatible(pod_reqs):
+            return "incompatible requirements"
         reqs = self.requirements.copy()
         reqs.add(*pod_reqs.values())
         topo = self.topology.add_requirements(pod, self.taints, strict, reqs)
         if isinstance(topo, str):
             return topo
-        err = reqs.compatible(topo)
-        if err is not None:
-            return err
+        if not reqs.is_compatible(topo):
+            return "incompatible topology requirements"
         reqs.add(*topo.values())
         return reqs
 

@@ -5,7 +5,11 @@ and kwok/cloudprovider/helpers.go newInstanceType (the requirements a type carri
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
 
 from kplan.autoscaler.gosort import sort_slice
 from kplan.autoscaler.karpenter.requirements import Req, Requirements, from_spec
@@ -19,6 +23,16 @@ from kplan.model.karpenter import (
     InstanceType,
     Offering,
 )
+
+
+class CatalogIndexLike(Protocol):
+    """What order_by_price reads of catalogindex.CatalogIndex (which imports this module)."""
+
+    @property
+    def position(self) -> Mapping[InstanceType, int]: ...
+
+    def cheapest_launch_prices(self, reqs: Requirements) -> npt.NDArray[np.float64]: ...
+
 
 # caches keyed by the objects themselves (an InstanceType hashes by identity, an Offering by value)
 _requirements: dict[InstanceType, Requirements] = {}
@@ -81,10 +95,15 @@ def cheapest_launch_price(it: InstanceType, reqs: Requirements, well_known: froz
     return best
 
 
-def order_by_price(types: Sequence[InstanceType], reqs: Requirements, well_known: frozenset[str]) -> list[InstanceType]:
+def order_by_price(types: Sequence[InstanceType], reqs: Requirements, well_known: frozenset[str],
+                   index: CatalogIndexLike | None = None) -> list[InstanceType]:
     """InstanceTypes.OrderByPrice: by the cheapest launchable offering the requirements allow,
     with Go's sort.Slice (so types of equal price end where Go leaves them)."""
-    price = {it: cheapest_launch_price(it, reqs, well_known) for it in types}
+    if index is not None:
+        prices = index.cheapest_launch_prices(reqs)
+        price = {it: float(prices[index.position[it]]) for it in types}
+    else:
+        price = {it: cheapest_launch_price(it, reqs, well_known) for it in types}
     out = list(types)
     sort_slice(out, lambda a, b: price[a] < price[b])
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kplan.autoscaler.karpenter.catalogindex import CatalogIndex
 from kplan.autoscaler.karpenter.instancetypes import (
     compatible_offerings,
     launchable,
@@ -89,12 +90,13 @@ def custom_labels(reqs: Requirements, well_known: frozenset[str]) -> dict[str, s
 
 
 def to_node_claim(requirements: Requirements, instance_types: Sequence[InstanceType], labels: dict[str, str],
-                  well_known: frozenset[str]) -> tuple[list[InstanceType], Requirements, dict[str, str]]:
+                  well_known: frozenset[str], index: CatalogIndex | None = None,
+                  ) -> tuple[list[InstanceType], Requirements, dict[str, str]]:
     """ToNodeClaim: the types ordered by price and cut to MaxInstanceTypes, named in an
     instance-type requirement; the capacity types their launchable offerings allow; the labels
     with the custom ones; the requirements without the simulation keys and the hostname."""
     reqs = requirements.copy()
-    types = order_by_price(instance_types, reqs, well_known)[:MAX_INSTANCE_TYPES]
+    types = order_by_price(instance_types, reqs, well_known, index)[:MAX_INSTANCE_TYPES]
     mv = reqs.get(INSTANCE_TYPE_LABEL).min_values
     reqs.add(Req(INSTANCE_TYPE_LABEL, False, frozenset(t.name for t in types), None, None, mv))
     capacity_types: list[str] = []

@@ -268,7 +268,22 @@ class Requirements:
         return self.intersects(incoming)
 
     def is_compatible(self, incoming: Requirements, allow_undefined: frozenset[str] = frozenset()) -> bool:
-        return self.compatible(incoming, allow_undefined) is None
+        """``compatible(...) is None`` without writing the reason."""
+        mine = self._reqs
+        for key, r in incoming._reqs.items():
+            if key not in allow_undefined and key not in mine and r.operator not in (NOT_IN, DOES_NOT_EXIST):
+                return False
+        small, large = (mine, incoming._reqs) if len(mine) <= len(incoming._reqs) else (incoming._reqs, mine)
+        for key in small:
+            if key not in large:
+                continue
+            existing, other = mine[key], incoming._reqs[key]
+            if existing.has_intersection(other):
+                continue
+            if other.operator in (NOT_IN, DOES_NOT_EXIST) and existing.operator in (NOT_IN, DOES_NOT_EXIST):
+                continue
+            return False
+        return True
 
     def intersects(self, incoming: Requirements) -> str | None:
         """Intersects: None when every shared key has a common value (two keys that both only

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from kplan.autoscaler.gosort import sort_slice
 from kplan.autoscaler.karpenter import resources as res
+from kplan.autoscaler.karpenter.catalogindex import catalog_index
 from kplan.autoscaler.karpenter.existingnode import ExistingNode, StateNode
 from kplan.autoscaler.karpenter.hostportusage import HostPortUsage
 from kplan.autoscaler.karpenter.instancetypes import instance_type_requirements
@@ -40,7 +44,7 @@ from kplan.autoscaler.karpenter.nodeclaimtemplate import (
 from kplan.autoscaler.karpenter.preferences import PREFER_NO_SCHEDULE_TOLERATION, PodView, relax
 from kplan.autoscaler.karpenter.provisioner import NO_NODE_POOLS, ignored_reason
 from kplan.autoscaler.karpenter.queue import Queue
-from kplan.autoscaler.karpenter.requirements import Requirements, from_labels, pod_requirements
+from kplan.autoscaler.karpenter.requirements import Req, Requirements, from_labels, pod_requirements
 from kplan.autoscaler.karpenter.results import (
     ExistingNodePods,
     KarpenterCluster,
@@ -48,8 +52,16 @@ from kplan.autoscaler.karpenter.results import (
     ProvisioningResult,
 )
 from kplan.autoscaler.karpenter.taints import tolerates_pod
-from kplan.autoscaler.karpenter.topology import Topology, build_domain_groups
-from kplan.model.karpenter import HOSTNAME_LABEL, NODE_POOL_LABEL, InstanceType, NodeClaim, NodePool
+from kplan.autoscaler.karpenter.topology import Topology, build_domain_groups, topology_keys
+from kplan.model.karpenter import (
+    DOES_NOT_EXIST,
+    HOSTNAME_LABEL,
+    NODE_POOL_LABEL,
+    NOT_IN,
+    InstanceType,
+    NodeClaim,
+    NodePool,
+)
 from kplan.model.objects import PREFER_NO_SCHEDULE, Pod, Taint
 
 NO_TEMPLATES = "nodepool requirements filtered out all available instance types"
@@ -158,6 +170,8 @@ class Scheduler:
         self.best_effort = min_values_policy == BEST_EFFORT
         self.catalog = cluster.catalog
         self.well_known = cluster.catalog.well_known_labels
+        #: the catalog in columns (the fast path of the per-type tests), None for catalogs it does not cover
+        self.index = catalog_index(cluster.catalog)
         pools = order_by_weight([p for p in cluster.node_pools if p.replicas is None])
         types = list(cluster.catalog.instance_types)
         types_by_pool = {p.name: types for p in pools} if types else {}
@@ -188,7 +202,7 @@ class Scheduler:
         node_by_name = {n.name: n for n in cluster.nodes}
         type_reqs = {it: instance_type_requirements(it) for it in types}
         self.topology = Topology(
-            build_domain_groups(pools, types_by_pool, type_reqs),
+            build_domain_groups(pools, types_by_pool, type_reqs, topology_keys(pending, cluster.bound_pods)),
             [(s.node, s.labels()) for s in states if s.node is not None],
             cluster.bound_pods, node_by_name, {p.uid for p in pending}, cluster.namespace_labels, self.respect)
         for p in pending:
@@ -201,7 +215,8 @@ class Scheduler:
             t = new_node_claim_template(pool)
             everything = [DaemonOverheadGroup(list(types_by_pool[pool.name]), {}, HostPortUsage())]
             t.instance_type_options, _, _ = filter_instance_types_by_requirements(
-                types_by_pool[pool.name], t.requirements, None, {}, everything, {}, self.best_effort, self.well_known)
+                types_by_pool[pool.name], t.requirements, None, {}, everything, {}, self.best_effort, self.well_known,
+                self.index)
             if t.instance_type_options:
                 self.templates.append(t)
         daemons = [p for p in cluster.daemonset_pods if not has_dra_requirements(p)]
@@ -224,6 +239,29 @@ class Scheduler:
             if owner in self.remaining:
                 self.remaining[owner] = res.subtract(self.remaining[owner], s.capacity())
         self.existing.sort(key=lambda e: (not e.initialized, e.name))
+        # what each existing node has left, as columns: a pod is tried only on the nodes it fits
+        # (CanAdd fails on the others whatever else holds), in the same order
+        names = sorted({k for e in self.existing for k in e.remaining} | {k for p in pending for k in p.requests}
+                       | {"pods"})
+        self.columns = {k: j for j, k in enumerate(names)}
+        self.left = np.array([[e.remaining.get(k, 0) for k in names] for e in self.existing],
+                             dtype=np.int64).reshape(len(self.existing), len(names))
+        # and their label requirements as codes per key; a node whose requirements gained a key
+        # (a pod's NotIn on a label it lacks) is "changed" and always checked the readable way
+        self.label_codes: dict[str, npt.NDArray[np.int64]] = {}
+        vocabs: dict[str, dict[str, int]] = {}
+        count = len(self.existing)
+        for i, e in enumerate(self.existing):
+            for key in e.requirements.keys():
+                codes = self.label_codes.get(key)
+                if codes is None:
+                    codes = self.label_codes[key] = np.full(count, -1, dtype=np.int64)
+                vocab = vocabs.setdefault(key, {})
+                codes[i] = vocab.setdefault(next(iter(e.requirements.get(key).values)), len(vocab))
+        self.label_vocab: dict[str, list[str]] = {k: list(v) for k, v in vocabs.items()}
+        self.base_keys = [frozenset(e.requirements.keys()) for e in self.existing]
+        self.changed = np.zeros(count, dtype=bool)
+        self._allowed: dict[Req, npt.NDArray[np.bool_]] = {}
         self.new_claims: list[SchedulingNodeClaim] = []
         self._hostnames = 0
 
@@ -248,17 +286,58 @@ class Scheduler:
                 return err
             self.topology.update(v)
 
+    def _allowed_codes(self, r: Req) -> npt.NDArray[np.bool_]:
+        got = self._allowed.get(r)
+        if got is None:
+            undefined_ok = r.operator in (NOT_IN, DOES_NOT_EXIST)
+            got = np.array([r.has(v) for v in self.label_vocab[r.key]] + [undefined_ok], dtype=bool)
+            if len(self._allowed) < 65536:
+                self._allowed[r] = got
+        return got
+
+    def candidate_existing_nodes(self, requests: res.Resources, pod_reqs: Requirements) -> list[int]:
+        """The positions, in order, of the existing nodes CanAdd can accept the pod on: those whose
+        remaining resources fit ``requests`` (resources.Fits) and whose requirements are
+        compatible with the pod's (for nodes with only their labels' requirements, read from the
+        codes; changed nodes are kept for the readable check). CanAdd fails on every other node."""
+        if not self.existing:
+            return []
+        ok = ~(self.left < 0).any(axis=1)
+        for k, v in requests.items():
+            j = self.columns.get(k)
+            if j is None:
+                if v > 0:
+                    return []
+                continue
+            ok &= self.left[:, j] >= v
+        for key in pod_reqs.keys():
+            r = pod_reqs.get(key)
+            codes = self.label_codes.get(key)
+            if codes is None:
+                if r.operator not in (NOT_IN, DOES_NOT_EXIST):
+                    ok &= self.changed
+                continue
+            ok &= self._allowed_codes(r)[codes] | self.changed  # code -1 reads "undefined"
+        return [int(i) for i in np.flatnonzero(ok)]
+
     def add(self, v: PodView, data: PodData) -> str | None:
         pod = v.pod
-        for node in self.existing:
+        for i in self.candidate_existing_nodes(data.requests, data.requirements):
+            node = self.existing[i]
             if node.name in self.under_consolidate_after and not is_pending(pod) and pod.node_name not in self.deleting:
                 continue
             r = node.can_add(pod, data.requests, data.requirements, data.strict_requirements, v.tolerations)
             if not isinstance(r, str):
                 node.add(pod, data.requests, r)
+                for k, q in data.requests.items():
+                    self.left[i, self.columns[k]] -= q
+                if not self.changed[i] and frozenset(r.keys()) != self.base_keys[i]:
+                    self.changed[i] = True
                 return None
         sort_slice(self.new_claims, lambda a, b: len(a.pods) < len(b.pods))
         for claim in self.new_claims:
+            if claim.cannot_fit(data.requests):
+                continue
             got = claim.can_add(pod, data, v.tolerations, False)
             if not isinstance(got, str):
                 claim.add(pod, data, *got)
@@ -282,7 +361,7 @@ class Scheduler:
                     continue
             self._hostnames += 1
             claim = SchedulingNodeClaim(t, self.topology, self.daemon_groups[t.name], types,
-                              f"hostname-placeholder-{self._hostnames:04d}", self.well_known)
+                              f"hostname-placeholder-{self._hostnames:04d}", self.well_known, self.index)
             got = claim.can_add(v.pod, data, v.tolerations, self.best_effort)
             if isinstance(got, str):
                 errors.append(got)
@@ -327,7 +406,8 @@ class Scheduler:
         reqs: Requirements = c.requirements.copy()
         reqs.remove(HOSTNAME_LABEL)
         requests = res.merge(c.requests, c.daemon_requests())
-        types, final, labels = to_node_claim(reqs, c.instance_type_options, c.template.labels, self.well_known)
+        types, final, labels = to_node_claim(reqs, c.instance_type_options, c.template.labels, self.well_known,
+                                             self.index)
         if reqs.has_min_values() and not self.best_effort:
             _, _, err = satisfies_min_values(types, reqs)
             if err is not None:

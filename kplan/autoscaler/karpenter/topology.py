@@ -50,7 +50,7 @@ class TopologyNodeFilter:
     def matches(self, taints: Sequence[Taint], reqs: Requirements) -> bool:
         if self.affinity_policy == HONOR and self.requirements:
             # upstream does not forward the compatibility options here: undefined keys fail
-            if not any(reqs.compatible(r) is None for r in self.requirements):
+            if not any(reqs.is_compatible(r) for r in self.requirements):
                 return False
         if self.taint_policy == HONOR and tolerates_pod(taints, self.tolerations) is not None:
             return False
@@ -97,10 +97,23 @@ class DomainGroup:
                 yield domain
 
 
+def topology_keys(pending: Sequence[Pod], bound: Sequence[Pod]) -> frozenset[str]:
+    """The keys any topology group of a round can have: the pending pods' spread and (anti-)affinity
+    keys and the bound pods' required anti-affinity keys. Domain groups are only read for these."""
+    keys = {c.topology_key for p in pending for c in p.spread_constraints}
+    for p in pending:
+        keys.update(t.topology_key for t in (*p.affinity_required, *p.anti_affinity_required))
+        keys.update(w.term.topology_key for w in (*p.affinity_preferred, *p.anti_affinity_preferred))
+    keys.update(t.topology_key for p in bound for t in p.anti_affinity_required)
+    return frozenset(keys)
+
+
 def build_domain_groups(pools: Sequence[NodePool], types: Mapping[str, Sequence[InstanceType]],
-                        type_reqs: Mapping[InstanceType, Requirements]) -> dict[str, DomainGroup]:
+                        type_reqs: Mapping[InstanceType, Requirements],
+                        keys: frozenset[str] | None = None) -> dict[str, DomainGroup]:
     """buildDomainGroups: every value each NodePool's requirements and labels allow together with
-    each of its instance types, and the In values of the pool's own requirements."""
+    each of its instance types, and the In values of the pool's own requirements (for ``keys``
+    only, when given: the groups no constraint reads are not built)."""
     groups: dict[str, DomainGroup] = {}
     for pool in pools:
         if pool.name not in types:
@@ -108,13 +121,21 @@ def build_domain_groups(pools: Sequence[NodePool], types: Mapping[str, Sequence[
         base = from_spec(pool.requirements)
         base.add(*from_labels(pool.labels).values())
         for it in types[pool.name]:
-            reqs = base.copy()
-            reqs.add(*type_reqs[it].values())
-            for r in reqs.values():
-                g = groups.setdefault(r.key, DomainGroup())
+            treqs = type_reqs[it]
+            wanted = set(base.keys()) | set(treqs.keys())
+            if keys is not None:
+                wanted &= keys
+            for key in sorted(wanted):
+                if treqs.has(key):
+                    r = treqs.get(key).intersection(base.get(key)) if base.has(key) else treqs.get(key)
+                else:
+                    r = base.get(key)
+                g = groups.setdefault(key, DomainGroup())
                 for domain in sorted(r.values):
                     g.insert(domain, pool.taints)
         for r in base.values():
+            if keys is not None and r.key not in keys:
+                continue
             if r.operator == IN:
                 g = groups.setdefault(r.key, DomainGroup())
                 for domain in sorted(r.values):
@@ -269,6 +290,7 @@ class Topology:
         self.namespace_labels = namespace_labels
         #: PreferencePolicy Respect (preferred terms and ScheduleAnyway count until relaxed) or Ignore
         self.respect = respect_preferences
+        self._label_reqs: dict[str, Requirements] = {}
         self.groups: dict[tuple[object, ...], TopologyGroup] = {}
         self.inverse: dict[tuple[object, ...], TopologyGroup] = {}
         for p in self.bound:
@@ -277,6 +299,13 @@ class Topology:
                 self.update_inverse_anti_affinity(p, node.labels if node is not None else None)
 
     # -------------------------------------------------------------------------------- building
+    def label_requirements(self, node: Node) -> Requirements:
+        """NewLabelRequirements of a node's labels, built once per node (not to be changed)."""
+        got = self._label_reqs.get(node.name)
+        if got is None:
+            got = self._label_reqs[node.name] = from_labels(node.labels)
+        return got
+
     def namespaces_of(self, pod: Pod, term: PodAffinityTerm) -> frozenset[str]:
         """buildNamespaceList."""
         if not term.namespaces and term.namespace_selector is None:
@@ -342,7 +371,7 @@ class Topology:
     def count_domains(self, tg: TopologyGroup) -> None:
         """countDomains: the existing nodes' domains, and the bound pods the group selects."""
         for node, labels in self.nodes:
-            if not tg.node_filter.matches(node.taints, from_labels(node.labels)):
+            if not tg.node_filter.matches(node.taints, self.label_requirements(node)):
                 continue
             domain = labels.get(tg.key)
             if domain is not None and domain not in tg.domains:
@@ -361,7 +390,7 @@ class Topology:
                 domain = host.name
             if domain is None:
                 continue
-            if not tg.node_filter.matches(host.taints, from_labels(host.labels)):
+            if not tg.node_filter.matches(host.taints, self.label_requirements(host)):
                 continue
             tg.record(domain)
 
