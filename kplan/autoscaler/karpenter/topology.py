@@ -266,12 +266,13 @@ class TopologyGroup:
 
 
 def unsatisfiable(tg: TopologyGroup, pod_domains: Req, node_domains: Req) -> str:
-    """topologyError's text (counts printed as pretty.Map, at most 25 entries)."""
+    """topologyError's text: the counts as pretty.Map prints them (``k: v`` by key, joined by ", ",
+    no braces, at most 25 then " and N other(s)"), and upstream's unclosed parenthesis."""
     items = sorted(tg.domains.items())
     shown = ", ".join(f"{k}: {v}" for k, v in items[:25])
     if len(items) > 25:
         shown += f" and {len(items) - 25} other(s)"
-    return (f"unsatisfiable topology constraint for {tg.type}, key={tg.key} (counts = {{{shown}}}, "
+    return (f"unsatisfiable topology constraint for {tg.type}, key={tg.key} (counts = {shown}, "
             f"podDomains = {pod_domains}, nodeDomains = {node_domains}")
 
 

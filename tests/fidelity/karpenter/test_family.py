@@ -21,10 +21,7 @@ from tests.fidelity.karpenter.oracle import EXPECTED, run_oracle
 NAMES = [sc.name for sc in scenarios()]
 
 #: scenario -> the difference kplan still has (the figures and details: KARPENTER-DIFFS in the notes)
-KNOWN: dict[str, str] = {
-    "zonal-spread-unsatisfiable": "kplan prints the topology error's counts in braces ({test-zone-b: 1, ...}); "
-                                  "upstream's pretty.Map has none (differential seeds 471 and 886)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def expected(name: str) -> dict[str, object]:

@@ -218,3 +218,18 @@ def test_pods_without_uid_or_creation_time_are_taken_in_input_order_among_equals
     ps = [make_pod(n).req(cpu="500m", memory="1Gi").build() for n in ("db-0", "db-1", "api-0")]
     [claim] = solve(cluster([pool()]), ps).new_node_claims
     assert [p.name for p in claim.pods] == ["db-0", "db-1", "api-0"]
+
+
+def test_an_unsatisfiable_spread_prints_the_counts_as_karpenter_does() -> None:
+    spread = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "web"}}}]
+    zone_a = [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+              {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}]
+    ps = [make_pod(f"w{i}").labels(app="web").req(cpu="1").spec(topologySpreadConstraints=spread).build()
+          for i in range(2)]
+    pools = [pool(reqs=zone_a)]
+    node_b = make_node("nb").alloc(cpu="500m", memory="1Gi", pods="110").labels(**{
+        "kubernetes.io/hostname": "nb", "topology.kubernetes.io/zone": "zone-b"}).build()
+    result = solve(cluster(pools, nodes=(node_b,)), ps)
+    msg = result.pod_errors["default/w1"]
+    assert "(counts = zone-a: 1, zone-b: 0, podDomains" in msg, msg
