@@ -173,6 +173,10 @@ def cases() -> dict[str, tuple[list[Doc], dict[str, Any]]]:
                                            node("b", "m-4x"), pod("p", "a", "3")])
     add("daemonset-pods-leave-the-node-empty", [node_pool(), node("a", "m-4x"), node("b", "m-4x"),
                                                 pod("ds-a", "a", "100m", owner="DaemonSet"), pod("p", "b", "3")])
+    add("balanced-approves-a-good-move", [node_pool(policy="Balanced"), *(node(f"n{i}", "m-8x") for i in range(3)),
+                                          *(pod(f"p{i}", f"n{i}", "500m") for i in range(3))])
+    add("balanced-weighs-disruption", [node_pool(policy="Balanced"), node("busy", "m-2x"), node("big", "m-8x"),
+                                       *(pod(f"b{i}", "busy", "200m") for i in range(5)), pod("q", "big", "3")])
     # found by the differential (consolidate_differential.py): pods moved in an earlier pass go to
     # the next simulation in their input order, as the oracle's UIDs order them (seeds 9 and 49)
     from tests.fidelity.karpenter.consolidate_differential import generate

@@ -41,6 +41,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/events"
 	"sigs.k8s.io/karpenter/pkg/operator/options"
 	karpscheduling "sigs.k8s.io/karpenter/pkg/scheduling"
+	"sigs.k8s.io/karpenter/pkg/state/cost"
 )
 
 func init() {
@@ -254,10 +255,21 @@ func (r *oracleRun) pass() (*disruption.Command, string, error) {
 	if err := r.markClaims(); err != nil {
 		return nil, "", err
 	}
+	// the cluster's cost per NodePool, as the operator's ClusterCost tracks it (Balanced's totals)
+	clusterCost := cost.NewClusterCost(r.ctx, r.kw.provider, r.kw.client)
+	var claims karpv1.NodeClaimList
+	if err := r.kw.client.List(r.ctx, &claims); err != nil {
+		return nil, "", err
+	}
+	for i := range claims.Items {
+		if err := clusterCost.UpdateNodeClaim(r.ctx, &claims.Items[i]); err != nil {
+			return nil, "", err
+		}
+	}
 	for _, nm := range r.methods() {
 		r.kw.cluster.MarkUnconsolidated()
 		candidates, totals, err := disruption.GetCandidatesWithTotals(r.ctx, r.kw.cluster, r.kw.client, r.rec, r.kw.clock,
-			r.kw.provider, nm.m.ShouldDisrupt, nm.m.Class(), r.queue, nil)
+			r.kw.provider, nm.m.ShouldDisrupt, nm.m.Class(), r.queue, clusterCost)
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: candidates: %w", nm.name, err)
 		}
