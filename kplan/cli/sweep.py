@@ -282,6 +282,8 @@ def sweep(
     seeds: int = typer.Option(1, "--seeds", min=1, metavar="N", help="Simulate every point with this many seeds: --seed, "
                               "--seed+1, …", rich_help_panel=FIT),
     tie_break: opt.TieBreak = opt.tie_break_option(),
+    autoscaler: str | None = opt.autoscaler_option(),
+    instance_types: str | None = opt.instance_types_option(),
     price: list[str] = chg.price_option(
         "like=NODE=PRICE: the price of one node like NODE per hour (any unit); the cost of a point is the price of "
         "the nodes its axes add. Repeatable.", panel=FIT),
@@ -314,6 +316,9 @@ def sweep(
     check_format("SweepResult", output)
     check_destination(output, output_file)
     prices = parse_prices(price)
+    from kplan.cli.workspace import check_autoscaler
+
+    catalog = check_autoscaler(autoscaler, instance_types)
     unread = [("--add-node", v) for v in add_node if not v.startswith("like=") and looks_like_a_node_name(node_file(v))]
     if unread:  # --add-node gen-c-3[:1..4] where like= was meant: the hint needs the cluster's node names
         check_node_names(unread, load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig,
@@ -335,7 +340,11 @@ def sweep(
     plan, notes = resolve_labels(plan, loads[0], planner, seed)
     print_warnings(planner.warnings + notes, quiet)
     lowest = tie_break == opt.TieBreak.lowest_name
-    contexts = [SweepInputs(ld.inputs, ld.workloads, tuple(configs), lowest, plan) for ld in loads]
+    if catalog is not None:
+        from kplan.whatif.autoscale import check_node_pools
+
+        check_node_pools(loads[0].inputs)
+    contexts = [SweepInputs(ld.inputs, ld.workloads, tuple(configs), lowest, plan, catalog) for ld in loads]
     points = plan.points()
     t1 = time.perf_counter()
 

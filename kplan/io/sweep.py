@@ -26,6 +26,7 @@ from typing import Any
 from kplan.framework.config import SchedulerConfig
 from kplan.framework.registry import Registry
 from kplan.io.scale import resolve_scale
+from kplan.model.karpenter import Catalog
 from kplan.model.raw import RawObject
 from kplan.scenario import Inputs
 from kplan.whatif.changes import Change, ScaleWorkload
@@ -49,6 +50,9 @@ class SweepInputs:
     configs: tuple[tuple[SchedulerConfig, Registry], ...]
     lowest_name: bool
     plan: SweepPlan
+    #: --autoscaler karpenter's instance-type catalog (None: no autoscaler): each worker's planners
+    #: get Karpenter, made from the inputs
+    catalog: Catalog | None = None
     #: a planner per release index, made on first use
     _planners: dict[int, Planner] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -77,6 +81,11 @@ class SweepInputs:
                 config, registry = self.configs[release]
                 found = self._planners[release] = Planner(self.inputs, config, registry,
                                                           lowest_name=self.lowest_name, keep_base=False)
+                if self.catalog is not None:
+                    from kplan.autoscaler.karpenter.scheduler import solve
+                    from kplan.whatif.autoscale import karpenter
+
+                    found.autoscaler = karpenter(self.inputs, self.catalog, solve, seed=0)
             return found
 
     def scale(self, spec: str, seed: int) -> ScaleWorkload:
@@ -108,7 +117,7 @@ def run_point(ctx: SweepInputs, values: tuple[int, ...], seed: int) -> RunSummar
     planner = ctx.planner(values)
     changed, applied = planner.changed(ctx.changes(values, seed))
     run = planner.simulate(changed, applied=applied, seed=seed)
-    return summarize(seed, run.result)
+    return summarize(seed, run.result, run.autoscaling)
 
 
 def run_chain(ctx: SweepInputs, chain: Sequence[tuple[int, ...]], seed: int) -> list[RunSummary]:
@@ -121,8 +130,9 @@ def run_chain(ctx: SweepInputs, chain: Sequence[tuple[int, ...]], seed: int) -> 
     pods (nothing else differs: no running pod deleted, no claim, no StatefulSet order). One run
     of the largest then serves all such points (Planner.simulate_subsets); the others run alone.
     """
-    if len(chain) == 1:
-        return [run_point(ctx, chain[0], seed)]
+    if len(chain) == 1 or ctx.catalog is not None:
+        # with an autoscaler each point has its own passes (a fork of one run cannot add nodes)
+        return [run_point(ctx, values, seed) for values in chain]
     planner = ctx.planner(chain[-1])  # the points of a chain differ in one scale axis: one release
     head = ctx.changes(chain[-1], seed)
     changed, _ = planner.changed(head)

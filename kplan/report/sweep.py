@@ -107,6 +107,9 @@ class RunDoc:
     nodes: int
     cpu: CpuShare
     memory: MemoryShare
+    #: with --autoscaler only: the nodes it launched and their price per hour
+    launched: int | None = member(omit=is_none, default=None)
+    launched_price_per_hour: float | None = member(omit=is_none, default=None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -213,7 +216,9 @@ class SweepDocument:
 
     @property
     def priced(self) -> bool:
-        return any(isinstance(a, NodeAxisDoc) and a.price_per_node is not None for a in self.axes)
+        """Nodes of an axis have a price (--price), or an autoscaler's new nodes do (--autoscaler)."""
+        return (any(isinstance(a, NodeAxisDoc) and a.price_per_node is not None for a in self.axes)
+                or any(p.cost is not None for p in self.points))
 
 
 def _axis(a: PlanAxis) -> Axis:
@@ -240,7 +245,8 @@ def _run(r: RunSummary) -> RunDoc:
                   cpu=CpuShare(requested=r.cpu_requested, allocatable=r.cpu_allocatable,
                                percent=percent(r.cpu_requested, r.cpu_allocatable)),
                   memory=MemoryShare(requested=r.memory_requested, allocatable=r.memory_allocatable,
-                                     percent=percent(r.memory_requested, r.memory_allocatable)))
+                                     percent=percent(r.memory_requested, r.memory_allocatable)),
+                  launched=r.launched, launched_price_per_hour=r.launched_price)
 
 
 def _point(plan: SweepPlan, p: PointResult) -> PointDoc:

@@ -34,6 +34,7 @@ from kplan.errors import InputError
 from kplan.model.objects import Node
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import SimulationResult
+from kplan.whatif.autoscale import Autoscaling
 from kplan.whatif.changes import AutoscaledBy, Change, CloneNode, ScaleWorkload
 
 #: more points than this is almost surely a typo in a range (and hours of work): refuse it
@@ -271,6 +272,9 @@ class RunSummary:
     nodes: int
     #: the first UNPLACED_KEPT pending pods left unscheduled (namespace/name), in the run's order
     unplaced: tuple[str, ...] = ()
+    #: with --autoscaler: the nodes it launched, and what they cost per hour
+    launched: int | None = None
+    launched_price: float | None = None
 
     @property
     def fits(self) -> bool:
@@ -281,7 +285,7 @@ class RunSummary:
 UNPLACED_KEPT = 50
 
 
-def summarize(seed: int, result: SimulationResult) -> RunSummary:
+def summarize(seed: int, result: SimulationResult, autoscaling: Autoscaling | None = None) -> RunSummary:
     table = result.snapshot.table
     scheduled = sum(1 for o in result.pods if o.status == PodStatus.SCHEDULED)
     gated = sum(1 for o in result.pods if o.status == PodStatus.GATED)
@@ -291,7 +295,9 @@ def summarize(seed: int, result: SimulationResult) -> RunSummary:
     return RunSummary(seed, len(result.pods) - scheduled - gated, scheduled, gated,
                       len(result.preempted),
                       int(table.requested[:, CPU].sum()), int(table.alloc[:, CPU].sum()),
-                      int(table.requested[:, MEMORY].sum()), int(table.alloc[:, MEMORY].sum()), len(table), unplaced)
+                      int(table.requested[:, MEMORY].sum()), int(table.alloc[:, MEMORY].sum()), len(table), unplaced,
+                      len(autoscaling.launched) if autoscaling is not None else None,
+                      round(autoscaling.price_per_hour, 6) if autoscaling is not None else None)
 
 
 def percent(used: int, total: int) -> int | None:
@@ -347,9 +353,18 @@ def split_chains(chains: Sequence[Sequence[int]], tasks: int) -> list[list[int]]
 
 
 def point_results(plan: SweepPlan, runs: Sequence[Sequence[RunSummary]]) -> list[PointResult]:
-    """``runs[i]`` are the runs of the i-th point of ``plan.points()``, in seed order."""
-    return [PointResult(i, values, tuple(rs), plan.added_nodes(values), plan.cost(values))
+    """``runs[i]`` are the runs of the i-th point of ``plan.points()``, in seed order. With
+    --autoscaler, a point's cost adds the most its autoscaler's new nodes cost over the seeds (per
+    hour, as the catalog prices them): the budget that covers every seed."""
+    return [PointResult(i, values, tuple(rs), plan.added_nodes(values), _cost(plan.cost(values), rs))
             for i, (values, rs) in enumerate(zip(plan.points(), runs, strict=True))]
+
+
+def _cost(axes: Decimal | None, runs: Sequence[RunSummary]) -> Decimal | None:
+    launched = [r.launched_price for r in runs if r.launched_price is not None]
+    if not launched:
+        return axes
+    return (axes or Decimal(0)) + Decimal(str(max(launched)))
 
 
 def cheapest(points: Sequence[PointResult], confidence: Fraction, n: int = 3) -> list[PointResult]:

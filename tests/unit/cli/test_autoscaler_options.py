@@ -81,3 +81,25 @@ def test_shrink_with_karpenter_writes_a_valid_document(capsys: pytest.CaptureFix
 def test_shrink_candidates_are_cluster_autoscalers(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, *SHRINK, "--shrink-candidates", "general-a1b2c")
     assert code == 2 and "--shrink-candidates is for cluster-autoscaler's --shrink" in err
+
+
+def test_sweep_with_karpenter_prices_each_point_by_its_new_nodes(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import jsonschema
+
+    from kplan.report.schema import shipped
+
+    code, out, err = run(capsys, "sweep", "fixtures/karpenter/burst.yaml", "-c", CLUSTER, "-c", POOLS,
+                         "--tie-break", "lowest-name", "--scale", "deployment/batch/render=10..30:20",
+                         "--autoscaler", "karpenter", "--instance-types", CATALOG, "--seeds", "2", "--workers", "1",
+                         "-o", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [e.message for e in jsonschema.Draft202012Validator(shipped()).iter_errors(doc)] == []
+    small, large = doc["points"]
+    # 10 replicas fit the cluster; 30 do not: Karpenter launches nodes, and the point costs the most
+    # they cost over the seeds
+    assert [r["launched"] for r in small["runs"]] == [0, 0] and small["cost"] == 0
+    assert all(r["launched"] > 0 for r in large["runs"])
+    assert large["cost"] == max(r["launchedPricePerHour"] for r in large["runs"]) > 0
