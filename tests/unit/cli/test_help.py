@@ -122,7 +122,7 @@ def test_one_node_is_one_node(tmp_path: Any) -> None:
     ("whatif", ["Arguments", "Inputs", "Changes", "Scheduler", "Finding the nodes to add (--until-fit)",
                 "Finding the nodes to remove (--shrink, as cluster-autoscaler's scale-down)", "Node autoscaler",
                 "Output", "Help"]),
-    ("sweep", ["Arguments", "Inputs", "Changes", "Scheduler", "Fit and cost", "Workers", "Output", "Help"]),
+    ("sweep", ["Arguments", "Inputs", "Changes", "Scheduler", "Fit and cost", "Node autoscaler", "Workers", "Output", "Help"]),
 ], ids=["whatif lists its options under the headings a reader looks for",
         "sweep groups its options the same way"])
 def test_a_command_s_help_groups_its_options_under_headings(command: str, headings: list[str]) -> None:
