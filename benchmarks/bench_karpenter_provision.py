@@ -145,16 +145,20 @@ def run_kplan(folder: Path, repeat: int) -> None:
     t2 = time.perf_counter()
     c = KarpenterCluster(tuple(inputs.nodes), tuple(inputs.running), tuple(inputs.node_pools),
                          tuple(inputs.node_claims), (), catalog)
-    best = float("inf")
+    times = []
     result = None
     for _ in range(repeat):
         s = time.perf_counter()
         result = solve(c, inputs.pending)
-        best = min(best, time.perf_counter() - s)
+        times.append(time.perf_counter() - s)
+    first, best = times[0], min(times)
     assert result is not None
     placed_new = sum(len(x.pods) for x in result.new_node_claims)
     placed_old = sum(len(x.pods) for x in result.existing_nodes)
-    print(f"kplan: load {t1 - t0:.2f} s, catalog {t2 - t1:.2f} s, solve {best:.2f} s (best of {repeat}); "
+    # the first solve also builds what later ones reuse: the catalog's columns and the NodePools'
+    # templates (a whatif or a consolidation solves many times on the same NodePools and catalog)
+    print(f"kplan: load {t1 - t0:.2f} s, catalog {t2 - t1:.2f} s, solve {first:.2f} s first, {best:.2f} s best of "
+          f"{repeat}; "
           f"{len(inputs.nodes)} nodes, {len(inputs.pending)} pending: {len(result.new_node_claims)} new claims "
           f"with {placed_new} pods, {placed_old} pods on existing nodes, {len(result.pod_errors)} errors")
 

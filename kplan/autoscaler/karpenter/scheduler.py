@@ -18,6 +18,7 @@ consolidateAfter rule of consolidation's simulations.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -52,7 +53,7 @@ from kplan.autoscaler.karpenter.results import (
     ProvisioningResult,
 )
 from kplan.autoscaler.karpenter.taints import tolerates_pod
-from kplan.autoscaler.karpenter.topology import Topology, build_domain_groups, topology_keys
+from kplan.autoscaler.karpenter.topology import DomainGroup, Topology, build_domain_groups, topology_keys
 from kplan.model.karpenter import (
     DOES_NOT_EXIST,
     HOSTNAME_LABEL,
@@ -64,6 +65,7 @@ from kplan.model.karpenter import (
 )
 from kplan.model.objects import PREFER_NO_SCHEDULE, Pod, Taint
 
+T = TypeVar("T")
 NO_TEMPLATES = "nodepool requirements filtered out all available instance types"
 #: with --ignore-dra-requests (on by default in v1.15.0) a pod with resource claims is not scheduled
 DRA_ERROR = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
@@ -163,6 +165,29 @@ def is_pending(p: Pod) -> bool:
     return p.phase == "Pending" or (not p.phase and not p.node_name)
 
 
+_templates: dict[tuple[object, ...], tuple[list[NodeClaimTemplate], dict[str, list[DaemonOverheadGroup]]]] = {}
+_domain_groups: dict[tuple[object, ...], dict[str, DomainGroup]] = {}
+_KEEP = 4
+
+
+def _remember(cache: dict[tuple[object, ...], T], key: tuple[object, ...], value: T) -> None:
+    """Keep ``value`` for ``key``; the oldest entry goes past a few (the keys hold their inputs)."""
+    if len(cache) >= _KEEP:
+        del cache[next(iter(cache))]
+    cache[key] = value
+
+
+def domain_groups(pools: Sequence[NodePool], types: Mapping[str, Sequence[InstanceType]],
+                  type_reqs: Mapping[InstanceType, Requirements], keys: frozenset[str]) -> dict[str, DomainGroup]:
+    """build_domain_groups, kept for the same NodePools, instance types and keys (they are only read)."""
+    key = (tuple(pools), tuple((name, tuple(ts)) for name, ts in types.items()), keys)
+    got = _domain_groups.get(key)
+    if got is None:
+        got = build_domain_groups(pools, types, type_reqs, keys)
+        _remember(_domain_groups, key, got)
+    return got
+
+
 class Scheduler:
     def __init__(self, cluster: KarpenterCluster, pending: Sequence[Pod], consolidation_now: float | None = None,
                  preference_policy: str = RESPECT, min_values_policy: str = STRICT) -> None:
@@ -202,26 +227,33 @@ class Scheduler:
         node_by_name = {n.name: n for n in cluster.nodes}
         type_reqs = {it: instance_type_requirements(it) for it in types}
         self.topology = Topology(
-            build_domain_groups(pools, types_by_pool, type_reqs, topology_keys(pending, cluster.bound_pods)),
+            domain_groups(pools, types_by_pool, type_reqs, topology_keys(pending, cluster.bound_pods)),
             [(s.node, s.labels()) for s in states if s.node is not None],
             cluster.bound_pods, node_by_name, {p.uid for p in pending}, cluster.namespace_labels, self.respect)
         for p in pending:
             self.topology.update(PodView.of(p))
-        # the templates: NodePools whose requirements leave some instance type
-        self.templates: list[NodeClaimTemplate] = []
-        for pool in pools:
-            if pool.name not in types_by_pool:
-                continue
-            t = new_node_claim_template(pool)
-            everything = [DaemonOverheadGroup(list(types_by_pool[pool.name]), {}, HostPortUsage())]
-            t.instance_type_options, _, _ = filter_instance_types_by_requirements(
-                types_by_pool[pool.name], t.requirements, None, {}, everything, {}, self.best_effort, self.well_known,
-                self.index)
-            if t.instance_type_options:
-                self.templates.append(t)
-        daemons = [p for p in cluster.daemonset_pods if not has_dra_requirements(p)]
-        self.daemon_groups = {t.name: build_daemon_overhead_groups(t, daemons, self.well_known)
-                              for t in self.templates}
+        # the templates (NodePools whose requirements leave some instance type) and their DaemonSet
+        # overhead groups depend only on the NodePools, the catalog and the DaemonSet pods: built once
+        # for a run's rounds and a consolidation's simulations (kept for the last few inputs)
+        daemons = tuple(p for p in cluster.daemonset_pods if not has_dra_requirements(p))
+        inputs_key = (tuple(pools), cluster.catalog, daemons, self.best_effort)
+        cached = _templates.get(inputs_key)
+        if cached is None:
+            templates: list[NodeClaimTemplate] = []
+            for pool in pools:
+                if pool.name not in types_by_pool:
+                    continue
+                t = new_node_claim_template(pool)
+                everything = [DaemonOverheadGroup(list(types_by_pool[pool.name]), {}, HostPortUsage())]
+                t.instance_type_options, _, _ = filter_instance_types_by_requirements(
+                    types_by_pool[pool.name], t.requirements, None, {}, everything, {}, self.best_effort,
+                    self.well_known, self.index)
+                if t.instance_type_options:
+                    templates.append(t)
+            groups = {t.name: build_daemon_overhead_groups(t, daemons, self.well_known) for t in templates}
+            cached = (templates, groups)
+            _remember(_templates, inputs_key, cached)
+        self.templates, self.daemon_groups = cached
         self.remaining: dict[str, res.Resources] = {p.name: dict(p.limits) for p in pools}
         self.existing: list[ExistingNode] = []
         self.deleting = cluster.deleting
