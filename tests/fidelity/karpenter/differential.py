@@ -1,7 +1,7 @@
 """Differential run: generated Karpenter scenarios through the oracle and through kplan.
 
     python -m tests.fidelity.karpenter.differential --seed 1 --count 100 [--oracle PATH] \
-        [--out DIR] [--oracle-only]
+        [--out DIR] [--oracle-only] [--large]
 
 Each seed's scenario (generate.py) is written to ``--out/karpenter-<seed>/``, run through the
 oracle (oracle/karpenter) and through kplan's engine (kplan_side.py), and the two JSON results
@@ -39,8 +39,9 @@ class Outcome:
     kplan_seconds: float = 0.0
 
 
-def run_seed(seed: int, binary: Path, out: Path, oracle_only: bool = False, keep: bool = False) -> Outcome:
-    folder = write(seed, out)
+def run_seed(seed: int, binary: Path, out: Path, oracle_only: bool = False, keep: bool = False,
+             large: bool = False) -> Outcome:
+    folder = write(seed, out, large)
     o = Outcome(seed)
     try:
         t = time.monotonic()
@@ -90,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="where scenarios that differ are kept")
     ap.add_argument("--oracle-only", action="store_true", help="compare the oracle with itself (determinism)")
     ap.add_argument("--keep", action="store_true", help="keep every scenario's folder")
+    ap.add_argument("--large", action="store_true", help="the generator's stream of large scenarios")
     args = ap.parse_args(argv)
     binary = args.oracle or oracle_path()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -97,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     agree = differ = errors = 0
     kinds: Counter[str] = Counter()
     for seed in range(args.seed, args.seed + args.count):
-        o = run_seed(seed, binary, args.out, args.oracle_only, args.keep)
+        o = run_seed(seed, binary, args.out, args.oracle_only, args.keep, args.large)
         if o.error:
             errors += 1
             print(f"karpenter-{seed}: ERROR {o.error}", flush=True)

@@ -71,9 +71,13 @@ def _pool(rng: random.Random, name: str, feats: set[str], zones: tuple[str, ...]
     return b.node_pool(name, reqs, weight=weight, taints=taints, limits=limits, labels=labels, startup_taints=startup)
 
 
-def generate(seed: int) -> dict[str, str]:
-    """The files of scenario ``seed`` (name → text)."""
-    rng = random.Random(f"karpenter-{seed}")
+def generate(seed: int, large: bool = False) -> dict[str, str]:
+    """The files of scenario ``seed`` (name → text). ``large``: another stream of scenarios, with 4 to
+    15 existing nodes and 13 to 60 pending pods (Karpenter's sort.Slice calls then sort more than 12
+    items, where Go's pdqsort is not an insertion sort)."""
+    rng = random.Random(f"karpenter-large-{seed}" if large else f"karpenter-{seed}")
+    n_nodes = (4, 15) if large else (1, 4)
+    group = (5, 20) if large else (1, 5)
     feats = {f for f in FEATURES if rng.random() < 0.35} or {rng.choice(FEATURES)}
     zones = b.ZONES[:rng.randint(1, 3)]
     spot = "spot" in feats
@@ -84,7 +88,7 @@ def generate(seed: int) -> dict[str, str]:
     pools = [_pool(rng, n, feats, zones, spot) for n in pool_names]
     cluster: list[b.Doc] = []
     if "existing" in feats:
-        for i in range(rng.randint(1, 4)):
+        for i in range(rng.randint(*n_nodes)):
             it = by_name[rng.choice(sorted(by_name))]
             name = f"node-{i}"
             pool = rng.choice(pool_names)
@@ -110,7 +114,7 @@ def generate(seed: int) -> dict[str, str]:
     n_groups = rng.randint(1, 3)
     for g in range(n_groups):
         app = ("web", "db", "api")[g]
-        count = rng.randint(1, 5)
+        count = rng.randint(*group)
         cpu, mem = rng.choice(CPUS), rng.choice(MEMS)
         kw: dict[str, object] = {"labels": {"app": app}}
         if "selectors" in feats and rng.random() < 0.5:
@@ -142,6 +146,8 @@ def generate(seed: int) -> dict[str, str]:
             kw["host_port"] = 8080
         for i in range(count):
             pending.append(b.pod(f"{app}-{i}", cpu, mem, **kw))  # type: ignore[arg-type]
+    if large:
+        feats.add("large")
     files = {"pending.yaml": b.yaml_text(pending), "nodepools.yaml": b.yaml_text(pools),
              "catalog.json": b.catalog_text(catalog),
              "README.md": f"# generated scenario {seed}\n\nfeatures: {', '.join(sorted(feats))}\n"}
@@ -150,10 +156,10 @@ def generate(seed: int) -> dict[str, str]:
     return files
 
 
-def write(seed: int, folder: Path) -> Path:
-    out = folder / f"karpenter-{seed}"
+def write(seed: int, folder: Path, large: bool = False) -> Path:
+    out = folder / (f"karpenter-large-{seed}" if large else f"karpenter-{seed}")
     out.mkdir(parents=True, exist_ok=True)
-    for name, text in generate(seed).items():
+    for name, text in generate(seed, large).items():
         (out / name).write_text(text)
     return out
 
@@ -163,9 +169,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1, help="the first seed")
     ap.add_argument("--count", type=int, default=1, help="how many consecutive seeds")
     ap.add_argument("--out", type=Path, required=True, help="folder to write the scenarios into")
+    ap.add_argument("--large", action="store_true", help="the stream of large scenarios")
     args = ap.parse_args()
     for seed in range(args.seed, args.seed + args.count):
-        print(write(seed, args.out))
+        print(write(seed, args.out, args.large))
 
 
 if __name__ == "__main__":
