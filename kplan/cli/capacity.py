@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from kplan.cli import options as opt
@@ -43,6 +45,8 @@ def capacity(
     limit: int = typer.Option(10000, "--limit", min=1, metavar="N", max=100_000, help="Stop after this many replicas fit."),
     seed: int = opt.seed_option(),
     tie_break: opt.TieBreak = opt.tie_break_option(),
+    autoscaler: str | None = opt.autoscaler_option(),
+    instance_types: str | None = opt.instance_types_option(),
     output: str = opt.output_option("CapacityResult", "Output format: table, json, yaml, name "
                                     "(node/NAME for each node the replicas go to), jsonpath=TEMPLATE (kubectl's JSONPath "
                                     "over the JSON document) or html (a self-contained page with charts)."),
@@ -72,6 +76,9 @@ def capacity(
         raise InputError("give the Pod or workload whose replicas to count: a file or folder, or -f FILE")
     if hpa is not None:
         parse_bound(hpa)  # a bad value fails before any loading
+    from kplan.cli.workspace import attach_autoscaler, check_autoscaler
+
+    catalog = check_autoscaler(autoscaler, instance_types)
     objects = load_manifests(files)
     target = choose_target(with_namespace(objects, namespace or "default"), workload)
     # the whole bundle is applied as 'kplan simulate' applies it: the workload's declared replicas
@@ -88,14 +95,34 @@ def capacity(
     if inputs is not None:  # the counted workload's own replicas, as its autoscaler left them
         in_order = [p.uid for p in declared_pods(inputs, target, seed)]
         declared = set(in_order)
+    karpenter = attach_autoscaler(planner, catalog, seed=seed)
     print_warnings(planner.warnings + notes, quiet)
 
+    helped = None
     with run_progress(not quiet) as planner.progress:
-        out = planner.capacity(replica, limit, ordered_after=in_order if ordered_ready(target) else (),
-                               inputs=inputs)
+        if karpenter is not None:
+            from kplan.whatif.autoscale import autoscaled_capacity
+
+            def autoscaled_run(changed: Any, stage: str) -> Any:
+                run = planner.simulate(changed, stage=stage)
+                return run.result, run.autoscaling
+
+            helped = autoscaled_capacity(inputs if inputs is not None else planner.inputs, replica, limit,
+                                         autoscaled_run)
+            out = helped.outcome
+        else:
+            out = planner.capacity(replica, limit, ordered_after=in_order if ordered_ready(target) else (),
+                                   inputs=inputs)
     assert out.result is not None
     fit = sum(1 for o in out.result.pods if o.pod.uid in declared and o.status == PodStatus.SCHEDULED)
     doc = capacity_document(template, label, out, limit, declared=len(declared), declared_fit=fit)
+    if helped is not None and helped.autoscaling is not None:
+        from dataclasses import replace as with_fields
+
+        from kplan.report.document import autoscaling_summary, launched_nodes
+
+        doc = with_fields(doc, autoscaling=autoscaling_summary(helped.autoscaling),
+                          launched=launched_nodes(out.result, helped.autoscaling), autoscaler=helped.reason)
     if scaled:
         from dataclasses import replace
 

@@ -19,6 +19,8 @@ from kplan.report.document import (
     API_VERSION,
     ApiVersion,
     AutoscaledWorkload,
+    AutoscalingSummary,
+    LaunchedNode,
     NodeUsage,
     PodKey,
     PodRef,
@@ -69,6 +71,11 @@ class CapacityDocument:
     nodes: tuple[NodeUsage, ...]
     #: with --hpa: the workloads the HorizontalPodAutoscalers scaled before counting (absent otherwise)
     autoscaled: tuple[AutoscaledWorkload, ...] = member(omit=is_empty, default=())
+    #: with --autoscaler: what it did in the run of the answer's replicas, the nodes it launched,
+    #: and why it launched nothing for the first replica that does not run (absent otherwise)
+    autoscaling: AutoscalingSummary | None = member(omit=is_none, default=None)
+    launched: tuple[LaunchedNode, ...] = member(omit=is_empty, default=())
+    autoscaler: str | None = member(omit=is_none, default=None)
 
 
 def capacity_document(template: Pod, workload: str, out: CapacityOutcome, limit: int, *, declared: int = 0,

@@ -34,6 +34,7 @@ from kplan.model.objects import Pod
 from kplan.scenario import Inputs
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.simulate import PodOutcome, SimulationResult
+from kplan.whatif.capacity import CapacityOutcome, Replica
 from kplan.whatif.changes import AddNodes, Applied, apply_changes
 from kplan.whatif.daemons import daemonset_template_pods
 
@@ -164,3 +165,75 @@ def karpenter(inputs: Inputs, catalog: Catalog, solve: Solve, *, seed: int) -> K
     check_node_pools(inputs)
     return KarpenterAutoscaler(tuple(inputs.node_pools), tuple(inputs.node_claims),
                                tuple(daemonset_template_pods(inputs)), catalog, solve, seed=seed)
+
+
+@dataclass
+class AutoscaledCapacity:
+    """``kplan capacity --autoscaler``: the most replicas that all run with the autoscaler's nodes."""
+
+    outcome: CapacityOutcome
+    #: what the autoscaler did in the run of that many replicas
+    autoscaling: Autoscaling | None
+    #: why the autoscaler launched nothing for the first replica left pending at one more (its words)
+    reason: str | None = None
+
+
+def autoscaled_capacity(inputs: Inputs, make_replica: Callable[[int], Replica], limit: int,
+                        run: Callable[[Inputs, str], tuple[SimulationResult, Autoscaling | None]]
+                        ) -> AutoscaledCapacity:
+    """The largest k <= ``limit`` for which the pending pods of ``inputs`` and k replicas, created
+    together as a scale-up creates them, all run once the autoscaler has launched its nodes
+    (``run``: an autoscaled run of the inputs). Searched by doubling, then halving, over whole
+    runs: more replicas never need fewer nodes, and the NodePools' limits bound what the
+    autoscaler adds. The answer's message is the first replica left pending at k + 1."""
+    made: list[Replica] = []
+
+    def replicas(k: int) -> list[Replica]:
+        while len(made) < k:
+            made.append(make_replica(len(made) + 1))
+        return made[:k]
+
+    def probe(k: int) -> tuple[bool, SimulationResult, Autoscaling | None, set[str]]:
+        reps = replicas(k)
+        changed = dataclasses.replace(inputs, pending=[*inputs.pending, *(r.pod for r in reps)],
+                                      storage=[*inputs.storage, *(c for r in reps for c in r.claims)])
+        result, record = run(changed, f"capacity: {k} replicas")
+        uids = {r.pod.uid for r in reps}
+        ok = all(o.status == PodStatus.SCHEDULED for o in result.pods if o.pod.uid in uids)
+        return ok, result, record, uids
+
+    best = probe(0)
+    good, bad = 0, None
+    k = 1
+    while k <= limit:
+        got = probe(k)
+        if not got[0]:
+            bad = (k, got)
+            break
+        good, best = k, got
+        k = min(k * 2, limit) if k < limit else limit + 1
+    if bad is not None:
+        lo, hi = good, bad[0]
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            got = probe(mid)
+            if got[0]:
+                lo, best = mid, got
+            else:
+                hi, bad = mid, (mid, got)
+    _, result, record, uids = best
+    placements: dict[str, int] = {}
+    for o in result.pods:
+        if o.pod.uid in uids and o.status == PodStatus.SCHEDULED and o.node is not None:
+            placements[o.node] = placements.get(o.node, 0) + 1
+    failed = None
+    reason = None
+    if bad is not None:
+        _, (_, bad_result, bad_record, bad_uids) = bad
+        failed = next((o for o in bad_result.pods if o.pod.uid in bad_uids and o.status != PodStatus.SCHEDULED), None)
+        if failed is not None and bad_record is not None:
+            reason = bad_record.unhelped.get(failed.pod.key)
+    evictions = [e for e in result.preempted if e.preemptor.uid in uids]
+    outcome = CapacityOutcome(sum(placements.values()), dict(sorted(placements.items())), failed, bad is None,
+                              evictions, result)
+    return AutoscaledCapacity(outcome, record, reason)

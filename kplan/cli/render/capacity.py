@@ -61,6 +61,18 @@ def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> 
         out += ["", f"Stopped at the limit of {plural(doc.limit, 'replica')} (--limit)."]
     elif not declared.replicas:
         out += ["", wrap(f"The next replica does not fit: {doc.message}", width, hanging="  ")]
+    if doc.autoscaling is not None:  # --autoscaler: the nodes it launched for that many replicas
+        a = doc.autoscaling
+        who = a.autoscaler.capitalize()
+        if doc.launched:
+            out += ["", table([[n.name, n.node_pool, n.instance_type, n.capacity_type, n.zone,
+                                f"{n.price_per_hour:.4f}", str(len(n.pods))] for n in doc.launched],
+                              ["NEW NODE", "NODEPOOL", "TYPE", "CAPACITY", "ZONE", "$/HOUR", "PODS"], width,
+                              names=[Names("a node name", (0,), [n.name for n in doc.launched])], notes=notes)]
+        out += ["", wrap(f"With them {who} launches {plural(a.nodes, 'new node')}: +${a.price_per_hour:,.4f} per hour, "
+                         f"+${a.price_per_month:,.2f} per month (730 h).", width)]
+        if doc.autoscaler:
+            out += [wrap(f"Why {who} launches nothing for the next replica: {doc.autoscaler}", width, hanging="  ")]
     if doc.evictions:
         out.append("")
         out.append("Pods the replicas preempt:")

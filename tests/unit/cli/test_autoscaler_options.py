@@ -103,3 +103,26 @@ def test_sweep_with_karpenter_prices_each_point_by_its_new_nodes(capsys: pytest.
     assert [r["launched"] for r in small["runs"]] == [0, 0] and small["cost"] == 0
     assert all(r["launched"] > 0 for r in large["runs"])
     assert large["cost"] == max(r["launchedPricePerHour"] for r in large["runs"]) > 0
+
+
+def test_capacity_with_karpenter_counts_replicas_up_to_the_nodepools_limits(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import jsonschema
+
+    from kplan.report.schema import shipped
+
+    code, out, err = run(capsys, "capacity", "fixtures/karpenter/burst.yaml", "-c", CLUSTER, "-c", POOLS,
+                         "--tie-break", "lowest-name", "--autoscaler", "karpenter", "--instance-types", CATALOG,
+                         "--limit", "200", "-o", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [e.message for e in jsonschema.Draft202012Validator(shipped()).iter_errors(doc)] == []
+    assert (doc["declared"], doc["replicas"], doc["limitReached"]) == ({"replicas": 30, "fit": 30}, 41, False)
+    # the spot pool's 16 cores and the general pool's 100 are spent: the next replica gets Karpenter's limits
+    cores = {"c6i.xlarge": 4, "c6i.2xlarge": 8, "m6i.8xlarge": 32, "m6i.12xlarge": 48}
+    spent: dict[str, int] = {}
+    for n in doc["launched"]:
+        spent[n["nodePool"]] = spent.get(n["nodePool"], 0) + cores[n["instanceType"]]
+    assert spent == {"spot": 16, "general": 100}
+    assert "all available instance types exceed limits for nodepool (NodePool=general)" in doc["autoscaler"]
