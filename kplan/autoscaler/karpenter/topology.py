@@ -265,6 +265,13 @@ class TopologyGroup:
         return self._in(*options) if options else self._none()
 
 
+_TYPE_ORDER = {SPREAD: 0, AFFINITY: 1, ANTI_AFFINITY: 2}
+
+
+def _group_order(tg: TopologyGroup) -> tuple[int, str]:
+    return _TYPE_ORDER[tg.type], tg.key
+
+
 def unsatisfiable(tg: TopologyGroup, pod_domains: Req, node_domains: Req) -> str:
     """topologyError's text: the counts as pretty.Map prints them (``k: v`` by key, joined by ", ",
     no braces, at most 25 then " and N other(s)"), and upstream's unclosed parenthesis."""
@@ -415,9 +422,12 @@ class Topology:
                 tg.record(*sorted(reqs.get(tg.key).values))
 
     def matching(self, pod: Pod, taints: Sequence[Taint], reqs: Requirements) -> list[TopologyGroup]:
-        out = [tg for tg in self.groups.values() if pod.uid in tg.owners]
-        out += [tg for tg in self.inverse.values() if tg.counts(pod, taints, reqs)]
-        return out
+        """getMatchingTopologies: the pod's own groups, then the inverse ones that count it. Upstream
+        walks a Go map (the order names the failing group in the error); kplan, as the oracle,
+        orders each part by type (spread, affinity, anti-affinity), then key."""
+        own = sorted((tg for tg in self.groups.values() if pod.uid in tg.owners), key=_group_order)
+        inverse = sorted((tg for tg in self.inverse.values() if tg.counts(pod, taints, reqs)), key=_group_order)
+        return own + inverse
 
     def add_requirements(self, pod: Pod, taints: Sequence[Taint], pod_reqs: Requirements, node_reqs: Requirements,
                          well_known: frozenset[str] = frozenset()) -> Requirements | str:
