@@ -475,7 +475,7 @@ def _offering(v: Any, where: Where, path: str, well_known: set[str]) -> Offering
         raise where.fail(f"{path}.Available", f"expected true or false, got {available!r}")
     reqs = []
     for i, r in enumerate(_list(m.get("Requirements"), where, f"{path}.Requirements")):
-        req = parse_requirement(r, where, f"{path}.Requirements[{i}]", restricted=False)
+        req = _offering_requirement(r, where, f"{path}.Requirements[{i}]")
         if req.operator in (GT, LT, GTE, LTE):
             raise where.fail(f"{path}.Requirements[{i}].operator", f'Unsupported value: "{req.operator}": an '
                              "offering's requirements use In, NotIn, Exists or DoesNotExist")
@@ -488,6 +488,27 @@ def _offering(v: Any, where: Where, path: str, well_known: set[str]) -> Offering
     # KWOK's setDefaultOptions marks every offering available; kplan keeps the file's word (absent:
     # available), as the oracle does, so a catalog can take an offering away
     return Offering(float(price), available, tuple(reqs), zone, capacity_type, rc)
+
+
+_offering_requirements: dict[tuple[object, ...], Requirement] = {}
+
+
+def _offering_requirement(r: Any, where: Where, path: str) -> Requirement:
+    """parse_requirement, kept for the few distinct requirements a catalog's offerings repeat (a
+    zone and a capacity type, thousands of times)."""
+    if type(r) is dict and type(r.get("values")) is list and "minValues" not in r:
+        try:
+            raw = (r.get("key"), r.get("operator"), tuple(r["values"]))
+            got = _offering_requirements.get(raw)
+        except TypeError:  # an unhashable value: the parse below says what is wrong
+            got = None
+        if got is not None:
+            return got
+        req = parse_requirement(r, where, path, restricted=False)
+        if len(_offering_requirements) < 4096:
+            _offering_requirements[raw] = req
+        return req
+    return parse_requirement(r, where, path, restricted=False)
 
 
 def _overhead(v: Any, where: Where, path: str) -> Mapping[str, int]:
