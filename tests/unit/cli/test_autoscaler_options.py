@@ -126,3 +126,25 @@ def test_capacity_with_karpenter_counts_replicas_up_to_the_nodepools_limits(caps
         spent[n["nodePool"]] = spent.get(n["nodePool"], 0) + cores[n["instanceType"]]
     assert spent == {"spot": 16, "general": 100}
     assert "all available instance types exceed limits for nodepool (NodePool=general)" in doc["autoscaler"]
+
+
+def test_the_html_reports_carry_the_consolidation_and_the_capacity_nodes(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    from pathlib import Path
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    page = Path(str(tmp_path)) / "shrink.html"
+    code, _, err = run(capsys, *SHRINK, "-o", "html", "--output-file", str(page))
+    assert code == 0, err
+    text = page.read_text()
+    assert "<h2>Karpenter's consolidation</h2>" in text
+    assert "2 of 4 nodes go: $1.1750 → $0.5414 per hour, saving $0.6336 per hour, $462.53 per month (730 h)." in text
+    assert "<td>general-g5h6i</td><td>general</td><td>m6i.xlarge</td>" in text
+    page = Path(str(tmp_path)) / "capacity.html"
+    code, _, err = run(capsys, "capacity", "fixtures/karpenter/burst.yaml", "-c", CLUSTER, "-c", POOLS,
+                       "--tie-break", "lowest-name", "--autoscaler", "karpenter", "--instance-types", CATALOG,
+                       "--limit", "200", "-o", "html", "--output-file", str(page))
+    assert code == 0, err
+    text = page.read_text()
+    assert "<h2>Nodes the autoscaler launches for them</h2>" in text
+    assert "Why Karpenter launches nothing for the next replica: all available instance types exceed limits" in text

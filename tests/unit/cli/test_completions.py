@@ -53,8 +53,11 @@ def _complete_bash(words: str) -> list[str]:
     ("kplan capacity -o ", ["table", "json", "yaml", "name", "html", "jsonpath="]),
     ("kplan sweep -o ", ["table", "json", "yaml", "markdown", "html", "jsonpath="]),
     ("kplan completion ", ["bash", "zsh", "fish"]),
+    ("kplan capacity --autoscaler ", ["karpenter"]),
+    ("kplan sweep --inst", ["--instance-types"]),
 ], ids=["commands", "a command's prefix", "an option's prefix", "a choice", "simulate's formats",
-        "formats by prefix", "whatif's formats", "capacity's formats", "sweep's formats", "shells"])
+        "formats by prefix", "whatif's formats", "capacity's formats", "sweep's formats", "shells",
+        "the autoscalers", "the catalog option"])
 def test_the_callback_completes(words: str, expected: list[str]) -> None:
     got = _complete_bash(words)
     assert sorted(w for w in got if not w.startswith("-") or expected[0].startswith("-")) == sorted(expected)
