@@ -14,7 +14,8 @@ filling them to 50-95 %, and 2,000 pending pods in 40 Deployments (100m-4 cpu, 1
 with node selectors, tolerations, zonal spread or hostname anti-affinity). kplan loads the files
 as the CLI does, then ``solve`` runs; the figures printed: load, catalog, solve (best of
 --repeat), the claims and pods. With --oracle the same folder goes to ``karpenter-oracle
-provision`` and its wall time is printed too.
+provision`` and its wall time is printed too; its answer is kept as expected.json beside the files (with
+--keep, the folder is then a fidelity scenario: compare with tests/fidelity/karpenter/compare.py).
 """
 
 from __future__ import annotations
@@ -174,9 +175,16 @@ def run_oracle(binary: str, folder: Path) -> None:
         print(f"oracle failed ({p.returncode}): {p.stderr.strip()[:300]}")
         return
     out = json.loads(p.stdout)
+    (folder / "expected.json").write_text(p.stdout)  # the scenario folder then runs as a fidelity case
     print(f"oracle: {wall:.2f} s wall (process, loading included); {len(out['newNodeClaims'])} new claims, "
           f"{sum(len(e['pods']) for e in out['existingNodes'])} pods on existing nodes, "
           f"{len(out['podErrors'])} errors")
+    from tests.fidelity.karpenter.compare import compare
+    from tests.fidelity.karpenter.kplan_side import run_kplan as kplan_json
+
+    differences = compare(out, kplan_json(folder))
+    print("kplan and the oracle agree" if not differences else
+          f"kplan and the oracle differ ({len(differences)}): " + "; ".join(d[:300] for d in differences[:3]))
 
 
 def main() -> None:
