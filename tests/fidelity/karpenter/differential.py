@@ -33,6 +33,7 @@ from tests.fidelity.karpenter.oracle import EXPECTED, OracleError, oracle_path, 
 @dataclass
 class Outcome:
     seed: int
+    name: str = ""
     differences: list[str] = field(default_factory=list)
     error: str | None = None
     oracle_seconds: float = 0.0
@@ -42,7 +43,7 @@ class Outcome:
 def run_seed(seed: int, binary: Path, out: Path, oracle_only: bool = False, keep: bool = False,
              large: bool = False) -> Outcome:
     folder = write(seed, out, large)
-    o = Outcome(seed)
+    o = Outcome(seed, folder.name)
     try:
         t = time.monotonic()
         want = run_oracle(binary, folder)
@@ -102,14 +103,14 @@ def main(argv: list[str] | None = None) -> int:
         o = run_seed(seed, binary, args.out, args.oracle_only, args.keep, args.large)
         if o.error:
             errors += 1
-            print(f"karpenter-{seed}: ERROR {o.error}", flush=True)
+            print(f"{o.name}: ERROR {o.error}", flush=True)
         elif o.differences:
             differ += 1
             kinds.update({kind_of(d) for d in o.differences})
-            print(f"karpenter-{seed}: DIFFER ({len(o.differences)}): " + "; ".join(o.differences[:3]), flush=True)
+            print(f"{o.name}: DIFFER ({len(o.differences)}): " + "; ".join(o.differences[:3]), flush=True)
         else:
             agree += 1
-            print(f"karpenter-{seed}: agree ({o.oracle_seconds:.2f}s oracle, {o.kplan_seconds:.2f}s other)", flush=True)
+            print(f"{o.name}: agree ({o.oracle_seconds:.2f}s oracle, {o.kplan_seconds:.2f}s other)", flush=True)
     total = agree + differ + errors
     print(f"scenarios {total}, agree {agree}, differ {differ}, errors {errors}, "
           f"time {time.monotonic() - start:.0f}s")

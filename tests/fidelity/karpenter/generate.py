@@ -73,7 +73,7 @@ def _pool(rng: random.Random, name: str, feats: set[str], zones: tuple[str, ...]
 
 def generate(seed: int, large: bool = False) -> dict[str, str]:
     """The files of scenario ``seed`` (name → text). ``large``: another stream of scenarios, with 4 to
-    15 existing nodes and 13 to 60 pending pods (Karpenter's sort.Slice calls then sort more than 12
+    15 existing nodes and 5 to 60 pending pods in one to three groups (Karpenter's sort.Slice calls then sort more than 12
     items, where Go's pdqsort is not an insertion sort)."""
     rng = random.Random(f"karpenter-large-{seed}" if large else f"karpenter-{seed}")
     n_nodes = (4, 15) if large else (1, 4)
