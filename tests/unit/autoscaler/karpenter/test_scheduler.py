@@ -233,3 +233,34 @@ def test_an_unsatisfiable_spread_prints_the_counts_as_karpenter_does() -> None:
     result = solve(cluster(pools, nodes=(node_b,)), ps)
     msg = result.pod_errors["default/w1"]
     assert "(counts = zone-a: 1, zone-b: 0, podDomains" in msg, msg
+
+
+def test_a_node_whose_requirements_a_pod_narrowed_is_judged_by_them_as_upstream() -> None:
+    # Karpenter narrows an existing node's requirements with each pod it places there: after a pod
+    # with "team NotIn [a]" the node has a requirement on team, so a later pod asking "team In [b]"
+    # is compatible with it although the node has no team label (the column prefilter must not
+    # rule that node out)
+    node = make_node("n1").alloc(cpu="4", memory="8Gi", pods="110").labels(**{"kubernetes.io/hostname": "n1"}).build()
+    first = make_pod("first").req(cpu="1").required(term(expr("team", "NotIn", "a"))).build()
+    second = make_pod("second").req(cpu="500m").required(term(expr("team", "In", "b"))).build()
+    result = solve(cluster([pool()], nodes=(node,)), [first, second])
+    assert [(e.name, [p.name for p in e.pods]) for e in result.existing_nodes] == [("n1", ["first", "second"])]
+
+
+def test_an_in_flight_node_claim_takes_pods_before_a_new_one() -> None:
+    from kplan.model.parse_karpenter import parse_node_claim
+    claim = parse_node_claim({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+                              "metadata": {"name": "default-x", "labels": {
+                                  "karpenter.sh/nodepool": "default", "kubernetes.io/arch": "amd64",
+                                  "node.kubernetes.io/instance-type": "c.xlarge"}},
+                              "spec": {"requirements": []},
+                              "status": {"providerID": "kwok://default-x", "capacity": {"cpu": "4", "pods": "110"},
+                                         "allocatable": {"cpu": "3900m", "memory": "7Gi", "pods": "110"}}})
+    c = KarpenterCluster((), (), (pool(),), (claim,), (), CATALOG)
+    result = solve(c, pods(2))
+    assert not result.new_node_claims
+    assert [(e.name, e.node_claim, e.initialized) for e in result.existing_nodes] == [("default-x", "default-x", False)]
+    # without a providerID the claim is not launched yet: Karpenter's state does not hold it
+    from dataclasses import replace
+    result = solve(KarpenterCluster((), (), (pool(),), (replace(claim, provider_id=""),), (), CATALOG), pods(2))
+    assert not result.existing_nodes and len(result.new_node_claims) == 1
