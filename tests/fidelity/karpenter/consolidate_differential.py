@@ -10,12 +10,13 @@ results are compared (consolidation.compare). A differing scenario keeps its fol
 removed. Prints one line per differing scenario and the figures: scenarios, agree, differ,
 errors, commands, the oracle's and kplan's time. Exit status 0 when every scenario agrees.
 
-A scenario: one or two NodePools (policy WhenEmptyOrUnderutilized, sometimes WhenEmpty;
+A scenario: one or two NodePools (policy WhenEmptyOrUnderutilized, sometimes WhenEmpty or Balanced;
 consolidateAfter 0s, 30m or Never; budgets as counts or percentages, some per reason; some
 restricted to spot or to a few instance types), 2 to 12 nodes of the catalog's types (a few
 spot, a few NotReady, some annotated do-not-disrupt), their NodeClaims (some with a recent pod
 event, some drifted by requirements), and 0 to 5 pods per node that fit it (some under a
-PodDisruptionBudget, some do-not-disrupt, some DaemonSet pods).
+PodDisruptionBudget, some do-not-disrupt, some DaemonSet pods); sometimes a pending pod or two,
+sometimes the SpotToSpotConsolidation gate on.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def generate(seed: int) -> tuple[list[fam.Doc], dict[str, Any]]:
         if rng.random() < 0.2:
             types = sorted(rng.sample([t[0] for t in fam.TYPES], rng.randint(2, 4)))
             reqs.append({"key": fam.IT, "operator": "In", "values": types})
-        policy = "WhenEmpty" if rng.random() < 0.15 else None
+        r = rng.random()
+        policy = "WhenEmpty" if r < 0.15 else "Balanced" if r < 0.25 else None
         after = rng.choice([None, None, None, "30m", "Never"]) if rng.random() < 0.4 else None
         budgets: list[fam.Doc] = [{"nodes": rng.choice(["100%", "50%", "10%", "1", "2", "0"])}]
         if rng.random() < 0.2:
@@ -86,7 +88,13 @@ def generate(seed: int) -> tuple[list[fam.Doc], dict[str, Any]]:
                                 owner=owner))
     for app in sorted(set(pdb_apps)):
         docs.append(fam.pdb(f"pdb-{app}", app, rng.choice([0, 1, 1, 2])))
-    return docs, {"now": fam.NOW}
+    if rng.random() < 0.1:
+        for k in range(rng.randint(1, 2)):
+            docs.append(fam.pod(f"pending-{k}", None, rng.choice(["100m", "250m"]), "128Mi"))
+    opts: dict[str, Any] = {"now": fam.NOW}
+    if spot_pool is not None and rng.random() < 0.5:
+        opts["spotToSpot"] = True
+    return docs, opts
 
 
 def write(seed: int, out: Path) -> Path:

@@ -30,6 +30,7 @@ from kplan.autoscaler.karpenter.disruption.consolidation import Consolidation
 from kplan.autoscaler.karpenter.disruption.drift import Drift
 from kplan.autoscaler.karpenter.disruption.emptiness import Emptiness
 from kplan.autoscaler.karpenter.disruption.helpers import (
+    CandidateCache,
     Simulator,
     build_disruption_budget_mapping,
     get_candidates,
@@ -163,14 +164,15 @@ def _methods(c: Consolidation) -> list[Method]:
 
 
 def disrupt_once(nodes: Sequence[StateNode], pools: Mapping[str, NodePoolView], pdbs: Limits, now: float,
-                 simulate: Simulator, opts: DisruptionOptions) -> tuple[Command | None, dict[str, list[str]]]:
+                 simulate: Simulator, opts: DisruptionOptions,
+                 cache: CandidateCache | None = None) -> tuple[Command | None, dict[str, list[str]]]:
     """One reconcile: the first method's command (None when no method acts) and, per node, the
-    messages the methods gave for it, in method order."""
+    messages the methods gave for it, in method order. ``cache``: candidates kept for the run."""
     messages: dict[str, list[str]] = {}
     for method_index in range(4):
         c = Consolidation(simulate, now, BalancedEvaluator({}), opts.spot_to_spot)
         method = _methods(c)[method_index]
-        found = get_candidates(nodes, pools, pdbs, now, method.should_disrupt, method.disruption_class)
+        found = get_candidates(nodes, pools, pdbs, now, method.should_disrupt, method.disruption_class, cache)
         for name, why in found.kept.items():
             if why:
                 messages.setdefault(name, []).append(why)
@@ -223,8 +225,9 @@ def disrupt(nodes: Sequence[StateNode], pools: Mapping[str, NodePoolView], pdbs:
     records: list[CommandRecord] = []
     new_nodes: dict[str, LaunchedNode] = {}
     messages: dict[str, list[str]] = {}
+    cache: CandidateCache = {}
     for round_no in range(1, opts.max_rounds + 1):
-        cmd, messages = disrupt_once(current, pools, pdbs, now, simulator_for(current), opts)
+        cmd, messages = disrupt_once(current, pools, pdbs, now, simulator_for(current), opts, cache)
         if cmd is None:
             break
         started = []

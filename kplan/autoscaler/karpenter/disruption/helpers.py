@@ -145,15 +145,30 @@ class CandidateSet:
     kept: dict[str, str]
 
 
+#: NewCandidate's answers by (id of the state node, disruption class), each with its node (which
+#: keeps the id from being reused): a node unchanged from one method or pass to the next is the
+#: same object, and its answer depends on nothing else that changes during a run
+CandidateCache = dict[tuple[int, str], tuple[StateNode, "Candidate | str"]]
+
+
 def get_candidates(nodes: Sequence[StateNode], node_pools: Mapping[str, NodePoolView], pdbs: Limits, now: float,
-                   should_disrupt: Callable[[Candidate], str | None], disruption_class: str) -> CandidateSet:
+                   should_disrupt: Callable[[Candidate], str | None], disruption_class: str,
+                   cache: CandidateCache | None = None) -> CandidateSet:
     """GetCandidates. ``should_disrupt`` returns None for a wanted candidate, else the message
-    (Karpenter's Unconsolidatable event text, or a description where it publishes none)."""
+    (Karpenter's Unconsolidatable event text, or a description where it publishes none).
+    ``cache``: NewCandidate's answers kept for the run (same NodePools, budgets and time)."""
     all_candidates: list[Candidate] = []
     wanted: list[Candidate] = []
     kept: dict[str, str] = {}
     for node in nodes:
-        c = new_candidate(node, node_pools, pdbs, now, disruption_class)
+        key = (id(node), disruption_class)
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None and hit[0] is node:
+            c = hit[1]
+        else:
+            c = new_candidate(node, node_pools, pdbs, now, disruption_class)
+            if cache is not None:
+                cache[key] = (node, c)
         if isinstance(c, str):
             kept[node.name] = c
             continue
