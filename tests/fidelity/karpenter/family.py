@@ -169,6 +169,15 @@ def scenarios() -> list[Scenario]:
                  cluster=[b.managed_node("node-c", "default", c2, "test-zone-c"),
                           b.pod("filler", "1800m", "1Gi", node="node-c")],
                  pools=[b.node_pool("default", [od_only(), b.req(b.ZONE_KEY, "In", "test-zone-b")])]),
+        Scenario("two-spreads-one-key", "Two zonal spreads with different selectors both fail: the error names the "
+                 "one Karpenter meets first (the oracle orders a pod's topologies by type, key, selector, maxSkew, "
+                 "namespaces; upstream leaves it to map order).",
+                 replicas("web", 2, cpu="500m", labels={"app": "web", "tier": "front"},
+                          spread=[b.zone_spread("web") | {"labelSelector": {"matchLabels": {"tier": "front"}}},
+                                  b.zone_spread("web")]),
+                 cluster=[b.managed_node("node-c", "default", c2, "test-zone-c"),
+                          b.pod("filler", "1800m", "1Gi", node="node-c", labels={"tier": "front"})],
+                 pools=[b.node_pool("default", [od_only(), b.req(b.ZONE_KEY, "In", "test-zone-b")])]),
     ]
     # the GPU pod's request
     gpu = next(sc for sc in out if sc.name == "gpu-pod").pending[0]
