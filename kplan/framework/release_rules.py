@@ -72,6 +72,10 @@ class QueueingHintRules:
     #: InterPodAffinity: a pod matching ANY required anti-affinity term (not ALL of them) is
     #: enough (#139161, 1.37; podMatchesAnyAffinityTerms)
     anti_affinity_any_term: bool
+    #: InterPodAffinity: a term's namespaceSelector is matched against the event pod's namespace's
+    #: labels where the term needs them, and an unknown namespace requeues the pod (#141954, 1.38);
+    #: before, against no labels (upstream passed nil)
+    namespace_selector_labels: bool
 
     def pod_on_a_node(self, event: ClusterEvent) -> bool:
         """Whether the event's pod is on a node as InterPodAffinity's and PodTopologySpread's

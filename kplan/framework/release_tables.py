@@ -237,7 +237,7 @@ _RULES_1_34 = ReleaseRules(
                                gated_pods_nominated=False),
     # an unassigned pod never requeues; a deleted pod only through the pod's own anti-affinity, all terms
     queueing_hints=QueueingHintRules(nominated_pods_count=False, deleted_pods_anti_affinity=False,
-                                     anti_affinity_any_term=False),
+                                     anti_affinity_any_term=False, namespace_selector_labels=False),
 )
 
 # ------------------------------------------------------------------------------ 1.35 (v1.35.4): 1.34 plus
@@ -341,7 +341,7 @@ _CHANGES_1_36 = _Changes(
     # queueing-hint fixes (not gated): a pod leaving its nomination counts (#135392); InterPodAffinity
     # also requeues when the pod matches a deleted pod's own anti-affinity (#135325)
     rules=(QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True,
-                             anti_affinity_any_term=False),),
+                             anti_affinity_any_term=False, namespace_selector_labels=False),),
     plugin_rules={
         "DynamicResources": {
             # computeScore at v1.36.3: a claim already allocated is scored by its own allocation
@@ -409,7 +409,8 @@ _CHANGES_1_37 = _Changes(
         NominationRules(bind_moves_pods=False, bind_clears=True, no_post_filter_clears=True,
                         gated_pods_nominated=True),
         # InterPodAffinity's hints: any anti-affinity term is enough (#139161, not gated)
-        QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True, anti_affinity_any_term=True),
+        QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True, anti_affinity_any_term=True,
+                          namespace_selector_labels=False),
     ),
     plugin_rules={
         "DynamicResources": {

@@ -12,8 +12,10 @@ and NormalizeScore in scoring.py) and its queueing hints:
   nomination, which from 1.36 (#135392) is looked at like a deleted assigned pod;
 * node added / labels or taints updated: Queue if the node has the key of a required
   (anti-)affinity term.
-The hints evaluate a term's namespaceSelector against empty labels, as upstream passes nil. What
-differs by release is the release's QueueingHintRules (release.queueing_hints). Not modelled:
+Up to 1.37 the hints evaluate a term's namespaceSelector against empty labels, as upstream passes
+nil; from 1.38 (#141954) against the event pod's namespace's labels where a term needs them, and a
+namespace the cluster does not have requeues the pod. What differs by release is the release's
+QueueingHintRules (release.queueing_hints). Not modelled:
 1.36's Queue for the rejected pod's own label update (#135394): nothing in a run updates a pod's
 labels (docs/modelled.md).
 
@@ -23,7 +25,7 @@ scan of every pod; the results are the same.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,9 +57,10 @@ from kplan.framework.registry import ArgsError
 from kplan.framework.release import QueueingHintRules
 from kplan.framework.status import OK, Status, Verdicts, skip
 from kplan.model.objects import EMPTY, Pod
+from kplan.model.selectors import selector_matches
 from kplan.plugins.helper import PluginBase
 from kplan.plugins.interpodaffinity import filtering, scoring
-from kplan.plugins.podindex import REQUIRED_ANTI_AFFINITY, AffinityCarriers, PodIndex, scope_of
+from kplan.plugins.podindex import REQUIRED_ANTI_AFFINITY, AffinityCarriers, PodIndex, TermScope, scope_of
 
 NAME = "InterPodAffinity"
 
@@ -185,48 +188,95 @@ class InterPodAffinity(PluginBase, PreFilterPlugin, CountingStateFilter,
 
     def _after_pod_change(self, pod: Pod, event: ClusterEvent) -> bool:
         """isSchedulableAfterPodChange, with the release's rules."""
-        return after_pod_change(pod, event, self.handle.release.queueing_hints)
+        return after_pod_change(pod, event, self.handle.release.queueing_hints, self._namespace_labels)
+
+    def _namespace_labels(self, name: str) -> Mapping[str, str] | None:
+        ns = self.handle.snapshot.namespaces.get(name)
+        return None if ns is None else ns.labels
 
 
-def _matches_all_terms(pod: Pod, terms: tuple[Any, ...], other: Pod, ns_labels: Mapping[str, str]) -> bool:
-    return filtering.matches_all(tuple(scope_of(t, pod.namespace) for t in terms), other, ns_labels)
+#: a namespace's labels by name, None for a namespace the cluster does not have
+NamespaceLabels = Callable[[str], "Mapping[str, str] | None"]
 
 
-def _matches_anti_affinity(owner: Pod, other: Pod, rules: QueueingHintRules) -> bool:
-    """``other`` matches ``owner``'s required anti-affinity: all of its terms
+def _matches_all_terms(scopes: tuple[TermScope, ...], other: Pod, ns_labels: Mapping[str, str]) -> bool:
+    return filtering.matches_all(scopes, other, ns_labels)
+
+
+def _anti_scopes(owner: Pod) -> tuple[TermScope, ...]:
+    return tuple(scope_of(t, owner.namespace) for t in owner.anti_affinity_required)
+
+
+def _matches_anti_affinity(scopes: tuple[TermScope, ...], other: Pod, rules: QueueingHintRules,
+                           ns_labels: Mapping[str, str]) -> bool:
+    """``other`` matches the required anti-affinity ``scopes``: all of its terms
     (podMatchesAllAffinityTerms), from 1.37 any of them (podMatchesAnyAffinityTerms, #139161);
-    false when it has none."""
-    scopes = tuple(scope_of(t, owner.namespace) for t in owner.anti_affinity_required)
+    false when there is none."""
     if rules.anti_affinity_any_term:
-        return any(filtering.matches_all((sc,), other, EMPTY) for sc in scopes)
-    return filtering.matches_all(scopes, other, EMPTY)
+        return any(filtering.matches_all((sc,), other, ns_labels) for sc in scopes)
+    return filtering.matches_all(scopes, other, ns_labels)
 
 
-def _deleted_pod_freed(pod: Pod, other: Pod, rules: QueueingHintRules) -> bool:
+def needs_namespace_labels(scopes: tuple[TermScope, ...], pods: Sequence[Pod]) -> bool:
+    """termsNeedNamespaceLabels (1.38, #141954): some term has a namespaceSelector that is neither
+    nil nor empty, and one of ``pods`` is outside the term's namespaces yet matches its selector."""
+    for sc in scopes:
+        if sc.namespace_selector is None or sc.namespace_selector.is_empty:
+            continue
+        for p in pods:
+            if p.namespace not in sc.namespaces and selector_matches(sc.selector, p.labels):
+                return True
+    return False
+
+
+def _hint_ns_labels(rules: QueueingHintRules, scopes: tuple[TermScope, ...], pods: Sequence[Pod],
+                    namespace: str, lookup: NamespaceLabels) -> Mapping[str, str] | None:
+    """The namespace labels a hint matches terms with: none up to 1.37 (upstream passes nil); from
+    1.38 (#141954) the namespace's own where a term needs them, None when the namespace is unknown
+    (the hint then requeues, "requeueing conservatively")."""
+    if not rules.namespace_selector_labels or not needs_namespace_labels(scopes, pods):
+        return EMPTY
+    return lookup(namespace)
+
+
+def _deleted_pod_freed(pod: Pod, other: Pod, rules: QueueingHintRules, lookup: NamespaceLabels) -> bool:
     """A deleted pod: it matched the pod's anti-affinity, or from 1.36 (#135325) the pod matches
     the deleted pod's own anti-affinity (the filter's "existing pods anti-affinity")."""
-    if _matches_anti_affinity(pod, other, rules):
+    scopes = _anti_scopes(pod)
+    ns_labels = _hint_ns_labels(rules, scopes, (other,), other.namespace, lookup)
+    if ns_labels is None or _matches_anti_affinity(scopes, other, rules, ns_labels):
         return True
-    return rules.deleted_pods_anti_affinity and _matches_anti_affinity(other, pod, rules)
+    if not rules.deleted_pods_anti_affinity:
+        return False
+    theirs = _anti_scopes(other)
+    ns_labels = _hint_ns_labels(rules, theirs, (pod,), pod.namespace, lookup)
+    return ns_labels is None or _matches_anti_affinity(theirs, pod, rules, ns_labels)
 
 
-def after_pod_change(pod: Pod, event: ClusterEvent, rules: QueueingHintRules) -> bool:
-    """isSchedulableAfterPodChange for the rejected ``pod`` under the release's ``rules``."""
+def after_pod_change(pod: Pod, event: ClusterEvent, rules: QueueingHintRules, lookup: NamespaceLabels) -> bool:
+    """isSchedulableAfterPodChange for the rejected ``pod`` under the release's ``rules``
+    (``lookup``: the cluster's namespaces, read from 1.38 on)."""
     other = event.pod
     if other is None:
         return True
     if not rules.pod_on_a_node(event):
         return False  # an unscheduled pod: it cannot make the pod schedulable
+    affinity = tuple(scope_of(t, pod.namespace) for t in pod.affinity_required)
     if event.kind == ASSIGNED_POD_UPDATE_LABEL:
         old = event.old_pod
         if old is None:
             return True
-        return ((not _matches_all_terms(pod, pod.affinity_required, old, EMPTY)
-                 and _matches_all_terms(pod, pod.affinity_required, other, EMPTY))
-                or (_matches_anti_affinity(pod, old, rules) and not _matches_anti_affinity(pod, other, rules)))
+        anti = _anti_scopes(pod)
+        ns_labels = _hint_ns_labels(rules, affinity + anti, (old, other), old.namespace, lookup)
+        if ns_labels is None:
+            return True
+        return ((not _matches_all_terms(affinity, old, ns_labels) and _matches_all_terms(affinity, other, ns_labels))
+                or (_matches_anti_affinity(anti, old, rules, ns_labels)
+                    and not _matches_anti_affinity(anti, other, rules, ns_labels)))
     if event.kind == ASSIGNED_POD_ADD:
-        return _matches_all_terms(pod, pod.affinity_required, other, EMPTY)
-    return _deleted_pod_freed(pod, other, rules)
+        ns_labels = _hint_ns_labels(rules, affinity, (other,), other.namespace, lookup)
+        return ns_labels is None or _matches_all_terms(affinity, other, ns_labels)
+    return _deleted_pod_freed(pod, other, rules, lookup)
 
 
 def _after_node_change(pod: Pod, event: ClusterEvent) -> bool:
