@@ -20,6 +20,7 @@ from kplan.errors import ConfigError
 class Gate(StrEnum):
     """The feature gates that change what kube-scheduler does, by their upstream names."""
 
+    COMPOSITE_POD_GROUP = "CompositePodGroup"
     DRA_ADMIN_ACCESS = "DRAAdminAccess"
     DRA_CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
     DRA_DEVICE_BINDING_CONDITIONS = "DRADeviceBindingConditions"
@@ -48,6 +49,7 @@ class Gate(StrEnum):
     SCHEDULER_ASYNC_API_CALLS = "SchedulerAsyncAPICalls"
     SCHEDULER_ASYNC_PREEMPTION = "SchedulerAsyncPreemption"
     SCHEDULER_POP_FROM_BACKOFF_Q = "SchedulerPopFromBackoffQ"
+    SCHEDULER_PRE_QUEUEING_HINTS = "SchedulerPreQueueingHints"
     SCHEDULER_QUEUEING_HINTS = "SchedulerQueueingHints"
     SIDECAR_CONTAINERS = "SidecarContainers"
     STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"

@@ -186,10 +186,6 @@ class PreemptionRules:
         return Status(Code.ERROR, (f'expected at least one victim pod on node "{node}"',))
 
 
-#: the rules of the releases before 1.38 (kube-scheduler up to v1.37.2)
-PREEMPTION_RULES_1_37 = PreemptionRules(victims_tie_by_uid=False, empty_pdb_selector_selects_all=False,
-                                        no_victim_node_unresolvable=False)
-
 
 class VictimOrder(PodClasses):
     """Per row of one NodeTable: its pods in the order preemption adds them back (higher
@@ -273,8 +269,8 @@ class DryRunSizing:
 
 
 class Evaluator:
-    def __init__(self, framework: Framework, args: Any, handle: Handle, sizing: DryRunSizing | None = None,
-                 rules: PreemptionRules = PREEMPTION_RULES_1_37) -> None:
+    def __init__(self, framework: Framework, args: Any, handle: Handle, rules: PreemptionRules,
+                 sizing: DryRunSizing | None = None) -> None:
         self.fw = framework
         self.args = args
         self.rules = rules

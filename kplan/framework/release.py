@@ -87,7 +87,9 @@ class Release(ReleaseRules):
         """``pod``, running on a node, with the requests this release counts for it there: its
         spec's unless its status reports an in-place resize (kplan/model/resize.py)."""
         facts = pod.resize
-        if facts is None or not self.enabled(Gate.IN_PLACE_POD_VERTICAL_SCALING):
+        # the gate is gone from 1.38 (GA since 1.35): in-place resize is always on there
+        gate = Gate.IN_PLACE_POD_VERTICAL_SCALING
+        if facts is None or (gate in self.gates and not self.enabled(gate)):
             return pod
         pod_level = Gate.IN_PLACE_POD_LEVEL_RESOURCES_VERTICAL_SCALING  # from 1.35 (alpha, off)
         requests, nonzero_cpu, nonzero_mem = resized_resources(

@@ -36,9 +36,11 @@ V1_34 = KubeVersion(1, 34)
 V1_35 = KubeVersion(1, 35)
 V1_36 = KubeVersion(1, 36)
 V1_37 = KubeVersion(1, 37)
+V1_38 = KubeVersion(1, 38)
 
-#: the release modelled when none is asked for and the input states none: the newest modelled one
-#: (issue 36), judged against its real scheduler (all 81 public scenarios and the differential)
+#: the release modelled when none is asked for and the input states none: the newest GA release
+#: modelled (issue 36), judged against its real scheduler (all 81 public scenarios and the
+#: differential); 1.38 is modelled from v1.38.0-beta.0 and becomes the default once its GA is
 DEFAULT_RELEASE = V1_37
 
 _A, _B, _GA = Stage.ALPHA, Stage.BETA, Stage.GA
@@ -220,6 +222,8 @@ _RULES_1_34 = ReleaseRules(
             # its consumable-capacity rules (DRAConsumableCapacity, off before 1.36)
             "distinct_per_request_name": False, "all_requests_listed_by_capacity_alone": False,
             "negative_capacity_aborts": False, "shared_devices_count_as_in_use": False,
+            # an All request on an incomplete or invalid pool aborts the attempt; capacity names as written
+            "all_requests_fail_the_node": False, "qualified_capacity_names": False,
         },
         # the balance with the pod; the SignPod of 1.34/1.35 with DRAExtendedResource
         "NodeResourcesBalancedAllocation": {"scores_balance_change": False, "extended_resources_from_devices": False},
@@ -229,6 +233,12 @@ _RULES_1_34 = ReleaseRules(
         "ImageLocality": {"sums_image_volumes": False, "counts_image_volumes": False},
         # Filter only
         "NodeName": {"pre_filter": False},
+        # countPodsMatchSelector counts nothing for an empty labelSelector (selector.Empty())
+        "PodTopologySpread": {"empty_selector_counts_every_pod": False},
+        # MoreImportantPod leaves equal victims in the node's order; a PDB with an empty selector
+        # guards nothing; a node that needs no victim is an Error
+        "DefaultPreemption": {"victims_tie_by_uid": False, "empty_pdb_selector_selects_all": False,
+                              "no_victim_node_unresolvable": False},
     },
     messages=Messages(untolerated_taint="node(s) had untolerated taint {taint}"),
     # the InPlacePodVerticalScaling gate beta and on: a resizing pod counts per container
@@ -383,6 +393,9 @@ _CHANGES_1_37 = _Changes(
         Gate.GANG_SCHEDULING: None,
         Gate.GENERIC_WORKLOAD: GateSpec(False, _B),
         Gate.WORKLOAD_AWARE_PREEMPTION: None,
+        # new, alpha and off: composite pod groups (Workload API) and PreQueueingHints (KEP-6132)
+        Gate.COMPOSITE_POD_GROUP: GateSpec(False, _A),
+        Gate.SCHEDULER_PRE_QUEUEING_HINTS: GateSpec(False, _A),
         # new, alpha and off: scheduler preemption for in-place pod resize (KEP-5836)
         Gate.IN_PLACE_POD_VERTICAL_SCALING_SCHEDULER_PREEMPTION: GateSpec(False, _A),
         # GA and locked (KEP-5328)
@@ -435,6 +448,55 @@ _CHANGES_1_37 = _Changes(
 )
 
 
+# ------------------------------------------------------------------------------ 1.38 (v1.38.0-beta.0): 1.37 plus
+
+_CHANGES_1_38 = _Changes(
+    scheduler_version="v1.38.0-beta.0",
+    gates={
+        # removed: DRA unconditional (#141946), in-place resize unconditional (KEP-1287), matchLabelKeys
+        # in pod affinity unconditional (#141744)
+        Gate.DYNAMIC_RESOURCE_ALLOCATION: None,
+        Gate.IN_PLACE_POD_VERTICAL_SCALING: None,
+        Gate.MATCH_LABEL_KEYS_IN_POD_AFFINITY: None,
+        # beta, off (Workload API)
+        Gate.COMPOSITE_POD_GROUP: GateSpec(False, _B),
+        # GA: consumable capacity (KEP-5075, not locked), fractional capacity ranges (on for every
+        # compatibility version now); locked: binding conditions (KEP-5007), partitionable devices
+        # (KEP-4815), device taints and taint rules (#140256)
+        Gate.DRA_CONSUMABLE_CAPACITY: GateSpec(True, _GA),
+        Gate.DRA_DEVICE_BINDING_CONDITIONS: GateSpec(True, _GA, locked=True),
+        Gate.DRA_DEVICE_TAINT_RULES: GateSpec(True, _GA, locked=True),
+        Gate.DRA_DEVICE_TAINTS: GateSpec(True, _GA, locked=True),
+        Gate.DRA_FRACTIONAL_CAPACITY_RANGE: GateSpec(True, _GA),
+        Gate.DRA_PARTITIONABLE_DEVICES: GateSpec(True, _GA, locked=True),
+        # beta and on: a plugin may narrow the pods the queue evaluates for an event (KEP-6132); only
+        # DynamicResources' ResourceClaim hint does, and only to the pods its own hint would requeue
+        Gate.SCHEDULER_PRE_QUEUEING_HINTS: GateSpec(True, _B),
+        # beta, still off (#140295)
+        Gate.TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: GateSpec(False, _B),
+    },
+    # profile, args and registry as 1.37's: DynamicResources is written into default_plugins.go's
+    # list instead of being inserted behind the removed gate (same place, same weight)
+    rules=(
+        # InterPodAffinity's hints read namespace labels for namespaceSelector terms (#141954)
+        QueueingHintRules(nominated_pods_count=True, deleted_pods_anti_affinity=True, anti_affinity_any_term=True,
+                          namespace_selector_labels=True),
+    ),
+    plugin_rules={
+        # k8s.io/dynamic-resource-allocation v0.38.0-beta.0 (its stable allocator): an All request on
+        # an incomplete or invalid pool fails the node (#141898); capacity names with or without the
+        # driver as domain (#142202)
+        "DynamicResources": {"all_requests_fail_the_node": True, "qualified_capacity_names": True},
+        # an empty labelSelector counts every pod of the namespace (#141340)
+        "PodTopologySpread": {"empty_selector_counts_every_pod": True},
+        # equal victims by pod UID (#140999, #139210); an empty PDB selector guards every pod of the
+        # namespace (#141785); a node needing no victim is UnschedulableAndUnresolvable (#135486)
+        "DefaultPreemption": {"victims_tie_by_uid": True, "empty_pdb_selector_selects_all": True,
+                              "no_victim_node_unresolvable": True},
+    },
+)
+
+
 def _resolved(first: ReleaseRules, *later: tuple[KubeVersion, _Changes]) -> dict[KubeVersion, ReleaseRules]:
     """Each release's rules: 1.34's, then each later release's changes applied to the rules before."""
     rules = {V1_34: first}
@@ -446,7 +508,7 @@ def _resolved(first: ReleaseRules, *later: tuple[KubeVersion, _Changes]) -> dict
 
 #: every release's rules, resolved (``Release.of`` makes a release of its row)
 RELEASES: Mapping[KubeVersion, ReleaseRules] = _resolved(
-    _RULES_1_34, (V1_35, _CHANGES_1_35), (V1_36, _CHANGES_1_36), (V1_37, _CHANGES_1_37))
+    _RULES_1_34, (V1_35, _CHANGES_1_35), (V1_36, _CHANGES_1_36), (V1_37, _CHANGES_1_37), (V1_38, _CHANGES_1_38))
 
 #: the gate values other than a release's defaults that kplan models (the rest are refused)
 MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
@@ -468,4 +530,7 @@ MODELLED_GATE_CHANGES: Mapping[KubeVersion, frozenset[tuple[Gate, bool]]] = {
                       # consumable capacity off: the API server drops its fields, every device exclusive;
                       # DRAFractionalCapacityRange on: a validRange rounded in thousandths
                       (Gate.DRA_CONSUMABLE_CAPACITY, False), (Gate.DRA_FRACTIONAL_CAPACITY_RANGE, True)}),
+    # as 1.37's (DRAPartitionableDevices is locked now), and DRAFractionalCapacityRange off: 1.37's default
+    V1_38: frozenset({(Gate.STORAGE_CAPACITY_SCORING, False), (Gate.VOLUME_LIMIT_SCALING, False),
+                      (Gate.DRA_CONSUMABLE_CAPACITY, False), (Gate.DRA_FRACTIONAL_CAPACITY_RANGE, False)}),
 }

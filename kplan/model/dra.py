@@ -119,6 +119,12 @@ class DeviceFeatures:
     negative_capacity_aborts: bool = False
     #: from 1.37: a device shared without consumed capacity counts as in use for its counters
     shared_devices_count_as_in_use: bool = False
+    #: the allocator from 1.38 (#141898): an ``All`` request on a node whose pool is incomplete or
+    #: invalid fails that node (ErrFailedAllocationOnNode) rather than the attempt
+    all_requests_fail_the_node: bool = False
+    #: the allocator from 1.38 (#142202): a request's capacity names match the device's with or
+    #: without the driver name as their domain (1.37: only as written)
+    qualified_capacity_names: bool = False
 
 
 #: every optional behaviour off: kube-scheduler 1.34 and 1.35 with their default gates

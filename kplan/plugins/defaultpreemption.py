@@ -21,11 +21,11 @@ from kplan.framework.interfaces import (
     PreEnqueuePlugin,
     QueueingHint,
 )
-from kplan.framework.preemption import PREEMPTION_RULES_1_37, DryRunSizing, Evaluator, PreemptionOutcome
+from kplan.framework.preemption import DryRunSizing, Evaluator, PreemptionOutcome, PreemptionRules
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status
 from kplan.model.objects import Pod
-from kplan.plugins.helper import PluginBase
+from kplan.plugins.helper import PluginBase, decode_rules
 
 NAME = "DefaultPreemption"
 
@@ -70,7 +70,7 @@ class DefaultPreemption(PluginBase, PreEnqueuePlugin, PostFilterPlugin, EnqueueE
         # how the last dry run went, kept between cycles for the next one's chunking only
         self._sizing = DryRunSizing()
         #: victim order, PDB matching and the no-victim node, as the release has them
-        self.rules = PREEMPTION_RULES_1_37
+        self.rules = decode_rules(PreemptionRules, handle, NAME)
 
     def pre_enqueue(self, pod: Pod) -> Status:
         if self.handle.preemption_in_progress(pod):
@@ -78,7 +78,7 @@ class DefaultPreemption(PluginBase, PreEnqueuePlugin, PostFilterPlugin, EnqueueE
         return OK
 
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> tuple[PreemptionOutcome | None, Status]:
-        evaluator = Evaluator(self.handle.framework_for(pod), self.args, self.handle, self._sizing, self.rules)
+        evaluator = Evaluator(self.handle.framework_for(pod), self.args, self.handle, self.rules, self._sizing)
         outcome = evaluator.preempt(state, pod, diagnosis)
         s = outcome.status
         if s.reasons:

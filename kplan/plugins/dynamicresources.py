@@ -208,6 +208,12 @@ class DynamicResourcesRules:
     all_requests_listed_by_capacity_alone: bool
     negative_capacity_aborts: bool
     shared_devices_count_as_in_use: bool
+    #: k8s.io/dynamic-resource-allocation v0.38 (#141898): an All request on a node whose pool is
+    #: incomplete or invalid fails that node; before, the attempt
+    all_requests_fail_the_node: bool
+    #: v0.38 (#142202): a request's capacity names match the device's with or without the driver as
+    #: their domain; before, only as written
+    qualified_capacity_names: bool
 
 
 def device_features(release: Release) -> DeviceFeatures:
@@ -227,7 +233,9 @@ def device_features(release: Release) -> DeviceFeatures:
                           distinct_per_request_name=rules.distinct_per_request_name,
                           all_requests_listed_by_capacity_alone=rules.all_requests_listed_by_capacity_alone,
                           negative_capacity_aborts=rules.negative_capacity_aborts,
-                          shared_devices_count_as_in_use=rules.shared_devices_count_as_in_use)
+                          shared_devices_count_as_in_use=rules.shared_devices_count_as_in_use,
+                          all_requests_fail_the_node=rules.all_requests_fail_the_node,
+                          qualified_capacity_names=rules.qualified_capacity_names)
 
 
 class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,

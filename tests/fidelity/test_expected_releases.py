@@ -21,7 +21,7 @@ from tests.fidelity.scenario import compare
 
 HERE = Path(__file__).resolve().parent / "expected"
 CONFORMANCE = location()
-RELEASES = ("1.35", "1.36", "1.37")
+RELEASES = ("1.35", "1.36", "1.37", "1.38")
 
 #: (release, scenario) → why kplan does not give the release's result yet
 KNOWN: dict[tuple[str, str], str] = {}

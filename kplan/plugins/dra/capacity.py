@@ -16,6 +16,7 @@ picks) plus this one stay within each capacity's value.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from kplan.model.dra import Device, RequestPolicy
 from kplan.model.quantity import nanos_to_milli, nanos_to_value, parse_nanos
@@ -33,6 +34,15 @@ class CapacityError(Exception):
 class NegativeCapacity(Exception):
     """1.37's errNegativeCapacity: a consumed amount below zero (kube-scheduler aborts the attempt;
     kplan refuses)."""
+
+
+class DuplicateCapacityRequest(Exception):
+    """1.38: a request names one capacity twice, with and without the driver as its domain
+    (resolveCapacityRequests' error: kube-scheduler aborts the attempt; kplan refuses)."""
+
+    def __init__(self, capacity: str, first: str, second: str) -> None:
+        super().__init__(capacity, first, second)
+        self.capacity, self.first, self.second = capacity, first, second
 
 
 class Unrepresentable(Exception):
@@ -120,6 +130,42 @@ def violates_policy(amount: int, policy: RequestPolicy | None, fractional: bool 
     if policy.valid_values:
         return amount not in policy.valid_values
     return False
+
+
+def resolve_requests(device: Device, driver: str, requests: Amounts | None) -> Amounts | None:
+    """From 1.38 (#142202, resolveCapacityRequests): each requested capacity name to the name the
+    device publishes it under, a request and a capacity matching with or without the driver name as
+    their domain (draapi.LookupByQualifiedName); a name the device lacks is kept (fits then skips
+    the device). Two names of one capacity abort the attempt upstream: kplan refuses them
+    (DuplicateCapacityRequest)."""
+    if not requests:
+        return requests
+    out: dict[str, int] = {}
+    spelled: dict[str, str] = {}
+    for name, amount in requests:
+        key = _lookup(device.capacity, name, driver)
+        if key is None:
+            out[name] = amount
+            continue
+        if key in spelled:
+            raise DuplicateCapacityRequest(key, spelled[key], name)
+        spelled[key] = name
+        out[key] = amount
+    return tuple(out.items())
+
+
+def _lookup(capacity: Mapping[str, Any], name: str, driver: str) -> str | None:
+    """LookupByQualifiedName: the key of ``capacity`` that ``name`` means, with ``driver`` as the
+    default domain, or None."""
+    domain, sep, ident = name.partition("/")
+    if sep:
+        if name in capacity:
+            return name
+        return ident if domain == driver and ident in capacity else None
+    qualified = f"{driver}/{name}"
+    if qualified in capacity:
+        return qualified
+    return name if name in capacity else None
 
 
 def capacity_values(device: Device) -> dict[str, int]:

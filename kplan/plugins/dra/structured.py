@@ -614,12 +614,26 @@ class Allocator:
         use = self.shares.get(dev)
         return use.shared or use.capacity is not None
 
+    def requested_capacity(self, claim: ResourceClaim, slot: _Slot, s: ResourceSlice, d: Device) -> cap.Amounts | None:
+        """The request's capacity amounts under the device's names: as written up to 1.37, resolved
+        with the driver as default domain from 1.38 (#142202)."""
+        if not self.features.qualified_capacity_names:
+            return slot.spec.capacity
+        try:
+            return cap.resolve_requests(d, s.driver, slot.spec.capacity)
+        except cap.DuplicateCapacityRequest as e:
+            raise UnsupportedError(
+                f"claim {claim.key}, request {slot.label}: capacity {e.capacity!r} of device {s.driver}/{s.pool}/"
+                f"{d.name} is requested both as {e.first!r} and as {e.second!r}: kube-scheduler aborts the attempt "
+                "with an error kplan does not word; request it once") from None
+
     def capacity_fits(self, claim: ResourceClaim, slot: _Slot, s: ResourceSlice, d: Device,
                       allocating: Mapping[str, int] | None) -> bool:
         """CmpRequestOverCapacity for a candidate (DRAConsumableCapacity on): False also when the
         request names a capacity the device lacks (the device is skipped)."""
         try:
-            return cap.fits(d, slot.spec.capacity, self.shares.get((s.driver, s.pool, d.name)).aggregated(),
+            return cap.fits(d, self.requested_capacity(claim, slot, s, d),
+                            self.shares.get((s.driver, s.pool, d.name)).aggregated(),
                             allocating, self.features.fractional_capacity_range,
                             self.features.negative_capacity_aborts)
         except cap.CapacityError:
@@ -758,7 +772,8 @@ class Allocator:
                     undo()
                     return False
                 if multiple:
-                    amounts = cap.consumed_capacity(d, slot.spec.capacity, self.features.fractional_capacity_range)
+                    amounts = cap.consumed_capacity(d, self.requested_capacity(claims[ci], slot, s, d),
+                                                    self.features.fractional_capacity_range)
                     entry = allocating.setdefault(dev_id, {})
                     for name, amount in amounts:
                         entry[name] = entry.get(name, 0) + amount
@@ -889,12 +904,14 @@ class Allocator:
                 if spec.mode == ALL:
                     listed = []
                     for pool in pools:
+                        # from 1.38 the error fails this node only (#141898)
+                        fail = NodeFailure if self.features.all_requests_fail_the_node else AllocatorError
                         if pool.incomplete:
-                            raise AllocatorError(f"{where}: asks for all devices, but resource pool "
-                                                 f"{pool.driver}/{pool.name} is currently being updated")
+                            raise fail(f"{where}: asks for all devices, but resource pool "
+                                       f"{pool.driver}/{pool.name} is currently being updated")
                         if pool.invalid:
-                            raise AllocatorError(f"{where}: asks for all devices, but resource pool "
-                                                 f"{pool.driver}/{pool.name} is currently invalid")
+                            raise fail(f"{where}: asks for all devices, but resource pool "
+                                       f"{pool.driver}/{pool.name} is currently invalid")
                         for s, d in pool.devices:
                             if self.matches(claim, slot, s.driver, d) and self._all_capacity(claim, slot, s, d):
                                 listed.append((s, d))
@@ -931,7 +948,8 @@ class Allocator:
         if not self.features.all_requests_listed_by_capacity_alone:
             return self.capacity_fits(claim, slot, s, d, None)
         try:
-            return cap.fits(d, slot.spec.capacity, None, None, self.features.fractional_capacity_range,
+            return cap.fits(d, self.requested_capacity(claim, slot, s, d), None, None,
+                            self.features.fractional_capacity_range,
                             self.features.negative_capacity_aborts)
         except cap.CapacityError:
             return False

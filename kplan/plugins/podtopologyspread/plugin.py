@@ -55,7 +55,7 @@ from kplan.framework.status import OK, Status, Verdicts, skip
 from kplan.model.objects import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, Pod, SpreadConstraint
 from kplan.model.parse import Where, parse_spread_constraints
 from kplan.model.selectors import selector_matches
-from kplan.plugins.helper import PluginBase
+from kplan.plugins.helper import PluginBase, decode_rules
 from kplan.plugins.podindex import PodIndex
 from kplan.plugins.podtopologyspread import filtering, scoring
 from kplan.plugins.podtopologyspread.common import Constraints, InclusionMasks, node_labels_match
@@ -156,7 +156,7 @@ class PodTopologySpread(PluginBase, PreFilterPlugin, CountingStateFilter,
         self.constraints = Constraints(args.effective_defaults())
         self.masks = InclusionMasks()
         #: countPodsMatchSelector as the release has it
-        self.query_of = PodTopologySpreadRules(empty_selector_counts_every_pod=False).matching_query()
+        self.query_of = decode_rules(PodTopologySpreadRules, handle, NAME).matching_query()
 
     def _index(self) -> PodIndex:
         return PodIndex.of(self.handle.snapshot)

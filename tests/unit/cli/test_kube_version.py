@@ -59,8 +59,8 @@ def _cluster(tmp_path: Path, *, server: str | None = None, kubelet: str = "v1.34
 WARNINGS = [
     ("a snapshot of a 1.29 server", {"server": "v1.29.4"},
      "warning: the cluster runs Kubernetes 1.29; kplan models kube-scheduler 1.34, the results are 1.34's"),
-    ("a snapshot of a 1.38 server", {"server": "v1.38.0", "kubelet": "v1.38.0"},
-     "warning: the cluster runs Kubernetes 1.38; kplan models kube-scheduler 1.37, the results are 1.37's"),
+    ("a snapshot of a 1.39 server", {"server": "v1.39.0", "kubelet": "v1.39.0"},
+     "warning: the cluster runs Kubernetes 1.39; kplan models kube-scheduler 1.38, the results are 1.38's"),
     ("a node list whose kubelets run 1.31", {"kubelet": "v1.31.13-eks-3025e55"},
      "warning: the cluster's newest kubelet runs Kubernetes 1.31 (its control plane is that or newer); kplan "
      "models kube-scheduler 1.34, the results are 1.34's"),
@@ -80,14 +80,16 @@ def test_the_release_the_cluster_states(capsys: pytest.CaptureFixture[str], tmp_
     release_lines = [line for line in err.splitlines() if "Kubernetes" in line]
     assert release_lines == ([warning] if warning else [])
     if "-v" in command:
-        # the release stated, or for older clusters the oldest modelled one, or 1.37 for a 1.38 server
-        modelled = {"v1.38.0": "1.37", "v1.36.3": "1.36", "v1.35.4": "1.35"}.get(cluster.get("server", ""), "1.34")
+        # the release stated, or for older clusters the oldest modelled one, or 1.38 for a 1.39 server
+        modelled = {"v1.39.0": "1.38", "v1.36.3": "1.36", "v1.35.4": "1.35"}.get(cluster.get("server", ""), "1.34")
         assert f"modelling kube-scheduler {modelled} (default feature gates)" in err.splitlines()
 
 
 ERRORS = [
-    (["--kube-version", "1.31"], "error: --kube-version 1.31: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37 only"),
-    (["--kube-version", "1.38"], "error: --kube-version 1.38: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37 only"),
+    (["--kube-version", "1.31"],
+     "error: --kube-version 1.31: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37, 1.38 only"),
+    (["--kube-version", "1.39"],
+     "error: --kube-version 1.39: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37, 1.38 only"),
     (["--feature-gates", "NoSuchGate=true"],
      'error: invalid argument "NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate'),
     (["--feature-gates", "DRAAdminAccess=maybe"],
@@ -116,5 +118,5 @@ def test_gates_at_their_defaults_and_verbose(capsys: pytest.CaptureFixture[str],
 
 def test_version_lists_the_releases_modelled(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--version")
-    assert code == 0 and out.strip().endswith("(models kube-scheduler v1.34.1, v1.35.4, v1.36.3, v1.37.2; "
-                                                "releases modelled: 1.34, 1.35, 1.36, 1.37)")
+    assert code == 0 and out.strip().endswith("(models kube-scheduler v1.34.1, v1.35.4, v1.36.3, v1.37.2, "
+                                                "v1.38.0-beta.0; releases modelled: 1.34, 1.35, 1.36, 1.37, 1.38)")

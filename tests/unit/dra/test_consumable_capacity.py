@@ -109,6 +109,25 @@ def test_a_request_for_a_capacity_the_device_lacks_is_an_error_the_allocator_ski
         cap.fits(SHARED, (("bandwidth", G),), None, None)
 
 
+RESOLVE = [
+    ("a short name stays as the device publishes it", (("memory", G),), (("memory", G),)),
+    ("the driver as domain names the device's short name (1.38, #142202)", (("gpu.example.com/memory", G),),
+     (("memory", G),)),
+    ("another domain does not", (("other.example.com/memory", G),), (("other.example.com/memory", G),)),
+    ("a name the device lacks is kept, for fits to skip the device", (("bandwidth", G),), (("bandwidth", G),)),
+]
+
+
+@pytest.mark.parametrize(("requests", "want"), [c[1:] for c in RESOLVE], ids=[c[0] for c in RESOLVE])
+def test_capacity_names_resolve_with_the_driver_as_default_domain(requests: Any, want: Any) -> None:
+    assert cap.resolve_requests(SHARED, "gpu.example.com", requests) == want
+
+
+def test_one_capacity_requested_under_both_names_is_refused() -> None:
+    with pytest.raises(cap.DuplicateCapacityRequest):
+        cap.resolve_requests(SHARED, "gpu.example.com", (("memory", G), ("gpu.example.com/memory", G)))
+
+
 def test_consumed_capacity_names_every_capacity_of_the_device() -> None:
     assert cap.consumed_capacity(SHARED, (("memory", 10 * GI),)) == (("cores", 10 * G), ("memory", 12 * GI))
 

@@ -80,10 +80,13 @@ def test_a_gate_the_release_does_not_have_cannot_be_read() -> None:
 
 # ------------------------------------------------------------------------------ Release.of
 
-def test_the_default_release_is_the_newest_modelled_with_its_default_gates() -> None:
+def test_the_default_release_is_the_newest_ga_one_modelled_with_its_default_gates() -> None:
     r = default_release()
     assert r.version == KubeVersion(1, 37) and str(r) == "1.37" and r.scheduler_version == "v1.37.2"
-    assert r.version == max(release_tables.RELEASES) and Release.of() == r
+    assert Release.of() == r
+    # 1.38 is modelled from its beta and is not the default until its GA is
+    assert max(release_tables.RELEASES) == KubeVersion(1, 38)
+    assert Release.of("1.38").scheduler_version == "v1.38.0-beta.0"
     assert r.enabled(Gate.DYNAMIC_RESOURCE_ALLOCATION) and r.enabled(Gate.STORAGE_CAPACITY_SCORING)
     assert r.enabled(Gate.OPPORTUNISTIC_BATCHING) and not r.enabled(Gate.SCHEDULER_ASYNC_API_CALLS)
     assert Release.of("v1.37.2") == Release.of("1.37", "DRAAdminAccess=true") == r
@@ -113,7 +116,7 @@ def test_batching_can_be_turned_off_in_1_35() -> None:
 
 
 @pytest.mark.parametrize(("version", "gates", "message"), [
-    ("1.29", "", "kplan does not model Kubernetes 1.29 (it models 1.34, 1.35, 1.36, 1.37)"),
+    ("1.29", "", "kplan does not model Kubernetes 1.29 (it models 1.34, 1.35, 1.36, 1.37, 1.38)"),
     ("one.two", "", '"one.two" is not a Kubernetes version'),
     ("1.34", "Foo=true", "unrecognized feature gate: Foo"),
     ("1.34", "StorageCapacityScoring=true", "feature gate StorageCapacityScoring=true: kplan models "

@@ -104,8 +104,8 @@ CHOICES = [
     ("an older server version", None, Stated(V("1.29"), True), "1.34",
      "the cluster runs Kubernetes 1.29; kplan models kube-scheduler 1.34, the results are 1.34's"),
     ("a 1.36 server", None, Stated(V("1.36"), True), "1.36", None),
-    ("a newer server version", None, Stated(V("1.38"), True), "1.37",
-     "the cluster runs Kubernetes 1.38; kplan models kube-scheduler 1.37, the results are 1.37's"),
+    ("a newer server version", None, Stated(V("1.39"), True), "1.38",
+     "the cluster runs Kubernetes 1.39; kplan models kube-scheduler 1.38, the results are 1.38's"),
     ("kubelets at a modelled release", None, Stated(V("1.34"), False), "1.34", None),
     ("older kubelets (EKS dump, 1.31)", None, Stated(V("1.31"), False), "1.34",
      "the cluster's newest kubelet runs Kubernetes 1.31 (its control plane is that or newer); kplan models "
@@ -126,9 +126,9 @@ def test_choose_release(name: str, asked: str | None, input_states: Stated | Non
 
 ERRORS = [
     ("an unmodelled --kube-version", "1.31", "",
-     "--kube-version 1.31: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37 only"),
-    ("a newer unmodelled --kube-version", "1.38", "",
-     "--kube-version 1.38: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37 only"),
+     "--kube-version 1.31: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37, 1.38 only"),
+    ("a newer unmodelled --kube-version", "1.39", "",
+     "--kube-version 1.39: kplan models kube-scheduler 1.34, 1.35, 1.36, 1.37, 1.38 only"),
     ("not a version", "latest", "", '"latest" is not a Kubernetes version (expected MAJOR.MINOR such as 1.34)'),
     ("an unknown gate", None, "Foo=true",
      'invalid argument "Foo=true" for "--feature-gates" flag: unrecognized feature gate: Foo'),

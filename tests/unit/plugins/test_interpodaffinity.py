@@ -450,6 +450,27 @@ def test_queueing_hints_by_release(pod: Any, event: ClusterEvent, want: tuple[bo
     assert got == want
 
 
+NS_HINT_CASES = [
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"}, ns_selector={"matchLabels": {"env": "prod"}})),
+                 ClusterEvent(ASSIGNED_POD_ADD, make_pod("w", "prod").labels(app="web").build(), "a1"), (False, True),
+                 id="a namespaceSelector term is matched against the namespace's labels from 1.38 (#141954)"),
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"}, ns_selector={"matchLabels": {"env": "prod"}})),
+                 ClusterEvent(ASSIGNED_POD_ADD, make_pod("w", "ghost").labels(app="web").build(), "a1"), (False, True),
+                 id="a namespace the cluster does not have requeues from 1.38"),
+    pytest.param(make_pod().affinity(term(ZONE, {"app": "web"}, ns_selector={"matchLabels": {"env": "prod"}})),
+                 ClusterEvent(ASSIGNED_POD_ADD, make_pod("w", "prod").labels(app="db").build(), "a1"), (False, False),
+                 id="a pod the term's label selector does not match needs no namespace and never requeues"),
+    pytest.param(make_pod().anti_affinity(term(ZONE, {"app": "web"}, ns_selector={"matchLabels": {"env": "prod"}})),
+                 ClusterEvent(ASSIGNED_POD_DELETE, make_pod("w", "prod").labels(app="web").build(), "a1"),
+                 (False, True), id="a deleted pod matching a namespaceSelector anti-affinity term requeues from 1.38"),
+]
+
+
+@pytest.mark.parametrize("pod, event, want", NS_HINT_CASES)
+def test_queueing_hints_read_namespace_labels_from_1_38(pod: Any, event: ClusterEvent, want: tuple[bool, ...]) -> None:
+    assert tuple(hint(pod, event, release) for release in ("1.37", "1.38")) == want
+
+
 def verdict_texts(v: Any) -> list[str]:
     return [verdict_text(int(c), int(r)) for c, r in zip(v.codes, v.reasons, strict=True)]
 

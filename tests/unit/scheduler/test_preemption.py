@@ -15,7 +15,6 @@ from kplan.cluster.disruption import disruptions_allowed
 from kplan.framework.diagnosis import Diagnosis
 from kplan.framework.preemption import (
     NOT_HELPFUL,
-    PREEMPTION_RULES_1_37,
     BatchVictims,
     Candidate,
     Evaluator,
@@ -241,6 +240,11 @@ def test_from_1_38_a_pdb_with_an_empty_selector_guards_every_pod_of_its_namespac
     assert not counts_against_empty_selects_all(other_ns, empty)
 
 
+#: DefaultPreemption's rules up to 1.37 (release_tables: every one off)
+RULES_1_37 = PreemptionRules(victims_tie_by_uid=False, empty_pdb_selector_selects_all=False,
+                             no_victim_node_unresolvable=False)
+
+
 VICTIM_ORDER_CASES = [
     pytest.param(importance_key, ["a", "b"], id="up to 1.37 equal victims keep the node's order"),
     pytest.param(importance_key_by_uid, ["b", "a"], id="from 1.38 equal victims are ordered by pod UID"),
@@ -255,9 +259,9 @@ def test_victims_of_equal_priority_and_start(key: Any, order: list[str]) -> None
 
 
 NO_VICTIM_CASES = [
-    pytest.param(PREEMPTION_RULES_1_37, Status(Code.ERROR, ('expected at least one victim pod on node "n1"',)),
+    pytest.param(RULES_1_37, Status(Code.ERROR, ('expected at least one victim pod on node "n1"',)),
                  id="up to 1.37 a node that needs no victim is an error"),
-    pytest.param(dataclasses.replace(PREEMPTION_RULES_1_37, no_victim_node_unresolvable=True),
+    pytest.param(dataclasses.replace(RULES_1_37, no_victim_node_unresolvable=True),
                  Status(Code.UNRESOLVABLE, ("No preemption victims found for incoming pod",)),
                  id="from 1.38 a node that needs no victim is unresolvable"),
 ]
@@ -312,7 +316,7 @@ PICK_CASES = [
 @pytest.mark.parametrize(("candidates", "chosen"), PICK_CASES)
 def test_pick_one_node_for_preemption(candidates: list[Candidate], chosen: str) -> None:
     handle = SimpleNamespace(lowest_name=True, rng=np.random.default_rng(0))
-    ev = Evaluator(None, SimpleNamespace(), handle)  # type: ignore[arg-type]
+    ev = Evaluator(None, SimpleNamespace(), handle, RULES_1_37)  # type: ignore[arg-type]
     best = ev.pick_one_node_for_preemption(candidates)
     assert best is not None and best.node == chosen
 
@@ -321,7 +325,7 @@ def test_pick_one_node_for_preemption(candidates: list[Candidate], chosen: str) 
                          ids=["few nodes: all", "100 nodes: all", "2000 nodes: 10%", "500 nodes: the 100 minimum"])
 def test_number_of_candidates_sampled(n: int, want: int) -> None:
     ev = Evaluator(None, SimpleNamespace(min_candidate_nodes_percentage=10, min_candidate_nodes_absolute=100),  # type: ignore[arg-type]
-                   SimpleNamespace())
+                   SimpleNamespace(), RULES_1_37)
     assert ev.num_candidates(n) == want
 
 
