@@ -104,17 +104,19 @@ for _name in ("storage-1100000", "storage-1100001", "storage-1100002", "storage-
 #: (from release, to release) → why no public scenario changes, where none does (printed under the count)
 UNCHANGED: dict[tuple[str, str], str] = {
     ("1.37", "1.38"): (
-        "v1.38.0-beta.0 changes results only for inputs the public scenarios do not have: a spread constraint "
-        "with an empty `labelSelector: {}` counts every pod of the namespace (#141340; none here has one); a "
-        "PodDisruptionBudget with an empty selector guards every pod of its namespace, labelled or not (#141785; "
+        "v1.38.0-beta.0 changes results only for inputs the public scenarios do not have (regression cases at 1.37 "
+        "and 1.38 in tests/fidelity/regressions/ where named below): a spread constraint "
+        "with an empty `labelSelector: {}` counts every pod of the namespace (#141340, `spread-empty-selector-*`; none here has one); a "
+        "PodDisruptionBudget with an empty selector guards every pod of its namespace, labelled or not (#141785, `pdb-empty-selector-*`; "
         "the budgets here all select by label); victims of equal priority and equal start time are ordered by pod "
-        "UID (#140999, with #139210's fixed time for pods without one; the oracle gives every running pod here a "
+        "UID (#140999, with #139210's fixed time for pods without one, `victim-tie-by-uid-*`; the oracle gives every running pod here a "
         "start time of its own); InterPodAffinity's hints on an assigned pod's add, update or delete read the "
-        "namespace's labels for a term's namespaceSelector, and requeue when the namespace is unknown (#141954; no "
+        "namespace's labels for a term's namespaceSelector, and requeue when the namespace is unknown (#141954, `affinity-namespace-selector-hint-*`; no "
         "pod here waits on such a term when a matching pod arrives or leaves); an `allocationMode: All` request on "
-        "a node whose pool is invalid or incomplete fails that node instead of the attempt (#141898; the pools here "
-        "are complete and valid); DRAFractionalCapacityRange is on (GA, KEP-5075; no device here has a "
-        "`requestPolicy.validRange`); a node where preemption finds the pod fits with no victim is "
+        "a node whose pool is invalid or incomplete fails that node instead of the attempt (#141898, `dra-all-mode-unusable-pool-*`; the pools here "
+        "are complete and valid); DRAFractionalCapacityRange is on (GA, KEP-5075, `dra-fractional-capacity-1.38`; no device here has a "
+        "`requestPolicy.validRange`); a capacity request may name the device's capacity with the driver as its domain "
+        "(#142202, `dra-qualified-capacity-name-*`; none here does); a node where preemption finds the pod fits with no victim is "
         "UnschedulableAndUnresolvable instead of an error (#135486). All 81 results are the same as 1.37's, "
         "messages included."),
 }
