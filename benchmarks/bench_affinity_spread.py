@@ -109,23 +109,21 @@ def generate(a: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str
 
 def child(a: argparse.Namespace) -> None:
     from kplan.framework.release import Release
-    from kplan.io.scheduler_config import read_scheduler_config
+    from kplan.io.scheduler_config import scheduler_setup
     from kplan.io.workspace import load_scenario
     from kplan.model.raw import RawObject
-    from kplan.plugins import in_tree_registry
     from kplan.report.document import ReleaseInfo
     from kplan.scheduler.simulate import run_simulation
 
     cluster, pending = generate(a)
     release = Release.of(a.kube_version)
-    registry = in_tree_registry(release)
-    config = read_scheduler_config(None, registry, release)
+    setup = scheduler_setup(None, release)
     t0 = time.perf_counter()
     scenario = load_scenario([RawObject(d, "cluster") for d in cluster], [RawObject(d, "pods") for d in pending])
     load_s = time.perf_counter() - t0
     del cluster, pending
     t1 = time.perf_counter()
-    result = run_simulation(scenario.snapshot, config, registry, scenario.pending, seed=a.seed)
+    result = run_simulation(scenario.snapshot, setup, scenario.pending, seed=a.seed)
     schedule_s = time.perf_counter() - t1
     scheduled = sum(1 for o in result.pods if o.status == "Scheduled")
     rss_mb = own_peak_rss() / 2**20

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from kplan.cluster.snapshot import Snapshot
-from kplan.framework.config import SchedulerConfig, load_config
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.release import Release, default_release
 from kplan.framework.status import Code, Status
@@ -30,6 +29,7 @@ from kplan.model.parse import parse_node, parse_pod
 from kplan.model.raw import RawObject
 from kplan.plugins import in_tree_registry
 from kplan.scenario import Scenario, build_scenario, classify
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import SimulationResult, run_simulation
 
 ZONE = "topology.kubernetes.io/zone"
@@ -462,9 +462,7 @@ def simulate(nodes: Iterable[NodeBuilder | Mapping[str, Any]], pending: Iterable
     Release, or a version with default gates; None: kplan's default release)."""
     rel = Release.of(release) if isinstance(release, str) else release
     sc = scenario(nodes, pending, running, objects, rel)
-    registry = in_tree_registry(rel)
-    cfg: SchedulerConfig = load_config(config, registry, rel)
-    return run_simulation(sc.snapshot, cfg, registry, sc.pending, seed=0, lowest_name=True,
+    return run_simulation(sc.snapshot, SchedulerSetup.of(rel, config), sc.pending, seed=0, lowest_name=True,
                           pdb_allowed=sc.pdb_allowed, keep_cycles=keep_cycles)
 
 

@@ -129,11 +129,11 @@ def capacity(
         from kplan.report.document import autoscaled_docs
 
         doc = replace(doc, autoscaled=autoscaled_docs(scaled))
-    doc = with_release(doc, planner.config.release)
+    doc = with_release(doc, planner.setup.release)
     deliver(render(doc, output, result_options(output_file, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
         scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
-        release=planner.config.release))), output_file, quiet)
+        release=planner.setup.release))), output_file, quiet)
     # as simulate fails on a pending pod that does not run: a declared replica that does not fit
     # fails the check, and so does an answer of no replica at all
     if fit < len(declared) or out.replicas + fit == 0:

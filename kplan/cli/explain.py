@@ -146,11 +146,11 @@ def pod(
                            allocatable={n.name: n.allocatable for n in planner.inputs.nodes},
                            storage=run.result.snapshot.storage,
                            held_back=run.result.snapshot.dra.missing(target) if run.result.snapshot.dra else [])
-    doc = with_release(doc, planner.config.release)
+    doc = with_release(doc, planner.setup.release)
     deliver(render(doc, output, result_options(output_file, full=show_all, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
         scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
-        release=planner.config.release))), output_file, quiet)
+        release=planner.setup.release))), output_file, quiet)
     if ex.outcome.status != PodStatus.SCHEDULED:
         raise typer.Exit(1)
 

@@ -90,11 +90,11 @@ def simulate(
         from dataclasses import replace
 
         doc = replace(doc, autoscaled=autoscaled_docs(scaled))
-    doc = with_release(doc, planner.config.release)
+    doc = with_release(doc, planner.setup.release)
     deliver(render(doc, output, result_options(output_file, fail_on=fail_on, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
         scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
-        release=planner.config.release))), output_file, quiet)
+        release=planner.setup.release))), output_file, quiet)
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, scheduled in {t2 - t1:.3f} s "
               f"({time.perf_counter() - t0:.3f} s in all)", file=sys.stderr)

@@ -330,13 +330,12 @@ def sweep(
     seed_list = [seed + i for i in range(seeds)]
     loads, load_of = load_per_seed(cluster, [*(manifests or []), *filename], seed_list, kubeconfig=kubeconfig, context=context,
                                    namespace=namespace, keep_existing=keep_existing, progress=not quiet)
-    from kplan.cli.workspace import open_planner, release_configs
+    from kplan.cli.workspace import open_planner, release_setups
 
     planner = open_planner(loads[0], scheduler_config, seed=seed, tie_break=tie_break,
                            kube_version=releases[0] if releases else None, feature_gates=feature_gates, verbose=verbose)
-    # the other releases of a --kube-version axis: each its registry and configuration (the first's is the planner's)
-    configs = [(planner.config, planner.registry),
-               *release_configs(scheduler_config, releases[1:], feature_gates, verbose=verbose)]
+    # the other releases of a --kube-version axis: each its scheduler set-up (the first's is the planner's)
+    setups = [planner.setup, *release_setups(scheduler_config, releases[1:], feature_gates, verbose=verbose)]
     plan, notes = resolve_labels(plan, loads[0], planner, seed)
     print_warnings(planner.warnings + notes, quiet)
     lowest = tie_break == opt.TieBreak.lowest_name
@@ -344,7 +343,7 @@ def sweep(
         from kplan.whatif.autoscale import check_node_pools
 
         check_node_pools(loads[0].inputs)
-    contexts = [SweepInputs(ld.inputs, ld.workloads, tuple(configs), lowest, plan, catalog) for ld in loads]
+    contexts = [SweepInputs(ld.inputs, ld.workloads, tuple(setups), lowest, plan, catalog) for ld in loads]
     points = plan.points()
     t1 = time.perf_counter()
 
@@ -357,11 +356,11 @@ def sweep(
     runs = [[summaries[i, s] for s in seed_list] for i in range(len(points))]
     results = point_results(plan, runs)
     doc = sweep_document(plan, fixed, seed_list, tie_break.value, bar, results)
-    doc = with_release(doc, planner.config.release)
+    doc = with_release(doc, planner.setup.release)
     deliver(render(doc, output, result_options(output_file, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
         scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
-        release=planner.config.release))), output_file, quiet)
+        release=planner.setup.release))), output_file, quiet)
     if verbose:
         simulations = len(points) * len(seed_list)
         print(f"loaded in {t1 - t0:.3f} s, {plural(simulations, 'simulation')} on {n_workers} worker"

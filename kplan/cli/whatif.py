@@ -203,7 +203,7 @@ def whatif(
     from kplan.errors import InputError
     from kplan.io.hpa import parse_bound
     from kplan.io.scale import parse_scale, resolve_scale
-    from kplan.io.scheduler_config import read_scheduler_config
+    from kplan.io.scheduler_config import scheduler_setup
     from kplan.report.check import failed
     from kplan.report.whatif import whatif_document
 
@@ -243,7 +243,7 @@ def whatif(
     scaled = [resolve_scale(loaded.inputs, loaded.workloads, v, seed=seed) for v in scale]
     autoscaled, notes = autoscaling(loaded, hpa, seed=seed, scaled=[c.label for c in scaled])
     changes = added + scaled + autoscaled + node_changes
-    after_config = read_scheduler_config(scheduler_config, planner.registry, planner.config.release) if scheduler_config else None
+    after = scheduler_setup(scheduler_config, planner.setup.release) if scheduler_config else None
     print_warnings(planner.warnings + notes, quiet)
     t1 = time.perf_counter()
     shrunk = consolidated = None
@@ -263,14 +263,14 @@ def whatif(
 
             result, shrunk = whatif_shrink(planner, changes, settings[0].resolve(loaded.inputs.nodes), settings[1])
         else:
-            result = planner.whatif(changes, after_config=after_config, until_fit=templates, limit=until_fit_limit)
+            result = planner.whatif(changes, after=after, until_fit=templates, limit=until_fit_limit)
     t2 = time.perf_counter()
     doc = whatif_document(result, shrink=shrunk, consolidation=consolidated)
-    doc = with_release(doc, planner.config.release)
+    doc = with_release(doc, planner.setup.release)
     deliver(render(doc, output, result_options(output_file, fail_on=fail_on, full=show_all, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
         scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
-        release=planner.config.release))), output_file, quiet)
+        release=planner.setup.release))), output_file, quiet)
     if verbose:
         print(f"loaded in {t1 - t0:.3f} s, simulated in {t2 - t1:.3f} s", file=sys.stderr)
     if failed(doc, fail_on):

@@ -13,11 +13,10 @@ from typing import TYPE_CHECKING, Any
 from kplan.cli.options import TieBreak
 
 if TYPE_CHECKING:  # the engine loads only when a command runs, so that --help starts fast
-    from kplan.framework.config import SchedulerConfig
-    from kplan.framework.registry import Registry
     from kplan.framework.release import Release
     from kplan.io.workspace import Workspace
     from kplan.model.raw import RawObject
+    from kplan.scheduler.setup import SchedulerSetup
     from kplan.whatif.changes import ScaleWorkload
     from kplan.whatif.plan import Planner
 
@@ -66,21 +65,19 @@ def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: in
     return planner
 
 
-def release_configs(scheduler_config: str | None, kube_versions: Sequence[str], feature_gates: str, *,
-                    verbose: bool = False) -> list[tuple[SchedulerConfig, Registry]]:
-    """The scheduler configuration and plugin registry of each release (sweep's --kube-version
-    axis): ``--scheduler-config`` and ``--feature-gates`` read and checked at each release."""
+def release_setups(scheduler_config: str | None, kube_versions: Sequence[str], feature_gates: str, *,
+                   verbose: bool = False) -> list[SchedulerSetup]:
+    """The scheduler set-up of each release (sweep's --kube-version axis): ``--scheduler-config``
+    and ``--feature-gates`` read and checked at each release."""
     import sys
 
     from kplan.io.cluster_version import choose_release
-    from kplan.io.scheduler_config import read_scheduler_config
-    from kplan.plugins import in_tree_registry
+    from kplan.io.scheduler_config import scheduler_setup
 
     out = []
     for v in kube_versions:
         release, _ = choose_release(v, feature_gates, None)
-        registry = in_tree_registry(release)
-        out.append((read_scheduler_config(scheduler_config, registry, release), registry))
+        out.append(scheduler_setup(scheduler_config, release))
         if verbose:
             print(f"modelling {release_words(release)}", file=sys.stderr)
     return out

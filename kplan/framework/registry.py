@@ -10,7 +10,7 @@ upstream's configuration scheme registers beside the registry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,15 +79,16 @@ class PluginSpec:
 
 
 class Registry:
-    """Plugin name → its entry (framework/runtime.Registry)."""
+    """Plugin name → its entry (framework/runtime.Registry). Not changed once built: a registry
+    with more plugins is a new one (``with_plugins``), so every framework built from a registry
+    sees the same plugins."""
 
-    def __init__(self, specs: list[PluginSpec] | None = None) -> None:
-        self._specs: dict[str, PluginSpec] = {}
-        for s in specs or []:
-            self.add(s)
+    def __init__(self, specs: Sequence[PluginSpec] = ()) -> None:
+        self._specs: dict[str, PluginSpec] = {s.name: s for s in specs}
 
-    def add(self, spec: PluginSpec) -> None:
-        self._specs[spec.name] = spec
+    def with_plugins(self, specs: Sequence[PluginSpec]) -> Registry:
+        """This registry and ``specs`` (a spec of a name already here replaces its entry)."""
+        return Registry([*self._specs.values(), *specs]) if specs else self
 
     def get(self, name: str) -> PluginSpec | None:
         return self._specs.get(name)

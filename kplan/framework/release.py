@@ -1,7 +1,7 @@
 """The Kubernetes release kplan models in a run: its rules and the values of its feature gates.
 
 One frozen ``Release`` is built once (``Release.of``) from the version and ``--feature-gates``
-syntax, carried by the SchedulerSetup (framework/setup.py) and handed to every plugin factory
+syntax, carried by the SchedulerSetup (scheduler/setup.py) and handed to every plugin factory
 through the framework handle (``handle.release``), as upstream hands ``feature.Features`` to its
 plugins. A release is its row of the release table (framework/release_tables.py, of the kinds of
 rule in framework/release_rules.py) with its gates' values; every difference between releases is

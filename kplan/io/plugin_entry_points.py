@@ -63,12 +63,10 @@ def configured_plugin_names(doc: Any) -> set[str]:
     return names
 
 
-def add_entry_point_plugins(doc: Any, registry: Registry) -> list[str]:
-    """Add to ``registry`` the installed plugins that ``doc`` names and ``registry`` lacks.
-
-    Returns the names added. Names no entry point provides are left for the configuration
-    loader, which reports them in kube-scheduler's words.
-    """
+def entry_point_plugins(doc: Any, registry: Registry) -> list[PluginSpec]:
+    """The installed plugins that ``doc`` names and ``registry`` lacks, by name (they join the
+    registry in kplan.scheduler.setup.SchedulerSetup.of). Names no entry point provides are left
+    for the configuration loader, which reports them in kube-scheduler's words."""
     wanted = {n for n in configured_plugin_names(doc) if n and n not in registry}
     if not wanted:
         return []
@@ -83,9 +81,7 @@ def add_entry_point_plugins(doc: Any, registry: Registry) -> list[str]:
             raise ConfigError(f'plugin "{ep.name}" is provided by two entry points of group "{GROUP}": '
                               f'"{seen.value}" and "{ep.value}"; uninstall one of them')
         found[ep.name] = ep
-    for name in sorted(found):
-        registry.add(spec_from_entry_point(found[name]))
-    return sorted(found)
+    return [spec_from_entry_point(found[name]) for name in sorted(found)]
 
 
 def spec_from_entry_point(ep: Any) -> PluginSpec:

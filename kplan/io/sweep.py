@@ -23,12 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kplan.framework.config import SchedulerConfig
-from kplan.framework.registry import Registry
 from kplan.io.scale import resolve_scale
 from kplan.model.karpenter import Catalog
 from kplan.model.raw import RawObject
 from kplan.scenario import Inputs
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.whatif.changes import Change, ScaleWorkload
 from kplan.whatif.plan import Planner
 from kplan.whatif.sweep import RunSummary, SweepPlan, summarize
@@ -45,9 +44,9 @@ class SweepInputs:
     inputs: Inputs
     #: workload objects by (kind, namespace, name), for --scale
     workloads: Mapping[tuple[str, str, str], RawObject]
-    #: the scheduler configuration and plugin registry of each release of the plan's release axis
-    #: (one without it): a point runs with those of its release (SweepPlan.release_index)
-    configs: tuple[tuple[SchedulerConfig, Registry], ...]
+    #: the scheduler set-up of each release of the plan's release axis (one without it): a point
+    #: runs with its release's (SweepPlan.release_index)
+    setups: tuple[SchedulerSetup, ...]
     lowest_name: bool
     plan: SweepPlan
     #: --autoscaler karpenter's instance-type catalog (None: no autoscaler): each worker's planners
@@ -78,8 +77,7 @@ class SweepInputs:
         with self._lock:  # a Dask worker may run tasks in several threads
             found = self._planners.get(release)
             if found is None:
-                config, registry = self.configs[release]
-                found = self._planners[release] = Planner(self.inputs, config, registry,
+                found = self._planners[release] = Planner(self.inputs, self.setups[release],
                                                           lowest_name=self.lowest_name, keep_base=False)
                 if self.catalog is not None:
                     from kplan.autoscaler.karpenter.scheduler import solve

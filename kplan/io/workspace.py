@@ -20,7 +20,7 @@ from kplan.framework.release import Release
 from kplan.io.apply import Applier, with_namespace
 from kplan.io.cluster_version import KubeletVersions, Stated, stated
 from kplan.io.collector import collector_paused
-from kplan.io.scheduler_config import read_scheduler_config
+from kplan.io.scheduler_config import scheduler_setup
 from kplan.model.raw import RawObject
 from kplan.scenario import Inputs, Scenario, build_scenario, classify, settle
 from kplan.scheduler.simulate import SimulationResult
@@ -89,11 +89,7 @@ def open_planner(workspace: Workspace, scheduler_config: str | None, *, seed: in
                  lowest_name: bool = False, release: Release | None = None) -> Planner:
     """A planner of the workspace's inputs under a scheduler configuration file (None: defaults),
     modelling ``release`` (None: the default one)."""
-    from kplan.plugins import in_tree_registry
-
-    registry = in_tree_registry(release)
-    config = read_scheduler_config(scheduler_config, registry, release)
-    planner = Planner(workspace.inputs, config, registry, seed=seed, lowest_name=lowest_name)
+    planner = Planner(workspace.inputs, scheduler_setup(scheduler_config, release), seed=seed, lowest_name=lowest_name)
     planner.warnings = workspace.warnings + planner.warnings
     return planner
 

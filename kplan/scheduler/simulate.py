@@ -22,13 +22,13 @@ from kplan.cluster.snapshot import Snapshot
 from kplan.framework.config import SchedulerConfig
 from kplan.framework.diagnosis import FitError
 from kplan.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, ClusterEvent
-from kplan.framework.registry import Registry
 from kplan.framework.runtime import Framework, Nominator
 from kplan.model.objects import Node, Pod, PodDisruptionBudget, Replaced, evolve_pod
 from kplan.model.storage import PersistentVolumeClaim
 from kplan.scheduler.cycle import CycleResult, Scheduler
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.queue import SECOND, US, Location, QueuedPod, SchedulingQueue
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.workloads.names import NameGenerator
 
 #: start times of the pods bound during a run (reference 12.1)
@@ -118,15 +118,17 @@ Progress = Callable[[int, int], None]
 
 
 class Simulation:
-    def __init__(self, snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],
+    def __init__(self, snapshot: Snapshot, setup: SchedulerSetup, pending: Sequence[Pod],
                  *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[tuple[str, str], int] | None = None,
                  keep_cycles: bool = False, observer: Observer | None = None,
                  created_after: Mapping[str, str] | None = None, progress: Progress | None = None,
                  replaced: Sequence[Replaced] = (), first: Simulation | None = None) -> None:
         self.snapshot = snapshot
+        self.setup = setup
+        config = setup.config
         self.handle = SchedulerHandle(snapshot, config, seed, lowest_name, pdb_allowed or {})
         for spec in config.profiles:
-            self.handle.frameworks[spec.scheduler_name] = Framework(spec, registry, self.handle)
+            self.handle.frameworks[spec.scheduler_name] = Framework(spec, setup.registry, self.handle)
         self.scheduler = Scheduler(self.handle)
         self.queue = SchedulingQueue(config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds)
         self.pending = list(pending)
@@ -584,6 +586,5 @@ class Simulation:
                                 {**earlier.cycles, **self.cycles}, list(self.replaced), overhead)
 
 
-def run_simulation(snapshot: Snapshot, config: SchedulerConfig, registry: Registry, pending: Sequence[Pod],
-                   **kw: Any) -> SimulationResult:
-    return Simulation(snapshot, config, registry, pending, **kw).run()
+def run_simulation(snapshot: Snapshot, setup: SchedulerSetup, pending: Sequence[Pod], **kw: Any) -> SimulationResult:
+    return Simulation(snapshot, setup, pending, **kw).run()

@@ -19,9 +19,7 @@ import numpy as np
 
 from kplan.autoscaler.provisioning import Autoscaler
 from kplan.errors import InputError
-from kplan.framework.config import SchedulerConfig
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.registry import Registry
 from kplan.framework.release import Release
 from kplan.framework.status import Code, Status
 from kplan.model.objects import (
@@ -36,6 +34,7 @@ from kplan.scenario import Inputs, Scenario, build_scenario
 from kplan.scheduler.cycle import CycleResult
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.queue import QueuedPod
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import Observer, Simulation, SimulationResult
 from kplan.whatif.autoscale import Autoscaling, autoscale_run
 from kplan.whatif.capacity import CapacityOutcome, Replica, fill
@@ -148,12 +147,13 @@ def all_fit(result: SimulationResult) -> bool:
 
 
 class Planner:
-    def __init__(self, inputs: Inputs, config: SchedulerConfig, registry: Registry, *,
+    def __init__(self, inputs: Inputs, setup: SchedulerSetup, *,
                  seed: int = 0, lowest_name: bool = False, keep_base: bool = True,
                  autoscaler: Autoscaler | None = None) -> None:
         self.inputs = inputs
-        self.config = config
-        self.registry = registry
+        #: the release, plugin registry and configuration of its runs (a whatif's run after may
+        #: have its own: ``setup=`` of simulate)
+        self.setup = setup
         self.seed = seed
         self.lowest_name = lowest_name
         #: the node autoscaler (--autoscaler) that launches nodes for the pods each run leaves
@@ -162,7 +162,7 @@ class Planner:
         # built now for its warnings; the first unchanged run reuses it (a snapshot serves one
         # run: the simulation binds pods into it), unless the planner only runs changed inputs
         # (kplan sweep) and would hold a whole snapshot it never reads
-        base = build_scenario(inputs, seed=seed, release=config.release)
+        base = build_scenario(inputs, seed=seed, release=setup.release)
         self.warnings = list(base.warnings)
         self._base: Scenario | None = base if keep_base else None
         #: told (what the run is, pods tried, pods created) as each run goes: the CLI's progress
@@ -174,49 +174,51 @@ class Planner:
     def _built(self, inputs: Inputs | None, seed: int, release: Release | None = None) -> tuple[Inputs, Scenario]:
         """The scenario of ``inputs`` (default: the unchanged ones) for a run with ``seed``, which
         also names the claims made from templates, modelling ``release`` (None: the planner's)."""
-        release = release or self.config.release
+        release = release or self.setup.release
         if inputs is None:
             inputs = self.inputs
-            if self._base is not None and seed == self.seed and release == self.config.release:
+            if self._base is not None and seed == self.seed and release == self.setup.release:
                 built, self._base = self._base, None
                 return inputs, built
         return inputs, build_scenario(inputs, seed=seed, release=release)
 
-    def simulation(self, inputs: Inputs | None = None, *, config: SchedulerConfig | None = None,
+    def simulation(self, inputs: Inputs | None = None, *, setup: SchedulerSetup | None = None,
                    observer: Observer | None = None, keep_cycles: bool = False,
                    stage: str = "scheduling", seed: int | None = None) -> tuple[Inputs, Scenario, Simulation]:
         """A simulation of ``inputs`` (default: the unchanged inputs); ``seed`` overrides the
-        planner's for this run (kplan sweep runs one planner with many seeds)."""
+        planner's for this run (kplan sweep runs one planner with many seeds); ``setup`` the
+        planner's scheduler (whatif's run after under another configuration)."""
         seed = self.seed if seed is None else seed
-        inputs, built = self._built(inputs, seed, (config or self.config).release)
+        setup = setup or self.setup
+        inputs, built = self._built(inputs, seed, setup.release)
         report = self.progress
         first = None
         if built.daemons:
             # the new nodes' DaemonSet pods run before the pending pods are retried on them (a new
             # node is not ready until its network DaemonSet runs): scheduled first, into the snapshot
-            first = Simulation(built.snapshot, config or self.config, self.registry, built.daemons, seed=seed,
+            first = Simulation(built.snapshot, setup, built.daemons, seed=seed,
                                lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles)
             first.run()
-        sim = Simulation(built.snapshot, config or self.config, self.registry, built.pending, seed=seed,
+        sim = Simulation(built.snapshot, setup, built.pending, seed=seed,
                          lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
                          observer=observer, created_after=built.inputs.created_after, replaced=built.inputs.replaced,
                          progress=None if report is None else lambda done, total: report(stage, done, total),
                          first=first)
         return inputs, built, sim
 
-    def simulate(self, inputs: Inputs | None = None, *, config: SchedulerConfig | None = None,
+    def simulate(self, inputs: Inputs | None = None, *, setup: SchedulerSetup | None = None,
                  observer: Observer | None = None, keep_cycles: bool = False, applied: Applied | None = None,
                  stage: str = "scheduling", seed: int | None = None, autoscale: bool = True) -> Run:
         """A run of ``inputs`` (default: the unchanged inputs); with the planner's autoscaler (unless
         ``autoscale`` is False), kube-scheduler and the autoscaler in turn (kplan.whatif.autoscale)."""
-        inputs, built, sim = self.simulation(inputs, config=config, observer=observer, keep_cycles=keep_cycles,
+        inputs, built, sim = self.simulation(inputs, setup=setup, observer=observer, keep_cycles=keep_cycles,
                                              stage=stage, seed=seed)
         result = sim.run()
         if self.autoscaler is None or not autoscale:
             return Run(inputs, built, result, applied)
 
         def run_pass(changed: Inputs, what: str) -> SimulationResult:
-            return self.simulate(changed, config=config, keep_cycles=keep_cycles, stage=what, seed=seed,
+            return self.simulate(changed, setup=setup, keep_cycles=keep_cycles, stage=what, seed=seed,
                                  autoscale=False).result
 
         result, record, _ = autoscale_run(inputs, result, self.autoscaler, run_pass,
@@ -313,30 +315,31 @@ class Planner:
 
     # -------------------------------------------------------------------------- what-if
 
-    def whatif(self, changes: Sequence[Change], *, after_config: SchedulerConfig | None = None,
+    def whatif(self, changes: Sequence[Change], *, after: SchedulerSetup | None = None,
                until_fit: str | Node | Sequence[str | Node] | None = None, limit: int = DEFAULT_SEARCH_LIMIT,
                stop_early: bool = True) -> WhatIf:
         """Before and after the changes; with ``until_fit`` (one template or several), the search
-        for each template on top of the changes, the first template's run as ``after``.
+        for each template on top of the changes, the first template's run as ``after``. ``after``:
+        the scheduler of the runs after the changes (default: the planner's).
         ``stop_early=False`` searches on while more nodes place no more pods (benchmarks compare)."""
         before = self.simulate(stage="before")
         changed, applied = self.changed(changes)
         templates = [until_fit] if isinstance(until_fit, (str, Node)) else list(until_fit or [])
         fits: list[UntilFit] = []
-        after: Run | None = None
+        run_after: Run | None = None
         if not templates:
-            after = self.simulate(changed, config=after_config, applied=applied, stage="after")
+            run_after = self.simulate(changed, setup=after, applied=applied, stage="after")
         base: Run | None = None
         for template in templates:
-            run, fit, base = self._until_fit(changed, applied, template, after_config, limit, base, stop_early)
+            run, fit, base = self._until_fit(changed, applied, template, after, limit, base, stop_early)
             fits.append(fit)
-            after = after or run
-        assert after is not None
-        deleted = [f.pod for f in (after.applied or applied).deleted]
-        diff = diff_results(before.result, before.running, after.result, after.running, deleted)
-        return WhatIf(before, after, diff, fits[0] if fits else None, fits)
+            run_after = run_after or run
+        assert run_after is not None
+        deleted = [f.pod for f in (run_after.applied or applied).deleted]
+        diff = diff_results(before.result, before.running, run_after.result, run_after.running, deleted)
+        return WhatIf(before, run_after, diff, fits[0] if fits else None, fits)
 
-    def _until_fit(self, changed: Inputs, applied: Applied, template: str | Node, config: SchedulerConfig | None,
+    def _until_fit(self, changed: Inputs, applied: Applied, template: str | Node, setup: SchedulerSetup | None,
                    limit: int, base: Run | None = None, stop_early: bool = True) -> tuple[Run, UntilFit, Run]:
         """(the run at the answer, the answer, the run without template nodes: the next
         template's search starts from it)."""
@@ -345,7 +348,7 @@ class Planner:
             # even when every pod already fits: a mistyped template is not "no change needed"
             raise InputError(f"--until-fit like={template}: no node named {template!r} in the cluster")
         if base is None:
-            base = self.simulate(changed, config=config, applied=applied, stage="after")
+            base = self.simulate(changed, setup=setup, applied=applied, stage="after")
         if all_fit(base.result):
             return base, UntilFit(name, 0, "every pending pod already fits", {0: True}, all_fit=True,
                                   placed_at={0: _placed(base.result)}), base
@@ -376,7 +379,7 @@ class Planner:
                 return Placed(placed_at[0], False, True, base)
             more, more_applied = self.changed([CloneNode(template, k)], changed)
             merged = applied.merged(more_applied)
-            _, built, sim = self.simulation(more, config=config, stage=f"until fit: {k} more")
+            _, built, sim = self.simulation(more, setup=setup, stage=f"until fit: {k} more")
             run = Run(more, built, sim.run(), merged)
             left = [o.pod for o in run.result.pods
                     if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED) and o.pod.key not in never_keys]

@@ -219,7 +219,7 @@ class _Cluster:
 
     def __init__(self, planner: Planner, snapshot: Snapshot, pdb_allowed: dict[tuple[str, str], int],
                  fresh: set[str]) -> None:
-        self.sim = Simulation(snapshot, planner.config, planner.registry, [], seed=planner.seed,
+        self.sim = Simulation(snapshot, planner.setup, [], seed=planner.seed,
                               lowest_name=planner.lowest_name, pdb_allowed=pdb_allowed)
         self.sim.start()
         #: uids of the pods the pending run placed (not started yet: they move freely)

@@ -91,11 +91,10 @@ def test_avoided_nodes_are_rejected_with_the_plugins_reason(installed: Path) -> 
 def test_args_are_checked_by_kplans_configuration_loader(installed: Path, args: dict[str, object],
                                                         message: str) -> None:
     from kplan.errors import ConfigError
-    from kplan.io.scheduler_config import read_scheduler_config
-    from kplan.plugins import in_tree_registry
+    from kplan.io.scheduler_config import scheduler_setup
 
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
-        read_scheduler_config(write(installed, "config.yaml", config(args)), in_tree_registry())
+        scheduler_setup(write(installed, "config.yaml", config(args)))
 
 
 def test_the_kplan_command_finds_it_too(installed: Path) -> None:

@@ -13,9 +13,8 @@ import pytest
 
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.runtime import Framework
-from kplan.io.scheduler_config import read_scheduler_config
 from kplan.model.objects import Pod
-from kplan.plugins import in_tree_registry
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import SchedulerHandle
 from tests.builders import expr, make_node, make_pod, make_snapshot, term
 
@@ -43,8 +42,8 @@ PODS = {
 
 
 def framework(snapshot: object, cached: bool) -> Framework:
-    registry = in_tree_registry()
-    config = read_scheduler_config(None, registry)
+    setup = SchedulerSetup.of()
+    registry, config = setup.registry, setup.config
     handle = SchedulerHandle(snapshot, config, 0, True, {})  # type: ignore[arg-type]
     fw = Framework(config.profiles[0], registry, handle)
     handle.frameworks[fw.profile_name] = fw

@@ -12,8 +12,7 @@ import pytest
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.runtime import Framework
 from kplan.framework.status import Code
-from kplan.io.scheduler_config import read_scheduler_config
-from kplan.plugins import in_tree_registry
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import SchedulerHandle
 from tests.builders import make_node, make_pod, make_snapshot
 
@@ -22,8 +21,8 @@ NODES = [make_node(f"n{i}").alloc(cpu="4", memory="8Gi", pods=10) for i in range
 
 def framework() -> tuple[Framework, Any]:
     snap = make_snapshot(NODES)
-    registry = in_tree_registry()
-    config = read_scheduler_config(None, registry)
+    setup = SchedulerSetup.of()
+    registry, config = setup.registry, setup.config
     handle = SchedulerHandle(snap, config, 0, True, {})
     fw = Framework(config.profiles[0], registry, handle)
     handle.frameworks[fw.profile_name] = fw

@@ -18,7 +18,7 @@ import pytest
 
 from kplan.errors import ConfigError
 from kplan.io.plugin_entry_points import configured_plugin_names
-from kplan.io.scheduler_config import read_scheduler_config
+from kplan.io.scheduler_config import scheduler_setup
 from kplan.plugins import in_tree_registry
 from tests.builders import simulate_files
 
@@ -101,9 +101,9 @@ def test_a_plugin_class_is_discovered_and_gets_its_raw_args(site: Path, tmp_path
 def test_the_registry_entry_is_marked_third_party_with_the_points_of_the_class(site: Path, tmp_path: Path) -> None:
     install(site, "prefer_node_dist2", {"PreferNode": "prefer_node_mod2:PreferNode"},
             {"prefer_node_mod2": PREFER_NODE})
-    registry = in_tree_registry()
-    read_scheduler_config(config(tmp_path, score_profile("PreferNode", {"node": "x"})), registry)
+    registry = scheduler_setup(config(tmp_path, score_profile("PreferNode", {"node": "x"}))).registry
     spec = registry.get("PreferNode")
+    assert in_tree_registry().get("PreferNode") is None  # the release's own registry is left as it was
     assert spec is not None and not spec.in_tree and spec.points == frozenset({"score"})
     assert not spec.upstream
     assert spec.origin == 'entry point "PreferNode = prefer_node_mod2:PreferNode" (group "kplan.plugins")'
@@ -150,10 +150,10 @@ def test_a_plugin_spec_with_typed_args(site: Path, tmp_path: Path, target: str) 
                             lowest_name=True)
     assert result.pods[0].node == "node-b"
     with pytest.raises(ConfigError) as e:
-        read_scheduler_config(config(tmp_path, score_profile("Favour", {"bscore": 1})), in_tree_registry())
+        scheduler_setup(config(tmp_path, score_profile("Favour", {"bscore": 1})))
     assert str(e.value).endswith("decoding args for plugin Favour: strict decoding error: unknown field \"bscore\"")
     with pytest.raises(ConfigError) as e:
-        read_scheduler_config(config(tmp_path, score_profile("Favour", {"bScore": 101})), in_tree_registry())
+        scheduler_setup(config(tmp_path, score_profile("Favour", {"bScore": 101})))
     assert str(e.value).endswith("config.yaml: profiles[0].pluginConfig[0].args.bScore: Invalid value: 101: "
                                  "not in [0, 100]")
 
@@ -166,7 +166,7 @@ def test_a_plugin_that_is_not_installed_keeps_kube_schedulers_words_plus_a_hint(
         site: Path, tmp_path: Path, profile: dict[str, Any], iface: str) -> None:
     path = config(tmp_path, profile)
     with pytest.raises(ConfigError) as e:
-        read_scheduler_config(path, in_tree_registry())
+        scheduler_setup(path)
     assert str(e.value) == (
         f'{path}: initializing profiles: creating profile for scheduler name default-scheduler: {iface} '
         '"NotInstalled" does not exist (it is not built into kplan, and no installed package registers it in the '
@@ -181,26 +181,24 @@ def test_discovery_is_lazy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         return []
 
     monkeypatch.setattr("importlib.metadata.entry_points", spy)
-    read_scheduler_config(None, in_tree_registry())
-    read_scheduler_config(config(tmp_path, {"plugins": {"score": {"enabled": [{"name": "PodCount"}]}},
-                                            "pluginConfig": [{"name": "ImageLocality", "args": {}}]}),
-                          in_tree_registry())
+    scheduler_setup(None)
+    scheduler_setup(config(tmp_path, {"plugins": {"score": {"enabled": [{"name": "PodCount"}]}},
+                                      "pluginConfig": [{"name": "ImageLocality", "args": {}}]}))
     assert calls == []  # built-in names never scan the installed distributions
     with pytest.raises(ConfigError):
-        read_scheduler_config(config(tmp_path, score_profile("Elsewhere")), in_tree_registry())
+        scheduler_setup(config(tmp_path, score_profile("Elsewhere")))
     assert calls == ["kplan.plugins"]
 
 
 def test_kplans_own_names_are_never_looked_up(site: Path, tmp_path: Path) -> None:
     install(site, "shadow_dist", {"PodCount": "no_such_module:X"}, {})
-    cfg = read_scheduler_config(config(tmp_path, score_profile("PodCount")), in_tree_registry())
+    cfg = scheduler_setup(config(tmp_path, score_profile("PodCount"))).config
     assert cfg.profiles[0].weights["PodCount"] == 10
 
 
 def test_a_configured_but_not_enabled_unknown_plugin_is_not_an_error(site: Path, tmp_path: Path) -> None:
     # kube-scheduler keeps pluginConfig of unknown names as raw bytes and never checks them
-    cfg = read_scheduler_config(config(tmp_path, {"pluginConfig": [{"name": "Ghost", "args": {"a": 1}}]}),
-                                in_tree_registry())
+    cfg = scheduler_setup(config(tmp_path, {"pluginConfig": [{"name": "Ghost", "args": {"a": 1}}]})).config
     assert cfg.profiles[0].raw_args == {"Ghost": {"a": 1}}
 
 
@@ -259,7 +257,7 @@ def test_broken_plugins_are_one_line_config_errors(site: Path, tmp_path: Path, n
     install(site, f"dist_{name.lower()}", {name: target}, modules)
     path = config(tmp_path, score_profile(name))
     with pytest.raises(ConfigError) as e:
-        read_scheduler_config(path, in_tree_registry())
+        scheduler_setup(path)
     assert str(e.value) == f"{path}: {message}"
 
 
@@ -276,7 +274,7 @@ def test_two_packages_providing_one_name(site: Path, tmp_path: Path) -> None:
     install(site, "second_dist", {"Twice": "two:P"}, {})
     with pytest.raises(ConfigError, match='plugin "Twice" is provided by two entry points of group "kplan.plugins": '
                                           '"one:P" and "two:P"; uninstall one of them'):
-        read_scheduler_config(config(tmp_path, score_profile("Twice")), in_tree_registry())
+        scheduler_setup(config(tmp_path, score_profile("Twice")))
 
 
 def test_configured_names_skip_malformed_parts() -> None:
@@ -336,9 +334,8 @@ class NoWay:
 
 def test_a_plugin_without_events_to_register_is_retried_after_any_event(site: Path, tmp_path: Path) -> None:
     install(site, "noway_dist", {"NoWay": "noway_mod:NoWay"}, {"noway_mod": REJECT_ALL})
-    registry = in_tree_registry()
-    cfg = read_scheduler_config(config(tmp_path, {"plugins": {"filter": {"enabled": [{"name": "NoWay"}]}}}),
-                                registry)
+    setup = scheduler_setup(config(tmp_path, {"plugins": {"filter": {"enabled": [{"name": "NoWay"}]}}}))
+    registry, cfg = setup.registry, setup.config
     plugin = registry.get("NoWay").factory(None, None)  # type: ignore[union-attr]
     kinds = {kind for kind, hint in plugin.events_to_register() if hint is None}
     assert {"AssignedPodAdd", "AssignedPodDelete", "NodeAdd", "NodeUpdateLabel"} <= kinds

@@ -63,7 +63,7 @@ def sweep_inputs(files: tuple[list[str], list[str], str | None], axes: tuple[Nod
     loaded = load_inputs(cluster, manifests, namespace=namespace, progress=False)
     planner = open_planner(loaded, None, seed=0, tie_break=TieBreak.random)
     plan = SweepPlan(axes, tuple(AxisStep(i) for i in range(len(axes))) + tuple(Fixed(c) for c in fixed))
-    return SweepInputs(loaded.inputs, loaded.workloads, ((planner.config, planner.registry),), False, plan)
+    return SweepInputs(loaded.inputs, loaded.workloads, (planner.setup,), False, plan)
 
 
 @pytest.mark.parametrize(("files", "axes"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -16,10 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kplan.framework.config import load_config
 from kplan.framework.events import ClusterEvent
 from kplan.framework.runtime import Framework
-from kplan.plugins import in_tree_registry
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import Simulation, SimulationResult
 from tests.builders import make_node, make_pod, scenario
 
@@ -71,11 +70,10 @@ def run(kind: type[Simulation], objects: tuple[list[Any], list[Any], list[Any]],
         plain_chunks: bool, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     nodes, running, pending = objects
     sc = scenario(nodes, pending, running, CLASSES)
-    registry = in_tree_registry()
     with monkeypatch.context() as m:
         if plain_chunks:
             m.setattr(Framework, "fixed_filters_share", lambda self, state, pod, table: 1.0)
-        result: SimulationResult = kind(sc.snapshot, load_config(None, registry), registry, sc.pending, seed=3,
+        result: SimulationResult = kind(sc.snapshot, SchedulerSetup.of(), sc.pending, seed=3,
                                         lowest_name=lowest_name, pdb_allowed=sc.pdb_allowed).run()
     return ([(o.pod.name, o.status, o.node, o.message, o.attempts, o.nominated_node) for o in result.pods]
             + [(e.pod.name, e.node, e.preemptor.name) for e in result.preempted])

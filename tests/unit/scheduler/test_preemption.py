@@ -480,8 +480,7 @@ def _sampled_run(seed: int, absolute: int, lowest_name: bool, budget: int | None
     part-way through its node list, at a random offset unless ``lowest_name``."""
     import random
 
-    from kplan.framework.config import load_config
-    from kplan.plugins import in_tree_registry
+    from kplan.scheduler.setup import SchedulerSetup
     from kplan.scheduler.simulate import run_simulation
     from tests.builders import scenario
 
@@ -505,8 +504,7 @@ def _sampled_run(seed: int, absolute: int, lowest_name: bool, budget: int | None
                   "args": {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": absolute}}]}]}
     objects = CLASSES + ([pdb("web", "web", budget)] if budget is not None else [])
     sc = scenario(nodes, pending, running, objects)
-    registry = in_tree_registry()
-    result = run_simulation(sc.snapshot, load_config(config, registry), registry, sc.pending, seed=seed,
+    result = run_simulation(sc.snapshot, SchedulerSetup.of(None, config), sc.pending, seed=seed,
                             lowest_name=lowest_name, pdb_allowed=sc.pdb_allowed)
     return every_outcome(result)
 
@@ -529,8 +527,7 @@ def _constrained_run(seed: int, absolute: int, lowest_name: bool, budget: int | 
     against it, and a PDB may guard the ``web`` ones. Sampling as in _sampled_run."""
     import random
 
-    from kplan.framework.config import load_config
-    from kplan.plugins import in_tree_registry
+    from kplan.scheduler.setup import SchedulerSetup
     from kplan.scheduler.simulate import run_simulation
     from tests.builders import scenario
 
@@ -567,8 +564,7 @@ def _constrained_run(seed: int, absolute: int, lowest_name: bool, budget: int | 
                   "args": {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": absolute}}]}]}
     objects = CLASSES + ([pdb("web", "web", budget)] if budget is not None else [])
     sc = scenario(nodes, pending, running, objects)
-    registry = in_tree_registry()
-    result = run_simulation(sc.snapshot, load_config(config, registry), registry, sc.pending, seed=seed,
+    result = run_simulation(sc.snapshot, SchedulerSetup.of(None, config), sc.pending, seed=seed,
                             lowest_name=lowest_name, pdb_allowed=sc.pdb_allowed)
     return every_outcome(result)
 

@@ -12,9 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kplan.framework.config import load_config
 from kplan.framework.preemption import Evaluator
-from kplan.plugins import in_tree_registry
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import Simulation
 from tests.builders import make_node, make_pod, scenario
 
@@ -42,11 +41,10 @@ def clusters(draw: Any) -> tuple[list[Any], list[Any], list[Any], bool]:
 def run(drawn: Any, shortcut: bool, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     nodes, running, pending, lowest_name = drawn
     sc = scenario(nodes, pending, running, CLASSES)
-    registry = in_tree_registry()
     with monkeypatch.context() as m:
         if not shortcut:
             m.setattr(Evaluator, "nothing_to_evict", staticmethod(lambda pod, table, rows: False))
-        result = Simulation(sc.snapshot, load_config(None, registry), registry, sc.pending, seed=5,
+        result = Simulation(sc.snapshot, SchedulerSetup.of(None, None), sc.pending, seed=5,
                             lowest_name=lowest_name, pdb_allowed=sc.pdb_allowed).run()
     return ([(o.pod.name, o.status, o.node, o.message, o.attempts, o.nominated_node) for o in result.pods]
             + [(e.pod.name, e.node, e.preemptor.name) for e in result.preempted])

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from kplan.framework.config import load_config
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.interfaces import PreFilterResult
 from kplan.framework.release import Release
@@ -15,6 +14,7 @@ from kplan.io.workspace import load_scenario
 from kplan.model.raw import RawObject
 from kplan.plugins import FACTORIES, in_tree_registry
 from kplan.plugins.nodename import NodeName
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import Simulation
 from tests.builders import make_pod
 
@@ -40,10 +40,9 @@ def pod(name: str, cpu: str, memory: str, on: str = "") -> Obj:
 
 def simulate(version: str, cluster: list[Obj], manifests: list[Obj]) -> dict[str, tuple[str | None, str | None]]:
     release = Release.of(version)
-    registry = in_tree_registry(release)
     scenario = load_scenario([RawObject(d, "cluster.yaml") for d in cluster],
                              [RawObject(d, "app.yaml") for d in manifests])
-    result = Simulation(scenario.snapshot, load_config(None, registry, release), registry, scenario.pending,
+    result = Simulation(scenario.snapshot, SchedulerSetup.of(release, None), scenario.pending,
                         lowest_name=True, pdb_allowed=scenario.pdb_allowed,
                         created_after=scenario.inputs.created_after).run()
     return {o.pod.name: (o.node, o.message) for o in result.pods}
@@ -160,10 +159,9 @@ def test_every_plugin_signs_plain_pods_so_batching_stays_on(version: str) -> Non
     # 1.35's NodeResourcesFit and BalancedAllocation refuse to sign every pod once DRAExtendedResource
     # is on; from 1.36 (where it is on by default) only pods with DRA-served extended resources
     release = Release.of(version)
-    registry = in_tree_registry(release)
     scenario = load_scenario([RawObject(node("a", "4", "4Gi"), "cluster.yaml")],
                              [RawObject(pod("p", "1", "1Gi"), "app.yaml")])
-    sim = Simulation(scenario.snapshot, load_config(LIST_DEFAULTING, registry, release), registry, scenario.pending,
+    sim = Simulation(scenario.snapshot, SchedulerSetup.of(release, LIST_DEFAULTING), scenario.pending,
                      lowest_name=True)
     fw = next(iter(sim.handle.frameworks.values()))
     assert fw.batching and fw.sign_pod(sim.pending[0]) is not None
@@ -174,7 +172,6 @@ def test_sign_pod_asking_the_last_refuser_first_gives_every_pod_its_own_signatur
     # Framework.sign_pod asks first the signer that refused the last unsignable pod: on pods
     # signable or not, for different reasons, in turn, each answer is a fresh framework's
     release = Release.of("1.37")
-    registry = in_tree_registry(release)
     affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "x"}}}]}}
     manifests = [pod("plain", "1", "1Gi"), pod("other", "2", "1Gi"),
@@ -186,10 +183,10 @@ def test_sign_pod_asking_the_last_refuser_first_gives_every_pod_its_own_signatur
         {"name": "PodTopologySpread", "args": {"defaultingType": defaulting}}]}]}
     scenario = load_scenario([RawObject(node("a", "4", "4Gi"), "cluster.yaml")],
                              [RawObject(d, "app.yaml") for d in manifests])
-    sim = Simulation(scenario.snapshot, load_config(config, registry, release), registry, scenario.pending,
+    sim = Simulation(scenario.snapshot, SchedulerSetup.of(release, config), scenario.pending,
                      lowest_name=True)
     fw = next(iter(sim.handle.frameworks.values()))
-    fresh = {p.name: Simulation(scenario.snapshot, load_config(config, registry, release), registry, [p],
+    fresh = {p.name: Simulation(scenario.snapshot, SchedulerSetup.of(release, config), [p],
                                 lowest_name=True) for p in sim.pending}
     answers = []
     for p in [*sim.pending, *reversed(sim.pending), *sim.pending]:

@@ -8,12 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from kplan.framework.config import load_config
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.status import REASONS, Code
 from kplan.io.workspace import load_scenario
 from kplan.model.raw import RawObject
-from kplan.plugins import in_tree_registry
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import Simulation, SimulationResult
 
 Obj = dict[str, Any]
@@ -147,9 +146,8 @@ def _raw(docs: Sequence[Obj], source: str) -> list[RawObject]:
 
 
 def simulation(cluster: Sequence[Obj], manifests: Sequence[Obj] = (), **kw: Any) -> Simulation:
-    registry = in_tree_registry()
     scenario = load_scenario(_raw(cluster, "cluster.yaml"), _raw(manifests, "app.yaml"), **kw)
-    return Simulation(scenario.snapshot, load_config(None, registry), registry, scenario.pending, lowest_name=True,
+    return Simulation(scenario.snapshot, SchedulerSetup.of(None, None), scenario.pending, lowest_name=True,
                       pdb_allowed=scenario.pdb_allowed, created_after=scenario.inputs.created_after)
 
 

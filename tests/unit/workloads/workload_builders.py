@@ -106,13 +106,11 @@ def load(cluster: list[Obj], manifests: list[Obj], **kw: Any) -> Any:
 
 
 def run(cluster: list[Obj], manifests: list[Obj], **kw: Any) -> Any:
-    from kplan.framework.config import load_config
-    from kplan.plugins import in_tree_registry
+    from kplan.scheduler.setup import SchedulerSetup
     from kplan.scheduler.simulate import run_simulation
 
     scenario = load(cluster, manifests, **kw)
-    registry = in_tree_registry()
-    result = run_simulation(scenario.snapshot, load_config(None, registry), registry, scenario.pending,
+    result = run_simulation(scenario.snapshot, SchedulerSetup.of(None, None), scenario.pending,
                             lowest_name=True, pdb_allowed=scenario.pdb_allowed,
                             created_after=scenario.inputs.created_after, replaced=scenario.inputs.replaced)
     return result

@@ -11,6 +11,7 @@ from kplan.errors import ConfigError
 from kplan.framework.config import load_config
 from kplan.framework.release import default_release
 from kplan.plugins import in_tree_registry
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import run_simulation
 
 EXTRA = ("PodCount", "ResourceLimits", "NetworkLatency", "PriorityBoost")
@@ -94,7 +95,7 @@ def test_network_latency_changes_where_a_pod_lands() -> None:
                         node("node-z", zone="zone-z", cpu=1000, memory=32 * Gi)],
                        [(pod("db", "shop", labels={"app": "db"}, cpu=1000, memory=Gi), "node-z")])
         client = pod("api", "shop", cpu=1000, memory=Gi, annotations={"kplan.dev/talks-to": "app=db"})
-        result = run_simulation(snap, load_config(cfg, in_tree_registry()), in_tree_registry(), [client],
+        result = run_simulation(snap, SchedulerSetup.of(None, cfg), [client],
                                 lowest_name=True)
         return result.pods[0].node
 
