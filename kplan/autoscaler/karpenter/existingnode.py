@@ -4,16 +4,48 @@ pkg/controllers/state/statenode.go (Labels, Taints, Allocatable, Capacity, Initi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from kplan.autoscaler.karpenter import resources as res
 from kplan.autoscaler.karpenter.hostportusage import HostPortUsage
 from kplan.autoscaler.karpenter.requirements import Req, Requirements, from_labels
 from kplan.autoscaler.karpenter.taints import is_known_ephemeral_taint, tolerates_pod
 from kplan.autoscaler.karpenter.topology import Topology
-from kplan.model.karpenter import HOSTNAME_LABEL, NODE_INITIALIZED_LABEL, NodeClaim
+from kplan.model.karpenter import (
+    HOSTNAME_LABEL,
+    NODE_INITIALIZED_LABEL,
+    NODE_POOL_LABEL,
+    NODE_REGISTERED_LABEL,
+    NodeClaim,
+)
 from kplan.model.objects import Node, Pod, Taint, Toleration
+
+
+def with_state_labels(node: Node) -> Node:
+    """A Karpenter node (labelled karpenter.sh/nodepool) with karpenter.sh/registered and
+    karpenter.sh/initialized "true" when the input does not give them. Karpenter reads a node's
+    state from these labels (StateNode.Initialized); a node written by hand rarely carries them,
+    and the oracle (as K3's disruption views) takes such a node as registered and initialized."""
+    if NODE_POOL_LABEL not in node.labels or (NODE_INITIALIZED_LABEL in node.labels
+                                              and NODE_REGISTERED_LABEL in node.labels):
+        return node
+    labels = dict(node.labels)
+    labels.setdefault(NODE_REGISTERED_LABEL, "true")
+    labels.setdefault(NODE_INITIALIZED_LABEL, "true")
+    return dataclasses.replace(node, labels=MappingProxyType(labels))
+
+
+def claim_for_node(node: Node) -> NodeClaim:
+    """The NodeClaim of a Karpenter node the input gives without one: launched, registered and
+    initialized when the node was created, with the node's labels, capacity and allocatable."""
+    created = node.creation_time if node.creation_time is not None else 0.0
+    return NodeClaim(name=node.name, node_pool=node.labels.get(NODE_POOL_LABEL, ""), labels=node.labels,
+                     node_name=node.name, provider_id=node.provider_id, capacity=node.capacity,
+                     allocatable=node.allocatable, launched=True, registered=True, initialized=True,
+                     initialized_time=created, creation_time=created)
 
 
 def is_owned_by_daemonset(p: Pod) -> bool:

@@ -26,7 +26,7 @@ import numpy.typing as npt
 from kplan.autoscaler.gosort import sort_slice
 from kplan.autoscaler.karpenter import resources as res
 from kplan.autoscaler.karpenter.catalogindex import catalog_index
-from kplan.autoscaler.karpenter.existingnode import ExistingNode, StateNode
+from kplan.autoscaler.karpenter.existingnode import ExistingNode, StateNode, claim_for_node, with_state_labels
 from kplan.autoscaler.karpenter.hostportusage import HostPortUsage
 from kplan.autoscaler.karpenter.instancetypes import instance_type_requirements
 from kplan.autoscaler.karpenter.nodeclaim import (
@@ -217,6 +217,9 @@ class Scheduler:
                 claim = claims_by_node.get(n.name)
             if claim is not None:
                 joined.add(claim.name)
+            elif NODE_POOL_LABEL in n.labels:
+                claim = claim_for_node(n)  # a Karpenter node given without its NodeClaim
+            n = with_state_labels(n)
             if n.name in cluster.deleting or (claim is not None and claim.deletion_time is not None):
                 continue
             states.append(StateNode(n, claim, tuple(pods_by_node.get(n.name, ()))))

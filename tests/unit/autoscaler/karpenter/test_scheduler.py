@@ -264,3 +264,16 @@ def test_an_in_flight_node_claim_takes_pods_before_a_new_one() -> None:
     from dataclasses import replace
     result = solve(KarpenterCluster((), (), (pool(),), (replace(claim, provider_id=""),), (), CATALOG), pods(2))
     assert not result.existing_nodes and len(result.new_node_claims) == 1
+
+
+def test_a_karpenter_node_without_state_labels_counts_as_initialized_as_the_oracle_takes_it() -> None:
+    # existing nodes are tried initialized first, then by name; a hand-written Karpenter node
+    # without karpenter.sh/initialized is taken as initialized, so "a" comes before "b"
+    from kplan.model.parse_karpenter import parse_node_claim
+    a = make_node("a").alloc(cpu="4", memory="8Gi", pods="110").labels(**{"karpenter.sh/nodepool": "default"}).build()
+    b = make_node("b").alloc(cpu="4", memory="8Gi", pods="110").build()
+    claim = parse_node_claim({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+                              "metadata": {"name": "a", "labels": {"karpenter.sh/nodepool": "default"}},
+                              "spec": {"requirements": []}, "status": {"nodeName": "a"}})
+    result = solve(KarpenterCluster((a, b), (), (pool(),), (claim,), (), CATALOG), pods(1))
+    assert [e.name for e in result.existing_nodes] == ["a"]
