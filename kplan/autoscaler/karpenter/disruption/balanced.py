@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from kplan.autoscaler.karpenter.disruption.disruptioncost import PER_NODE_BASE_DISRUPTION_COST, eviction_cost
 from kplan.autoscaler.karpenter.disruption.nodepool import BALANCED, BALANCED_K
-from kplan.autoscaler.karpenter.disruption.pod import is_owned_by_daemonset
+from kplan.autoscaler.karpenter.disruption.pod import is_owned_by_daemonset, is_terminal
 from kplan.autoscaler.karpenter.disruption.state import (
     INSTANCE_TYPE_LABEL,
     NODEPOOL_LABEL,
@@ -54,10 +54,13 @@ class ScoreResult:
 
 
 def node_disruption_cost(node: StateNode) -> float:
-    """StateNode.DisruptionCost: 1 plus the positive eviction costs of the non-DaemonSet pods."""
+    """StateNode.DisruptionCost: 1 plus the positive eviction costs of the non-DaemonSet pods that
+    are not terminal (as the state has them after its Node's last update; the oracle feeds the
+    Nodes again after each NodeClaim update, which drops them upstream)."""
     cost = PER_NODE_BASE_DISRUPTION_COST
     for p in node.pods:
-        if not is_owned_by_daemonset(p):
+        # cluster state tracks the pods that are not terminal (a completed pod leaves the node's usage)
+        if not is_owned_by_daemonset(p) and not is_terminal(p):
             c = eviction_cost(p)
             if c > 0:
                 cost += c

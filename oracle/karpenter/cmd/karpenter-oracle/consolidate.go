@@ -227,6 +227,18 @@ func (r *oracleRun) markClaims() error {
 		}
 		r.kw.cluster.UpdateNodeClaim(stored)
 	}
+	// A NodeClaim update leaves the state node without its pods' disruption costs
+	// (newStateFromNodeClaim does not carry them; Balanced's totals read them); the next update of
+	// the Node rebuilds them from its pods. The Nodes are fed again, as their informer would.
+	var nodes corev1.NodeList
+	if err := r.kw.client.List(r.ctx, &nodes); err != nil {
+		return err
+	}
+	for i := range nodes.Items {
+		if err := r.kw.cluster.UpdateNode(r.ctx, nodes.Items[i].DeepCopy()); err != nil {
+			return fmt.Errorf("cluster state: node %s: %w", nodes.Items[i].Name, err)
+		}
+	}
 	return nil
 }
 

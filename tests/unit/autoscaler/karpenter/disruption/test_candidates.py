@@ -113,3 +113,10 @@ def test_lifetime_left_scales_with_expire_after() -> None:
 
 def test_a_node_without_a_claim_still_reads_its_labels() -> None:
     assert StateNode("n", Node("n", labels={"a": "b"}), None).labels == {"a": "b"}
+
+
+def test_a_nodes_disruption_cost_counts_running_non_daemonset_pods() -> None:
+    """StateNode.DisruptionCost (Balanced's totals): cluster state drops completed pods from a node."""
+    from kplan.autoscaler.karpenter.disruption.balanced import node_disruption_cost
+    n = node("n", pod("web"), pod("done", phase="Succeeded"), pod("ds", owner="DaemonSet"), pod("p", priority=2**25))
+    assert node_disruption_cost(n) == 1.0 + 1.0 + 2.0
