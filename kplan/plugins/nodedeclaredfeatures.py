@@ -1,11 +1,11 @@
 """NodeDeclaredFeatures (plugins/nodedeclaredfeatures/nodedeclaredfeatures.go, v1.36.3 and v1.37.2;
 the features from k8s.io/component-helpers/nodedeclaredfeatures at v0.36.3 and v0.37.2, KEP-5328).
 
-Filter: a pod needs the node features its spec implies (each registered feature's
+PreFilter: Skip for a pod that needs no node feature, and for every pod with the
+NodeDeclaredFeatures gate off (upstream's New then returns an empty plugin), so Filter never
+runs for it. Filter: a pod needs the node features its spec implies (each registered feature's
 InferForScheduling); a node fits when its ``status.declaredFeatures`` hold all of them, else
-UnschedulableAndUnresolvable "node(s) didn't match Pod's required features". A pod that needs
-none passes everywhere (upstream's PreFilter Skip). With the NodeDeclaredFeatures gate off the
-plugin does nothing, as upstream's New returns an empty plugin.
+UnschedulableAndUnresolvable "node(s) didn't match Pod's required features".
 
 The node's list is read as the scheduler cache reads it (FeatureMapper.TryMap): one merge walk
 of the list against the registered names in byte order, which assumes the list is sorted (the
@@ -30,8 +30,15 @@ from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import NODE_ADD
 from kplan.framework.features import Gate
-from kplan.framework.interfaces import EnqueueExtensions, FixedInputFilter, Handle, QueueingHint
-from kplan.framework.status import Code, Verdicts, reason_id
+from kplan.framework.interfaces import (
+    EnqueueExtensions,
+    FixedInputFilter,
+    Handle,
+    PreFilterPlugin,
+    PreFilterResult,
+    QueueingHint,
+)
+from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
 from kplan.model.objects import FeatureFacts, Pod
 from kplan.plugins.helper import PluginBase, decode_rules
 
@@ -108,7 +115,7 @@ def declared(registered: tuple[str, ...], node_features: tuple[str, ...]) -> fro
     return frozenset(found)
 
 
-class NodeDeclaredFeatures(PluginBase, FixedInputFilter, EnqueueExtensions):
+class NodeDeclaredFeatures(PluginBase, PreFilterPlugin, FixedInputFilter, EnqueueExtensions):
     name = NAME
 
     def __init__(self, args: object, handle: Handle) -> None:
@@ -134,6 +141,15 @@ class NodeDeclaredFeatures(PluginBase, FixedInputFilter, EnqueueExtensions):
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching): the features the pod needs (FeatureSet.String)."""
         return ((signers.FEATURES, tuple(sorted(self.required(pod)))),)
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        """PreFilter: Skip when the pod needs no feature (or the gate is off). Besides being
+        upstream's, the Skip matters to preemption: a Filter that PreFilter did not skip and that
+        is neither the resource filter nor a selective-state one closes the dry run's fast path
+        (Framework.fast_path), and every candidate node is then forked victim by victim."""
+        if not self.filter_signature(pod):
+            return None, skip(NAME)
+        return None, OK
 
     def filter_signature(self, pod: Pod) -> frozenset[str]:
         return self.required(pod) if self.enabled else frozenset()

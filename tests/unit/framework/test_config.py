@@ -45,10 +45,11 @@ POINTS_1_35 = {**POINTS_1_34, "score": ["TaintToleration", "NodeAffinity", "Node
                                        "PodTopologySpread", "InterPodAffinity", "DynamicResources",
                                        "NodeResourcesBalancedAllocation", "ImageLocality"]}
 WEIGHTS_1_35 = {**WEIGHTS_1_34, "DynamicResources": 2}
-#: the default release's (1.37, v1.37.2) default profile: 1.35's, with NodeDeclaredFeatures filtering
-#: last (1.36, beta on; GA in 1.37) and NodeName first, now with a PreFilter (1.37); the same weights
+#: the default release's (1.37, v1.37.2) default profile: 1.35's, with NodeDeclaredFeatures last at
+#: PreFilter and Filter (1.36, beta on; GA in 1.37; appended to MultiPoint) and NodeName first, now
+#: with a PreFilter (1.37); the same weights
 DEFAULT_POINTS = {**POINTS_1_35,
-                  "preFilter": ["NodeName", *POINTS_1_35["preFilter"]],
+                  "preFilter": ["NodeName", *POINTS_1_35["preFilter"], "NodeDeclaredFeatures"],
                   "filter": ["NodeName", "NodeUnschedulable",
                              *[n for n in POINTS_1_35["filter"] if n not in ("NodeName", "NodeUnschedulable")],
                              "NodeDeclaredFeatures"]}
