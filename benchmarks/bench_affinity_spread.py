@@ -27,6 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.peak_rss import own_peak_rss  # noqa: E402
+from benchmarks.releases import add_release_option, banner, releases  # noqa: E402
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 
@@ -116,7 +117,8 @@ def child(a: argparse.Namespace) -> None:
     from kplan.scheduler.simulate import run_simulation
 
     cluster, pending = generate(a)
-    release = Release.of(a.kube_version)
+    (version,) = releases(a.kube_version)
+    release = Release.of(version)
     setup = scheduler_setup(None, release)
     t0 = time.perf_counter()
     scenario = load_scenario([RawObject(d, "cluster") for d in cluster], [RawObject(d, "pods") for d in pending])
@@ -141,19 +143,24 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plain", action="store_true", help="the same pods without affinity or spread (baseline)")
-    ap.add_argument("--kube-version", default=None, metavar="VERSION",
-                    help="the Kubernetes release kplan models (default: kplan's default)")
+    add_release_option(ap)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         child(a)
         return
+    for release in releases(a.kube_version):
+        print(banner(release), flush=True)
+        at_release(a, release)
+
+
+def at_release(a: argparse.Namespace, release: str) -> None:
+    """``--runs`` fresh processes modelling ``release``, and their medians."""
     runs = []
     for i in range(a.runs):
         argv = [sys.executable, __file__, "--child"] + [f"--{k}={v}" for k, v in (
             ("nodes", a.nodes), ("running", a.running), ("pending", a.pending), ("deployments", a.deployments),
-            ("seed", a.seed))] + (["--plain"] if a.plain else []) + (
-            [f"--kube-version={a.kube_version}"] if a.kube_version else [])
+            ("seed", a.seed), ("kube-version", release))] + (["--plain"] if a.plain else [])
         out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
         r = json.loads(out.strip().splitlines()[-1])
         runs.append(r)

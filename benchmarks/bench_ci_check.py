@@ -30,6 +30,7 @@ sys.path.insert(0, ROOT)
 
 from benchmarks.bench_simulate import release_words  # noqa: E402
 from benchmarks.peak_rss import MeasuredKplan  # noqa: E402
+from benchmarks.releases import add_release_option, banner, releases  # noqa: E402
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 
@@ -86,8 +87,7 @@ def main() -> None:
     ap.add_argument("--replicas", type=int, default=100)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--kube-version", default=None, metavar="VERSION",
-                    help="the Kubernetes release kplan models (kplan's --kube-version; default: kplan's default)")
+    add_release_option(ap)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cpath, dpath = os.path.join(tmp, "cluster.json"), os.path.join(tmp, "deployments.json")
@@ -99,30 +99,37 @@ def main() -> None:
         # files even where the environment turns them off (PYTHONDONTWRITEBYTECODE), and compile them
         # in one untimed run, or every timed run would pay for compiling kplan's sources
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        release = ["--kube-version", a.kube_version] if a.kube_version else []
-        argv = [sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "github", *release]
-        subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
-        # the release the runs model, as kplan's document names it (one more untimed run)
-        doc = subprocess.run([*argv[:-2 - len(release)], "-o", "json", *release], cwd=ROOT, capture_output=True,
-                             text=True, env=env).stdout
-        print(f"release: {release_words(json.loads(doc))}")
-        walls = []
-        for k in range(a.runs):
-            t = time.perf_counter()
-            run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
-            walls.append(time.perf_counter() - t)
-            if run.returncode not in (0, 1):
-                sys.exit(f"kplan failed ({run.returncode}): {run.stderr.strip()[-500:]}")
-            notice = [line for line in run.stdout.splitlines() if line.startswith("::notice")]
-            print(f"run {k + 1}: {walls[-1]:.2f} s, exit {run.returncode}; {notice[-1] if notice else ''}")
-        pods = a.deployments * a.replicas
-        # one more run, measured by the child itself (its start-up imports benchmarks/peak_rss.py,
-        # so its wall time is not one of the above)
-        measured = MeasuredKplan(["simulate", dpath, "--cluster", cpath, "-o", "github", *release])
-        subprocess.run(measured.argv, cwd=ROOT, capture_output=True, text=True, env=env)
-        print(f"median: {statistics.median(walls):.2f} s wall for {pods} pods (targets: <= 2 s, and <= 1 s for the hostile-input issue), "
-              f"{pods / statistics.median(walls):.0f} pods/s over the whole process, "
-              f"peak RSS {measured.peak_rss() / 2**20:.0f} MiB")
+        for version in releases(a.kube_version):
+            print(banner(version), flush=True)
+            at_release(a, cpath, dpath, env, version)
+
+
+def at_release(a: argparse.Namespace, cpath: str, dpath: str, env: dict[str, str], version: str) -> None:
+    """``--runs`` whole processes modelling ``version``, and their median."""
+    release = ["--kube-version", version]
+    argv = [sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "github", *release]
+    subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
+    # the release the runs model, as kplan's document names it (one more untimed run)
+    doc = subprocess.run([*argv[:-2 - len(release)], "-o", "json", *release], cwd=ROOT, capture_output=True,
+                         text=True, env=env).stdout
+    print(f"release: {release_words(json.loads(doc))}")
+    walls = []
+    for k in range(a.runs):
+        t = time.perf_counter()
+        run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
+        walls.append(time.perf_counter() - t)
+        if run.returncode not in (0, 1):
+            sys.exit(f"kplan failed ({run.returncode}): {run.stderr.strip()[-500:]}")
+        notice = [line for line in run.stdout.splitlines() if line.startswith("::notice")]
+        print(f"run {k + 1}: {walls[-1]:.2f} s, exit {run.returncode}; {notice[-1] if notice else ''}")
+    pods = a.deployments * a.replicas
+    # one more run, measured by the child itself (its start-up imports benchmarks/peak_rss.py,
+    # so its wall time is not one of the above)
+    measured = MeasuredKplan(["simulate", dpath, "--cluster", cpath, "-o", "github", *release])
+    subprocess.run(measured.argv, cwd=ROOT, capture_output=True, text=True, env=env)
+    print(f"median: {statistics.median(walls):.2f} s wall for {pods} pods (targets: <= 2 s, and <= 1 s for the hostile-input issue), "
+          f"{pods / statistics.median(walls):.0f} pods/s over the whole process, "
+          f"peak RSS {measured.peak_rss() / 2**20:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_simulate import report, write_list  # noqa: E402
+from benchmarks.bench_simulate import each_release, write_list  # noqa: E402
+from benchmarks.releases import add_release_option  # noqa: E402
 
 DRIVER = "gpu.example.com"
 MODELS = (("h100", "80Gi"), ("a100", "40Gi"), ("l4", "24Gi"))
@@ -112,8 +113,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=20250101, help="seed of the generator")
     ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
     ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
-    ap.add_argument("--kube-version", default=None, metavar="VERSION",
-                    help="the Kubernetes release kplan models (kplan's --kube-version; default: kplan's default)")
+    add_release_option(ap)
+    ap.add_argument("--oracle", action="append", default=[], metavar="RELEASE|RELEASE=PATH|PATH",
+                    help="also replay the files through this kube-scheduler oracle at its release (repeatable)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "dra")
     a = ap.parse_args()
 
@@ -127,8 +129,8 @@ def main() -> None:
     print(f"generated {nodes} GPU nodes ({nodes * 8} devices), {running} running pods ({holding} holding a "
           f"device), {pending} pending pods with claims (seed {a.seed}) in {time.perf_counter() - t0:.1f} s "
           f"-> {a.out}")
-    report(["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"],
-           pending, a.repeat, a.no_rss, a.kube_version)
+    each_release(a, ["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"],
+                 [cluster_path, pods_path], pending)
 
 
 if __name__ == "__main__":

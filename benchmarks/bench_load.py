@@ -27,8 +27,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from benchmarks.bench_simulate import release_words  # noqa: E402
 from benchmarks.bench_snapshot import make_node, make_pod  # noqa: E402
 from benchmarks.peak_rss import MeasuredKplan  # noqa: E402
+from benchmarks.releases import add_release_option, banner, releases  # noqa: E402
 
 
 def write_snapshot(path: str, nodes: int, pods: int, seed: int, raw: bool) -> None:
@@ -54,16 +56,16 @@ def _strip(doc: dict, raw: bool) -> dict:  # type: ignore[type-arg]
     return doc
 
 
-def run_once(path: str) -> tuple[float, float, int]:
-    measured = MeasuredKplan(["simulate", "--cluster", path, "-o", "json"])
+def run_once(path: str, release: str) -> tuple[float, float, int, str]:
+    measured = MeasuredKplan(["simulate", "--cluster", path, "-o", "json", "--kube-version", release])
     t = time.perf_counter()
     run = subprocess.run(measured.argv, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - t
     rss = measured.peak_rss()
     if run.returncode != 0:
         sys.exit(f"kplan failed ({run.returncode}): {run.stderr.strip()[-500:]}")
-    load = json.loads(run.stdout)["timing"]["loadSeconds"]
-    return load, wall, rss
+    doc = json.loads(run.stdout)
+    return doc["timing"]["loadSeconds"], wall, rss, release_words(doc)
 
 
 def main() -> None:
@@ -73,6 +75,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--raw", action="store_true", help="keep managedFields and last-applied annotations")
+    add_release_option(ap)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "snapshot.json")
@@ -80,16 +83,20 @@ def main() -> None:
         write_snapshot(path, a.nodes, a.pods, a.seed, a.raw)
         size = os.path.getsize(path)
         print(f"generated {a.nodes} nodes, {a.pods} pods: {size / 2**20:.0f} MiB in {time.perf_counter() - t:.1f} s")
-        loads, walls, rss = [], [], 0
-        for k in range(a.runs):
-            load, wall, peak = run_once(path)
-            loads.append(load)
-            walls.append(wall)
-            rss = max(rss, peak)
-            print(f"run {k + 1}: load {load:.2f} s, process {wall:.2f} s, peak RSS {peak / 2**20:.0f} MiB")
-        load = statistics.median(loads)
-        print(f"median: load {load:.2f} s (target <= 10 s, {a.pods / load:,.0f} pods/s), process "
-              f"{statistics.median(walls):.2f} s, peak RSS {rss / 2**20:.0f} MiB (target <= 2048 MiB)")
+        for release in releases(a.kube_version):
+            print(banner(release), flush=True)
+            loads, walls, rss = [], [], 0
+            for k in range(a.runs):
+                load, wall, peak, words = run_once(path, release)
+                if k == 0:
+                    print(f"release: {words}")
+                loads.append(load)
+                walls.append(wall)
+                rss = max(rss, peak)
+                print(f"run {k + 1}: load {load:.2f} s, process {wall:.2f} s, peak RSS {peak / 2**20:.0f} MiB")
+            load = statistics.median(loads)
+            print(f"median: load {load:.2f} s (target <= 10 s, {a.pods / load:,.0f} pods/s), process "
+                  f"{statistics.median(walls):.2f} s, peak RSS {rss / 2**20:.0f} MiB (target <= 2048 MiB)")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
     python benchmarks/bench_preemption.py --pending 5000      # 5,000 preemptors
     python benchmarks/bench_preemption.py --constrained       # PDBs, zone spread, anti-affinity
     python benchmarks/bench_preemption.py --scale 0.1         # a tenth of it, for a quick look
+    python benchmarks/bench_preemption.py --kube-version 1.37 --oracle 1.37   # and the real scheduler
 
 A seeded generator writes a full cluster and pending pods that each must preempt, as JSON under
 benchmarks/out/preemption/: 5,000 nodes (cpu 4, memory 16Gi, pods 110; zones a/b/c round robin;
@@ -15,9 +16,11 @@ topology spread plus preferred hostname anti-affinity on the high pods, so that 
 read other pods take part in the dry run. The default KubeSchedulerConfiguration is used
 (adaptive percentageOfNodesToScore, DefaultPreemption's default arguments).
 
-Printed (bench_simulate's report): median wall time of the whole command in-process, median
+Printed (bench_simulate's report), at every release kplan models in turn (``--kube-version``
+picks some), each release first: median wall time of the whole command in-process, median
 scheduling time (``timing.scheduleSeconds``) and pods/s of both, and the peak RSS of one more
-run as a subprocess.
+run as a subprocess. ``--oracle RELEASE`` (as bench_simulate's) replays the same files through
+the real kube-scheduler of that release after kplan's runs at it, and prints kplan's speed-up.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_simulate import report, write_list  # noqa: E402
+from benchmarks.bench_simulate import each_release, write_list  # noqa: E402
+from benchmarks.releases import add_release_option  # noqa: E402
 
 ZONES = ("a", "b", "c")
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -109,8 +113,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=20250101, help="seed of the generator")
     ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
     ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
-    ap.add_argument("--kube-version", default=None, metavar="VERSION",
-                    help="the Kubernetes release kplan models (kplan's --kube-version; default: kplan's default)")
+    add_release_option(ap)
+    ap.add_argument("--oracle", action="append", default=[], metavar="RELEASE|RELEASE=PATH|PATH",
+                    help="also replay the files through this kube-scheduler oracle at its release (repeatable)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "preemption")
     a = ap.parse_args()
 
@@ -124,8 +129,8 @@ def main() -> None:
     variant = "constrained" if a.constrained else "plain"
     print(f"generated {nodes} nodes, {nodes * 4} running low pods, {pending} pending high pods ({variant}, "
           f"seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
-    report(["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"],
-           pending, a.repeat, a.no_rss, a.kube_version)
+    each_release(a, ["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"],
+                 [cluster_path, pods_path], pending)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from benchmarks.releases import add_release_option, banner, releases  # noqa: E402
+
 ZONES = ("zone-a", "zone-b", "zone-c")
 
 
@@ -63,27 +65,35 @@ def main() -> None:
     ap.add_argument("--pods", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=1)
+    add_release_option(ap)
     args = ap.parse_args()
-
-    from kplan.cli.options import TieBreak
-    from kplan.cli.workspace import load_inputs, open_planner
-    from kplan.whatif.shrink import ShrinkOptions, whatif_shrink
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "cluster.json")
         with open(path, "w") as f:
             json.dump(cluster(args.nodes, args.pods, args.seed), f)
-        loads, searches = [], []
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            loaded = load_inputs([path], [], progress=False)
-            planner = open_planner(loaded, None, seed=0, tie_break=TieBreak.random)
-            t1 = time.perf_counter()
-            _, found = whatif_shrink(planner, [], ShrinkOptions())
-            t2 = time.perf_counter()
-            loads.append(t1 - t0)
-            searches.append(t2 - t1)
+        for release in releases(args.kube_version):
+            print(banner(release), flush=True)
+            at_release(args, path, release)
+
+
+def at_release(args: argparse.Namespace, path: str, release: str) -> None:
+    from kplan.cli.options import TieBreak
+    from kplan.cli.workspace import load_inputs, open_planner, release_words
+    from kplan.whatif.shrink import ShrinkOptions, whatif_shrink
+
+    loads, searches = [], []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        loaded = load_inputs([path], [], progress=False)
+        planner = open_planner(loaded, None, seed=0, tie_break=TieBreak.random, kube_version=release)
+        t1 = time.perf_counter()
+        _, found = whatif_shrink(planner, [], ShrinkOptions())
+        t2 = time.perf_counter()
+        loads.append(t1 - t0)
+        searches.append(t2 - t1)
     kept = Counter(v.reason for v in found.kept)
+    print(f"release: {release_words(planner.setup.release)}")
     print(f"kplan whatif --shrink: {args.nodes} nodes, {args.pods} running pods (seed {args.seed}), "
           f"{args.repeat} run(s), load average {os.getloadavg()[0]:.1f} at the end")
     print(f"  load   {statistics.median(loads):7.2f} s (median)")

@@ -41,6 +41,8 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from benchmarks.releases import add_release_option, banner, releases  # noqa: E402
+
 
 def tight_cluster(seed: int, nodes: int) -> tuple[list[tuple[str, str]], list[tuple[str, str, str, str | None]]]:
     """Every node below the threshold (25 to 50 % of its 4 cpu), so every node is a candidate and
@@ -106,12 +108,21 @@ def main() -> None:
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--clusters", choices=("light", "tight"), default="light",
                     help="light: the unit test's clusters (loads 0-62 %%); tight: every node at 25-50 %%")
+    add_release_option(ap)
     args = ap.parse_args()
-    low, high = args.sizes
+    for release in releases(args.kube_version):
+        print(banner(release), flush=True)
+        at_release(args, release)
 
+
+def at_release(args: argparse.Namespace, release: str) -> None:
+    """The comparison on every seeded cluster with kplan modelling ``release``."""
+    from kplan.cli.options import TieBreak
+    from kplan.cli.workspace import load_inputs, open_planner, release_words
     from kplan.whatif.shrink import shrink
     from tests.unit.whatif.test_shrink import DEFAULT, random_cluster, write_cluster
 
+    low, high = args.sizes
     agree = 0
     rows = []
     t_all = time.perf_counter()
@@ -120,7 +131,11 @@ def main() -> None:
         nodes, pods = (random_cluster if args.clusters == "light" else tight_cluster)(seed, size)
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
-            planner = write_cluster(Path(tmp), nodes, pods)
+            write_cluster(Path(tmp), nodes, pods)  # the unit test's cluster file, modelled at the release
+            planner = open_planner(load_inputs([str(Path(tmp) / "cluster.yaml")], [], progress=False), None,
+                                   seed=0, tie_break=TieBreak.lowest_name, kube_version=release)
+            if seed == args.first_seed:
+                print(f"release: {release_words(planner.setup.release)}")
             found = shrink(planner, [], DEFAULT)
             greedy = [v.node for v in found.removed]
             eligible = greedy + [v.node for v in found.kept if v.reason in ("NoPlaceToMovePods", "DroppedInReplay")]

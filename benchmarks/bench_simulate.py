@@ -15,10 +15,14 @@ percentageOfNodesToScore, and once more as a subprocess to measure its peak RSS.
 Printed: median wall time of the whole command, median scheduling time (kplan's own
 ``scheduleSeconds``), pods/s for both, and the subprocess's own peak RSS (benchmarks/peak_rss.py).
 
-``--oracle 1.34`` (a release whose oracle is built in oracle/bin, or a binary's path; repeatable)
-also replays the same files through the real kube-scheduler (``kube-scheduler-oracle replay``, its
-real-time mode: the scheduler's own goroutines and informers on a fake API server) and prints its
-release, pods bound and pods/s next to kplan's.
+It runs at every release kplan models in turn, printing each release first (``--kube-version``
+picks some: benchmarks/releases.py).
+
+``--oracle 1.37`` (a release whose oracle is built in oracle/bin, ``1.34=PATH``, or a binary's path
+named ``kube-scheduler-oracle-<release>``; repeatable) also replays the same files through the real
+kube-scheduler of that release (``kube-scheduler-oracle replay``, its real-time mode: the
+scheduler's own goroutines and informers on a fake API server), right after kplan's runs at that
+release, and prints its release, pods bound, pods/s and kplan's speed-up over it.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.peak_rss import MeasuredKplan  # noqa: E402
+from benchmarks.releases import add_release_option, banner, releases  # noqa: E402
 
 REGION = "bench-1"
 ZONES = ("a", "b", "c")
@@ -190,10 +195,9 @@ def parse_arguments(doc: str | None, pending_flag: str, pending: int, pending_he
     ap.add_argument("--repeat", type=int, default=3, help="in-process runs to take the median of")
     ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
-    ap.add_argument("--kube-version", default=None, metavar="VERSION",
-                    help="the Kubernetes release kplan models (kplan's --kube-version; default: kplan's default)")
-    ap.add_argument("--oracle", action="append", default=[], metavar="RELEASE|PATH",
-                    help="also replay the files through this kube-scheduler oracle (repeatable)")
+    add_release_option(ap)
+    ap.add_argument("--oracle", action="append", default=[], metavar="RELEASE|RELEASE=PATH|PATH",
+                    help="also replay the files through this kube-scheduler oracle at its release (repeatable)")
     for flag, default, text in shares:
         ap.add_argument(flag, type=float, default=default, help=text)
     return ap.parse_args()
@@ -214,8 +218,17 @@ def main() -> None:
           f"({a.unschedulable:.1%} fitting nowhere, seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
 
     args = ["simulate", str(pods_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
-    report(args, pending, a.repeat, a.no_rss, a.kube_version)
-    oracle_report(a.oracle, [cluster_path, pods_path], pending)
+    each_release(a, args, [cluster_path, pods_path], pending)
+
+
+def each_release(a: argparse.Namespace, args: list[str], files: Sequence[Path], pending: int) -> None:
+    """kplan's figures (``report``) at each release of ``--kube-version`` (default: every modelled
+    one), each followed by those of the ``--oracle`` binaries of that release."""
+    oracles = oracles_by_release(a.oracle)
+    for release in releases(a.kube_version):
+        print(banner(release), flush=True)
+        sched = report(args, pending, a.repeat, a.no_rss, release)
+        oracle_report(oracles.get(release, []), files, pending, kplan_seconds=sched)
 
 
 def with_kube_version(args: list[str], kube_version: str | None) -> list[str]:
@@ -231,10 +244,10 @@ def release_words(doc: dict[str, Any]) -> str:
     return f"Kubernetes {release.get('version', '?')} ({changed})"
 
 
-def report(args: list[str], pending: int, repeat: int, no_rss: bool, kube_version: str | None = None) -> None:
+def report(args: list[str], pending: int, repeat: int, no_rss: bool, kube_version: str | None = None) -> float:
     """Run ``kplan ARGS`` (at ``kube_version``, else kplan's default release) in-process
     ``repeat`` times and print the release and the medians, then the peak RSS of one more run as
-    a subprocess unless ``no_rss``."""
+    a subprocess unless ``no_rss``. Returns the median scheduling time."""
     args = with_kube_version(args, kube_version)
     walls, scheds, cpus = [], [], []
     summary: dict[str, Any] = {}
@@ -257,6 +270,7 @@ def report(args: list[str], pending: int, repeat: int, no_rss: bool, kube_versio
     if not no_rss:
         rss = peak_rss_of_subprocess(args)
         print(f"peak RSS of one 'python -m kplan simulate' run:  {rss / 2**20:,.0f} MiB")
+    return sched
 
 
 def oracle_binary(name: str) -> Path:
@@ -267,6 +281,19 @@ def oracle_binary(name: str) -> Path:
     if not path.is_file():
         raise SystemExit(f"no oracle binary {path} (build it: oracle/build.sh {name})")
     return path
+
+
+def oracles_by_release(values: Sequence[str]) -> dict[str, list[str]]:
+    """``--oracle`` values by the minor release they run: ``1.37`` (oracle/bin's binary of it),
+    ``1.34=PATH``, or a PATH whose name ends in the release (kube-scheduler-oracle-1.34.0)."""
+    out: dict[str, list[str]] = {}
+    for value in values:
+        release, _, path = value.partition("=") if "=" in value else ("", "", value)
+        if not release:
+            release = ".".join(Path(path).name.rsplit("-", 1)[-1].split(".")[:2])
+        oracle_binary(path)  # a missing binary stops the benchmark before it runs
+        out.setdefault(release, []).append(path)
+    return out
 
 
 #: the real-time run's own limit (``replay --timeout``): the full size takes the real scheduler
@@ -294,10 +321,13 @@ def run_oracle_realtime(binary: Path, files: Sequence[Path], quiet: float = 3.0)
     return version, out, wall
 
 
-def oracle_report(oracles: Sequence[str], files: Sequence[Path], pending: int, quiet: float = 3.0) -> None:
+def oracle_report(oracles: Sequence[str], files: Sequence[Path], pending: int, quiet: float = 3.0,
+                  kplan_seconds: float | None = None) -> None:
     """The real scheduler's figures on the same files, one line per oracle: its release, pods
     bound, and its own scheduling time (the burst's creation to the last API write) with pods/s
-    over it; the process's wall time includes reading the files and the quiet period."""
+    over it, and kplan's speed-up over it when ``kplan_seconds`` (kplan's median scheduling time
+    at the same release) is given; the process's wall time includes reading the files and the
+    quiet period."""
     for name in oracles:
         version, out, wall = run_oracle_realtime(oracle_binary(name), files, quiet)
         secs = float(out["seconds"])
@@ -305,6 +335,8 @@ def oracle_report(oracles: Sequence[str], files: Sequence[Path], pending: int, q
         print(f"{version}, real-time replay: {out['bound']} bound, {out['unschedulable']} unschedulable of {pending}")
         print(f"  scheduling time (creation of the burst to the last API write): {secs:.2f} s  -> {rate:,.0f} pods/s"
               f"  (process {wall:.1f} s with {quiet:g} s of quiet, {out['process_cpu_seconds']:.1f} s of CPU)")
+        if kplan_seconds:
+            print(f"  kplan's scheduling is {secs / kplan_seconds:.1f}x the real scheduler's speed at this release")
 
 
 if __name__ == "__main__":

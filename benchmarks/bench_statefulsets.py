@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_simulate import generate, parse_arguments, report, write_list  # noqa: E402
+from benchmarks.bench_simulate import each_release, generate, parse_arguments, write_list  # noqa: E402
 
 DRIVER = "ebs.csi.aws.com"
 STATEFULSETS = 5
@@ -92,7 +92,7 @@ def main() -> None:
           f"{per_set} replicas (seed {a.seed}) in {time.perf_counter() - t0:.1f} s -> {a.out}")
 
     args = ["simulate", str(sets_path), "--cluster", str(cluster_path), "-o", "json", "--seed", "1"]
-    report(args, pending, a.repeat, a.no_rss, a.kube_version)
+    each_release(a, args, [cluster_path, sets_path], pending)
 
 if __name__ == "__main__":
     main()

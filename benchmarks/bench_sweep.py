@@ -43,6 +43,11 @@ import time
 from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from benchmarks.bench_simulate import release_words  # noqa: E402
+from benchmarks.releases import add_release_option, banner, releases  # noqa: E402
+
 ZONES = ("zone-a", "zone-b", "zone-c")
 RUN_LINE = re.compile(r"(\d+) simulations on (\d+) workers? in ([0-9.]+) s \(([0-9.]+) s of it starting")
 
@@ -109,7 +114,8 @@ def point_cluster(items: list[dict[str, Any]], added: int) -> list[dict[str, Any
     return out
 
 
-def simulate_points(tmp: str, items: list[dict[str, Any]], points: list[tuple[int, int]]) -> list[float]:
+def simulate_points(tmp: str, items: list[dict[str, Any]], points: list[tuple[int, int]], release: str
+                    ) -> list[float]:
     """``kplan simulate``'s scheduling time (timing.scheduleSeconds) of each point."""
     out = []
     for added, replicas in points:
@@ -118,13 +124,22 @@ def simulate_points(tmp: str, items: list[dict[str, Any]], points: list[tuple[in
             json.dump({"apiVersion": "v1", "kind": "List", "items": point_cluster(items, added)}, fh)
         with open(dpath, "w") as fh:
             json.dump(deployment(replicas), fh)
-        sim = subprocess.run([sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "json"],
-                             cwd=ROOT, capture_output=True, text=True)
+        sim = subprocess.run([sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "json",
+                              "--kube-version", release], cwd=ROOT, capture_output=True, text=True)
         if sim.returncode not in (0, 1):
             sys.exit(f"kplan simulate failed ({sim.returncode}): {sim.stderr.strip()[-800:]}")
         out.append(float(json.loads(sim.stdout)["timing"]["scheduleSeconds"]))
         print(f"kplan simulate of {added} more nodes, {replicas} replicas: scheduled in {out[-1]:.2f} s", flush=True)
     return out
+
+
+def release_of(cpath: str, dpath: str, release: str) -> str:
+    """The release ``kplan simulate --kube-version release`` models, as its document names it."""
+    sim = subprocess.run([sys.executable, "-m", "kplan", "simulate", dpath, "--cluster", cpath, "-o", "json",
+                          "--kube-version", release], cwd=ROOT, capture_output=True, text=True)
+    if sim.returncode not in (0, 1):
+        sys.exit(f"kplan simulate failed ({sim.returncode}): {sim.stderr.strip()[-800:]}")
+    return release_words(json.loads(sim.stdout))
 
 
 def main() -> None:
@@ -138,6 +153,7 @@ def main() -> None:
     ap.add_argument("--add-step", type=int, default=1, help="step of the node axis 0..9")
     ap.add_argument("--scale-step", type=int, default=100, help="step of the replica axis R-450..R+450")
     ap.add_argument("--simulate-points", type=int, default=6, help="grid points kplan simulate runs (0: none)")
+    add_release_option(ap)
     a = ap.parse_args()
     counts = [int(w) for w in a.workers.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
@@ -147,62 +163,72 @@ def main() -> None:
             json.dump({"apiVersion": "v1", "kind": "List", "items": items}, fh)
         with open(dpath, "w") as fh:
             json.dump(deployment(a.replicas), fh)
-        walls: dict[int, list[float]] = {w: [] for w in counts}
-        phases: dict[int, list[float]] = {w: [] for w in counts}
-        #: of each run phase, the part before the first task: workers started, inputs sent
-        setups: dict[int, list[float]] = {w: [] for w in counts}
-        nodes, scale = axes(a.replicas, a.add_step, a.scale_step)
-        sampled = sample_points(nodes, scale, a.simulate_points) if a.simulate_points > 0 else []
-        #: kplan simulate's scheduling times of the sampled points, per run: each point right before and
-        #: right after that run's sweeps, so that a drift of the machine's speed during the run cancels
-        schedules: list[list[float]] = []
-        points = 0
-        for k in range(a.runs):
-            before = simulate_points(tmp, items, sampled) if sampled else []
-            for w in counts:  # interleaved, so a change of load on a shared machine hits both alike
-                t = time.perf_counter()
-                run = subprocess.run([sys.executable, "-m", "kplan",
-                                      *sweep_args(dpath, cpath, a.replicas, a.add_step, a.scale_step),
-                                      "--workers", str(w)], cwd=ROOT, capture_output=True, text=True)
-                walls[w].append(time.perf_counter() - t)
-                if run.returncode not in (0, 1):
-                    sys.exit(f"kplan sweep failed ({run.returncode}): {run.stderr.strip()[-800:]}")
-                m = RUN_LINE.search(run.stderr)
-                assert m is not None, run.stderr
-                points = len(json.loads(run.stdout)["points"])
-                phases[w].append(float(m.group(3)))
-                setups[w].append(float(m.group(4)))
-                print(f"run {k + 1}, {w} worker{'s' if w != 1 else ''}: {walls[w][-1]:.1f} s wall, "
-                      f"{phases[w][-1]:.1f} s for {m.group(1)} simulations ({setups[w][-1]:.1f} s of it starting "
-                      "the workers)", flush=True)
-            if sampled:
-                after = simulate_points(tmp, items, sampled)
-                schedules.append([(x + y) / 2 for x, y in zip(before, after, strict=True)])
-        print()
-        for w in counts:
-            print(f"{w} worker{'s' if w != 1 else ''}: median {statistics.median(walls[w]):.1f} s wall, "
-                  f"{statistics.median(phases[w]):.1f} s of simulations ({points} points); "
-                  f"runs {', '.join(f'{x:.1f}' for x in walls[w])} s")
-        if 1 in counts and 2 in counts:
-            ratio = statistics.median(walls[2]) / statistics.median(walls[1])
-            phase_ratio = statistics.median(phases[2]) / statistics.median(phases[1])
-            print(f"2 workers / 1 worker: {ratio:.2f} of the wall time, {phase_ratio:.2f} of the simulation time "
-                  "(target <= 0.6)")
-        if 1 in counts and schedules:
-            ratios, shared = [], []
-            for k, (phase, setup, times) in enumerate(zip(phases[1], setups[1], schedules, strict=True)):
-                per_point, mean = (phase - setup) / points, statistics.fmean(times)
-                ratios.append(per_point / mean)
-                shared.append(phase / points / mean)
-                print(f"run {k + 1}: one point on 1 worker {per_point:.2f} s (changes, build, schedule, summary, and "
-                      f"Dask's handling of the task; {phase / points:.2f} s with its share of the workers' start); "
-                      f"kplan simulate of {len(times)} points of the grid, each run right before and right after "
-                      f"the sweeps, schedules in {mean:.2f} s on average (per point, the mean of its two runs: "
-                      f"{', '.join(f'{x:.2f}' for x in times)}): {ratios[-1]:.2f} of it "
-                      f"({shared[-1]:.2f} with the start)")
-            print(f"one point / kplan simulate's scheduling of the grid: median {statistics.median(ratios):.2f} "
-                  f"over {len(ratios)} run{'s' if len(ratios) != 1 else ''} (target <= 1); "
-                  f"{statistics.median(shared):.2f} counting each point's share of the workers' start")
+        for release in releases(a.kube_version):
+            print(banner(release), flush=True)
+            at_release(a, counts, tmp, cpath, dpath, items, release)
+
+
+def at_release(a: argparse.Namespace, counts: list[int], tmp: str, cpath: str, dpath: str,
+               items: list[dict[str, Any]], release: str) -> None:
+    """The benchmark's runs with kplan modelling ``release``."""
+    print(f"release: {release_of(cpath, dpath, release)}")
+    walls: dict[int, list[float]] = {w: [] for w in counts}
+    phases: dict[int, list[float]] = {w: [] for w in counts}
+    #: of each run phase, the part before the first task: workers started, inputs sent
+    setups: dict[int, list[float]] = {w: [] for w in counts}
+    nodes, scale = axes(a.replicas, a.add_step, a.scale_step)
+    sampled = sample_points(nodes, scale, a.simulate_points) if a.simulate_points > 0 else []
+    #: kplan simulate's scheduling times of the sampled points, per run: each point right before and
+    #: right after that run's sweeps, so that a drift of the machine's speed during the run cancels
+    schedules: list[list[float]] = []
+    points = 0
+    for k in range(a.runs):
+        before = simulate_points(tmp, items, sampled, release) if sampled else []
+        for w in counts:  # interleaved, so a change of load on a shared machine hits both alike
+            t = time.perf_counter()
+            run = subprocess.run([sys.executable, "-m", "kplan",
+                                  *sweep_args(dpath, cpath, a.replicas, a.add_step, a.scale_step),
+                                  "--workers", str(w), "--kube-version", release], cwd=ROOT,
+                                 capture_output=True, text=True)
+            walls[w].append(time.perf_counter() - t)
+            if run.returncode not in (0, 1):
+                sys.exit(f"kplan sweep failed ({run.returncode}): {run.stderr.strip()[-800:]}")
+            m = RUN_LINE.search(run.stderr)
+            assert m is not None, run.stderr
+            points = len(json.loads(run.stdout)["points"])
+            phases[w].append(float(m.group(3)))
+            setups[w].append(float(m.group(4)))
+            print(f"run {k + 1}, {w} worker{'s' if w != 1 else ''}: {walls[w][-1]:.1f} s wall, "
+                  f"{phases[w][-1]:.1f} s for {m.group(1)} simulations ({setups[w][-1]:.1f} s of it starting "
+                  "the workers)", flush=True)
+        if sampled:
+            after = simulate_points(tmp, items, sampled, release)
+            schedules.append([(x + y) / 2 for x, y in zip(before, after, strict=True)])
+    print()
+    for w in counts:
+        print(f"{w} worker{'s' if w != 1 else ''}: median {statistics.median(walls[w]):.1f} s wall, "
+              f"{statistics.median(phases[w]):.1f} s of simulations ({points} points); "
+              f"runs {', '.join(f'{x:.1f}' for x in walls[w])} s")
+    if 1 in counts and 2 in counts:
+        ratio = statistics.median(walls[2]) / statistics.median(walls[1])
+        phase_ratio = statistics.median(phases[2]) / statistics.median(phases[1])
+        print(f"2 workers / 1 worker: {ratio:.2f} of the wall time, {phase_ratio:.2f} of the simulation time "
+              "(target <= 0.6)")
+    if 1 in counts and schedules:
+        ratios, shared = [], []
+        for k, (phase, setup, times) in enumerate(zip(phases[1], setups[1], schedules, strict=True)):
+            per_point, mean = (phase - setup) / points, statistics.fmean(times)
+            ratios.append(per_point / mean)
+            shared.append(phase / points / mean)
+            print(f"run {k + 1}: one point on 1 worker {per_point:.2f} s (changes, build, schedule, summary, and "
+                  f"Dask's handling of the task; {phase / points:.2f} s with its share of the workers' start); "
+                  f"kplan simulate of {len(times)} points of the grid, each run right before and right after "
+                  f"the sweeps, schedules in {mean:.2f} s on average (per point, the mean of its two runs: "
+                  f"{', '.join(f'{x:.2f}' for x in times)}): {ratios[-1]:.2f} of it "
+                  f"({shared[-1]:.2f} with the start)")
+        print(f"one point / kplan simulate's scheduling of the grid: median {statistics.median(ratios):.2f} "
+              f"over {len(ratios)} run{'s' if len(ratios) != 1 else ''} (target <= 1); "
+              f"{statistics.median(shared):.2f} counting each point's share of the workers' start")
 
 
 if __name__ == "__main__":

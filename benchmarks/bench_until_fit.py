@@ -33,6 +33,8 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from benchmarks.releases import add_release_option, banner, releases  # noqa: E402
+
 ZONES = ("zone-a", "zone-b", "zone-c")
 
 
@@ -72,10 +74,8 @@ def main() -> None:
     ap.add_argument("--pending", type=int, default=20_000)
     ap.add_argument("--limit", type=int, default=1024)
     ap.add_argument("--only", choices=("early", "full"), default=None, help="run one of the two searches")
+    add_release_option(ap)
     args = ap.parse_args()
-
-    from kplan.cli.options import TieBreak
-    from kplan.cli.workspace import load_inputs, open_planner
 
     with tempfile.TemporaryDirectory() as tmp:
         cluster_path, pods_path = os.path.join(tmp, "cluster.json"), os.path.join(tmp, "pods.json")
@@ -83,24 +83,34 @@ def main() -> None:
         for path, doc in ((cluster_path, c), (pods_path, p)):
             with open(path, "w") as f:
                 json.dump(doc, f)
-        t0 = time.perf_counter()
-        loaded = load_inputs([cluster_path], [pods_path], progress=False)
-        planner = open_planner(loaded, None, seed=0, tie_break=TieBreak.random)
-        load = time.perf_counter() - t0
-        print(f"kplan whatif --until-fit like=special-0: {args.nodes} nodes, {args.pending} pending pods, "
-              f"limit {args.limit}; loaded in {load:.1f} s")
-        runs = [("full", False), ("early", True)]
-        for label, stop in runs:
-            if args.only is not None and args.only != label:
-                continue
-            t1, c1 = time.perf_counter(), time.process_time()
-            u = planner.whatif([], until_fit="special-0", limit=args.limit, stop_early=stop).until_fit
-            took, cpu = time.perf_counter() - t1, time.process_time() - c1
-            assert u is not None
-            what = "before issue 38 (no early stop)" if not stop else "with the early stop"
-            print(f"  {what:32} {took:8.1f} s ({cpu:.1f} s CPU)  probes {sorted(u.probes)}  count {u.count}, "
-                  f"placed {len(u.placed)}, still pending {len(u.still_pending)}, never fit {len(u.never)}")
-        print(f"  load average {os.getloadavg()[0]:.1f} at the end (2 cores shared)")
+        for release in releases(args.kube_version):
+            print(banner(release), flush=True)
+            at_release(args, cluster_path, pods_path, release)
+
+
+def at_release(args: argparse.Namespace, cluster_path: str, pods_path: str, release: str) -> None:
+    from kplan.cli.options import TieBreak
+    from kplan.cli.workspace import load_inputs, open_planner, release_words
+
+    t0 = time.perf_counter()
+    loaded = load_inputs([cluster_path], [pods_path], progress=False)
+    planner = open_planner(loaded, None, seed=0, tie_break=TieBreak.random, kube_version=release)
+    load = time.perf_counter() - t0
+    print(f"release: {release_words(planner.setup.release)}")
+    print(f"kplan whatif --until-fit like=special-0: {args.nodes} nodes, {args.pending} pending pods, "
+          f"limit {args.limit}; loaded in {load:.1f} s")
+    runs = [("full", False), ("early", True)]
+    for label, stop in runs:
+        if args.only is not None and args.only != label:
+            continue
+        t1, c1 = time.perf_counter(), time.process_time()
+        u = planner.whatif([], until_fit="special-0", limit=args.limit, stop_early=stop).until_fit
+        took, cpu = time.perf_counter() - t1, time.process_time() - c1
+        assert u is not None
+        what = "before issue 38 (no early stop)" if not stop else "with the early stop"
+        print(f"  {what:32} {took:8.1f} s ({cpu:.1f} s CPU)  probes {sorted(u.probes)}  count {u.count}, "
+              f"placed {len(u.placed)}, still pending {len(u.still_pending)}, never fit {len(u.never)}")
+    print(f"  load average {os.getloadavg()[0]:.1f} at the end (2 cores shared)")
 
 
 if __name__ == "__main__":
