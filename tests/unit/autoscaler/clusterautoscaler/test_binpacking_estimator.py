@@ -1,0 +1,87 @@
+"""The binpacking estimator on the cases of the cluster-autoscaler's own unit test
+(kubernetes/autoscaler cluster-autoscaler/estimator/binpacking_estimator_test.go,
+TestBinpackingEstimate): one old node of 100m in zone-jupiter, a template node of the case's CPU,
+its memory in MiB and 10 pods in zone-mars, pods of ``cpu`` milli-CPU and ``mem`` bytes labelled
+app=estimatee in namespace universe; the filters are kplan's kube-scheduler's."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from kplan.autoscaler.clusterautoscaler.binpacking_estimator import PodEquivalenceGroup, estimate
+from kplan.autoscaler.clusterautoscaler.predicatechecker import PredicateChecker
+from kplan.autoscaler.clusterautoscaler.threshold_based_limiter import ThresholdBasedLimiter
+from kplan.model.objects import Node
+from kplan.scheduler.setup import SchedulerSetup
+from tests.builders import make_node, make_pod
+
+HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+MIB = 1024 * 1024
+
+
+def node(name: str, cpu_m: int, mem_mib: int, zone: str) -> Node:
+    return make_node(name).alloc(cpu=f"{cpu_m}m", memory=str(mem_mib * MIB), pods="10").zone(zone).build()
+
+
+def group(name: str, cpu_m: int, mem: int, count: int, **extra: Any) -> PodEquivalenceGroup:
+    b = make_pod(name, "universe").labels(app="estimatee").req(cpu=f"{cpu_m}m", memory=str(mem))
+    if "host_port" in extra:
+        b = b.host_port(extra["host_port"])
+    if "spread" in extra:
+        skew, key, min_domains = extra["spread"]
+        c: dict[str, Any] = {"maxSkew": skew, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
+                             "labelSelector": {"matchLabels": {"app": "estimatee"}}}
+        c["minDomains"] = min_domains
+        b = b.spec(topologySpreadConstraints=[c])
+    pod = b.build()
+    return PodEquivalenceGroup(tuple([pod] * count))
+
+
+def case(name: str, *values: Any) -> Any:
+    return pytest.param(*values, id=name)
+
+
+HIGH = group("estimatee", 500, 1000, 10)
+
+# (id, template milli-CPU, template MiB, limiter's max nodes, groups, nodes, pods, processed)
+CASES = [
+    case("simple resource-based binpacking", 350 * 3 - 50, 2 * 1000, 0, [group("estimatee", 350, 1000, 10)], 5, 10, None),
+    case("pods-per-node bound binpacking", 10000, 20000, 0, [group("estimatee", 10, 100, 20)], 2, 20, None),
+    case("hostport conflict forces pod-per-node", 1000, 5000, 0, [group("estimatee", 200, 1000, 8, host_port=5555)],
+     8, 8, None),
+    case("limiter cuts binpacking", 1000, 5000, 5, [group("estimatee", 500, 1000, 20)], 5, 10, None),
+    case("decreasing ordered pods are processed first", 1000, 5000, 5, [group("estimatee", 50, 1000, 10), HIGH],
+     5, 10, HIGH.pods),
+    case("hostname topology spreading with maxSkew=2 forces 2 pods/node", 1000, 5000, 0,
+     [group("estimatee", 200, 200, 8, spread=(2, HOSTNAME, 1))], 4, 8, None),
+    case("zonal topology spreading with maxSkew=2 only allows 2 pods to schedule", 1000, 5000, 0,
+     [group("estimatee", 20, 100, 8, spread=(2, ZONE, 1))], 1, 2, None),
+    pytest.param(
+        1000, 5000, 0, [group("estimatee", 20, 100, 12, spread=(1, HOSTNAME, 3))], 3, 12, None,
+        id="hostname topology spreading with maxSkew=1 with a large scaleup handles scheduling pods retroactively",
+        # kplan gives 12 nodes: its PodTopologySpread counts the old node's hostname domain (0
+        # matching pods) in the global minimum, so each new node takes one pod; upstream's test
+        # (of an estimator newer than the one mirrored) expects 3. Not yet explained.
+        marks=pytest.mark.xfail(strict=True, reason="upstream expects 3 nodes; kplan's filters give 12")),
+]
+
+
+@pytest.mark.parametrize(("cpu", "mem", "max_nodes", "groups", "nodes", "pods", "processed"),
+                         CASES)
+def test_binpacking_estimate_as_upstream(cpu: int, mem: int, max_nodes: int, groups: list[PodEquivalenceGroup],
+                                         nodes: int, pods: int, processed: Any) -> None:
+    checker = PredicateChecker(SchedulerSetup.of(), [node("oldnode", 100, 100, "zone-jupiter")], {})
+    template = node("template", cpu, mem, "zone-mars")
+
+    def new_node(i: int) -> tuple[Node, tuple[()]]:
+        name = f"e-{i}"
+        return dataclasses.replace(template, name=name, labels={**template.labels, HOSTNAME: name}), ()
+
+    got = estimate(groups, template, checker, new_node, ThresholdBasedLimiter(max_nodes))
+    assert (got.node_count, len(got.pods)) == (nodes, pods)
+    if processed is not None:
+        assert tuple(got.pods) == processed
