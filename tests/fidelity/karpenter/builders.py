@@ -136,8 +136,9 @@ def in_flight_claim(name: str, pool: str, it: Doc, zone: str, capacity_type: str
 
 def node_pool(name: str, requirements: Sequence[Doc] = (), weight: int | None = None,
               taints: Sequence[Doc] = (), limits: Mapping[str, str] | None = None,
-              labels: Mapping[str, str] | None = None, startup_taints: Sequence[Doc] = ()) -> Doc:
-    spec: Doc = {"nodeClassRef": {"group": "karpenter.kwok.sh", "kind": "KWOKNodeClass", "name": "default"},
+              labels: Mapping[str, str] | None = None, startup_taints: Sequence[Doc] = (),
+              node_class: tuple[str, str] = ("karpenter.kwok.sh", "KWOKNodeClass")) -> Doc:
+    spec: Doc = {"nodeClassRef": {"group": node_class[0], "kind": node_class[1], "name": "default"},
                  "requirements": list(requirements)}
     if taints:
         spec["taints"] = list(taints)

@@ -178,6 +178,9 @@ def scenarios() -> list[Scenario]:
                  cluster=[b.managed_node("node-c", "default", c2, "test-zone-c"),
                           b.pod("filler", "1800m", "1Gi", node="node-c", labels={"tier": "front"})],
                  pools=[b.node_pool("default", [od_only(), b.req(b.ZONE_KEY, "In", "test-zone-b")])]),
+        Scenario("node-class-ec2", "A NodePool of the AWS provider's EC2NodeClass: its NodeClaim carries "
+                 "karpenter.k8s.aws/ec2nodeclass, as a real cluster's does.", replicas("web", 2, cpu="1"),
+                 pools=[b.node_pool("default", [od_only()], node_class=("karpenter.k8s.aws", "EC2NodeClass"))]),
     ]
     # the GPU pod's request
     gpu = next(sc for sc in out if sc.name == "gpu-pod").pending[0]

@@ -88,7 +88,13 @@ func defaultPod(p *corev1.Pod, i int) {
 	})
 }
 
+// pointAtNodeClass: the input's node class reference, or KWOK's KWOKNodeClass "default" when
+// there is none (or it names no kind).
 func pointAtNodeClass(ref *karpv1.NodeClassReference) *karpv1.NodeClassReference {
+	if ref != nil && ref.Kind != "" {
+		c := *ref
+		return &c
+	}
 	name := "default"
 	if ref != nil && ref.Name != "" {
 		name = ref.Name
@@ -96,7 +102,7 @@ func pointAtNodeClass(ref *karpv1.NodeClassReference) *karpv1.NodeClassReference
 	return &karpv1.NodeClassReference{Group: nodeClassGroup, Kind: nodeClassKind, Name: name}
 }
 
-// defaultNodePool: the CRD's defaults that matter offline, the KWOK node class, and the
+// defaultNodePool: the CRD's defaults that matter offline, a node class if none is named, and the
 // status conditions the NodePool controllers set when its node class is ready.
 func defaultNodePool(np *karpv1.NodePool) {
 	np.Spec.Template.Spec.NodeClassRef = pointAtNodeClass(np.Spec.Template.Spec.NodeClassRef)
@@ -166,7 +172,7 @@ func linkNodesAndClaims(w *world) {
 			}
 		}
 		if claim == nil {
-			claim = claimForNode(n)
+			claim = claimForNode(n, poolClass(w, n.Labels[karpv1.NodePoolLabelKey]))
 			w.nodeClaims = append(w.nodeClaims, claim)
 		}
 		if claim.Status.ProviderID == "" {
@@ -178,7 +184,17 @@ func linkNodesAndClaims(w *world) {
 	}
 }
 
-func claimForNode(n *corev1.Node) *karpv1.NodeClaim {
+// poolClass is the node class reference of the NodePool named `pool` (nil if none is given).
+func poolClass(w *world, pool string) *karpv1.NodeClassReference {
+	for _, np := range w.nodePools {
+		if np.Name == pool {
+			return np.Spec.Template.Spec.NodeClassRef
+		}
+	}
+	return nil
+}
+
+func claimForNode(n *corev1.Node, class *karpv1.NodeClassReference) *karpv1.NodeClaim {
 	labels := map[string]string{}
 	for k, v := range n.Labels {
 		labels[k] = v
@@ -199,7 +215,7 @@ func claimForNode(n *corev1.Node) *karpv1.NodeClaim {
 		},
 		Spec: karpv1.NodeClaimSpec{
 			Requirements: reqs,
-			NodeClassRef: pointAtNodeClass(nil),
+			NodeClassRef: pointAtNodeClass(class),
 			Taints:       n.Spec.Taints,
 		},
 		Status: karpv1.NodeClaimStatus{
@@ -338,7 +354,17 @@ func buildWorld(ctx context.Context, w *world, instanceTypes []*cloudprovider.In
 	}
 	kube := withIndexes(fake.NewClientBuilder().WithScheme(scheme.Scheme)).WithObjects(objs...).Build()
 	clk := clocktesting.NewFakeClock(oracleNow)
-	provider := &catalogProvider{instanceTypes: instanceTypes}
+	var refs []*karpv1.NodeClassReference
+	for _, np := range w.nodePools {
+		refs = append(refs, np.Spec.Template.Spec.NodeClassRef)
+	}
+	for _, nc := range w.nodeClaims {
+		refs = append(refs, nc.Spec.NodeClassRef)
+	}
+	provider, err := newCatalogProvider(instanceTypes, refs)
+	if err != nil {
+		return nil, err
+	}
 	cluster := state.NewCluster(clk, kube, provider)
 	// As the informer controllers would: NodeClaims, then Nodes, then Pods, then DaemonSets
 	// (each in name order, as a list from the API server comes).
