@@ -47,7 +47,7 @@ class KarpenterCluster:
 @dataclass(frozen=True, eq=False)
 class NewNodeClaim:
     """A NodeClaim Karpenter would create (scheduling.NodeClaim after Solve, truncated as
-    provisioner.go does to the 60 cheapest instance types)."""
+    ToNodeClaim does to the 600 cheapest instance types, MaxInstanceTypes)."""
 
     node_pool: str
     #: the instance-type options in Karpenter's order (cheapest compatible offering first)
