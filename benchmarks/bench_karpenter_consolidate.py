@@ -172,6 +172,8 @@ def main() -> None:
     ap.add_argument("--oracle", help="karpenter-oracle binary to time on the same files")
     ap.add_argument("--keep", help="write the scenario folder here (else a temporary folder)")
     args = ap.parse_args()
+    # the other benchmarks run at every modelled kube-scheduler release (benchmarks/releases.py)
+    print("release: none (Karpenter's consolidation reads no kube-scheduler release)")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep) if args.keep else Path(tmp)
         write(folder, args.nodes, args.seed)
