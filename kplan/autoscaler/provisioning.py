@@ -46,6 +46,8 @@ class Provisioning:
     launched: tuple[NewNode, ...] = ()
     #: namespace/name of each pod the autoscaler cannot help → its reason, in the autoscaler's words
     unhelped: Mapping[str, str] = field(default_factory=dict)
+    #: what the autoscaler weighed, for the documents (the cluster-autoscaler's ScaleUp); None: nothing to show
+    decision: object | None = None
 
 
 class Autoscaler(Protocol):

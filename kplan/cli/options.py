@@ -200,18 +200,44 @@ def no_color_option() -> Any:
 AUTOSCALER_HELP = ("Let a node autoscaler launch nodes for the pods kube-scheduler leaves unschedulable, then "
                    "schedule them again on the old and new nodes, as a real cluster does (at most 10 rounds): "
                    "'karpenter' uses the inputs' NodePools and NodeClaims (karpenter.sh/v1) and the "
-                   "--instance-types catalog. See docs/autoscaler.md.")
+                   "--instance-types catalog; 'cluster-autoscaler' grows the node groups of --node-groups. "
+                   "See docs/autoscaler.md.")
 INSTANCE_TYPES_HELP = ("The instance types Karpenter may launch, with their offerings and prices: a JSON file in "
                        "the format of Karpenter's KWOK provider, or 'aws' for the built-in catalog. Needed with "
                        "--autoscaler karpenter.")
 
 
 def autoscaler_option() -> Any:
-    return typer.Option(None, "--autoscaler", metavar="karpenter", help=AUTOSCALER_HELP,
-                        autocompletion=lambda incomplete: [a for a in ("karpenter",) if a.startswith(incomplete)],
+    return typer.Option(None, "--autoscaler", metavar="karpenter|cluster-autoscaler", help=AUTOSCALER_HELP,
+                        autocompletion=lambda incomplete: [a for a in ("karpenter", "cluster-autoscaler")
+                                                           if a.startswith(incomplete)],
                         rich_help_panel=AUTOSCALER)
 
 
 def instance_types_option() -> Any:
     return typer.Option(None, "--instance-types", metavar="FILE|aws", help=INSTANCE_TYPES_HELP,
+                        rich_help_panel=AUTOSCALER)
+
+
+NODE_GROUPS_HELP = ("The cluster-autoscaler's node groups: YAML with a list nodeGroups: of name, minSize, maxSize, "
+                    "optional size (nodes now; default minSize), a template (like: NODE, or instanceType: NAME of "
+                    "--instance-types, with optional labels and taints), optional pricePerHour and priority. "
+                    "Needed with --autoscaler cluster-autoscaler.")
+EXPANDER_HELP = ("The cluster-autoscaler's expanders, as its --expander flag takes them: a comma-separated chain "
+                 "of least-waste, most-pods, least-nodes, priority, random (random draws from --seed).")
+MAX_NODES_TOTAL_HELP = ("The cluster-autoscaler's --max-nodes-total: the most nodes the cluster may have (0: no "
+                        "limit).")
+
+
+def node_groups_option() -> Any:
+    return typer.Option(None, "--node-groups", metavar="FILE", help=NODE_GROUPS_HELP, rich_help_panel=AUTOSCALER)
+
+
+def expander_option() -> Any:
+    return typer.Option("least-waste", "--expander", metavar="NAME[,NAME...]", help=EXPANDER_HELP,
+                        rich_help_panel=AUTOSCALER)
+
+
+def max_nodes_total_option() -> Any:
+    return typer.Option(0, "--max-nodes-total", metavar="N", min=0, help=MAX_NODES_TOTAL_HELP,
                         rich_help_panel=AUTOSCALER)

@@ -39,6 +39,9 @@ def simulate(
     tie_break: opt.TieBreak = opt.tie_break_option(),
     autoscaler: str | None = opt.autoscaler_option(),
     instance_types: str | None = opt.instance_types_option(),
+    node_groups: str | None = opt.node_groups_option(),
+    expander: str = opt.expander_option(),
+    max_nodes_total: int = opt.max_nodes_total_option(),
     output: str = opt.output_option("SimulationResult", OUTPUT_HELP),
     fail_on: FailOn = opt.fail_on_option(),
     verbose: bool = opt.verbose_option("Print load and scheduling times on stderr."),
@@ -68,7 +71,7 @@ def simulate(
     check_destination(output, output_file)
     if hpa is not None:
         parse_bound(hpa)  # a bad value fails before any loading
-    catalog = check_autoscaler(autoscaler, instance_types)
+    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total)
     workspace = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context,
                             namespace=namespace, keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(workspace, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates, verbose=verbose)

@@ -104,20 +104,27 @@ def release_words(release: Release) -> str:
 
 
 #: the node autoscalers --autoscaler names
-AUTOSCALERS = ("karpenter",)
+AUTOSCALERS = ("karpenter", "cluster-autoscaler")
 
 
-def check_autoscaler(autoscaler: str | None, instance_types: str | None) -> Any:
-    """--autoscaler and --instance-types, checked before loading; the catalog read (None without
-    --autoscaler)."""
+def check_autoscaler(autoscaler: str | None, instance_types: str | None, node_groups: str | None = None,
+                     expander: str = "least-waste", max_nodes_total: int = 0) -> Any:
+    """--autoscaler and its options, checked before loading: Karpenter's catalog read, or the
+    cluster-autoscaler's settings (node groups read); None without --autoscaler."""
     from kplan.errors import InputError
 
     if autoscaler is None:
         if instance_types is not None:
-            raise InputError("--instance-types goes with --autoscaler karpenter")
+            raise InputError("--instance-types goes with --autoscaler karpenter or cluster-autoscaler")
+        if node_groups is not None:
+            raise InputError("--node-groups goes with --autoscaler cluster-autoscaler")
         return None
     if autoscaler not in AUTOSCALERS:
         raise InputError(f"--autoscaler {autoscaler}: kplan models {', '.join(AUTOSCALERS)}")
+    if autoscaler == "cluster-autoscaler":
+        return _cluster_autoscaler_settings(instance_types, node_groups, expander, max_nodes_total)
+    if node_groups is not None:
+        raise InputError("--node-groups goes with --autoscaler cluster-autoscaler")
     if instance_types is None:
         raise InputError("--autoscaler karpenter needs the instance types it may launch: give --instance-types FILE "
                          "(the KWOK provider's JSON format) or --instance-types aws")
@@ -126,13 +133,40 @@ def check_autoscaler(autoscaler: str | None, instance_types: str | None) -> Any:
     return read_catalog(instance_types)
 
 
+def _cluster_autoscaler_settings(instance_types: str | None, node_groups: str | None, expander: str,
+                                 max_nodes_total: int) -> Any:
+    from kplan.autoscaler.clusterautoscaler.expander import parse_expanders
+    from kplan.errors import InputError
+    from kplan.io.catalog import read_catalog
+    from kplan.io.nodegroups import read_node_groups
+    from kplan.whatif.autoscale import ClusterAutoscalerSettings
+
+    if node_groups is None:
+        raise InputError("--autoscaler cluster-autoscaler needs its node groups: give --node-groups FILE")
+    names = parse_expanders(expander)
+    groups = read_node_groups(node_groups)
+    catalog = read_catalog(instance_types) if instance_types is not None else None
+    return ClusterAutoscalerSettings(groups, catalog, names, max_nodes_total)
+
+
 def attach_autoscaler(planner: Planner, catalog: Any, *, seed: int, attach: bool = True) -> Any:
     """Karpenter for the planner's inputs (when --autoscaler gave a catalog; else None), given to
     the planner unless ``attach`` is False: each run then lets it launch nodes for the pods
     kube-scheduler leaves unschedulable."""
     if catalog is None:
         return None
-    from kplan.whatif.autoscale import check_node_pools, karpenter
+    from kplan.whatif.autoscale import (
+        ClusterAutoscalerSettings,
+        check_node_pools,
+        cluster_autoscaler,
+        karpenter,
+    )
+
+    if isinstance(catalog, ClusterAutoscalerSettings):
+        ca = cluster_autoscaler(planner.inputs, catalog, planner.setup, seed=seed)
+        if attach:
+            planner.autoscaler = ca
+        return ca
 
     check_node_pools(planner.inputs)
     from kplan.autoscaler.karpenter.scheduler import solve

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Final, Literal
 
+from kplan.autoscaler.clusterautoscaler.orchestrator import ScaleUp
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY
 from kplan.framework.diagnosis import FitError, fit_error_message
@@ -228,8 +229,10 @@ class LaunchedNode:
     """A node the autoscaler launched (--autoscaler), as kube-scheduler then used it."""
 
     name: str
-    #: the Karpenter NodePool it was launched from
-    node_pool: str
+    #: the Karpenter NodePool it was launched from (Karpenter)
+    node_pool: str | None = member(omit=is_none, default=None)
+    #: the node group it was launched from (the cluster-autoscaler)
+    node_group: str | None = member(omit=is_none, default=None)
     instance_type: str
     capacity_type: str = member(enum=("on-demand", "spot", "reserved"))
     zone: str
@@ -250,7 +253,7 @@ class AutoscalingSummary:
     """What the node autoscaler (--autoscaler) did: how often it was asked, and what its new
     nodes cost (a month: 730 hours, as AWS prices one)."""
 
-    autoscaler: str = member(enum=("karpenter",))
+    autoscaler: str = member(enum=("karpenter", "cluster-autoscaler"))
     rounds: int
     #: it still launched nodes when kplan stopped asking (at 10 rounds): pods may remain pending
     #: that more rounds would place
@@ -258,6 +261,40 @@ class AutoscalingSummary:
     nodes: int
     price_per_hour: float
     price_per_month: float
+    #: the cluster-autoscaler: what each scale-up weighed and chose
+    scale_ups: tuple[ScaleUpDecision, ...] = member(omit=is_empty, default=())
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExpansionOption:
+    """One node group's expansion option: the nodes its binpacking estimate needs and the pods they take."""
+
+    node_group: str
+    node_count: int
+    pods_helped: int
+    #: the first expander's score (least-waste: wasted CPU share + wasted memory share, lower is
+    #: better; most-pods: pods; least-nodes: nodes; priority: the group's priority)
+    score: float | None = member(omit=is_none, default=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScaleUpDecision:
+    """One scale-up of the cluster-autoscaler: the options considered, the choice and why."""
+
+    round: int
+    #: node groups brought to their minSize, with the nodes added
+    min_size_fill: tuple[NodeGroupCount, ...] = member(omit=is_empty, default=())
+    options: tuple[ExpansionOption, ...] = member(omit=is_empty, default=())
+    chosen: str | None = member(omit=is_none, default=None)
+    node_count: int = 0
+    #: the expander that decided, and any cap applied
+    why: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeGroupCount:
+    node_group: str
+    node_count: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -314,17 +351,44 @@ def launched_nodes(result: SimulationResult, autoscaling: Autoscaling) -> tuple[
         if o.status == PodStatus.SCHEDULED and o.node is not None:
             on.setdefault(o.node, []).append(PodKey(namespace=o.pod.namespace, name=o.pod.name))
     return tuple(sorted((LaunchedNode(
-        name=n.new.name, node_pool=n.new.group, instance_type=n.new.instance_type, capacity_type=n.new.capacity_type,
+        name=n.new.name, **_group_of(autoscaling.autoscaler, n.new.group), instance_type=n.new.instance_type, capacity_type=n.new.capacity_type,
         zone=n.new.zone, price_per_hour=n.new.price_per_hour, pods=tuple(on.get(n.new.name, ())),
         daemon_pods=tuple(_key(k) for k in n.daemon_pods), other_instance_types=n.new.other_instance_types,
         round=n.round) for n in autoscaling.launched), key=lambda n: n.name))
+
+
+def _group_of(autoscaler: str, group: str) -> dict[str, str]:
+    return {"node_group": group} if autoscaler == "cluster-autoscaler" else {"node_pool": group}
+
+
+def _scale_up(round: int, d: ScaleUp) -> ScaleUpDecision:
+    chosen = next((o for o in d.considered if o.node_group == d.chosen), None)
+    if d.chosen is None:
+        why = "no node group helps any pending pod" if not d.considered else "no option left by the expanders"
+    else:
+        n = len(d.considered)
+        why = ("the only option" if n == 1 else f"{d.decided_by} chose it among {n} options")
+        if chosen is not None and chosen.node_count != d.node_count and d.capped:
+            why += f"; {d.capped}"
+    return ScaleUpDecision(
+        round=round, min_size_fill=tuple(NodeGroupCount(node_group=g, node_count=c) for g, c in d.min_size_fill.items()),
+        options=tuple(ExpansionOption(node_group=o.node_group, node_count=o.node_count, pods_helped=len(o.pods),
+                                      score=None if o.score is None else round_score(o.score))
+                      for o in d.considered),
+        chosen=d.chosen, node_count=d.node_count, why=why)
+
+
+def round_score(x: float) -> float | None:
+    return None if x != x or x in (float("inf"), float("-inf")) else round(x, 6)
 
 
 def autoscaling_summary(autoscaling: Autoscaling) -> AutoscalingSummary:
     return AutoscalingSummary(autoscaler=autoscaling.autoscaler, rounds=autoscaling.rounds,
                               stopped_at_bound=autoscaling.stopped_at_bound, nodes=len(autoscaling.launched),
                               price_per_hour=round(autoscaling.price_per_hour, 6),
-                              price_per_month=round(autoscaling.price_per_month, 4))
+                              price_per_month=round(autoscaling.price_per_month, 4),
+                              scale_ups=tuple(_scale_up(r, d) for r, d in autoscaling.decisions
+                                              if isinstance(d, ScaleUp)))
 
 
 def simulation_document(result: SimulationResult, timing: dict[str, float] | None = None,

@@ -23,20 +23,26 @@ reads files or prints.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from kplan.autoscaler.clusterautoscaler.autoscaler import ClusterAutoscaler
+from kplan.autoscaler.clusterautoscaler.expander import build_chain
+from kplan.autoscaler.clusterautoscaler.orchestrator import Template
 from kplan.autoscaler.karpenter.autoscaler import KarpenterAutoscaler, Solve
 from kplan.autoscaler.provisioning import HOURS_PER_MONTH, Autoscaler, NewNode
 from kplan.errors import InputError
+from kplan.model.clusterautoscaler import NodeGroup
 from kplan.model.karpenter import Catalog
-from kplan.model.objects import Pod
+from kplan.model.objects import Node, Pod
 from kplan.scenario import Inputs
 from kplan.scheduler.pod_status import PodStatus
+from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import PodOutcome, SimulationResult
 from kplan.whatif.capacity import CapacityOutcome, Replica
-from kplan.whatif.changes import AddNodes, Applied, apply_changes
-from kplan.whatif.daemons import daemonset_template_pods
+from kplan.whatif.changes import AddNodes, Applied, apply_changes, clone_node
+from kplan.whatif.daemons import daemon_pods, daemonset_template_pods
 
 #: the most times the autoscaler is asked for nodes in one run
 MAX_ROUNDS = 10
@@ -65,6 +71,8 @@ class Autoscaling:
     rounds: int = 0
     #: the autoscaler still launched nodes when MAX_ROUNDS was reached
     stopped_at_bound: bool = False
+    #: (round, what the autoscaler weighed) for each time it was asked and said what it weighed
+    decisions: list[tuple[int, object]] = field(default_factory=list)
 
     @property
     def price_per_hour(self) -> float:
@@ -136,6 +144,8 @@ def autoscale_run(inputs: Inputs, first: SimulationResult, autoscaler: Autoscale
         bound: Mapping[str, list[Pod]] = {name: table.pods[row] for row, name in enumerate(table.names)}
         answer = autoscaler.provision(list(table.nodes), bound, pending, out.rounds + 1)
         out.rounds += 1
+        if answer.decision is not None:
+            out.decisions.append((out.rounds, answer.decision))
         left = {p.key for p in pending}
         out.unhelped = {k: why for k, why in answer.unhelped.items() if k in left}
         if not answer.launched:
@@ -237,3 +247,74 @@ def autoscaled_capacity(inputs: Inputs, make_replica: Callable[[int], Replica], 
     outcome = CapacityOutcome(sum(placements.values()), dict(sorted(placements.items())), failed, bad is None,
                               evictions, result)
     return AutoscaledCapacity(outcome, record, reason)
+
+
+@dataclass(frozen=True)
+class ClusterAutoscalerSettings:
+    """``--autoscaler cluster-autoscaler``'s inputs: the node groups, the catalog their instance
+    types come from (None without --instance-types), the expander chain's names and the caps."""
+
+    node_groups: tuple[NodeGroup, ...]
+    catalog: Catalog | None
+    expanders: tuple[str, ...]
+    max_nodes_total: int = 0
+
+
+def node_group_template(group: NodeGroup, nodes: Mapping[str, Node], catalog: Catalog | None) -> Node:
+    """The template node of ``group``: the node it is ``like`` (copied as --add-node copies one:
+    no pods, no node-lifecycle taints, schedulable) or a node of its instance type (its capacity,
+    allocatable, architecture and operating system), with the group's labels and taints added.
+    InputError naming the file, group and field when the node or type is unknown."""
+    where = f"{group.source}: node group {group.name}"
+    name = f"template-node-for-{group.name}"
+    if group.like is not None:
+        like = nodes.get(group.like)
+        if like is None:
+            raise InputError(f"{where}: like: no node {group.like} in the cluster")
+        base = clone_node(like, name)
+    else:
+        if catalog is None:
+            raise InputError(f"{where}: instanceType: needs the catalog of --instance-types")
+        it = catalog.by_name().get(group.instance_type or "")
+        if it is None:
+            raise InputError(f"{where}: instanceType: {group.instance_type} is not in {catalog.source}")
+        labels = {"kubernetes.io/hostname": name, "node.kubernetes.io/instance-type": it.name,
+                  "kubernetes.io/arch": it.architecture}
+        if it.operating_systems:
+            labels["kubernetes.io/os"] = it.operating_systems[0]
+        base = Node(name=name, labels=labels, allocatable=it.allocatable, capacity=it.capacity, ready="True")
+    return dataclasses.replace(base, labels={**base.labels, **group.labels}, taints=base.taints + group.taints)
+
+
+def node_group_price(group: NodeGroup, catalog: Catalog | None) -> float:
+    """The group's pricePerHour, else the cheapest on-demand offering of its instance type, else 0."""
+    if group.price_per_hour is not None:
+        return group.price_per_hour
+    if group.instance_type is not None and catalog is not None:
+        it = catalog.by_name().get(group.instance_type)
+        if it is not None:
+            prices = [o.price for o in it.offerings if o.capacity_type in ("on-demand", "")]
+            if prices:
+                return min(prices)
+    return 0.0
+
+
+def cluster_autoscaler(inputs: Inputs, settings: ClusterAutoscalerSettings, setup: SchedulerSetup, *,
+                       seed: int) -> ClusterAutoscaler:
+    """The cluster-autoscaler with the node groups of ``settings``, each template with the pods the
+    inputs' DaemonSets would create on it (as --add-node and until-fit give them)."""
+    nodes = {n.name: n for n in inputs.nodes}
+    templates = []
+    for g in settings.node_groups:
+        node = node_group_template(g, nodes, settings.catalog)
+        made = daemon_pods(inputs, [node], seed, inputs.running)
+        templates.append(Template(g, node, tuple(c.pod for c in made.created)))
+    priorities: dict[int, list[str]] = {}
+    for g in settings.node_groups:
+        if g.priority is not None:
+            priorities.setdefault(g.priority, []).append(f"^{re.escape(g.name)}$")
+    return ClusterAutoscaler(
+        setup, tuple(templates), {g.name: (g.size if g.size is not None else g.min_size) for g in settings.node_groups},
+        build_chain(settings.expanders, seed=seed, priorities=priorities),
+        {g.name: node_group_price(g, settings.catalog) for g in settings.node_groups},
+        settings.max_nodes_total, priorities, seed)

@@ -86,6 +86,27 @@ class PredicateChecker:
                 return str(table.names[row])
         return None
 
+    def why(self, pod: Pod, node: str) -> str | None:
+        """The first reason the scheduler's PreFilter or Filter plugins give for ``pod`` not
+        fitting ``node``; None when it fits."""
+        sim = self._simulation()
+        fw = sim.handle.frameworks.get(pod.scheduler_name)
+        if fw is None:
+            return f'no profile of the scheduler configuration has schedulerName "{pod.scheduler_name}"'
+        state = CycleState()
+        pre, status, _ = fw.run_pre_filter(state, pod)
+        if not status.ok:
+            return "; ".join(status.reasons) or status.plugin
+        if pre is not None and pre.node_names is not None and node not in pre.node_names:
+            return "the pod is restricted to other nodes by name"
+        table = sim.snapshot.table
+        rows = np.asarray([table.row_of[node]], dtype=np.int64)
+        verdict = fw.run_filters(state, pod, table, rows)
+        if verdict.codes[0] == 0:
+            return None
+        rejected = verdict.status(0, fw.filter_names)
+        return "; ".join(rejected.reasons) or rejected.plugin
+
     def check(self, pod: Pod, node: str) -> bool:
         """``pod`` passes every PreFilter and Filter plugin on ``node`` (CheckPredicates)."""
         return self.fitting(pod, [node]) is not None

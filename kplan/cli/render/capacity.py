@@ -65,7 +65,7 @@ def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> 
         a = doc.autoscaling
         who = a.autoscaler.capitalize()
         if doc.launched:
-            out += ["", table([[n.name, n.node_pool, n.instance_type, n.capacity_type, n.zone,
+            out += ["", table([[n.name, n.node_pool or n.node_group or "", n.instance_type, n.capacity_type, n.zone,
                                 f"{n.price_per_hour:.4f}", str(len(n.pods))] for n in doc.launched],
                               ["NEW NODE", "NODEPOOL", "TYPE", "CAPACITY", "ZONE", "$/HOUR", "PODS"], width,
                               names=[Names("a node name", (0,), [n.name for n in doc.launched])], notes=notes)]

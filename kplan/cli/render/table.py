@@ -58,12 +58,24 @@ def _launched(doc: SimulationDocument, color: bool, width: int | None, wide: boo
     """--autoscaler: the nodes it launched (and what they cost), and why it helped no other pod."""
     a = doc.autoscaling
     assert a is not None
-    who = a.autoscaler.capitalize()
+    who = "The cluster-autoscaler" if a.autoscaler == "cluster-autoscaler" else a.autoscaler.capitalize()
     out = []
+    group = "NODE GROUP" if a.autoscaler == "cluster-autoscaler" else "NODEPOOL"
+    for d in a.scale_ups:  # the cluster-autoscaler: the options it weighed and its choice
+        if d.min_size_fill:
+            filled = ", ".join(f"{f.node_group} +{f.node_count}" for f in d.min_size_fill)
+            out += ["", wrap(f"Scale-up {d.round}: below minSize: {filled}.", width)]
+        if d.options:
+            rows = [[o.node_group, str(o.node_count), str(o.pods_helped), "" if o.score is None else f"{o.score:.4f}",
+                     "<-" if o.node_group == d.chosen else ""] for o in d.options]
+            out += ["", table(rows, _headers([f"SCALE-UP {d.round}: NODE GROUP", "NODES", "PODS", "SCORE", "CHOSEN"],
+                                             color), width, notes=notes)]
+        out += [wrap(f"Scale-up {d.round}: " + (f"{d.chosen} +{d.node_count} ({d.why})." if d.chosen else f"{d.why}."),
+                     width)]
     if doc.launched:
-        rows = [[n.name, n.node_pool, n.instance_type, n.capacity_type, n.zone, f"{n.price_per_hour:.4f}",
-                 str(len(n.pods))] for n in doc.launched]
-        out += ["", table(rows, _headers(["NEW NODE", "NODEPOOL", "TYPE", "CAPACITY", "ZONE", "$/HOUR", "PODS"],
+        rows = [[n.name, n.node_pool or n.node_group or "", n.instance_type, n.capacity_type, n.zone,
+                 f"{n.price_per_hour:.4f}", str(len(n.pods))] for n in doc.launched]
+        out += ["", table(rows, _headers(["NEW NODE", group, "TYPE", "CAPACITY", "ZONE", "$/HOUR", "PODS"],
                                          color), width, notes=notes,
                           names=() if wide else [Names("a node name", (0,), [n.name for n in doc.launched])])]
         nodes = f"{a.nodes} new node{'s' if a.nodes != 1 else ''}"

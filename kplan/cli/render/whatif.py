@@ -280,7 +280,7 @@ def autoscaler_lines(doc: WhatIfDocument) -> list[str]:
              f"{plural(a.nodes, 'node')} (${a.price_per_hour:,.4f} per hour) after: {sign}${abs(dh):,.4f} per hour, "
              f"{sign}${abs(dm):,.2f} per month (730 h)."]
     for n in doc.after.launched:
-        lines.append(f"  {n.name}: {n.node_pool}, {n.instance_type} {n.capacity_type} in {n.zone}, "
+        lines.append(f"  {n.name}: {n.node_pool or n.node_group}, {n.instance_type} {n.capacity_type} in {n.zone}, "
                      f"${n.price_per_hour:.4f} per hour, {plural(len(n.pods), 'pod')}")
     if a.stopped_at_bound:
         lines.append(f"  {who} still launched nodes after {a.rounds} rounds, where kplan stops asking")

@@ -53,7 +53,7 @@ def _complete_bash(words: str) -> list[str]:
     ("kplan capacity -o ", ["table", "json", "yaml", "name", "html", "jsonpath="]),
     ("kplan sweep -o ", ["table", "json", "yaml", "markdown", "html", "jsonpath="]),
     ("kplan completion ", ["bash", "zsh", "fish"]),
-    ("kplan capacity --autoscaler ", ["karpenter"]),
+    ("kplan capacity --autoscaler ", ["cluster-autoscaler", "karpenter"]),
     ("kplan sweep --inst", ["--instance-types"]),
 ], ids=["commands", "a command's prefix", "an option's prefix", "a choice", "simulate's formats",
         "formats by prefix", "whatif's formats", "capacity's formats", "sweep's formats", "shells",
