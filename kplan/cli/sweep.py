@@ -284,6 +284,9 @@ def sweep(
     tie_break: opt.TieBreak = opt.tie_break_option(),
     autoscaler: str | None = opt.autoscaler_option(),
     instance_types: str | None = opt.instance_types_option(),
+    node_groups: str | None = opt.node_groups_option(),
+    expander: str = opt.expander_option(),
+    max_nodes_total: int = opt.max_nodes_total_option(),
     price: list[str] = chg.price_option(
         "like=NODE=PRICE: the price of one node like NODE per hour (any unit); the cost of a point is the price of "
         "the nodes its axes add. Repeatable.", panel=FIT),
@@ -318,7 +321,7 @@ def sweep(
     prices = parse_prices(price)
     from kplan.cli.workspace import check_autoscaler
 
-    catalog = check_autoscaler(autoscaler, instance_types)
+    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total)
     unread = [("--add-node", v) for v in add_node if not v.startswith("like=") and looks_like_a_node_name(node_file(v))]
     if unread:  # --add-node gen-c-3[:1..4] where like= was meant: the hint needs the cluster's node names
         check_node_names(unread, load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig,
@@ -339,7 +342,15 @@ def sweep(
     plan, notes = resolve_labels(plan, loads[0], planner, seed)
     print_warnings(planner.warnings + notes, quiet)
     lowest = tie_break == opt.TieBreak.lowest_name
-    if catalog is not None:
+    from kplan.whatif.autoscale import ClusterAutoscalerSettings
+
+    if isinstance(catalog, ClusterAutoscalerSettings):  # the templates' nodes and types, checked once
+        from kplan.whatif.autoscale import node_group_template
+
+        nodes = {n.name: n for n in loads[0].inputs.nodes}
+        for g in catalog.node_groups:
+            node_group_template(g, nodes, catalog.catalog)
+    elif catalog is not None:
         from kplan.whatif.autoscale import check_node_pools
 
         check_node_pools(loads[0].inputs)

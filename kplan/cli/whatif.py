@@ -182,6 +182,9 @@ def whatif(
     tie_break: opt.TieBreak = opt.tie_break_option(),
     autoscaler: str | None = opt.autoscaler_option(),
     instance_types: str | None = opt.instance_types_option(),
+    node_groups: str | None = opt.node_groups_option(),
+    expander: str = opt.expander_option(),
+    max_nodes_total: int = opt.max_nodes_total_option(),
     output: str = opt.output_option("WhatIfResult", "Output format: table, json, yaml, name (pod/NAME for each pod "
                                 "the change affects), jsonpath=TEMPLATE (kubectl's JSONPath over the JSON document), "
                                 "junit (JUnit XML of the run after the change), github (GitHub Actions annotations), markdown (a summary for pull requests) "
@@ -227,13 +230,17 @@ def whatif(
     templates = [until_fit_template(v) for v in until_fit] if not unread else []
     if autoscaler is not None and until_fit:
         raise InputError("--autoscaler and --until-fit ask the same question: the autoscaler finds the nodes itself")
+    if autoscaler == "cluster-autoscaler" and shrink:
+        # the node groups' minSize needs each existing node's group, which --node-groups does not give yet
+        raise InputError("--shrink with --autoscaler cluster-autoscaler is not modelled yet: run --shrink without "
+                         "--autoscaler for the cluster-autoscaler's scale-down rules")
     if autoscaler is not None and shrink and (shrink_candidates is not None or price):
         # --shrink with Karpenter is Karpenter's consolidation: its NodePools say which nodes it may
         # disrupt, the catalog what they cost
         raise InputError(f"{'--shrink-candidates' if shrink_candidates is not None else '--price'} is for "
                          "cluster-autoscaler's --shrink; with --autoscaler karpenter the NodePools and the "
                          "--instance-types catalog decide")
-    catalog = check_autoscaler(autoscaler, instance_types)
+    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total)
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     check_node_names(unread, loaded.inputs)

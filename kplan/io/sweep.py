@@ -28,6 +28,7 @@ from kplan.model.karpenter import Catalog
 from kplan.model.raw import RawObject
 from kplan.scenario import Inputs
 from kplan.scheduler.setup import SchedulerSetup
+from kplan.whatif.autoscale import ClusterAutoscalerSettings
 from kplan.whatif.changes import Change, ScaleWorkload
 from kplan.whatif.plan import Planner
 from kplan.whatif.sweep import RunSummary, SweepPlan, summarize
@@ -49,9 +50,9 @@ class SweepInputs:
     setups: tuple[SchedulerSetup, ...]
     lowest_name: bool
     plan: SweepPlan
-    #: --autoscaler karpenter's instance-type catalog (None: no autoscaler): each worker's planners
-    #: get Karpenter, made from the inputs
-    catalog: Catalog | None = None
+    #: --autoscaler karpenter's instance-type catalog, or --autoscaler cluster-autoscaler's settings
+    #: (None: no autoscaler): each worker's planners get the autoscaler, made from the inputs
+    catalog: Catalog | ClusterAutoscalerSettings | None = None
     #: a planner per release index, made on first use
     _planners: dict[int, Planner] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -79,7 +80,11 @@ class SweepInputs:
             if found is None:
                 found = self._planners[release] = Planner(self.inputs, self.setups[release],
                                                           lowest_name=self.lowest_name, keep_base=False)
-                if self.catalog is not None:
+                if isinstance(self.catalog, ClusterAutoscalerSettings):
+                    from kplan.whatif.autoscale import cluster_autoscaler
+
+                    found.autoscaler = cluster_autoscaler(self.inputs, self.catalog, self.setups[release], seed=0)
+                elif self.catalog is not None:
                     from kplan.autoscaler.karpenter.scheduler import solve
                     from kplan.whatif.autoscale import karpenter
 

@@ -37,6 +37,9 @@ CASES = [
     ("karpenter with --until-fit", ["whatif", "-c", CLUSTER, "--until-fit", "like=gen-a-1", "--autoscaler",
                                     "karpenter", "--instance-types", CATALOG],
      "--autoscaler and --until-fit ask the same question"),
+    ("shrink with the cluster-autoscaler", ["whatif", "-c", CLUSTER, "--shrink", "--autoscaler", "cluster-autoscaler",
+                                            "--node-groups", "fixtures/cluster-autoscaler/node-groups.yaml"],
+     "--shrink with --autoscaler cluster-autoscaler is not modelled yet"),
     ("a catalog that is no file", ["simulate", "-c", CLUSTER, "-c", POOLS, "--autoscaler", "karpenter",
                                    "--instance-types", "no-such-catalog.json"], "no-such-catalog.json"),
 ]
@@ -159,3 +162,49 @@ def test_the_html_reports_carry_the_consolidation_and_the_capacity_nodes(
     text = page.read_text()
     assert "<h2>Nodes the autoscaler launches for them</h2>" in text
     assert "Why Karpenter launches nothing for the next replica: all available instance types exceed limits" in text
+
+
+CA = ["--autoscaler", "cluster-autoscaler", "--node-groups", "fixtures/cluster-autoscaler/node-groups.yaml",
+      "--instance-types", CATALOG]
+BURST = "fixtures/karpenter/burst.yaml"
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    pytest.param(["simulate", "-c", CLUSTER, "-f", BURST, *CA],
+                 ["compute                         3       8   0.6667  <-",
+                  "Scale-up 1: compute +3 (least-waste chose it among 3 options).",
+                  "NEW NODE       NODE GROUP    TYPE         CAPACITY    ZONE          $/HOUR    PODS"],
+                 id="simulate shows the options, the choice and the new nodes of their group"),
+    pytest.param(["whatif", "-c", CLUSTER, "-f", BURST, *CA],
+                 ["  compute-5sxt9: compute, c6i.2xlarge on-demand in eu-west-1a, $0.3400 per hour, 3 pods"],
+                 id="whatif lists the new nodes with their group"),
+    pytest.param(["capacity", "-c", CLUSTER, BURST, *CA],
+                 ["pod didn't trigger scale-up: 3 max node group size reached"],
+                 id="capacity says why the next replica gets no node"),
+    pytest.param(["sweep", "-c", CLUSTER, "-f", BURST, "--seeds", "1", *CA], ["cost 1.02/h"],
+                 id="sweep counts the new nodes' cost"),
+])
+def test_the_cluster_autoscaler_on_every_command(capsys: pytest.CaptureFixture[str], args: list[str],
+                                                 words: list[str]) -> None:
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    for w in words:
+        assert w in out, out
+
+
+def test_the_cluster_autoscaler_document_names_the_node_group_and_the_choice(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import jsonschema
+
+    from kplan.report.schema import shipped
+
+    code, out, err = run(capsys, "simulate", "-c", CLUSTER, "-f", BURST, *CA, "-o", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert not list(jsonschema.Draft202012Validator(shipped()).iter_errors(doc))
+    assert {n["nodeGroup"] for n in doc["launched"]} == {"compute"} and "nodePool" not in doc["launched"][0]
+    (up,) = doc["autoscaling"]["scaleUps"]
+    assert (up["chosen"], up["nodeCount"], up["why"]) == ("compute", 3, "least-waste chose it among 3 options")
+    assert [(o["nodeGroup"], o["nodeCount"], o["podsHelped"]) for o in up["options"]] == [
+        ("general-a", 2, 6), ("compute", 3, 8), ("memory", 3, 8)]
