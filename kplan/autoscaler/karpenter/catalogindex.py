@@ -51,6 +51,7 @@ class CatalogIndex:
                 for v in r.values:
                     vals.setdefault(v, np.zeros(n, dtype=bool))[i] = True
         self._allowed: dict[Req, Mask] = {}
+        self._has_offering: dict[tuple[Req | None, ...], Mask] = {}
         # allocatable per resource (absent: 0); types with a negative allocatable never fit
         names = sorted({k for it in self.types for k in it.allocatable})
         self.alloc = {k: np.array([it.allocatable.get(k, 0) for it in self.types], dtype=np.int64) for k in names}
@@ -130,9 +131,16 @@ class CatalogIndex:
         return out
 
     def has_offering(self, reqs: Requirements) -> Mask:
-        """Offerings.Available().HasCompatible(reqs) for every type."""
-        m = self.off_available & self.offerings_compatible(reqs)
-        return np.bincount(self.off_type[m], minlength=self.n) > 0
+        """Offerings.Available().HasCompatible(reqs) for every type (kept per the requirements on
+        the offerings' keys, the only ones it reads)."""
+        key = tuple(reqs.get(k) if reqs.has(k) else None for k in self.off_codes)
+        got = self._has_offering.get(key)
+        if got is None:
+            m = self.off_available & self.offerings_compatible(reqs)
+            got = np.bincount(self.off_type[m], minlength=self.n) > 0
+            if len(self._has_offering) < 4096:
+                self._has_offering[key] = got
+        return got
 
     def cheapest_launch_prices(self, reqs: Requirements) -> npt.NDArray[np.float64]:
         """OrderByPrice's price of every type: its cheapest launchable compatible offering."""

@@ -135,6 +135,23 @@ class StateNode:
         return res.merge(*(res.requests_for_pods([p]) for p in daemons)) if daemons else {}
 
 
+_node_requirements: dict[object, Requirements] = {}
+
+
+def node_requirements(state: StateNode) -> Requirements:
+    """The requirements an existing node starts a round with: its labels' and its hostname, built
+    once per Node (or NodeClaim) object and copied for each round (consolidation runs many)."""
+    obj: object = state.node if state.node is not None else state.claim
+    got = _node_requirements.get(obj)
+    if got is None:
+        got = from_labels(state.labels())
+        got.add(Req(HOSTNAME_LABEL, False, frozenset({state.hostname()})))
+        if len(_node_requirements) >= 65536:
+            _node_requirements.clear()
+        _node_requirements[obj] = got
+    return got
+
+
 class ExistingNode:
     __slots__ = ("state", "taints", "topology", "remaining", "requirements", "pods", "host_ports", "initialized",
                  "name")
@@ -150,8 +167,7 @@ class ExistingNode:
         owed = res.subtract(daemon_requests, state.daemonset_requests())
         owed = {k: max(0, v) for k, v in owed.items()}
         self.remaining = res.subtract(state.available(), owed)
-        self.requirements = from_labels(state.labels())
-        self.requirements.add(Req(HOSTNAME_LABEL, False, frozenset({state.hostname()})))
+        self.requirements = node_requirements(state).copy()
         self.pods: list[Pod] = []
         self.host_ports = HostPortUsage({p.key: p.host_ports for p in state.pods if p.host_ports})
         self.initialized = state.initialized()
