@@ -60,6 +60,7 @@ def load_workspace(cluster_objects: Iterable[RawObject], manifest_objects: Itera
         inputs = classify(kubelets)
         if cluster_files and not kinds["Node"]:  # invalid ones count: their own errors say more
             raise InputError(no_nodes_message(cluster_files, kinds))
+        inputs.cluster_pods = (*inputs.running, *inputs.pending)
         applied = list(with_namespace(manifest_objects, namespace or "default"))
         Applier(inputs, keep_existing=keep_existing, seed=seed).apply(applied)
         settle(inputs)

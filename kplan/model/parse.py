@@ -37,7 +37,15 @@ from kplan.model.objects import (
     Volume,
     WeightedPodAffinityTerm,
 )
-from kplan.model.quantity import QuantityError, fits_int64, nanos_to_milli, nanos_to_value, parse_nanos
+from kplan.model.quantity import (
+    Quantity,
+    QuantityError,
+    fits_int64,
+    nanos_to_milli,
+    nanos_to_value,
+    parse_nanos,
+)
+from kplan.model.quota import QuotaContainer, QuotaPod, ResourceQuota, ScopeRequirement
 from kplan.model.resize import (
     CONTAINER,
     INIT,
@@ -1241,3 +1249,76 @@ STORAGE_PARSERS: dict[str, Callable[[Mapping[str, Any], str], StorageObject]] = 
     "CSIStorageCapacity": parse_csi_storage_capacity,
     "VolumeAttachment": parse_volume_attachment,
 }
+
+
+# ------------------------------------------------------------------ ResourceQuota
+
+def _quota_list(v: Any, where: Where, path: str) -> dict[str, Quantity]:
+    out: dict[str, Quantity] = {}
+    for k, q in _map(v, where, path).items():
+        try:
+            out[str(k)] = Quantity.parse(q)
+        except QuantityError as e:
+            raise where.fail(f"{path}[{k}]", str(e)) from None
+    return out
+
+
+def parse_resource_quota(d: Mapping[str, Any], source: str = "") -> ResourceQuota:
+    """A ResourceQuota: its hard limits (status.hard, else spec.hard), status.used when the object
+    has it, and its scopes (spec.scopes as Exists requirements, then spec.scopeSelector's)."""
+    ns, name = meta_name(d)
+    ns = ns or "default"
+    where = Where(source, "ResourceQuota", f"{ns}/{name}")
+    spec = _map(d.get("spec"), where, "spec")
+    status = _map(d.get("status"), where, "status")
+    hard = _quota_list(status.get("hard"), where, "status.hard") if status.get("hard") is not None else \
+        _quota_list(spec.get("hard"), where, "spec.hard")
+    used = _quota_list(status.get("used"), where, "status.used") if status.get("used") is not None else None
+    scopes = [ScopeRequirement(_str(s, where, f"spec.scopes[{i}]"), "Exists")
+              for i, s in enumerate(_list(spec.get("scopes"), where, "spec.scopes"))]
+    selector = _map(spec.get("scopeSelector"), where, "spec.scopeSelector")
+    for i, e in enumerate(_list(selector.get("matchExpressions"), where, "spec.scopeSelector.matchExpressions")):
+        p = f"spec.scopeSelector.matchExpressions[{i}]"
+        e = _map(e, where, p)
+        values = tuple(_str(v, where, f"{p}.values") for v in _list(e.get("values"), where, f"{p}.values"))
+        scopes.append(ScopeRequirement(_str(e.get("scopeName"), where, f"{p}.scopeName"),
+                                       _str(e.get("operator"), where, f"{p}.operator"), values))
+    return ResourceQuota(ns, name, MappingProxyType(hard), None if used is None else MappingProxyType(used),
+                         tuple(scopes), source)
+
+
+def parse_quota_pod(d: Mapping[str, Any], source: str = "") -> QuotaPod:
+    """What quota admission reads of a pod being created; container requests defaulted from their
+    limits as the API server defaults them before admission."""
+    md = _map(d.get("metadata"), Where(source, "Pod", "?"), "metadata")
+    where = Where(source, "Pod", f"{md.get('namespace') or 'default'}/{md.get('name') or '?'}")
+    spec = _map(d.get("spec"), where, "spec")
+
+    def containers(field: str) -> tuple[QuotaContainer, ...]:
+        out = []
+        for i, c in enumerate(_list(spec.get(field), where, f"spec.{field}")):
+            p = f"spec.{field}[{i}]"
+            c = _map(c, where, p)
+            res = _map(c.get("resources"), where, f"{p}.resources")
+            req = _quota_list(res.get("requests"), where, f"{p}.resources.requests")
+            lim = _quota_list(res.get("limits"), where, f"{p}.resources.limits")
+            for k, q in lim.items():
+                req.setdefault(k, q)
+            out.append(QuotaContainer(_str(c.get("name"), where, f"{p}.name"), MappingProxyType(req),
+                                      MappingProxyType(lim), field == "initContainers" and
+                                      c.get("restartPolicy") == "Always"))
+        return tuple(out)
+
+    pres = spec.get("resources")
+    pod_level = _map(pres, where, "spec.resources")
+    overhead = spec.get("overhead")
+    deadline = spec.get("activeDeadlineSeconds")
+    return QuotaPod(
+        containers("containers"), containers("initContainers"),
+        None if pres is None else MappingProxyType(_quota_list(pod_level.get("requests"), where,
+                                                               "spec.resources.requests")),
+        None if pres is None else MappingProxyType(_quota_list(pod_level.get("limits"), where,
+                                                               "spec.resources.limits")),
+        None if overhead is None else MappingProxyType(_quota_list(overhead, where, "spec.overhead")),
+        None if deadline is None else _int(deadline, where, "spec.activeDeadlineSeconds"),
+        _str(_map(d.get("status"), where, "status").get("phase"), where, "status.phase"))

@@ -154,3 +154,81 @@ def format_resource(name: str, amount: int) -> str:
     if name in ("memory", "ephemeral-storage") or name.startswith("hugepages-"):
         return format_bytes(amount)
     return str(amount)
+
+
+# ------------------------------------------------------------------ quantities with their format
+# ResourceQuota's messages print quantities as apimachinery's Quantity.String() does, which
+# depends on the format the quantity was written in (and keeps the first operand's through
+# additions): "requested: requests.memory=1G" for a request of "1G", "512Mi" for "512Mi".
+
+DECIMAL_SI = "DecimalSI"
+BINARY_SI = "BinarySI"
+DECIMAL_EXPONENT = "DecimalExponent"
+_DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_BINARY_SUFFIX = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+class Quantity:
+    """An exact quantity (in nano units) with the format apimachinery keeps for it; immutable."""
+
+    __slots__ = ("nanos", "format")
+
+    def __init__(self, nanos: int, format: str = DECIMAL_SI) -> None:
+        self.nanos, self.format = nanos, format
+
+    @classmethod
+    def parse(cls, text: object) -> Quantity:
+        """ParseQuantity: the value, and the format its suffix implies (a binary suffix BinarySI, an
+        exponent DecimalExponent, else DecimalSI)."""
+        nanos = parse_nanos(text)
+        m = _RE.match(text.strip()) if isinstance(text, str) else None
+        fmt = DECIMAL_SI
+        if m is not None and m.group("bin"):
+            fmt = BINARY_SI
+        elif m is not None and m.group("exp") is not None:
+            fmt = DECIMAL_EXPONENT
+        return cls(nanos, fmt)
+
+    def add(self, other: Quantity) -> Quantity:
+        """Quantity.Add: the sum keeps this one's format, or takes the other's when this is zero."""
+        return Quantity(self.nanos + other.nanos, other.format if self.nanos == 0 else self.format)
+
+    def sub(self, other: Quantity) -> Quantity:
+        """Quantity.Sub: the difference keeps this one's format, or the other's when this is zero."""
+        return Quantity(self.nanos - other.nanos, other.format if self.nanos == 0 else self.format)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quantity) and (self.nanos, self.format) == (other.nanos, other.format)
+
+    def __hash__(self) -> int:
+        return hash((self.nanos, self.format))
+
+    def __repr__(self) -> str:
+        return f"Quantity({self.string()!r})"
+
+    def string(self) -> str:
+        """Quantity.String(): the canonical form (CanonicalizeBytes). A BinarySI value below 1024 or
+        not a whole number is written in DecimalSI; the decimal forms carry the largest exponent,
+        a multiple of 3, that keeps the number whole."""
+        n = self.nanos
+        if n == 0:
+            return "0"
+        fmt = self.format
+        if fmt == BINARY_SI:
+            if -1024 * _NANO < n < 1024 * _NANO or n % _NANO:
+                fmt = DECIMAL_SI
+            else:
+                value, exp = n // _NANO, 0
+                while value % 1024 == 0 and exp < len(_BINARY_SUFFIX) - 1:
+                    value, exp = value // 1024, exp + 1
+                return f"{value}{_BINARY_SUFFIX[exp]}"
+        mantissa, exp = n, -9
+        while mantissa % 10 == 0:
+            mantissa, exp = mantissa // 10, exp + 1
+        if exp % 3 == 1:
+            mantissa, exp = mantissa * 10, exp - 1
+        elif exp % 3 == 2:
+            mantissa, exp = mantissa * 100, exp - 2
+        if fmt == DECIMAL_EXPONENT:
+            return f"{mantissa}e{exp}" if exp else str(mantissa)
+        return f"{mantissa}{_DECIMAL_SUFFIX.get(exp, f'e{exp}')}"

@@ -24,6 +24,7 @@ from kplan.model.dra import DeviceClass, DeviceTaintRule, ResourceClaim, Resourc
 from kplan.model.objects import Node, Pod, PriorityClass, evolve_pod
 from kplan.scenario.inputs import HANDLED_KINDS, SELECTING_KINDS, Inputs
 from kplan.workloads.names import NameGenerator
+from kplan.workloads.resourcequota import refusals
 
 #: start of the input's running pods without a start time (reference 12.1)
 RUNNING_EPOCH = datetime(2024, 12, 31, tzinfo=UTC).timestamp()
@@ -44,6 +45,9 @@ class Scenario:
     #: the DaemonSet pods of the nodes a what-if added (Inputs.node_daemons), admitted: scheduled
     #: before ``pending``
     daemons: list[Pod] = field(default_factory=list)
+    #: pod uid → the API server's error, for the new pods ResourceQuota admission refuses: never
+    #: created, so never queued (kplan.workloads.resourcequota)
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,20 @@ def settle(inputs: Inputs) -> None:
                         if not (p.priority_class_name and p.priority_class_name not in admission.classes)}
 
 
+def quota_refusals(inputs: Inputs, running: Sequence[Pod], pending: Sequence[Pod], daemons: Sequence[Pod]
+                   ) -> dict[str, str]:
+    """ResourceQuota admission of the pods this run creates (the pending pods that were not the
+    cluster's, then the new nodes' DaemonSet pods), after the cluster's pods the changes deleted
+    gave back what they used."""
+    if not inputs.quotas:
+        return {}
+    cluster = {p.uid for p in inputs.cluster_pods}
+    present = {p.uid for p in running} | {p.uid for p in pending}
+    gone = [p for p in inputs.cluster_pods if p.uid not in present]
+    created = [p for p in (*pending, *daemons) if p.uid not in cluster]
+    return refusals(inputs.quotas.values(), inputs.cluster_pods, gone, created, inputs.created_after)
+
+
 def duplicate_node(nodes: Iterable[Node]) -> str:
     """The error of the first node defined a second time, naming both places (a cluster holds one
     Node of a name: two cluster files, or one file twice, that each list it)."""
@@ -167,7 +185,8 @@ def build_scenario(inputs: Inputs, *, handled_kinds: Iterable[str] = (), seed: i
     row_of = snapshot.table.row_of
     snapshot.add_pods(placed_in_order, [row_of[pod.node_name] for pod in placed_in_order])
     allowed = {pdb_key(pdb): disruptions_allowed(pdb, placed) for pdb in snapshot.pdbs}
-    return Scenario(snapshot, pending, allowed, warnings, inputs, admission.daemons)
+    return Scenario(snapshot, pending, allowed, warnings, inputs, admission.daemons,
+                    quota_refusals(inputs, running, pending, admission.daemons))
 
 
 def _names(items: Sequence[str], most: int = 3) -> str:

@@ -6,7 +6,7 @@ StatefulSet, ReplicationController (their selectors switch on default topology s
 the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver,
 CSIStorageCapacity, VolumeAttachment), the resource.k8s.io kinds (DeviceClass, ResourceSlice,
 ResourceClaim, ResourceClaimTemplate), HorizontalPodAutoscaler (autoscaling/v1 and v2, for
-``--hpa``), LimitRange, and Karpenter's NodePool and NodeClaim (karpenter.sh/v1, for
+``--hpa``), LimitRange, ResourceQuota (kplan.workloads.resourcequota), and Karpenter's NodePool and NodeClaim (karpenter.sh/v1, for
 ``--autoscaler karpenter``). Other kinds are reported once per kind as
 skipped (kplan.scenario.build). Pods with ``spec.nodeName`` are running; pods without are
 pending, in the order given (cluster files first, then manifests, which kplan.io.apply applies).
@@ -38,10 +38,12 @@ from kplan.model.parse import (
     parse_pdb,
     parse_pod,
     parse_priority_class,
+    parse_resource_quota,
     parse_selecting_object,
 )
 from kplan.model.parse_dra import DRA_PARSERS
 from kplan.model.parse_karpenter import is_karpenter_object, parse_node_claim, parse_node_pool
+from kplan.model.quota import ResourceQuota
 from kplan.model.raw import RawObject
 from kplan.model.storage import StorageObject
 from kplan.workloads import WORKLOAD_KINDS
@@ -95,6 +97,12 @@ class Inputs:
     #: Karpenter's NodePools and NodeClaims (karpenter.sh), in input order
     node_pools: list[NodePool] = field(default_factory=list)
     node_claims: list[NodeClaim] = field(default_factory=list)
+    #: ResourceQuotas by (namespace, name): the cluster's, then the manifests' (which configure one
+    #: of the same name, as kubectl apply would)
+    quotas: dict[tuple[str, str], ResourceQuota] = field(default_factory=dict)
+    #: the cluster's pods before the manifests are applied (kplan.io.workspace): what quotas were
+    #: charged for; every other pending pod is one kplan creates, and goes through quota admission
+    cluster_pods: tuple[Pod, ...] = ()
 
     def daemonsets(self) -> list[tuple[RawObject, Mapping[str, Any] | None]]:
         """Every DaemonSet, by namespace and name: the cluster's, and the manifests' (which
@@ -168,6 +176,9 @@ def classify(objects: Iterable[RawObject], into: Inputs | None = None) -> Inputs
                 out.node_pools.append(parse_node_pool(d, src))
             else:
                 out.node_claims.append(parse_node_claim(d, src))
+        elif kind == "ResourceQuota":
+            quota = parse_resource_quota(d, src)
+            out.quotas[(quota.namespace, quota.name)] = quota
         elif kind in SELECTING_KINDS:
             out.selecting.append(parse_selecting_object(d, src))
             out.other.setdefault(str(kind), []).append(obj)

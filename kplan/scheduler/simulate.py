@@ -122,7 +122,8 @@ class Simulation:
                  *, seed: int = 0, lowest_name: bool = False, pdb_allowed: dict[tuple[str, str], int] | None = None,
                  keep_cycles: bool = False, observer: Observer | None = None,
                  created_after: Mapping[str, str] | None = None, progress: Progress | None = None,
-                 replaced: Sequence[Replaced] = (), first: Simulation | None = None) -> None:
+                 replaced: Sequence[Replaced] = (), first: Simulation | None = None,
+                 refused: Mapping[str, str] | None = None) -> None:
         self.snapshot = snapshot
         self.setup = setup
         config = setup.config
@@ -154,6 +155,9 @@ class Simulation:
         #: cluster pods that the applied workloads replace: the result reports them
         self.replaced = tuple(replaced)
         self.waiting: dict[str, list[QueuedPod]] = {}
+        #: pod uid → the API server's error for the pods its admission refused (ResourceQuota):
+        #: never created, so never queued; the pods created after one of them wait for it forever
+        self.refused = dict(refused or {})
         self._seed = seed
         self._claim_names: NameGenerator | None = None
         #: pods start() created; -1 before it ran
@@ -235,6 +239,9 @@ class Simulation:
         for i, pod in enumerate(self.pending, 1):
             q = QueuedPod(pod, i, i * US)
             self.records[pod.uid] = q
+            if pod.uid in self.refused:
+                q.where = Location.WAITING
+                continue
             first = self.created_after.get(pod.uid)
             if first is not None:
                 q.where = Location.WAITING
@@ -499,7 +506,7 @@ class Simulation:
         created = self._created_at_start
         uids = set(left_out)
         if (not uids or created < 0 or len(self.pending) != created or self.queue.now >= SECOND
-                or self.waiting or self.created_after or not uids <= self.records.keys()):
+                or self.waiting or self.created_after or self.refused or not uids <= self.records.keys()):
             return None
         dra = self.snapshot.dra
         left: list[Pod] = []
@@ -553,6 +560,8 @@ class Simulation:
             elif q.where == Location.PREEMPTED:
                 ev = next(e for e in self.evictions if e.pod.uid == pod.uid)
                 status, node, msg = PodStatus.PREEMPTED, ev.node, f"preempted by {ev.preemptor.key}"
+            elif pod.uid in self.refused:
+                status, node, msg = PodStatus.NOT_CREATED, None, self.refused[pod.uid]
             elif q.where == Location.WAITING:
                 first = next(r.pod for r in self.records.values() if r.pod.uid == self.created_after[pod.uid])
                 status, node = PodStatus.NOT_CREATED, None

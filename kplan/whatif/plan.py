@@ -197,13 +197,14 @@ class Planner:
             # the new nodes' DaemonSet pods run before the pending pods are retried on them (a new
             # node is not ready until its network DaemonSet runs): scheduled first, into the snapshot
             first = Simulation(built.snapshot, setup, built.daemons, seed=seed,
-                               lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles)
+                               lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
+                               refused=built.refused)
             first.run()
         sim = Simulation(built.snapshot, setup, built.pending, seed=seed,
                          lowest_name=self.lowest_name, pdb_allowed=built.pdb_allowed, keep_cycles=keep_cycles,
                          observer=observer, created_after=built.inputs.created_after, replaced=built.inputs.replaced,
                          progress=None if report is None else lambda done, total: report(stage, done, total),
-                         first=first)
+                         first=first, refused=built.refused)
         return inputs, built, sim
 
     def simulate(self, inputs: Inputs | None = None, *, setup: SchedulerSetup | None = None,

@@ -201,7 +201,8 @@ def explanation_table(doc: ExplanationDocument, opts: RenderOptions | None = Non
                 what += f" [nominated to {h.nominated_node}]"
             out.append(wrap(f"    {h.attempt}: {what}", width, hanging="       "))
     if q.explained_attempt is None:
-        why = {"Gated": "its scheduling gates hold it back until they are removed"}.get(
+        why = {"Gated": "its scheduling gates hold it back until they are removed",
+               "NotCreated": "it was never created (see its message), so kube-scheduler never saw it"}.get(
             doc.status, "no scheduler profile serves it" if doc.message else "it never reached the queue's head")
         if doc.held_back:
             why = ("kube-scheduler keeps it out of its queue (DynamicResources PreEnqueue) and reports no reason: "
