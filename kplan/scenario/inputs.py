@@ -6,8 +6,8 @@ StatefulSet, ReplicationController (their selectors switch on default topology s
 the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver,
 CSIStorageCapacity, VolumeAttachment), the resource.k8s.io kinds (DeviceClass, ResourceSlice,
 ResourceClaim, ResourceClaimTemplate), HorizontalPodAutoscaler (autoscaling/v1 and v2, for
-``--hpa``), LimitRange, ResourceQuota (kplan.workloads.resourcequota), and Karpenter's NodePool and NodeClaim (karpenter.sh/v1, for
-``--autoscaler karpenter``). Other kinds are reported once per kind as
+``--hpa``), LimitRange, ResourceQuota (kplan.workloads.resourcequota), and Karpenter's NodePool
+and NodeClaim (karpenter.sh/v1, for ``--autoscaler karpenter``). Other kinds are reported once per kind as
 skipped (kplan.scenario.build). Pods with ``spec.nodeName`` are running; pods without are
 pending, in the order given (cluster files first, then manifests, which kplan.io.apply applies).
 """
