@@ -44,6 +44,9 @@ def simulate(
     max_nodes_total: int = opt.max_nodes_total_option(),
     output: str = opt.output_option("SimulationResult", OUTPUT_HELP),
     fail_on: FailOn = opt.fail_on_option(),
+    show_all: bool = typer.Option(False, "--all", help="List every pod and node in the table at a terminal "
+                                  "(default there: the first 20 pods of each status and the 20 fullest nodes; "
+                                  "pipes, files, JSON and YAML always list all)."),
     verbose: bool = opt.verbose_option("Print load and scheduling times on stderr."),
     output_file: str | None = opt.output_file_option(),
     quiet: bool = opt.quiet_option(),
@@ -94,7 +97,7 @@ def simulate(
 
         doc = replace(doc, autoscaled=autoscaled_docs(scaled))
     doc = with_release(doc, planner.setup.release)
-    deliver(render(doc, output, result_options(output_file, fail_on=fail_on, run=run_info(
+    deliver(render(doc, output, result_options(output_file, fail_on=fail_on, full=show_all, run=run_info(
         cluster=cluster, manifests=[*(manifests or []), *filename], context=context,
         scheduler_config=scheduler_config, seed=seed, tie_break=tie_break.value,
         release=planner.setup.release))), output_file, quiet)

@@ -13,7 +13,7 @@ from kplan.cli.render.layout import Names, table, wrap
 from kplan.cli.render.style import bar, paint, status_style
 from kplan.cli.render.summary import simulation_summary
 from kplan.cli.render.units import usage
-from kplan.report.document import NodeUsage, SimulationDocument
+from kplan.report.document import NodeUsage, PendingPod, SimulationDocument
 
 
 def _headers(names: list[str], color: bool) -> list[str]:
@@ -24,10 +24,39 @@ def node_names(doc: SimulationDocument, columns: tuple[int, ...]) -> Names:
     return Names("a node name", columns, [n.name for n in doc.nodes])
 
 
-def _pods(doc: SimulationDocument, wide: bool, color: bool, width: int | None = None,
-          notes: list[str] | None = None) -> str:
-    rows: list[list[object]] = []
+#: at a terminal, pods of each status and nodes listed unless --all (as whatif's tables)
+TOP = 20
+
+
+def _shown_pods(doc: SimulationDocument, capped: bool) -> tuple[list[PendingPod], dict[str, int]]:
+    """The pods the table lists, in the order tried, and how many of each status it leaves out:
+    capped, the first TOP of each status (every status keeps its first pods, so a few failures
+    among thousands of scheduled pods are all listed)."""
+    if not capped:
+        return list(doc.pods), {}
+    kept: dict[str, int] = {}
+    hidden: dict[str, int] = {}
+    shown = []
     for p in doc.pods:
+        if kept.get(p.status, 0) < TOP:
+            kept[p.status] = kept.get(p.status, 0) + 1
+            shown.append(p)
+        else:
+            hidden[p.status] = hidden.get(p.status, 0) + 1
+    return shown, hidden
+
+
+def _hidden_line(hidden: dict[str, int], what: str) -> str:
+    n = sum(hidden.values())
+    parts = ", ".join(f"{count:,} {status}" for status, count in hidden.items())
+    return f"… and {n:,} more {what} ({parts}; --all lists them)"
+
+
+def _pods(doc: SimulationDocument, wide: bool, color: bool, width: int | None = None,
+          notes: list[str] | None = None, capped: bool = False) -> str:
+    rows: list[list[object]] = []
+    pods, hidden = _shown_pods(doc, capped)
+    for p in pods:
         row: list[object] = [p.key, p.node or "<none>", paint(p.status, status_style(p.status), color)]
         if wide:
             row += [p.priority, p.attempts, p.nominated_node or "", p.message or ""]
@@ -39,19 +68,37 @@ def _pods(doc: SimulationDocument, wide: bool, color: bool, width: int | None = 
     headers = ["POD", "NODE", "STATUS"] + (["PRIORITY", "ATTEMPTS", "NOMINATED", "MESSAGE"] if wide else ["REASON"])
     # -o wide shows whole names, as kubectl's -o wide does, however wide they make it
     names = () if wide else (node_names(doc, (1,)), Names("a pod name", (0,), [p.key for p in doc.pods]))
-    return table(rows, _headers(headers, color), width, wrap_columns=[len(headers) - 1], spill=True, names=names,
-                 notes=notes)
+    out = table(rows, _headers(headers, color), width, wrap_columns=[len(headers) - 1], spill=True, names=names,
+                notes=notes)
+    return out + ("\n" + _hidden_line(hidden, "pods") if hidden else "")
 
 
 def _usage(n: NodeUsage, res: str, opts: RenderOptions) -> list[str]:
     return [usage(res, n.requested[res], n.allocatable[res]), bar(n.percent[res], opts.color, glyphs=opts.terminal)]
 
 
-def _nodes(doc: SimulationDocument, opts: RenderOptions, wide: bool, notes: list[str] | None) -> str:
+def _shown_nodes(doc: SimulationDocument, capped: bool) -> list[NodeUsage]:
+    """The nodes the table lists: capped, the TOP fullest (the larger of their cpu and memory
+    shares), in the document's order."""
+    if not capped or len(doc.nodes) <= TOP:
+        return list(doc.nodes)
+    def fullness(n: NodeUsage) -> int:
+        return max(n.percent.get("cpu") or 0, n.percent.get("memory") or 0)
+
+    fullest = sorted(range(len(doc.nodes)), key=lambda i: -fullness(doc.nodes[i]))[:TOP]
+    return [doc.nodes[i] for i in sorted(fullest)]
+
+
+def _nodes(doc: SimulationDocument, opts: RenderOptions, wide: bool, notes: list[str] | None,
+           capped: bool = False) -> str:
+    nodes = _shown_nodes(doc, capped)
     rows = [[n.name, *_usage(n, "cpu", opts), *_usage(n, "memory", opts), f"{n.pods}/{n.allocatable['pods']}"]
-            for n in doc.nodes]
-    return table(rows, _headers(["NODE", "CPU", "", "MEMORY", "", "PODS"], opts.color), opts.width,
-                 names=() if wide else [node_names(doc, (0,))], notes=notes)
+            for n in nodes]
+    out = table(rows, _headers(["NODE", "CPU", "", "MEMORY", "", "PODS"], opts.color), opts.width,
+                names=() if wide else [node_names(doc, (0,))], notes=notes)
+    if len(nodes) < len(doc.nodes):
+        out += f"\n… and {len(doc.nodes) - len(nodes):,} more nodes, less full (--all lists them)"
+    return out
 
 
 def _launched(doc: SimulationDocument, color: bool, width: int | None, wide: bool, notes: list[str]) -> list[str]:
@@ -99,7 +146,10 @@ def _launched(doc: SimulationDocument, color: bool, width: int | None, wide: boo
 def _table(doc: SimulationDocument, opts: RenderOptions, wide: bool) -> str:
     color, width = opts.color, opts.width
     notes: list[str] = []  # what a … in a shortened name stands for, said once at the end
-    out = [_pods(doc, wide, color, width, notes)]
+    # at a terminal, long tables are capped (--all lists everything) and the summary comes last,
+    # where it is read; a pipe or a file gets every row, in the order scripts know
+    capped = opts.terminal and not opts.full
+    out = [_pods(doc, wide, color, width, notes, capped)]
     pods = Names("a pod name", (0, 2), [p.key for p in doc.pods] + [f"{e.namespace}/{e.name}" for e in doc.preempted])
     if doc.preempted:
         out += ["", table([[f"{e.namespace}/{e.name}", e.node, e.preemptor] for e in doc.preempted],
@@ -120,9 +170,15 @@ def _table(doc: SimulationDocument, opts: RenderOptions, wide: bool) -> str:
                           wrap_columns=[3], notes=notes)]
     if doc.autoscaling is not None:
         out += _launched(doc, color, width, wide, notes)
-    out += ["", wrap(simulation_summary(doc), width), "", _nodes(doc, opts, wide, notes)]
+    summary = wrap(simulation_summary(doc), width)
+    if opts.terminal:
+        out += ["", _nodes(doc, opts, wide, notes, capped)]
+    else:
+        out += ["", summary, "", _nodes(doc, opts, wide, notes)]
     if notes:  # what the … of shortened names stand for
         out += [""] + [wrap(n, width) for n in notes]
+    if opts.terminal:
+        out += ["", summary]
     return "\n".join(out) + "\n"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -75,3 +76,35 @@ def test_wide_shows_the_whole_message_and_table_cuts_the_postscript() -> None:
     table = render(doc, "table", RenderOptions())
     assert "0/1 nodes are available: 1 Insufficient cpu." in table and "preemption:" not in table
     assert p.message in render(doc, "wide", RenderOptions())
+
+
+def _big_run() -> Any:
+    pods = [pod(f"web-{i:03}", node=f"node-{i % 30:02}") for i in range(45)]
+    pods[10:10] = [unschedulable(f"huge-{i}", 30, {"Insufficient cpu": 30}) for i in range(3)]
+    nodes = tuple(node(f"node-{i:02}", cpu=(f"{i % 4}", "4", (i % 4) * 25)) for i in range(30))
+    return simulation(*pods, nodes=nodes)
+
+
+def test_at_a_terminal_long_tables_are_capped_and_the_summary_comes_last() -> None:
+    # issue 47 item 8: 2,000 pods printed 2,023 lines and the summary scrolled away
+    text = render(_big_run(), "table", RenderOptions(width=80, terminal=True))
+    lines = text.rstrip("\n").split("\n")
+    assert sum(1 for line in lines if line.startswith("default/web-")) == 20
+    assert sum(1 for line in lines if line.startswith("default/huge-")) == 3  # every failure is listed
+    assert "… and 25 more pods (25 Scheduled; --all lists them)" in lines
+    assert sum(1 for line in lines if line.startswith("node-")) == 20
+    assert "… and 10 more nodes, less full (--all lists them)" in lines
+    shown = [line.split()[0] for line in lines if line.startswith("node-")]
+    assert "node-03" in shown and "node-00" not in shown and shown == sorted(shown)  # the fullest, in order
+    assert lines[-1] == "48 pending pods: 45 scheduled, 3 unschedulable (30 nodes)."
+
+
+def test_all_lists_everything_at_a_terminal_and_a_pipe_always_gets_everything() -> None:
+    full = render(_big_run(), "table", RenderOptions(width=80, terminal=True, full=True)).rstrip("\n").split("\n")
+    assert sum(1 for line in full if line.startswith("default/")) == 48
+    assert sum(1 for line in full if line.startswith("node-")) == 30
+    assert full[-1].startswith("48 pending pods") and not any("--all lists" in line for line in full)
+    piped = render(_big_run(), "table", RenderOptions()).split("\n")
+    assert sum(1 for line in piped if line.startswith("default/")) == 48
+    assert sum(1 for line in piped if line.startswith("node-")) == 30
+    assert not piped[-2].startswith("48 pending pods")  # a pipe keeps the order scripts know
