@@ -68,8 +68,11 @@ def _version(value: bool) -> None:
         from kplan.io.cluster_version import modelled_releases
 
         releases = modelled_releases()
-        typer.echo(f"kplan {__version__} (models kube-scheduler {', '.join(RELEASES[v].scheduler_version for v in releases)}; "
-                   f"releases modelled: {', '.join(map(str, releases))})")
+        from kplan.cli.terminal import fitted
+
+        typer.echo(fitted(f"kplan {__version__} (models kube-scheduler "
+                          f"{', '.join(RELEASES[v].scheduler_version for v in releases)}; releases modelled: "
+                          f"{', '.join(map(str, releases))})", sys.stdout))
         raise typer.Exit()
 
 

@@ -98,8 +98,43 @@ def _prefix(word: str, style: str) -> str:
     return paint(word, style, color_enabled(sys.stderr))
 
 
+def stream_width(stream: TextIO) -> int | None:
+    """The columns of ``stream`` when it is a terminal (``COLUMNS`` first, as for tables), else None:
+    what goes to a pipe, a file or a CI log is never wrapped, so that it can be grepped."""
+    if not is_terminal(stream):
+        return None
+    try:
+        columns = int(os.environ.get("COLUMNS") or 0)
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            columns = 80
+    return max(columns, MIN_WIDTH)
+
+
+def fitted(text: str, stream: TextIO, hanging: str = "  ") -> str:
+    """``text`` wrapped at word boundaries to the width of ``stream`` when it is a terminal (a word
+    longer than a line keeps a line of its own, whole); the lines after the first are indented."""
+    width = stream_width(stream)
+    if width is None:
+        return text
+    import textwrap
+
+    return "\n".join(textwrap.fill(line, width=width, subsequent_indent=hanging, break_long_words=False,
+                                    break_on_hyphens=False) or line for line in text.split("\n"))
+
+
+def _say(word: str, style: str, message: str) -> None:
+    """``word message`` on stderr, wrapped to a terminal's width, the word coloured when allowed."""
+    text = fitted(f"{word} {message}", sys.stderr)
+    print(_prefix(word, style) + text[len(word):], file=sys.stderr)
+
+
 def warn(message: str) -> None:
-    print(f"{_prefix('warning:', 'yellow')} {message}", file=sys.stderr)
+    _say("warning:", "yellow", message)
 
 
 def print_warnings(warnings: Sequence[str], quiet: bool = False) -> None:
@@ -110,7 +145,7 @@ def print_warnings(warnings: Sequence[str], quiet: bool = False) -> None:
 
 
 def error(message: str) -> None:
-    print(f"{_prefix('error:', 'bold red')} {message}", file=sys.stderr)
+    _say("error:", "bold red", message)
 
 
 def emit(text: str) -> None:

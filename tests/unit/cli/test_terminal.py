@@ -115,3 +115,60 @@ def test_quiet_keeps_errors(capsys: pytest.CaptureFixture[str], monkeypatch: pyt
     monkeypatch.chdir(ROOT)
     code, out, err = _run(capsys, ["-q", "simulate", "no-such.yaml", "-c", "tests/fixtures/planning/cluster.yaml"])
     assert code == 2 and out == "" and err.startswith("error: ")
+
+
+class _Terminal:
+    """A stderr that says it is a terminal, for the wrapping of warnings and errors."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        self.text += s
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+
+NODES = ", ".join(f"ip-10-0-{i}-{i * 7 % 250}.ec2.internal" for i in range(12))
+STDERR_LINES = {
+    "a warning": ("warning", "the cluster runs Kubernetes 1.31; kplan models 1.34 to 1.37 and runs it as 1.34, the "
+                          "nearest modelled release (--kube-version chooses another)"),
+    "an error naming nodes": ("error", f"--drain: no node named 'ip-10-0-99-1' in the cluster (nodes: {NODES})"),
+}
+
+
+@pytest.mark.parametrize(("say", "message"), STDERR_LINES.values(), ids=STDERR_LINES.keys())
+def test_warnings_and_errors_wrap_at_a_terminals_width_between_words(monkeypatch: pytest.MonkeyPatch, say: str,
+                                                                      message: str) -> None:
+    # issue 47 item 9: a 153-column warning and node lists broken mid-word at the terminal's edge
+    import kplan.cli.terminal as terminal
+
+    for columns in (60, 80):
+        fake = _Terminal()
+        monkeypatch.setattr(sys, "stderr", fake)
+        monkeypatch.setenv("COLUMNS", str(columns))
+        monkeypatch.setenv("NO_COLOR", "1")
+        getattr(terminal, {"warning": "warn"}.get(say, say))(message)
+        lines = fake.text.rstrip("\n").split("\n")
+        assert len(lines) > 1 and all(len(line) <= columns for line in lines)
+        assert " ".join(line.strip() for line in lines) == f"{say}: {message}"  # no word cut
+        assert all(line.startswith("  ") for line in lines[1:])
+
+
+def test_a_pipe_gets_each_warning_on_one_line(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import kplan.cli.terminal as terminal
+
+    monkeypatch.setenv("COLUMNS", "60")
+    terminal.warn(STDERR_LINES["a warning"][1])
+    assert capsys.readouterr().err == f"warning: {STDERR_LINES['a warning'][1]}\n"
+
+
+def test_version_fits_an_80_column_terminal() -> None:
+    out = on_terminal(["--version"], COLUMNS="80").decode().replace("\r\n", "\n").rstrip("\n").split("\n")
+    assert len(out) == 2 and all(len(line) <= 80 for line in out) and out[0].startswith("kplan ")
