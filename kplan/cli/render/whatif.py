@@ -237,6 +237,25 @@ def shrink_lines(sh: ShrinkDoc, full: bool = False) -> list[str]:
     return out
 
 
+def shrink_replay_note(doc: WhatIfDocument) -> list[str]:
+    """Why --shrink's moves and the table of the replay can name other nodes, when they do: the
+    search removes one node at a time (cluster-autoscaler's order), scheduling its pods on what
+    the earlier removals left; the replay runs the whole answer at once from the inputs."""
+    if doc.shrink is None:
+        return []
+    after = {c.key: c.after.node for c in doc.changes}
+    differ = [(m.key, m.node, after[m.key]) for v in doc.shrink.removed for m in v.moved
+              if m.key in after and after[m.key] is not None and after[m.key] != m.node]
+    if not differ:
+        return []
+    key, planned, placed = differ[0]
+    return [f"Note: the moves above are the search's, one node at a time in the order shown (each node's pods "
+            f"scheduled on what the earlier removals left); the table below replays the whole answer at once from "
+            f"the inputs (the pending pods and the replacements scheduled together), so "
+            f"{plural(len(differ), 'pod')} land{'s' if len(differ) == 1 else ''} elsewhere there ({key} on {placed}, "
+            f"not {planned}). Both place every pod."]
+
+
 def _names(items: Sequence[str], most: int = 3) -> str:
     return ", ".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
 
@@ -329,7 +348,7 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
     lines = [line for u in doc.until_fits or ((doc.until_fit,) if doc.until_fit is not None else ())
              for line in until_fit_lines(u, full)]
     if doc.shrink is not None:
-        lines += shrink_lines(doc.shrink, full)
+        lines += shrink_lines(doc.shrink, full) + shrink_replay_note(doc)
     lines += autoscaler_lines(doc)
     lines += consolidation_lines(doc)
     if lines:
