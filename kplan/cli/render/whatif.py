@@ -25,6 +25,7 @@ from kplan.report.whatif import (
     WhatIfDocument,
     ZoneUsageChange,
 )
+from kplan.scheduler.pod_status import NOT_RUNNING as NOT_RUNNING_STATUSES
 
 UsageItem = NodeUsageChange | ZoneUsageChange
 
@@ -237,6 +238,19 @@ def shrink_lines(sh: ShrinkDoc, full: bool = False) -> list[str]:
     return out
 
 
+def no_change_line(doc: WhatIfDocument, most: int = 3) -> str:
+    """``No pod changes status or node`` and, when pending pods still do not run, what holds them,
+    which the change did not touch (loki-0 waiting for a StorageClass after --add-node)."""
+    stuck = [p for p in doc.after.pods if p.status in NOT_RUNNING_STATUSES]
+    if not stuck:
+        return "No pod changes status or node."
+    named = "; ".join(f"{p.key}: {p.reason or p.status}" for p in stuck[:most])
+    more = f"; and {len(stuck) - most} more" if len(stuck) > most else ""
+    verb = "does" if len(stuck) == 1 else "do"
+    return (f"No pod changes status or node: the change does not touch what holds the "
+            f"{plural(len(stuck), 'pod')} that still {verb} not run: {named}{more}.")
+
+
 def shrink_replay_note(doc: WhatIfDocument) -> list[str]:
     """Why --shrink's moves and the table of the replay can name other nodes, when they do: the
     search removes one node at a time (cluster-autoscaler's order), scheduling its pods on what
@@ -374,7 +388,7 @@ def whatif_table(doc: WhatIfDocument, opts: RenderOptions | None = None) -> str:
         for k, n in hidden.items():
             out.append(f"… and {n} more {k} (--all lists them)")
     else:
-        out.append("No pod changes status or node.")
+        out.append(wrap(no_change_line(doc), width, hanging="  "))
     out.append("")
     nodes = doc.utilization.nodes
     changed = sum(1 for it in nodes if it.before != it.after)
