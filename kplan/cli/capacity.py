@@ -40,7 +40,7 @@ def capacity(
     scheduler_config: str | None = opt.scheduler_config_option(),
     kube_version: str | None = opt.kube_version_option(),
     feature_gates: str = opt.feature_gates_option(),
-    hpa: str | None = opt.hpa_option(opt.HPA_HELP + " Applied before counting: the replicas counted are "
+    hpa: str | None = opt.hpa_option(opt.HPA_BOUNDS_HELP + " Applied before counting: the replicas counted are "
                                      "those beyond the workloads at that bound."),
     limit: int = typer.Option(10000, "--limit", min=1, metavar="N", max=100_000, help="Stop after this many replicas fit."),
     seed: int = opt.seed_option(),

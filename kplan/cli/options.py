@@ -163,14 +163,24 @@ FEATURE_GATES_HELP = ("Feature gates as kube-scheduler's --feature-gates takes t
                       "against the release's gates.")
 
 
+def kube_versions(incomplete: str) -> list[str]:
+    """What --kube-version <Tab> offers: the releases kplan models (not file names)."""
+    from kplan.framework.release_tables import RELEASES
+
+    return [str(v) for v in RELEASES if str(v).startswith(incomplete)]
+
+
 def kube_version_option(what: str = KUBE_VERSION_HELP, metavar: str = "VERSION") -> Any:
-    return typer.Option(None, "--kube-version", metavar=metavar, help=what, rich_help_panel=SCHEDULER)
+    return typer.Option(None, "--kube-version", metavar=metavar, help=what, rich_help_panel=SCHEDULER,
+                        autocompletion=kube_versions)
 
 
-HPA_HELP = ("Scale the target of every HorizontalPodAutoscaler of the inputs (Deployment, StatefulSet, ReplicaSet, "
-            "ReplicationController) to its maxReplicas, minReplicas (1 when unset) or status.currentReplicas "
-            "(current; the declared replicas when it has no status); none, the default, keeps the declared "
-            "replicas. --scale of the same workload wins.")
+HPA_BOUNDS_HELP = ("Scale the target of every HorizontalPodAutoscaler of the inputs (Deployment, StatefulSet, "
+                   "ReplicaSet, ReplicationController) to its maxReplicas, minReplicas (1 when unset) or "
+                   "status.currentReplicas (current; the declared replicas when it has no status); none, the "
+                   "default, keeps the declared replicas.")
+#: for the commands that have --scale too
+HPA_HELP = HPA_BOUNDS_HELP + " --scale of the same workload wins."
 
 
 def hpa_option(what: str = HPA_HELP, metavar: str = "max|min|current|none") -> Any:

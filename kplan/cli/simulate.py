@@ -8,9 +8,11 @@ import time
 import typer
 
 from kplan.cli import options as opt
+from kplan.framework.release_tables import RELEASES
 from kplan.report.check import FailOn
 
-HELP = """Replay pending pods through kube-scheduler v1.34 and report where each one lands.
+HELP = f"""Replay pending pods through kube-scheduler ({', '.join(r.scheduler_version for r in RELEASES.values())}: --kube-version) and
+report where each one lands.
 
 Without --cluster, the live cluster of the kubeconfig is read first (list calls only).
 
@@ -35,7 +37,7 @@ def simulate(
     namespace: str | None = opt.namespace_option(),
     all_namespaces: bool = opt.all_namespaces_option(),
     keep_existing: bool = opt.keep_existing_option(),
-    hpa: str | None = opt.hpa_option(),
+    hpa: str | None = opt.hpa_option(opt.HPA_BOUNDS_HELP),
     tie_break: opt.TieBreak = opt.tie_break_option(),
     autoscaler: str | None = opt.autoscaler_option(),
     instance_types: str | None = opt.instance_types_option(),

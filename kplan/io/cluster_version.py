@@ -125,6 +125,12 @@ def choose_release(kube_version: str | None, feature_gates: str, input_states: S
         if version not in modelled:
             raise ConfigError(f"--kube-version {kube_version}: kplan models kube-scheduler "
                               f"{', '.join(map(str, modelled))} only")
+        patch = RELEASES[version].scheduler_version if version in RELEASES else None
+        given = kube_version.strip()
+        if patch is not None and given.lstrip("v").count(".") >= 2 and "v" + given.lstrip("v") != patch:
+            # the patch level is not modelled apart: say once which patch release the results are
+            warnings.append(f"--kube-version {given}: kplan models {version} as kube-scheduler {patch}; the "
+                            f"results are {patch}'s")
     elif input_states is None:
         version = DEFAULT_RELEASE
     elif input_states.server and input_states.version in modelled:

@@ -120,3 +120,41 @@ def test_version_lists_the_releases_modelled(capsys: pytest.CaptureFixture[str])
     code, out, _ = run(capsys, "--version")
     assert code == 0 and out.strip().endswith("(models kube-scheduler v1.34.1, v1.35.4, v1.36.3, v1.37.2, "
                                                 "v1.38.0-beta.0; releases modelled: 1.34, 1.35, 1.36, 1.37, 1.38)")
+
+
+PATCH = [
+    ("another patch of a modelled release is said once", "1.34.7",
+     ["warning: --kube-version 1.34.7: kplan models 1.34 as kube-scheduler v1.34.1; the results are v1.34.1's"]),
+    ("the patch modelled says nothing", "v1.34.1", []),
+    ("a minor release says nothing", "1.34", []),
+]
+
+
+@pytest.mark.parametrize(("version", "warnings"), [c[1:] for c in PATCH], ids=[c[0] for c in PATCH])
+def test_a_patch_release_not_modelled_apart_is_said(capsys: pytest.CaptureFixture[str], version: str,
+                                                    warnings: list[str]) -> None:
+    # issue 47 item 17: --kube-version 1.34.7 was accepted silently where v1.34.1 is modelled
+    code, _, err = run(capsys, "simulate", PENDING, "-c", "tests/fixtures/planning/cluster.yaml",
+                       "--kube-version", version)
+    assert code == 0
+    assert [line for line in err.splitlines() if "--kube-version" in line] == warnings
+
+
+def test_kube_version_completes_releases_not_file_names() -> None:
+    from kplan.cli.options import kube_versions
+    from kplan.framework.release_tables import RELEASES
+
+    assert kube_versions("") == [str(v) for v in RELEASES]
+    assert kube_versions("1.3") == [str(v) for v in RELEASES if str(v).startswith("1.3")]
+    assert kube_versions("fix") == []
+
+
+def test_simulates_help_names_the_releases_and_no_option_it_lacks(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 47 item 17: "kube-scheduler v1.34" alone, and --hpa's help spoke of a --scale simulate lacks
+    from kplan.framework.release_tables import RELEASES
+
+    scheduler_versions = [r.scheduler_version for r in RELEASES.values()]
+    code, out, _ = run(capsys, "simulate", "--help")
+    text = " ".join(out.split())
+    assert code == 0 and all(p in text for p in scheduler_versions)
+    assert "--scale" not in text
