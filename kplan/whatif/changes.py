@@ -300,6 +300,31 @@ def replacement(pod: Pod, classes: dict[str, PriorityClass]) -> tuple[Pod, str]:
 
 # ------------------------------------------------------------------------------------ apply
 
+def similar_names(name: str, names: Sequence[str], most: int = 3) -> list[str]:
+    """The names ``name`` most likely meant: those it begins (a name cut short, ip-10-0-10-170 of
+    ip-10-0-10-170.ec2.internal), else the closest by difflib's ratio."""
+    started = sorted(n for n in names if n.startswith(name))
+    if started:
+        return started[:most]
+    import difflib
+
+    return difflib.get_close_matches(name, names, n=most, cutoff=0.75)
+
+
+def unknown_node(option: str, name: str, names: Sequence[str]) -> InputError:
+    """The error of an option naming a node the cluster lacks: the names meant, when some are
+    close ("did you mean …"), else the cluster's nodes when they are few, else how many there are."""
+    given = f"{option}{name}" if option.endswith("=") else option
+    close = similar_names(name, names)
+    if close:
+        hint = f"; did you mean {' or '.join(close)}?"
+    elif len(names) <= 10:
+        hint = f" (nodes: {', '.join(sorted(names))})"
+    else:
+        hint = f" (none of its {len(names):,} nodes has a similar name)"
+    return InputError(f"{given}: no node named {name!r} in the cluster{hint}")
+
+
 class _Work:
     def __init__(self, inputs: Inputs, seed: int) -> None:
         self.inputs = inputs
@@ -328,9 +353,7 @@ class _Work:
         for n in self.nodes:
             if n.name == name:
                 return n
-        known = ", ".join(sorted(n.name for n in self.nodes)[:10])
-        raise InputError(f"{option}: no node named {name!r} in the cluster (nodes: {known}"
-                         f"{', …' if len(self.nodes) > 10 else ''})")
+        raise unknown_node(option, name, [n.name for n in self.nodes])
 
     def replace_node(self, old: Node, new: Node) -> None:
         self.nodes = [new if n is old else n for n in self.nodes]

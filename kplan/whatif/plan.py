@@ -18,7 +18,6 @@ from typing import TypeVar
 import numpy as np
 
 from kplan.autoscaler.provisioning import Autoscaler
-from kplan.errors import InputError
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.release import Release
 from kplan.framework.status import Code, Status
@@ -38,7 +37,7 @@ from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import Observer, Simulation, SimulationResult
 from kplan.whatif.autoscale import Autoscaling, autoscale_run
 from kplan.whatif.capacity import CapacityOutcome, Replica, fill
-from kplan.whatif.changes import Applied, Change, CloneNode, apply_changes
+from kplan.whatif.changes import Applied, Change, CloneNode, apply_changes, unknown_node
 from kplan.whatif.diff import WhatIfDiff, diff_results, running_on_nodes
 from kplan.whatif.search import Placed, SearchResult, fewest_for_most, smallest_passing
 
@@ -347,7 +346,7 @@ class Planner:
         name = template if isinstance(template, str) else template.name
         if isinstance(template, str) and all(n.name != template for n in changed.nodes):
             # even when every pod already fits: a mistyped template is not "no change needed"
-            raise InputError(f"--until-fit like={template}: no node named {template!r} in the cluster")
+            raise unknown_node("--until-fit like=", template, [n.name for n in changed.nodes])
         if base is None:
             base = self.simulate(changed, setup=setup, applied=applied, stage="after")
         if all_fit(base.result):

@@ -58,7 +58,7 @@ from kplan.model.selectors import selector_matches
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.queue import Location
 from kplan.scheduler.simulate import Simulation
-from kplan.whatif.changes import Change, RemoveNode, is_daemon_pod, is_mirror_pod
+from kplan.whatif.changes import Change, RemoveNode, is_daemon_pod, is_mirror_pod, unknown_node
 from kplan.whatif.diff import diff_results
 from kplan.whatif.plan import Planner, Run, WhatIf
 
@@ -316,8 +316,7 @@ def shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptions,
     wanted = set(opts.candidates) if opts.candidates is not None else None
     unknown = sorted(wanted - set(nodes)) if wanted is not None else []
     if unknown:
-        from kplan.errors import InputError
-        raise InputError(f"--shrink-candidates: no node named {unknown[0]!r} in the cluster")
+        raise unknown_node("--shrink-candidates", unknown[0], list(nodes))
 
     verdicts: list[NodeVerdict] = []
     eligible: list[tuple[float, str, Utilization]] = []
