@@ -75,7 +75,8 @@ FILENAME_HELP = ("A manifest file or folder (recursive *.yaml, *.yml, *.json), '
                  "Repeatable; read after the MANIFESTS arguments.")
 NAMESPACE_HELP = "Namespace of the manifests' objects that name none (default: default)."
 FAIL_ON_HELP = ("What makes the exit code 1: 'unschedulable' (a pending pod does not run), 'preemption' (that, or "
-                "a running pod is preempted) or 'never'.")
+                "a running pod is preempted), 'newly-unschedulable' (whatif: a pod that does not run after the change "
+                "but did before it, or that the change created) or 'never'.")
 
 
 def manifests_argument(what: str = MANIFESTS_HELP) -> Any:
@@ -152,8 +153,12 @@ def output_file_option() -> Any:
                         "it exists.", rich_help_panel=OUTPUT)
 
 
-def fail_on_option(what: str = FAIL_ON_HELP) -> Any:
-    return typer.Option(FailOn.unschedulable, "--fail-on", help=what, rich_help_panel=OUTPUT)
+def fail_on_option(what: str = FAIL_ON_HELP, *, change: bool = False) -> Any:
+    """``--fail-on``; ``change``: the command compares runs before and after a change (whatif), so
+    it offers newly-unschedulable, which the others refuse, at <Tab> too."""
+    offered = [f.value for f in FailOn if change or f is not FailOn.newly_unschedulable]
+    return typer.Option(FailOn.unschedulable, "--fail-on", help=what, rich_help_panel=OUTPUT,
+                        autocompletion=lambda incomplete: [v for v in offered if v.startswith(incomplete)])
 
 
 KUBE_VERSION_HELP = ("The Kubernetes release to model, such as 1.34 (default: the version the cluster states: a "

@@ -73,6 +73,11 @@ def simulate(
     t0 = time.perf_counter()
     quiet = is_quiet(ctx, quiet, verbose)
     check_format("SimulationResult", output)
+    if fail_on is FailOn.newly_unschedulable:
+        from kplan.errors import InputError
+
+        raise InputError("--fail-on newly-unschedulable compares the runs before and after a change: kplan whatif "
+                         "takes it, simulate has no change (use unschedulable)")
     check_destination(output, output_file)
     if hpa is not None:
         parse_bound(hpa)  # a bad value fails before any loading

@@ -189,7 +189,7 @@ def whatif(
                                 "the change affects), jsonpath=TEMPLATE (kubectl's JSONPath over the JSON document), "
                                 "junit (JUnit XML of the run after the change), github (GitHub Actions annotations), markdown (a summary for pull requests) "
                                 "or html (a self-contained page with charts)."),
-    fail_on: FailOn = opt.fail_on_option(opt.FAIL_ON_HELP + " Judged after the change."),
+    fail_on: FailOn = opt.fail_on_option(opt.FAIL_ON_HELP + " Judged after the change.", change=True),
     show_all: bool = typer.Option(False, "--all", help="List every changed pod and node in the table output "
                                   "(default: up to 20 of each kind; JSON and YAML always list all).", rich_help_panel=opt.OUTPUT),
     verbose: bool = opt.verbose_option("Print load and simulation times on stderr."),

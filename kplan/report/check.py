@@ -10,6 +10,9 @@ the next:
   earlier pod never ran (NotCreated, StatefulSet OrderedReady), or one that was placed and then
   preempted by a later pending pod (Preempted).
 - ``preemption``: as ``unschedulable``, and also any running pod evicted by preemption.
+- ``newly-unschedulable`` (whatif only): a pending pod that does not run after the change but
+  did before it, or that the change created (a scale-up's replica, a drained pod's
+  replacement): pods that were already pending before the change do not fail it.
 
 Gated pods (``schedulingGates``) never fail the check: kube-scheduler does not try them until a
 controller removes their gates, so the run says nothing about whether they fit.
@@ -40,6 +43,7 @@ EVICTED = "Evicted"
 class FailOn(StrEnum):
     unschedulable = "unschedulable"
     preemption = "preemption"
+    newly_unschedulable = "newly-unschedulable"
     never = "never"
 
 
@@ -74,17 +78,23 @@ def simulation_of(doc: AnyDocument) -> SimulationDocument:
 def problems(doc: AnyDocument, fail_on: FailOn) -> list[Problem]:
     """Every problem of the run in the document's order: pending pods first, then evictions of
     running pods. A pending pod that was placed and then preempted is reported once, as a pod."""
-    return list(_problems(simulation_of(doc), fail_on))
+    already: frozenset[tuple[str, str]] = frozenset()
+    if fail_on is FailOn.newly_unschedulable and doc.kind == "WhatIfResult":
+        # the pods that did not run before the change either: the change did not make them so
+        already = frozenset((p.namespace, p.name) for p in doc.before.pods if p.status in NOT_RUNNING)
+    return list(_problems(simulation_of(doc), fail_on, already))
 
 
-def _problems(sim: SimulationDocument, fail_on: FailOn) -> Iterator[Problem]:
+def _problems(sim: SimulationDocument, fail_on: FailOn,
+              already: frozenset[tuple[str, str]] = frozenset()) -> Iterator[Problem]:
     pending_fails = fail_on is not FailOn.never
     preempted_pending = set()
     for p in sim.pods:
         if p.status in NOT_RUNNING:
             if p.status == PodStatus.PREEMPTED:
                 preempted_pending.add((p.namespace, p.name))
-            yield Problem(p.status, p.namespace, p.name, p.message or p.status, pending_fails, p.node)
+            yield Problem(p.status, p.namespace, p.name, p.message or p.status,
+                          pending_fails and (p.namespace, p.name) not in already, p.node)
     for e in sim.preempted:
         if (e.namespace, e.name) in preempted_pending:
             continue

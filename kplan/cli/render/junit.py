@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 from kplan import __version__
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.units import plural
-from kplan.report.check import FailOn, simulation_of
+from kplan.report.check import FailOn, problems, simulation_of
 from kplan.report.document import Eviction, PendingPod, SimulationDocument
 from kplan.report.whatif import WhatIfDocument
 from kplan.scheduler.pod_status import NOT_RUNNING
@@ -48,14 +48,16 @@ def _victims(victims: list[Eviction]) -> str:
     return ", ".join(f"{e.namespace}/{e.name} on {e.node}" for e in victims)
 
 
-def _case(p: PendingPod, victims: list[Eviction], fail_on: FailOn) -> tuple[ET.Element, str]:
-    """The test case of one pending pod, and its outcome: passed, failure or skipped."""
+def _case(p: PendingPod, victims: list[Eviction], fail_on: FailOn, fails: bool = True) -> tuple[ET.Element, str]:
+    """The test case of one pending pod, and its outcome: passed, failure or skipped. ``fails``:
+    whether the pod, not running, fails the check (--fail-on newly-unschedulable spares the pods
+    that did not run before the change either)."""
     case = ET.Element("testcase", {"classname": _text(p.namespace), "name": _text(p.name)})
     status, message = p.status, _text(p.message or p.status)
     out: list[str] = []
     outcome = "passed"
     if status in NOT_RUNNING:
-        if fail_on is FailOn.never:
+        if fail_on is FailOn.never or not fails:
             out.append(f"{status}: {message}")
         else:
             ET.SubElement(case, "failure", {"type": status, "message": message}).text = message
@@ -98,8 +100,9 @@ def junit_report(doc: SimulationDocument | WhatIfDocument, opts: RenderOptions, 
     sim = simulation_of(doc)
     by_preemptor = _victims_by_preemptor(sim)
     cases, counts = [], {"passed": 0, "failure": 0, "skipped": 0}
+    failing = {pr.key for pr in problems(doc, opts.fail_on) if pr.fails}
     for p in sim.pods:
-        case, outcome = _case(p, by_preemptor.get(p.key, []), opts.fail_on)
+        case, outcome = _case(p, by_preemptor.get(p.key, []), opts.fail_on, p.key in failing)
         cases.append(case)
         counts[outcome] += 1
     totals = {"tests": str(len(cases)), "failures": str(counts["failure"]), "errors": "0",

@@ -46,6 +46,7 @@ def _complete_bash(words: str) -> list[str]:
     ("kplan sim", ["simulate"]),
     ("kplan simulate --fail", ["--fail-on"]),
     ("kplan simulate --fail-on ", ["unschedulable", "preemption", "never"]),
+    ("kplan whatif --fail-on ", ["unschedulable", "preemption", "newly-unschedulable", "never"]),
     ("kplan simulate -o ", ["table", "wide", "json", "yaml", "name", "junit", "github", "markdown", "html",
                             "jsonpath="]),
     ("kplan simulate -o j", ["json", "junit", "jsonpath="]),
@@ -55,7 +56,7 @@ def _complete_bash(words: str) -> list[str]:
     ("kplan completion ", ["bash", "zsh", "fish"]),
     ("kplan capacity --autoscaler ", ["cluster-autoscaler", "karpenter"]),
     ("kplan sweep --inst", ["--instance-types"]),
-], ids=["commands", "a command's prefix", "an option's prefix", "a choice", "simulate's formats",
+], ids=["commands", "a command's prefix", "an option's prefix", "a choice", "whatif's choices", "simulate's formats",
         "formats by prefix", "whatif's formats", "capacity's formats", "sweep's formats", "shells",
         "the autoscalers", "the catalog option"])
 def test_the_callback_completes(words: str, expected: list[str]) -> None:
