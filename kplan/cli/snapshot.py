@@ -14,7 +14,7 @@ HELP = (
     "Reads nodes, pods (not finished ones), namespaces, services, workloads, HorizontalPodAutoscalers, "
     "PodDisruptionBudgets, "
     "PriorityClasses, storage objects, DRA objects (DeviceClasses, ResourceSlices, ResourceClaims and their "
-    "templates) and LimitRanges, and writes one kind: List document "
+    "templates), LimitRanges and ResourceQuotas, and writes one kind: List document "
     "on stdout (-o json or yaml), or into --output-file FILE: YAML for *.yaml / *.yml, gzip-compressed for *.gz "
     "(snapshot.json.gz). Use it with 'kplan simulate --cluster FILE'. --print-rbac prints the read-only "
     "ClusterRole it needs.\n\n"

@@ -136,6 +136,8 @@ KINDS: tuple[Kind, ...] = (
          "ResourceClaimTemplates, so the claims of pending pods made from templates are never created",
          fallback_versions=_DRA_BETAS),
     Kind("limitranges", "", "v1", "LimitRange", True, "LimitRange defaults for pending pods' requests and limits"),
+    Kind("resourcequotas", "", "v1", "ResourceQuota", True,
+         "ResourceQuotas, so pods over a namespace's quota are scheduled as if it had none"),
     # Karpenter's custom resources (karpenter.sh/v1, Karpenter v1.0 and later), for --autoscaler karpenter
     Kind("nodepools", "karpenter.sh", "v1", "NodePool", False,
          "Karpenter's NodePools, so --autoscaler karpenter has none to launch nodes from", add_on=True),

@@ -36,6 +36,7 @@ RESOURCES: dict[str, tuple[str, str, str, bool]] = {
     "PersistentVolume": ("", "v1", "persistentvolumes", False),
     "PersistentVolumeClaim": ("", "v1", "persistentvolumeclaims", True),
     "LimitRange": ("", "v1", "limitranges", True),
+    "ResourceQuota": ("", "v1", "resourcequotas", True),
     "ReplicaSet": ("apps", "v1", "replicasets", True),
     "StatefulSet": ("apps", "v1", "statefulsets", True),
     "DaemonSet": ("apps", "v1", "daemonsets", True),
