@@ -130,6 +130,8 @@ def kubectl_args(args: Sequence[str]) -> list[str]:
             return out + list(args[i:])
         m = _SHORT_EQUALS.fullmatch(a)
         out += [m.group(1), m.group(2)] if m else [a]
+        if out == ["explain"] and i + 1 < len(args) and explain_cmd.workload_of(args[i + 1]) is not None:
+            out.append("pod")  # kubectl's 'explain deployment/web': the explain pod command takes TYPE/NAME
     return out
 
 

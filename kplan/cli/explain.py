@@ -68,10 +68,64 @@ def find_pending(inputs: Inputs, name: str, namespace: str | None) -> Pod:
     raise InputError(f"no pending pod named {name}{where} (pending pods: {known})")
 
 
+#: kubectl's TYPE names (and short names) of the workload kinds, as ``explain TYPE/NAME`` takes them
+WORKLOAD_TYPES = {
+    "deployment": "Deployment", "deployments": "Deployment", "deploy": "Deployment",
+    "statefulset": "StatefulSet", "statefulsets": "StatefulSet", "sts": "StatefulSet",
+    "daemonset": "DaemonSet", "daemonsets": "DaemonSet", "ds": "DaemonSet",
+    "replicaset": "ReplicaSet", "replicasets": "ReplicaSet", "rs": "ReplicaSet",
+    "job": "Job", "jobs": "Job", "cronjob": "CronJob", "cronjobs": "CronJob", "cj": "CronJob",
+    "replicationcontroller": "ReplicationController", "replicationcontrollers": "ReplicationController",
+    "rc": "ReplicationController",
+}
+
+
+def workload_of(name: str) -> tuple[str, str] | None:
+    """(kind, name) when ``name`` is kubectl's TYPE/NAME of a workload (deployment/web), else None."""
+    kind, sep, rest = name.partition("/")
+    if not sep or kind.lower() not in WORKLOAD_TYPES or not rest or "/" in rest:
+        return None
+    return WORKLOAD_TYPES[kind.lower()], rest
+
+
+def belongs_to(pod: Pod, kind: str, name: str) -> bool:
+    """Whether the workload ``kind name`` created ``pod``: its controller, or (a Deployment's, a
+    CronJob's) the ReplicaSet or Job its controller creates, named after it."""
+    ref = pod.controller()
+    if ref is None:
+        return False
+    if (ref.kind, ref.name) == (kind, name):
+        return True
+    if kind == "Deployment" and ref.kind == "ReplicaSet":
+        return ref.name == f"{name}-{pod.labels.get('pod-template-hash', '')}"
+    if kind == "CronJob" and ref.kind == "Job":
+        head, _, tail = ref.name.rpartition("-")
+        return head == name and tail.isdigit()
+    return False
+
+
+def workload_pods(inputs: Inputs, kind: str, name: str, namespace: str | None) -> list[Pod]:
+    """The pending pods of the workload, in the order they were created; a clear error if none."""
+    from kplan.errors import InputError
+
+    pods = [p for p in inputs.pending if belongs_to(p, kind, name) and (namespace is None or p.namespace == namespace)]
+    namespaces = sorted({p.namespace for p in pods})
+    if len(namespaces) > 1:
+        raise InputError(f"{kind} {name}: ambiguous, pending pods in namespaces {', '.join(namespaces)}; give -n "
+                         "NAMESPACE")
+    if not pods:
+        where = f" in namespace {namespace}" if namespace else ""
+        raise InputError(f"{kind} {name}{where}: no pending pod of this workload (explain looks at the pods the "
+                         "manifests' workloads create and the cluster's pending pods)")
+    return pods
+
+
 @app.command("pod", help=HELP)
 def pod(
     ctx: typer.Context,
-    name: str = typer.Argument(..., metavar="NAME", help="The pending pod: NAME or NAMESPACE/NAME."),
+    name: str = typer.Argument(..., metavar="NAME", help="The pending pod: NAME or NAMESPACE/NAME; or a workload as "
+                               "kubectl's TYPE/NAME (deployment/web, statefulset/db, …): its first pod that does not "
+                               "run (kplan explain deployment/web works too)."),
     manifests: list[str] | None = opt.manifests_argument(
         "Manifest files or folders with pending pods or workloads (recursive *.yaml, *.yml, *.json); "
         "'-' reads stdin."),
@@ -123,8 +177,21 @@ def pod(
     check_destination(output, output_file)
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
-    target = find_pending(loaded.inputs, name, namespace)
+    workload = workload_of(name)
+    if workload is not None and any(p.key == name for p in loaded.inputs.pending):
+        workload = None  # a pod NAME in a namespace named like a workload type: the pod, as before
     planner = open_planner(loaded, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates)
+    if workload is None:
+        target = find_pending(loaded.inputs, name, namespace)
+    else:
+        # kubectl's TYPE/NAME: the workload's first pod that does not run (a first run finds it),
+        # else its first pod
+        pods = workload_pods(loaded.inputs, *workload, namespace)
+        uids = {p.uid for p in pods}
+        with run_progress(not quiet) as planner.progress:
+            first = planner.simulate().result
+        stuck = [o.pod for o in first.pods if o.pod.uid in uids and o.status != PodStatus.SCHEDULED]
+        target = stuck[0] if stuck else pods[0]
     print_warnings(planner.warnings, quiet)
     explainer = PodExplainer(target.uid)
     with run_progress(not quiet) as planner.progress:

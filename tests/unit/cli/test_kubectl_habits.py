@@ -131,3 +131,39 @@ def test_print_rbac_is_the_shipped_clusterrole(capsys: pytest.CaptureFixture[str
     assert (code, err) == (0, "")
     assert out == (ROOT / "fixtures/rbac/kplan-readonly-clusterrole.yaml").read_text()
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+WEB = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx, resources: {requests: {cpu: "3"}}}]}
+"""
+
+WORKLOAD_NAMES = [
+    ("kubectl's TYPE/NAME", ["explain", "deployment/web"]),
+    ("a short TYPE", ["explain", "deploy/web"]),
+    ("after 'explain pod'", ["explain", "pod", "deployment/web"]),
+]
+
+
+@pytest.mark.parametrize("args", [c[1] for c in WORKLOAD_NAMES], ids=[c[0] for c in WORKLOAD_NAMES])
+def test_explain_a_workload_explains_its_first_pod_that_does_not_run(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str]) -> None:
+    # issue 47 item 14: explain needed the generated pod name (web-58f65895c6-4rc7v)
+    (tmp_path / "web.yaml").write_text(WEB)
+    code, out, err = run(capsys, *args, str(tmp_path / "web.yaml"), "-c", CLUSTER, "--tie-break", "lowest-name")
+    assert code == 1, err  # three 3-cpu replicas fit on the three 4-cpu nodes; the fourth does not
+    assert out.startswith("Pod shop/web-") and "Status:    Unschedulable" in out
+
+
+def test_explain_a_workload_without_pending_pods_is_one_error_line(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
+    (tmp_path / "web.yaml").write_text(WEB)
+    code, out, err = run(capsys, "explain", "statefulset/web", str(tmp_path / "web.yaml"), "-c", CLUSTER)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: StatefulSet web: no pending pod of this workload") and err.count("\n") == 1
