@@ -39,6 +39,10 @@ def _headline(doc: CapacityDocument, declared: int, fit: int) -> str:
 
 def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> str:
     width = (opts or RenderOptions()).width
+    if opts is not None and opts.terminal and doc.message:
+        from kplan.cli.render.explain import fold_noise
+
+        doc = replace(doc, message=fold_noise(doc.message)[0])  # the words a user cannot act on, folded
     n = doc.replicas
     more = "+" if doc.limit_reached else ""
     notes: list[str] = []  # what a … in a shortened name stands for, said once at the end

@@ -117,3 +117,25 @@ def test_shrink_utilisation_is_truncated_as_every_table_percent_is() -> None:
 
     assert _pct(NodeUtilization(value=0.2275, resource="cpu", cpu=0.2275, memory=0.11)) == "22% cpu"
     assert _pct(NodeUtilization(value=0.29, resource="memory", cpu=0.1, memory=0.29)) == "29% memory"
+
+
+FOLDS = {
+    "no new claims to deallocate before preemption's answer": (
+        "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are "
+        "available: 3 Preemption is not helpful for scheduling.",
+        "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not "
+        "helpful for scheduling.", ["no new claims to deallocate"]),
+    "not found after a PreFilter rejection": (
+        '0/3 nodes are available: persistentvolumeclaim "data" not found. not found',
+        '0/3 nodes are available: persistentvolumeclaim "data" not found.', ["not found"]),
+    "a message without noise is left alone": ("0/3 nodes are available: 3 Insufficient cpu.",
+                                              "0/3 nodes are available: 3 Insufficient cpu.", []),
+}
+
+
+@pytest.mark.parametrize(("message", "shown", "folded"), FOLDS.values(), ids=FOLDS.keys())
+def test_a_terminal_folds_what_the_user_cannot_act_on(message: str, shown: str, folded: list[str]) -> None:
+    # issue 47 item 18: at 1.34 every unschedulable message carried 'no new claims to deallocate'
+    from kplan.cli.render.explain import fold_noise
+
+    assert fold_noise(message) == (shown, folded)
