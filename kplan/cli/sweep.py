@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -231,21 +231,48 @@ def resolve_labels(plan: SweepPlan, loaded: Workspace, planner: Planner, seed: i
 
 
 class StderrProgress:
-    """``sweep: 37/100 simulations`` on stderr, redrawn in place on a terminal and cleared at the
-    end; nothing elsewhere."""
+    """``sweep: 37/100 simulations, about 0:01:20 left`` on stderr, redrawn in place on a terminal
+    and cleared at the end (or when the sweep is interrupted, so that nothing is left half-drawn);
+    before the first simulation, what the sweep is doing (``sweep: starting 2 workers…``), so that
+    a start of many seconds on a loaded machine is not silence; nothing elsewhere."""
 
-    def __init__(self) -> None:
+    def __init__(self, stream: Any = None, clock: Any = time.monotonic) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.clock = clock
         self.last = -1.0
+        #: when the first simulation was handed out: the time left is estimated from there
+        self.began: float | None = None
+        self.drawn = False
+
+    def _draw(self, text: str) -> None:
+        self.stream.write(f"\r\x1b[2K{text}")
+        self.stream.flush()
+        self.drawn = True
+
+    def stage(self, what: str) -> None:
+        self._draw(f"sweep: {what}…")
 
     def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - self.last < 0.2:
+        now = self.clock()
+        if self.began is None:
+            self.began = now
+        if done >= total:
+            self.clear()  # cleared when done, as simulate's progress bar is: the result follows on stdout
+            return
+        if 0 < done and now - self.last < 0.2:
             return
         self.last = now
-        # cleared when done, as simulate's progress bar is: the result follows on stdout
-        sys.stderr.write(f"\rsweep: {done}/{plural(total, 'simulation')}"
-                         if done < total else "\r\x1b[2K")
-        sys.stderr.flush()
+        left = ""
+        if done > 0 and now > self.began:
+            seconds = round((now - self.began) * (total - done) / done)
+            left = f", about {seconds // 3600}:{seconds // 60 % 60:02}:{seconds % 60:02} left"
+        self._draw(f"sweep: {done}/{plural(total, 'simulation')}{left}")
+
+    def clear(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self.drawn = False
 
 
 def sweep(
@@ -361,8 +388,15 @@ def sweep(
     from kplan.cli.dask_runner import local_workers, run_sweep
 
     show = StderrProgress() if not quiet and sys.stderr.isatty() else None
-    summaries, n_workers, setup = run_sweep(contexts, plan.chains(), points, seed_list, load_of, address=dask,
-                                            workers=workers or local_workers(), progress=show)
+    n = workers or local_workers()
+    if show is not None:
+        show.stage(f"connecting to the Dask scheduler at {dask}" if dask else f"starting {plural(n, 'worker')}")
+    try:
+        summaries, n_workers, setup = run_sweep(contexts, plan.chains(), points, seed_list, load_of, address=dask,
+                                                workers=n, progress=show)
+    finally:
+        if show is not None:
+            show.clear()  # an interrupted or failed sweep leaves no half-drawn line before its message
     t2 = time.perf_counter()
     runs = [[summaries[i, s] for s in seed_list] for i in range(len(points))]
     results = point_results(plan, runs)

@@ -88,3 +88,44 @@ def test_loading_shows_nothing_before_a_second() -> None:
     # fixtures load in well under the default SHOW_AFTER_SECONDS: no flicker of a display
     _, screen = run_with_stderr_on_terminal([*SIMULATE, "-o", "json"])
     assert "loading the cluster" not in screen
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Stream:
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, s: str) -> int:
+        self.text += s
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_sweep_progress_speaks_from_the_start_estimates_the_time_left_and_clears() -> None:
+    # issue 47 item 16: 25 s of silence before the first progress line, no estimate, and after
+    # Ctrl-C the line was left for 'interrupted' to be written after it
+    from kplan.cli.sweep import StderrProgress
+
+    clock, out = _Clock(), _Stream()
+    show = StderrProgress(out, clock)
+    show.stage("starting 2 workers")
+    assert out.text.endswith("sweep: starting 2 workers…")
+    show(0, 60)
+    assert out.text.endswith("sweep: 0/60 simulations")
+    clock.now += 30
+    show(15, 60)  # 15 in 30 s: 45 more take about 90 s
+    assert out.text.endswith("sweep: 15/60 simulations, about 0:01:30 left")
+    show.clear()  # what an interrupted sweep does before 'interrupted' is printed
+    assert out.text.endswith("\r\x1b[2K")
+    before = out.text
+    show.clear()  # nothing drawn since: nothing written
+    assert out.text == before
