@@ -235,7 +235,7 @@ def instance_types_option() -> Any:
 
 
 NODE_GROUPS_HELP = ("The cluster-autoscaler's node groups: YAML with a list nodeGroups: of name, minSize, maxSize, "
-                    "optional size (nodes now; default minSize), a template (like: NODE, or instanceType: NAME of "
+                    "optional nodeSelector (its nodes now) or size, a template (like: NODE, or instanceType: NAME of "
                     "--instance-types, with optional labels and taints), optional pricePerHour and priority. "
                     "Needed with --autoscaler cluster-autoscaler.")
 EXPANDER_HELP = ("The cluster-autoscaler's expanders, as its --expander flag takes them: a comma-separated chain "

@@ -230,11 +230,7 @@ def whatif(
     templates = [until_fit_template(v) for v in until_fit] if not unread else []
     if autoscaler is not None and until_fit:
         raise InputError("--autoscaler and --until-fit ask the same question: the autoscaler finds the nodes itself")
-    if autoscaler == "cluster-autoscaler" and shrink:
-        # the node groups' minSize needs each existing node's group, which --node-groups does not give yet
-        raise InputError("--shrink with --autoscaler cluster-autoscaler is not modelled yet: run --shrink without "
-                         "--autoscaler for the cluster-autoscaler's scale-down rules")
-    if autoscaler is not None and shrink and (shrink_candidates is not None or price):
+    if autoscaler == "karpenter" and shrink and (shrink_candidates is not None or price):
         # --shrink with Karpenter is Karpenter's consolidation: its NodePools say which nodes it may
         # disrupt, the catalog what they cost
         raise InputError(f"{'--shrink-candidates' if shrink_candidates is not None else '--price'} is for "
@@ -255,7 +251,7 @@ def whatif(
     t1 = time.perf_counter()
     shrunk = consolidated = None
     with run_progress(not quiet) as planner.progress:
-        if settings is not None and karpenter is not None:
+        if settings is not None and karpenter is not None and autoscaler == "karpenter":
             import os
 
             from kplan.whatif.consolidate import karpenter_consolidation
@@ -268,7 +264,12 @@ def whatif(
         elif settings is not None:
             from kplan.whatif.shrink import whatif_shrink
 
-            result, shrunk = whatif_shrink(planner, changes, settings[0].resolve(loaded.inputs.nodes), settings[1])
+            opts = settings[0].resolve(loaded.inputs.nodes)
+            if karpenter is not None:  # the cluster-autoscaler's scale-down honours each group's minSize
+                from kplan.whatif.autoscale import node_groups_for_shrink
+
+                opts = node_groups_for_shrink(opts, catalog, loaded.inputs.nodes)
+            result, shrunk = whatif_shrink(planner, changes, opts, settings[1])
         else:
             result = planner.whatif(changes, after=after, until_fit=templates, limit=until_fit_limit)
     t2 = time.perf_counter()

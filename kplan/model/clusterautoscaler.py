@@ -28,9 +28,10 @@ class NodeGroup:
     #: labels and taints added to the template
     labels: Mapping[str, str] = field(default_factory=_empty)
     taints: tuple[Taint, ...] = ()
-    #: the group's nodes now (``size``, or the autoscaler's status ConfigMap); None: unknown,
-    #: taken as minSize
+    #: the group's nodes now (``size``); None: the nodes ``node_selector`` matches, else minSize
     size: int | None = None
     price_per_hour: float | None = None
     priority: int | None = None
     source: str = ""
+    #: labels that pick the group's existing nodes (e.g. eks.amazonaws.com/nodegroup: NAME); empty: none known
+    node_selector: Mapping[str, str] = field(default_factory=_empty)

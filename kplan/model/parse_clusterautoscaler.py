@@ -12,7 +12,7 @@ from kplan.model.name_rules import qualified_name
 from kplan.model.parse import Where, _int, _labels, _list, _map, _str, parse_taints
 
 FIELDS = frozenset({"name", "minSize", "maxSize", "size", "like", "instanceType", "labels", "taints",
-                    "pricePerHour", "priority"})
+                    "pricePerHour", "priority", "nodeSelector"})
 
 
 def _size(v: Any, where: Where, path: str) -> int:
@@ -56,7 +56,9 @@ def parse_node_group(d: Any, source: str, index: int) -> NodeGroup:
             raise where.fail("pricePerHour", f"expected a number of 0 or more, got {price!r}")
         price = float(price)
     priority = None if d.get("priority") is None else _int(d.get("priority"), where, "priority")
-    return NodeGroup(name, min_size, max_size, like, instance_type, labels, taints, size, price, priority, source)
+    selector = _labels(d.get("nodeSelector"), where, "nodeSelector")
+    return NodeGroup(name, min_size, max_size, like, instance_type, labels, taints, size, price, priority, source,
+                     selector)
 
 
 def parse_node_groups(doc: Any, source: str) -> tuple[NodeGroup, ...]:

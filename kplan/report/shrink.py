@@ -78,8 +78,8 @@ class BlockingPod:
 class KeptNode:
     name: str
     utilization: NodeUtilization
-    #: ScaleDownDisabledAnnotation, NotUnderutilized, BlockedByPod, NoPlaceToMovePods or
-    #: DroppedInReplay
+    #: ScaleDownDisabledAnnotation, NotUnderutilized, BlockedByPod, NoPlaceToMovePods,
+    #: NodeGroupMinSizeReached (--autoscaler cluster-autoscaler) or DroppedInReplay
     reason: str
     blockers: tuple[BlockingPod, ...]
 

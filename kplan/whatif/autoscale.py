@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kplan.autoscaler.clusterautoscaler.autoscaler import ClusterAutoscaler
 from kplan.autoscaler.clusterautoscaler.expander import build_chain
@@ -43,6 +44,9 @@ from kplan.scheduler.simulate import PodOutcome, SimulationResult
 from kplan.whatif.capacity import CapacityOutcome, Replica
 from kplan.whatif.changes import AddNodes, Applied, apply_changes, clone_node
 from kplan.whatif.daemons import daemon_pods, daemonset_template_pods
+
+if TYPE_CHECKING:
+    from kplan.whatif.shrink import ShrinkOptions
 
 #: the most times the autoscaler is asked for nodes in one run
 MAX_ROUNDS = 10
@@ -299,6 +303,22 @@ def node_group_price(group: NodeGroup, catalog: Catalog | None) -> float:
     return 0.0
 
 
+def group_members(group: NodeGroup, nodes: Sequence[Node]) -> list[str]:
+    """The names of the nodes ``group``'s nodeSelector picks (none without one)."""
+    if not group.node_selector:
+        return []
+    return [n.name for n in nodes if all(n.labels.get(k) == v for k, v in group.node_selector.items())]
+
+
+def group_size(group: NodeGroup, nodes: Sequence[Node]) -> int:
+    """The group's size now: ``size``, else the nodes its nodeSelector picks, else its minSize."""
+    if group.size is not None:
+        return group.size
+    if group.node_selector:
+        return len(group_members(group, nodes))
+    return group.min_size
+
+
 def cluster_autoscaler(inputs: Inputs, settings: ClusterAutoscalerSettings, setup: SchedulerSetup, *,
                        seed: int) -> ClusterAutoscaler:
     """The cluster-autoscaler with the node groups of ``settings``, each template with the pods the
@@ -314,7 +334,19 @@ def cluster_autoscaler(inputs: Inputs, settings: ClusterAutoscalerSettings, setu
         if g.priority is not None:
             priorities.setdefault(g.priority, []).append(f"^{re.escape(g.name)}$")
     return ClusterAutoscaler(
-        setup, tuple(templates), {g.name: (g.size if g.size is not None else g.min_size) for g in settings.node_groups},
+        setup, tuple(templates), {g.name: group_size(g, inputs.nodes) for g in settings.node_groups},
         build_chain(settings.expanders, seed=seed, priorities=priorities),
         {g.name: node_group_price(g, settings.catalog) for g in settings.node_groups},
         settings.max_nodes_total, priorities, seed)
+
+
+def node_groups_for_shrink(opts: ShrinkOptions, settings: ClusterAutoscalerSettings,
+                           nodes: Sequence[Node]) -> ShrinkOptions:
+    """--shrink's options with the node groups' membership (each group's nodeSelector) and sizes:
+    the scale-down keeps a group at its minSize."""
+    group_of: dict[str, str] = {}
+    for g in settings.node_groups:
+        for name in group_members(g, nodes):
+            group_of.setdefault(name, g.name)
+    sizes = {g.name: (group_size(g, nodes), g.min_size) for g in settings.node_groups}
+    return dataclasses.replace(opts, node_group_of=group_of, group_sizes=sizes)

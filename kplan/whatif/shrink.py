@@ -85,6 +85,10 @@ class ShrinkOptions:
     skip_nodes_with_custom_controller_pods: bool = True
     ignore_daemonsets_utilization: bool = False
     ignore_mirror_pods_utilization: bool = False
+    #: --autoscaler cluster-autoscaler: node name → its node group, and each group's (size, minSize):
+    #: a node of a group at its minSize stays (NodeGroupMinSizeReached)
+    node_group_of: Mapping[str, str] = field(default_factory=dict)
+    group_sizes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -344,7 +348,14 @@ def shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptions,
     pdbs = list(work.pdbs)
     removed: list[NodeVerdict] = []
     kept: list[NodeVerdict] = []
+    sizes = {g: size for g, (size, _) in opts.group_sizes.items()}
     for _, name, util in eligible:
+        group = opts.node_group_of.get(name)
+        if group is not None and sizes[group] <= opts.group_sizes[group][1]:
+            kept.append(NodeVerdict(name, util, False, "NodeGroupMinSizeReached", (Blocker(
+                "", "NodeGroupMinSizeReached", f"node group {group} is at its minSize "
+                f"{opts.group_sizes[group][1]}"),)))
+            continue
         at = cluster.snapshot.row_of(name)
         assert at is not None
         row = at
@@ -372,6 +383,8 @@ def shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptions,
             for b in matching_budgets(pod, pdbs):
                 remaining[(b.namespace, b.name)] = remaining.get((b.namespace, b.name), 0) - 1
         removed.append(NodeVerdict(name, util, True, moved=moved))
+        if group is not None:
+            sizes[group] -= 1
 
     kept += verdicts
     after, dropped = _replay(planner, changes, removed, unplaced_before)

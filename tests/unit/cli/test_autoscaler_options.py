@@ -37,9 +37,6 @@ CASES = [
     ("karpenter with --until-fit", ["whatif", "-c", CLUSTER, "--until-fit", "like=gen-a-1", "--autoscaler",
                                     "karpenter", "--instance-types", CATALOG],
      "--autoscaler and --until-fit ask the same question"),
-    ("shrink with the cluster-autoscaler", ["whatif", "-c", CLUSTER, "--shrink", "--autoscaler", "cluster-autoscaler",
-                                            "--node-groups", "fixtures/cluster-autoscaler/node-groups.yaml"],
-     "--shrink with --autoscaler cluster-autoscaler is not modelled yet"),
     ("a catalog that is no file", ["simulate", "-c", CLUSTER, "-c", POOLS, "--autoscaler", "karpenter",
                                    "--instance-types", "no-such-catalog.json"], "no-such-catalog.json"),
 ]
@@ -208,3 +205,12 @@ def test_the_cluster_autoscaler_document_names_the_node_group_and_the_choice(cap
     assert (up["chosen"], up["nodeCount"], up["why"]) == ("compute", 3, "least-waste chose it among 3 options")
     assert [(o["nodeGroup"], o["nodeCount"], o["podsHelped"]) for o in up["options"]] == [
         ("general-a", 2, 6), ("compute", 3, 8), ("memory", 3, 8)]
+
+
+def test_shrink_with_the_cluster_autoscaler_keeps_a_group_at_its_min_size(capsys: pytest.CaptureFixture[str]) -> None:
+    # without node groups gen-a-1 (10 % cpu) goes; general-a (gen-a-1, gen-a-2 by its nodeSelector) is at
+    # its minSize 2, so both stay and gen-c-1 goes instead
+    code, out, err = run(capsys, "whatif", "-c", CLUSTER, "--shrink", *CA)
+    assert code == 0, err
+    assert "Changes: remove node gpu-c-1; remove node gen-c-3; remove node gen-c-1\n" in out
+    assert "  gen-a-1 (10% cpu): NodeGroupMinSizeReached: node group general-a is at its minSize 2\n" in out
