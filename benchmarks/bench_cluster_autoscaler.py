@@ -7,7 +7,7 @@ Run by hand from the repository root (not part of the test suite):
 
 A seeded cluster: nodes of 8 cores / 32 GiB over three zones, each with running pods filling it to
 50-95 %; pending pods in 50 Deployments (250m-4 cores, 256Mi-8Gi, some with a zone selector or
-hostname anti-affinity); node groups of 4-32 cores, each ``like`` one node of its zone with a
+hostname anti-affinity, unless --no-anti-affinity); node groups of 4-32 cores, each ``like`` one node of its zone with a
 ``workload`` label, maxSize 200. One scale-up (kplan.autoscaler.clusterautoscaler.orchestrator) runs
 on the cluster as kube-scheduler's pass would leave it; the figures printed: its time, the options and
 the choice.
@@ -50,6 +50,9 @@ def main() -> None:
     ap.add_argument("--pending", type=int, default=5000)
     ap.add_argument("--groups", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-anti-affinity", action="store_true",
+                    help="no Deployment with hostname anti-affinity: the estimator reserves its nodes ahead")
+    ap.add_argument("--one-by-one", action="store_true", help="never reserve the estimate's nodes ahead")
     args = ap.parse_args()
     rng = random.Random(args.seed)
 
@@ -72,7 +75,7 @@ def main() -> None:
         extra: dict[str, Any] = {}
         if d % 7 == 0:
             extra["nodeSelector"] = {"topology.kubernetes.io/zone": ZONES[d % 3]}
-        if d % 11 == 0:
+        if d % 11 == 0 and not args.no_anti_affinity:
             extra["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
                 {"labelSelector": {"matchLabels": {"app": f"app-{d}"}}, "topologyKey": "kubernetes.io/hostname"}]}}
         for r in range(args.pending // 50):
@@ -87,7 +90,7 @@ def main() -> None:
     setup = SchedulerSetup.of()
     chain = build_chain(["least-waste"], seed=args.seed)
     t0 = time.perf_counter()
-    got = scale_up(setup, nodes, bound, pending, templates, {}, chain)
+    got = scale_up(setup, nodes, bound, pending, templates, {}, chain, reserve=not args.one_by_one)
     took = time.perf_counter() - t0
     print(f"{args.nodes} nodes, {len(pending)} pending pods, {args.groups} node groups: scale-up {took:.2f} s")
     for o in got.considered:

@@ -31,6 +31,8 @@ class PredicateChecker:
         self._pods: list[tuple[Pod, str]] = [(p, n.name) for n in nodes for p in bound.get(n.name, ())]
         self._sim: Simulation | None = None
         self._copies = 0
+        #: nodes put in the snapshot ahead of time (reserve), not yet added
+        self._reserved: set[str] = set()
 
     def _simulation(self) -> Simulation:
         if self._sim is None:
@@ -41,8 +43,20 @@ class PredicateChecker:
             self._sim = Simulation(snapshot, self.setup, [])
         return self._sim
 
+    def reserve(self, nodes: Sequence[tuple[Node, Sequence[Pod]]]) -> None:
+        """Put ``nodes`` (with their DaemonSet pods) in the snapshot now, so that adding them later
+        costs no rebuild. Only where their presence cannot change a verdict on the other nodes: no
+        pod checked has a topology spread constraint or a required (anti-)affinity term, and the
+        nodes' own pods have no required anti-affinity term (reserve_is_exact)."""
+        for node, pods in nodes:
+            self.add_node(node, pods)
+            self._reserved.add(node.name)
+
     def add_node(self, node: Node, pods: Sequence[Pod] = ()) -> None:
         """Add ``node`` with ``pods`` (its DaemonSet pods) bound to it."""
+        if node.name in self._reserved:
+            self._reserved.discard(node.name)
+            return
         self._nodes.append(node)
         self._pods += [(self._copy(p, node.name), node.name) for p in pods]
         self._sim = None
@@ -110,3 +124,28 @@ class PredicateChecker:
     def check(self, pod: Pod, node: str) -> bool:
         """``pod`` passes every PreFilter and Filter plugin on ``node`` (CheckPredicates)."""
         return self.fitting(pod, [node]) is not None
+
+
+def hard_default_spread(setup: SchedulerSetup) -> bool:
+    """Some profile gives pods DoNotSchedule topology spread constraints by default."""
+    for profile in setup.config.profiles:
+        args = profile.args.get("PodTopologySpread")
+        defaults = args.effective_defaults() if args is not None else ()
+        if any(c.when_unsatisfiable == "DoNotSchedule" for c in defaults):
+            return True
+    return False
+
+
+def reserve_is_exact(setup: SchedulerSetup, pods: Sequence[Pod], node_pods: Sequence[Pod]) -> bool:
+    """Nodes reserved ahead of time (PredicateChecker.reserve) give the same verdicts as nodes added
+    one by one for ``pods`` when the checked pods' filters look at no other node than the one
+    checked (no spread constraint, by default or their own; no required affinity or anti-affinity
+    term; no claims, whose allocation spans nodes) and the reserved nodes' own pods reject no pod
+    elsewhere (no required anti-affinity term)."""
+    if hard_default_spread(setup):
+        return False
+    for p in pods:
+        if p.spread_constraints or p.affinity_required or p.anti_affinity_required or p.resource_claims or any(
+                v.claim_name for v in p.volumes):
+            return False
+    return not any(p.anti_affinity_required for p in node_pods)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kplan.autoscaler.clusterautoscaler.binpacking_estimator import PodEquivalenceGroup, estimate
-from kplan.autoscaler.clusterautoscaler.predicatechecker import PredicateChecker
+from kplan.autoscaler.clusterautoscaler.predicatechecker import PredicateChecker, reserve_is_exact
 from kplan.autoscaler.clusterautoscaler.threshold_based_limiter import ThresholdBasedLimiter
 from kplan.model.objects import Node
 from kplan.scheduler.setup import SchedulerSetup
@@ -85,3 +85,28 @@ def test_binpacking_estimate_as_upstream(cpu: int, mem: int, max_nodes: int, gro
     assert (got.node_count, len(got.pods)) == (nodes, pods)
     if processed is not None:
         assert tuple(got.pods) == processed
+
+
+@pytest.mark.parametrize(("cpu", "mem", "max_nodes", "groups", "nodes", "pods", "processed"),
+                         [c for c in CASES if not c.marks])
+def test_nodes_reserved_ahead_give_the_same_estimate_where_that_is_exact(
+        cpu: int, mem: int, max_nodes: int, groups: list[PodEquivalenceGroup], nodes: int, pods: int,
+        processed: Any) -> None:
+    setup = SchedulerSetup.of()
+    template = node("template", cpu, mem, "zone-mars")
+
+    def new_node(i: int) -> tuple[Node, tuple[()]]:
+        name = f"e-{i}"
+        return dataclasses.replace(template, name=name, labels={**template.labels, HOSTNAME: name}), ()
+
+    def run(reserve: bool) -> tuple[int, list[str]]:
+        checker = PredicateChecker(setup, [node("oldnode", 100, 100, "zone-jupiter")], {})
+        if reserve:
+            checker.reserve([new_node(i) for i in range(sum(len(g.pods) for g in groups))])
+        got = estimate(groups, template, checker, new_node, ThresholdBasedLimiter(max_nodes))
+        return got.node_count, [p.uid for p in got.pods]
+
+    exact = reserve_is_exact(setup, [p for g in groups for p in g.pods], ())
+    assert exact == (not any(p.spread_constraints for g in groups for p in g.pods))
+    if exact:
+        assert run(True) == run(False)

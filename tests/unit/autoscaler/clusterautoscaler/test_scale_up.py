@@ -91,3 +91,22 @@ def test_an_unknown_template_node_is_a_one_line_error() -> None:
     bad = (dataclasses.replace(GROUPS[0], like="nope"),)
     with pytest.raises(InputError, match="node-groups.yaml: node group general-a: like: no node nope in the cluster"):
         planner(groups=bad)
+
+
+@pytest.mark.parametrize("expanders", [("least-waste",), ("least-nodes",)])
+def test_reserving_the_estimates_nodes_ahead_changes_no_decision(expanders: tuple[str, ...]) -> None:
+    from kplan.autoscaler.clusterautoscaler.orchestrator import scale_up
+
+    p = planner(expanders)
+    run = p.simulation()[2].run()
+    table = run.snapshot.table
+    bound = {name: table.pods[row] for row, name in enumerate(table.names)}
+    pending = [o.pod for o in run.pods if o.status == PodStatus.UNSCHEDULABLE]
+    ca = p.autoscaler
+    assert ca is not None and pending
+
+    def decide(reserve: bool) -> tuple:
+        d = scale_up(p.setup, list(table.nodes), bound, pending, ca.templates, ca.sizes, ca.chain, reserve=reserve)
+        return d.chosen, d.node_count, d.considered, d.unhelped
+
+    assert decide(True) == decide(False)
