@@ -46,8 +46,8 @@ class PredicateChecker:
     def reserve(self, nodes: Sequence[tuple[Node, Sequence[Pod]]]) -> None:
         """Put ``nodes`` (with their DaemonSet pods) in the snapshot now, so that adding them later
         costs no rebuild. Only where their presence cannot change a verdict on the other nodes: no
-        pod checked has a topology spread constraint or a required (anti-)affinity term, and the
-        nodes' own pods have no required anti-affinity term (reserve_is_exact)."""
+        pod checked has a topology spread constraint, and the nodes' own pods have no required
+        anti-affinity term (reserve_is_exact)."""
         for node, pods in nodes:
             self.add_node(node, pods)
             self._reserved.add(node.name)
@@ -138,14 +138,15 @@ def hard_default_spread(setup: SchedulerSetup) -> bool:
 
 def reserve_is_exact(setup: SchedulerSetup, pods: Sequence[Pod], node_pods: Sequence[Pod]) -> bool:
     """Nodes reserved ahead of time (PredicateChecker.reserve) give the same verdicts as nodes added
-    one by one for ``pods`` when the checked pods' filters look at no other node than the one
-    checked (no spread constraint, by default or their own; no required affinity or anti-affinity
-    term; no claims, whose allocation spans nodes) and the reserved nodes' own pods reject no pod
-    elsewhere (no required anti-affinity term)."""
+    one by one for ``pods`` when a reserved node's presence changes no verdict on an added node:
+    the checked pods have no topology spread constraint (by default or their own: a reserved node
+    is a domain with its counts) and no claims (whose allocation spans nodes); the reserved nodes'
+    own pods (the template's DaemonSet pods) have no required anti-affinity term. Inter-pod
+    affinity and anti-affinity of the checked pods are safe: a reserved node holds only copies of
+    the DaemonSet pods that every added node holds too, so no term matches anything new."""
     if hard_default_spread(setup):
         return False
     for p in pods:
-        if p.spread_constraints or p.affinity_required or p.anti_affinity_required or p.resource_claims or any(
-                v.claim_name for v in p.volumes):
+        if p.spread_constraints or p.resource_claims or any(v.claim_name for v in p.volumes):
             return False
     return not any(p.anti_affinity_required for p in node_pods)

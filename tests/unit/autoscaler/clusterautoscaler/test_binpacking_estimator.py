@@ -31,6 +31,12 @@ def group(name: str, cpu_m: int, mem: int, count: int, **extra: Any) -> PodEquiv
     b = make_pod(name, "universe").labels(app="estimatee").req(cpu=f"{cpu_m}m", memory=str(mem))
     if "host_port" in extra:
         b = b.host_port(extra["host_port"])
+    if "anti" in extra:  # required anti-affinity to its own app over a topology key
+        b = b.spec(affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "estimatee"}}, "topologyKey": extra["anti"]}]}})
+    if "affine" in extra:  # required affinity to the DaemonSet pods over a topology key
+        b = b.spec(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "daemon"}}, "topologyKey": extra["affine"]}]}})
     if "spread" in extra:
         skew, key, min_domains = extra["spread"]
         c: dict[str, Any] = {"maxSkew": skew, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
@@ -110,3 +116,34 @@ def test_nodes_reserved_ahead_give_the_same_estimate_where_that_is_exact(
     assert exact == (not any(p.spread_constraints for g in groups for p in g.pods))
     if exact:
         assert run(True) == run(False)
+
+
+DAEMON = make_pod("daemon", "universe").labels(app="daemon").req(cpu="10m").owner("DaemonSet", "d").build()
+
+
+@pytest.mark.parametrize(("groups", "daemons"), [
+    pytest.param([group("estimatee", 200, 1000, 8, anti=HOSTNAME)], (), id="hostname anti-affinity"),
+    pytest.param([group("estimatee", 200, 1000, 8, anti=ZONE)], (), id="zonal anti-affinity"),
+    pytest.param([group("estimatee", 200, 1000, 8, affine=ZONE)], (DAEMON,), id="zonal affinity to DaemonSet pods"),
+    pytest.param([group("estimatee", 200, 1000, 8, affine=HOSTNAME)], (DAEMON,),
+                 id="hostname affinity to DaemonSet pods"),
+    pytest.param([group("estimatee", 200, 1000, 8, affine=ZONE)], (), id="affinity nothing matches"),
+])
+def test_inter_pod_affinity_gives_the_same_estimate_with_nodes_reserved_ahead(
+        groups: list[PodEquivalenceGroup], daemons: tuple[Any, ...]) -> None:
+    setup = SchedulerSetup.of()
+    template = node("template", 1000, 5000, "zone-mars")
+    assert reserve_is_exact(setup, [p for g in groups for p in g.pods], daemons)
+
+    def new_node(i: int) -> tuple[Node, tuple[Any, ...]]:
+        name = f"e-{i}"
+        return dataclasses.replace(template, name=name, labels={**template.labels, HOSTNAME: name}), daemons
+
+    def run(reserve: bool) -> tuple[int, list[str]]:
+        checker = PredicateChecker(setup, [node("oldnode", 100, 100, "zone-jupiter")], {})
+        if reserve:
+            checker.reserve([new_node(i) for i in range(8)])
+        got = estimate(groups, template, checker, new_node)
+        return got.node_count, [p.uid for p in got.pods]
+
+    assert run(True) == run(False)
