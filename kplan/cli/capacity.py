@@ -50,6 +50,7 @@ def capacity(
     node_groups: str | None = opt.node_groups_option(),
     expander: str = opt.expander_option(),
     max_nodes_total: int = opt.max_nodes_total_option(),
+    balance_similar_node_groups: bool = opt.balance_similar_node_groups_option(),
     output: str = opt.output_option("CapacityResult", "Output format: table, json, yaml, name "
                                     "(node/NAME for each node the replicas go to), jsonpath=TEMPLATE (kubectl's JSONPath "
                                     "over the JSON document) or html (a self-contained page with charts)."),
@@ -81,7 +82,8 @@ def capacity(
         parse_bound(hpa)  # a bad value fails before any loading
     from kplan.cli.workspace import attach_autoscaler, check_autoscaler
 
-    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total)
+    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total,
+                               balance_similar_node_groups)
     objects = load_manifests(files)
     target = choose_target(with_namespace(objects, namespace or "default"), workload)
     # the whole bundle is applied as 'kplan simulate' applies it: the workload's declared replicas

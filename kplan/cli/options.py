@@ -253,6 +253,14 @@ def expander_option() -> Any:
                         rich_help_panel=AUTOSCALER)
 
 
+BALANCE_HELP = ("The cluster-autoscaler's --balance-similar-node-groups: share a scale-up among the node groups "
+                "similar to the chosen one (same capacity and labels but zone), smallest first.")
+
+
+def balance_similar_node_groups_option() -> Any:
+    return typer.Option(False, "--balance-similar-node-groups", help=BALANCE_HELP, rich_help_panel=AUTOSCALER)
+
+
 def max_nodes_total_option() -> Any:
     return typer.Option(0, "--max-nodes-total", metavar="N", min=0, help=MAX_NODES_TOTAL_HELP,
                         rich_help_panel=AUTOSCALER)

@@ -44,6 +44,7 @@ def simulate(
     node_groups: str | None = opt.node_groups_option(),
     expander: str = opt.expander_option(),
     max_nodes_total: int = opt.max_nodes_total_option(),
+    balance_similar_node_groups: bool = opt.balance_similar_node_groups_option(),
     output: str = opt.output_option("SimulationResult", OUTPUT_HELP),
     fail_on: FailOn = opt.fail_on_option(),
     show_all: bool = typer.Option(False, "--all", help="List every pod and node in the table at a terminal "
@@ -81,7 +82,8 @@ def simulate(
     check_destination(output, output_file)
     if hpa is not None:
         parse_bound(hpa)  # a bad value fails before any loading
-    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total)
+    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total,
+                               balance_similar_node_groups)
     workspace = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context,
                             namespace=namespace, keep_existing=keep_existing, seed=seed, progress=not quiet)
     planner = open_planner(workspace, scheduler_config, seed=seed, tie_break=tie_break, kube_version=kube_version, feature_gates=feature_gates, verbose=verbose)

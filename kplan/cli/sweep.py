@@ -314,6 +314,7 @@ def sweep(
     node_groups: str | None = opt.node_groups_option(),
     expander: str = opt.expander_option(),
     max_nodes_total: int = opt.max_nodes_total_option(),
+    balance_similar_node_groups: bool = opt.balance_similar_node_groups_option(),
     price: list[str] = chg.price_option(
         "like=NODE=PRICE: the price of one node like NODE per hour (any unit); the cost of a point is the price of "
         "the nodes its axes add. Repeatable.", panel=FIT),
@@ -348,7 +349,8 @@ def sweep(
     prices = parse_prices(price)
     from kplan.cli.workspace import check_autoscaler
 
-    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total)
+    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total,
+                               balance_similar_node_groups)
     unread = [("--add-node", v) for v in add_node if not v.startswith("like=") and looks_like_a_node_name(node_file(v))]
     if unread:  # --add-node gen-c-3[:1..4] where like= was meant: the hint needs the cluster's node names
         check_node_names(unread, load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig,

@@ -185,6 +185,7 @@ def whatif(
     node_groups: str | None = opt.node_groups_option(),
     expander: str = opt.expander_option(),
     max_nodes_total: int = opt.max_nodes_total_option(),
+    balance_similar_node_groups: bool = opt.balance_similar_node_groups_option(),
     output: str = opt.output_option("WhatIfResult", "Output format: table, json, yaml, name (pod/NAME for each pod "
                                 "the change affects), jsonpath=TEMPLATE (kubectl's JSONPath over the JSON document), "
                                 "junit (JUnit XML of the run after the change), github (GitHub Actions annotations), markdown (a summary for pull requests) "
@@ -236,7 +237,8 @@ def whatif(
         raise InputError(f"{'--shrink-candidates' if shrink_candidates is not None else '--price'} is for "
                          "cluster-autoscaler's --shrink; with --autoscaler karpenter the NodePools and the "
                          "--instance-types catalog decide")
-    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total)
+    catalog = check_autoscaler(autoscaler, instance_types, node_groups, expander, max_nodes_total,
+                               balance_similar_node_groups)
     loaded = load_inputs(cluster, [*(manifests or []), *filename], kubeconfig=kubeconfig, context=context, namespace=namespace,
                          keep_existing=keep_existing, seed=seed, progress=not quiet)
     check_node_names(unread, loaded.inputs)

@@ -108,7 +108,7 @@ AUTOSCALERS = ("karpenter", "cluster-autoscaler")
 
 
 def check_autoscaler(autoscaler: str | None, instance_types: str | None, node_groups: str | None = None,
-                     expander: str = "least-waste", max_nodes_total: int = 0) -> Any:
+                     expander: str = "least-waste", max_nodes_total: int = 0, balance: bool = False) -> Any:
     """--autoscaler and its options, checked before loading: Karpenter's catalog read, or the
     cluster-autoscaler's settings (node groups read); None without --autoscaler."""
     from kplan.errors import InputError
@@ -122,7 +122,7 @@ def check_autoscaler(autoscaler: str | None, instance_types: str | None, node_gr
     if autoscaler not in AUTOSCALERS:
         raise InputError(f"--autoscaler {autoscaler}: kplan models {', '.join(AUTOSCALERS)}")
     if autoscaler == "cluster-autoscaler":
-        return _cluster_autoscaler_settings(instance_types, node_groups, expander, max_nodes_total)
+        return _cluster_autoscaler_settings(instance_types, node_groups, expander, max_nodes_total, balance)
     if node_groups is not None:
         raise InputError("--node-groups goes with --autoscaler cluster-autoscaler")
     if instance_types is None:
@@ -134,7 +134,7 @@ def check_autoscaler(autoscaler: str | None, instance_types: str | None, node_gr
 
 
 def _cluster_autoscaler_settings(instance_types: str | None, node_groups: str | None, expander: str,
-                                 max_nodes_total: int) -> Any:
+                                 max_nodes_total: int, balance: bool) -> Any:
     from kplan.autoscaler.clusterautoscaler.expander import parse_expanders
     from kplan.errors import InputError
     from kplan.io.catalog import read_catalog
@@ -146,7 +146,7 @@ def _cluster_autoscaler_settings(instance_types: str | None, node_groups: str | 
     names = parse_expanders(expander)
     groups = read_node_groups(node_groups)
     catalog = read_catalog(instance_types) if instance_types is not None else None
-    return ClusterAutoscalerSettings(groups, catalog, names, max_nodes_total)
+    return ClusterAutoscalerSettings(groups, catalog, names, max_nodes_total, balance)
 
 
 def attach_autoscaler(planner: Planner, catalog: Any, *, seed: int, attach: bool = True) -> Any:

@@ -370,6 +370,8 @@ def _scale_up(round: int, d: ScaleUp) -> ScaleUpDecision:
         why = ("the only option" if n == 1 else f"{d.decided_by} chose it among {n} options")
         if chosen is not None and chosen.node_count != d.node_count and d.capped:
             why += f"; {d.capped}"
+        if d.balanced and list(d.balanced) != [d.chosen]:
+            why += "; shared with similar node groups: " + ", ".join(f"{g} +{n}" for g, n in d.balanced.items())
     return ScaleUpDecision(
         round=round, min_size_fill=tuple(NodeGroupCount(node_group=g, node_count=c) for g, c in d.min_size_fill.items()),
         options=tuple(ExpansionOption(node_group=o.node_group, node_count=o.node_count, pods_helped=len(o.pods),

@@ -262,6 +262,8 @@ class ClusterAutoscalerSettings:
     catalog: Catalog | None
     expanders: tuple[str, ...]
     max_nodes_total: int = 0
+    #: --balance-similar-node-groups
+    balance: bool = False
 
 
 def node_group_template(group: NodeGroup, nodes: Mapping[str, Node], catalog: Catalog | None) -> Node:
@@ -337,7 +339,7 @@ def cluster_autoscaler(inputs: Inputs, settings: ClusterAutoscalerSettings, setu
         setup, tuple(templates), {g.name: group_size(g, inputs.nodes) for g in settings.node_groups},
         build_chain(settings.expanders, seed=seed, priorities=priorities),
         {g.name: node_group_price(g, settings.catalog) for g in settings.node_groups},
-        settings.max_nodes_total, priorities, seed)
+        settings.max_nodes_total, priorities, seed, balance=settings.balance)
 
 
 def node_groups_for_shrink(opts: ShrinkOptions, settings: ClusterAutoscalerSettings,

@@ -36,6 +36,8 @@ class ClusterAutoscaler:
     max_nodes_total: int = 0
     priorities: Mapping[int, Sequence[str]] = field(default_factory=dict)
     seed: int = 0
+    #: --balance-similar-node-groups
+    balance: bool = False
     name: str = "cluster-autoscaler"
     #: each scale-up of the current run, in order (round 1 starts afresh)
     decisions: list[ScaleUp] = field(default_factory=list)
@@ -51,11 +53,15 @@ class ClusterAutoscaler:
         self._names.reserve(n.name for n in nodes)
         sizes = {g: n + self._launched.get(g, 0) for g, n in self.sizes.items()}
         decision = scale_up(self.setup, nodes, bound, pending, self.templates, sizes, self.chain,
-                            max_nodes_total=self.max_nodes_total, priorities=self.priorities)
+                            max_nodes_total=self.max_nodes_total, priorities=self.priorities,
+                            balance=self.balance)
         self.decisions.append(decision)
         by_name = {t.group.name: t for t in self.templates}
         grow = dict(decision.min_size_fill)
-        if decision.chosen is not None and decision.node_count > 0:
+        if decision.balanced:
+            for g, n in decision.balanced.items():
+                grow[g] = grow.get(g, 0) + n
+        elif decision.chosen is not None and decision.node_count > 0:
             grow[decision.chosen] = grow.get(decision.chosen, 0) + decision.node_count
         launched: list[NewNode] = []
         for group, count in grow.items():

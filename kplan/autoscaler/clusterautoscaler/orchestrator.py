@@ -16,7 +16,7 @@ ScaleUp, and ScaleUpToNodeGroupMinSize).
    counted per reason, why each node group could not take it.
 
 Left out (as the documentation says): cloud quotas and resource limits (--cores-total,
---memory-total), backoff after failed scale-ups, node-group health, balancing similar node groups.
+--memory-total), backoff after failed scale-ups, node-group health.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from kplan.autoscaler.clusterautoscaler.binpacking_estimator import PodEquivalenceGroup, estimate
 from kplan.autoscaler.clusterautoscaler.expander import Chain, Option
+from kplan.autoscaler.clusterautoscaler.nodegroupset import balance_scale_up, is_similar
 from kplan.autoscaler.clusterautoscaler.predicatechecker import PredicateChecker, reserve_is_exact
 from kplan.autoscaler.clusterautoscaler.priority import group_priority
 from kplan.autoscaler.clusterautoscaler.threshold_based_limiter import (
@@ -72,6 +73,8 @@ class ScaleUp:
 
     #: node group → nodes added to bring it to its minimum size
     min_size_fill: dict[str, int] = field(default_factory=dict)
+    #: --balance-similar-node-groups: group → nodes added, when the chosen group's nodes are shared
+    balanced: dict[str, int] = field(default_factory=dict)
     considered: list[Considered] = field(default_factory=list)
     #: the chosen group and its node count (after the caps), or None
     chosen: str | None = None
@@ -119,6 +122,24 @@ def _score(option: Option, expander: str, priorities: Mapping[int, Sequence[obje
     return None
 
 
+def _balanced(best: Option, count: int, options: Sequence[Option], templates: Sequence[Template],
+              sizes: Mapping[str, int], filled: Mapping[str, int]) -> dict[str, int]:
+    """The chosen option's nodes shared with the similar groups whose options take all its pods
+    (filterNodeGroupsByPods), smallest group first (nodegroupset.balance_scale_up)."""
+    by_name = {t.group.name: t for t in templates}
+    chosen = by_name[best.node_group]
+    wanted = {p.key for p in best.pods}
+    group_set = [chosen]
+    for o in options:
+        t = by_name[o.node_group]
+        if t is chosen or not wanted <= {p.key for p in o.pods}:
+            continue
+        if is_similar(chosen.node, chosen.daemon_pods, t.node, t.daemon_pods):
+            group_set.append(t)
+    return balance_scale_up([(t.group.name, sizes.get(t.group.name, 0) + filled.get(t.group.name, 0),
+                              t.group.max_size) for t in group_set], count)
+
+
 def fresh_node(template: Node, name: str) -> Node:
     """The template node under a new name (its hostname label too), as the autoscaler's
     FreshNodeInfoFromTemplateNodeInfo makes one."""
@@ -130,10 +151,12 @@ def fresh_node(template: Node, name: str) -> Node:
 def scale_up(setup: SchedulerSetup, nodes: Sequence[Node], bound: Mapping[str, Sequence[Pod]],
              pending: Sequence[Pod], templates: Sequence[Template], sizes: Mapping[str, int], chain: Chain, *,
              max_nodes_total: int = 0, max_nodes_per_scaleup: int = MAX_NODES_PER_SCALEUP,
-             priorities: Mapping[int, Sequence[str]] | None = None, reserve: bool = True) -> ScaleUp:
+             priorities: Mapping[int, Sequence[str]] | None = None, reserve: bool = True,
+             balance: bool = False) -> ScaleUp:
     """One scale-up (module docstring). ``sizes``: each group's current size. ``reserve``: let the
     estimator put its nodes in the snapshot at once where that gives the same answer
-    (predicatechecker.reserve_is_exact); False: one by one, as upstream."""
+    (predicatechecker.reserve_is_exact); False: one by one, as upstream. ``balance``:
+    --balance-similar-node-groups (nodegroupset.py)."""
     out = ScaleUp()
     total = len(nodes)
     for t in templates:
@@ -201,6 +224,8 @@ def scale_up(setup: SchedulerSetup, nodes: Sequence[Node], bound: Mapping[str, S
                     count = max_nodes_total - total
                     out.capped = f"capped at {count} by --max-nodes-total {max_nodes_total}"
                 out.chosen, out.node_count, out.decided_by = best.node_group, count, by
+                if balance:
+                    out.balanced = _balanced(best, count, options, templates, sizes, out.min_size_fill)
     for key, counted in reasons.items():
         if key in helped:
             continue

@@ -24,11 +24,12 @@ GROUPS = read_node_groups(str(ROOT / "fixtures/cluster-autoscaler/node-groups.ya
 
 
 def planner(expanders: tuple[str, ...] = ("least-waste",), max_nodes_total: int = 0, groups: tuple = GROUPS,
-            seed: int = 0) -> Planner:
+            seed: int = 0, balance: bool = False) -> Planner:
     ws = load_workspace(load_manifests([str(ROOT / "fixtures/cluster.yaml")]),
                         load_manifests([str(ROOT / "fixtures/karpenter/burst.yaml")]))
     p = open_planner(ws, None, lowest_name=True)
-    p.autoscaler = cluster_autoscaler(p.inputs, ClusterAutoscalerSettings(groups, CATALOG, expanders, max_nodes_total),
+    p.autoscaler = cluster_autoscaler(p.inputs, ClusterAutoscalerSettings(groups, CATALOG, expanders, max_nodes_total,
+                                                                          balance),
                                       p.setup, seed=seed)
     return p
 
