@@ -264,6 +264,8 @@ class ClusterAutoscalerSettings:
     max_nodes_total: int = 0
     #: --balance-similar-node-groups
     balance: bool = False
+    #: the priority expander's ConfigMap (priority → regular expressions of group names), if any
+    priorities: Mapping[int, Sequence[str]] = field(default_factory=dict)
 
 
 def node_group_template(group: NodeGroup, nodes: Mapping[str, Node], catalog: Catalog | None) -> Node:
@@ -331,7 +333,7 @@ def cluster_autoscaler(inputs: Inputs, settings: ClusterAutoscalerSettings, setu
         node = node_group_template(g, nodes, settings.catalog)
         made = daemon_pods(inputs, [node], seed, inputs.running)
         templates.append(Template(g, node, tuple(c.pod for c in made.created)))
-    priorities: dict[int, list[str]] = {}
+    priorities: dict[int, list[str]] = {p: list(rs) for p, rs in settings.priorities.items()}
     for g in settings.node_groups:
         if g.priority is not None:
             priorities.setdefault(g.priority, []).append(f"^{re.escape(g.name)}$")

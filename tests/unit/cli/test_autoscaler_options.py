@@ -214,3 +214,19 @@ def test_shrink_with_the_cluster_autoscaler_keeps_a_group_at_its_min_size(capsys
     assert code == 0, err
     assert "Changes: remove node gpu-c-1; remove node gen-c-3; remove node gen-c-1\n" in out
     assert "  gen-a-1 (10% cpu): NodeGroupMinSizeReached: node group general-a is at its minSize 2\n" in out
+
+
+def test_the_priority_expander_reads_its_configmap(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "simulate", "-c", CLUSTER, "-c", "tests/fixtures/cluster-autoscaler/priority-expander.yaml",
+                         "-f", BURST, *CA, "--expander", "priority,least-waste")
+    assert code == 0, err
+    assert "Scale-up 1: memory +3 (priority chose it among 3 options)." in out
+
+
+def test_a_bad_priority_configmap_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "simulate", "-c", CLUSTER, "-c",
+                         "tests/fixtures/cluster-autoscaler/bad-priority-expander.yaml", "-f", BURST, *CA,
+                         "--expander", "priority")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "ConfigMap cluster-autoscaler-priority-expander: data.priorities: can't compile " \
+        "regexp rule for priority 10 and rule memory(" in err, err
