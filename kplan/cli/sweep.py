@@ -379,12 +379,9 @@ def sweep(
         nodes = {n.name: n for n in loads[0].inputs.nodes}
         for g in catalog.node_groups:
             node_group_template(g, nodes, catalog.catalog)
-        if "priority" in catalog.expanders:  # the priority expander reads its ConfigMap
-            from dataclasses import replace
+        from kplan.io.nodegroups import with_configmaps
 
-            from kplan.io.nodegroups import priority_config
-
-            catalog = replace(catalog, priorities=priority_config(loads[0].inputs.other.get("ConfigMap", [])))
+        catalog = with_configmaps(catalog, loads[0].inputs.other.get("ConfigMap", []))
     elif catalog is not None:
         from kplan.whatif.autoscale import check_node_pools
 

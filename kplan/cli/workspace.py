@@ -163,12 +163,9 @@ def attach_autoscaler(planner: Planner, catalog: Any, *, seed: int, attach: bool
     )
 
     if isinstance(catalog, ClusterAutoscalerSettings):
-        from dataclasses import replace
+        from kplan.io.nodegroups import with_configmaps
 
-        from kplan.io.nodegroups import priority_config
-
-        if "priority" in catalog.expanders:  # the priority expander reads its ConfigMap
-            catalog = replace(catalog, priorities=priority_config(planner.inputs.other.get("ConfigMap", [])))
+        catalog = with_configmaps(catalog, planner.inputs.other.get("ConfigMap", []))
         ca = cluster_autoscaler(planner.inputs, catalog, planner.setup, seed=seed)
         if attach:
             planner.autoscaler = ca

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
@@ -10,6 +11,7 @@ from kplan.io.manifests import parse_documents, read_text
 from kplan.model.clusterautoscaler import NodeGroup
 from kplan.model.parse_clusterautoscaler import parse_node_groups
 from kplan.model.raw import RawObject
+from kplan.whatif.autoscale import ClusterAutoscalerSettings
 
 
 def read_node_groups(path: str) -> tuple[NodeGroup, ...]:
@@ -55,3 +57,42 @@ def priority_config(configmaps: Sequence[RawObject]) -> dict[int, list[str]]:
                 raise InputError(f"{where}: can't compile regexp rule for priority {prio} and rule {p}: {e}") from None
         out[prio] = list(patterns)
     return out
+
+
+#: the cluster-autoscaler's status ConfigMap (clusterstate/api): data.status
+STATUS_CONFIGMAP = "cluster-autoscaler-status"
+
+
+def status_sizes(configmaps: Sequence[RawObject]) -> dict[str, int]:
+    """Each node group's target size as the ``cluster-autoscaler-status`` ConfigMap among
+    ``configmaps`` reports it (``data.status``, the YAML of cluster-autoscaler 1.30 and later:
+    ``nodeGroups[].name`` and ``nodeGroups[].health.cloudProviderTarget``); {} without one or when its
+    status is the older plain text, which kplan does not read."""
+    found = [c for c in configmaps if (c.doc.get("metadata") or {}).get("name") == STATUS_CONFIGMAP]
+    if not found:
+        return {}
+    cm = found[0]
+    text = (cm.doc.get("data") or {}).get("status")
+    if not isinstance(text, str) or not text.lstrip().startswith(("time:", "autoscalerStatus:", "{", "nodeGroups:")):
+        return {}
+    where = f"{cm.source}: ConfigMap {STATUS_CONFIGMAP}: data.status"
+    docs = parse_documents(text, where)
+    status = docs[0] if docs else None
+    groups = status.get("nodeGroups") if isinstance(status, Mapping) else None
+    out: dict[str, int] = {}
+    for i, g in enumerate(groups if isinstance(groups, list) else []):
+        name = g.get("name") if isinstance(g, Mapping) else None
+        health = g.get("health") if isinstance(g, Mapping) else None
+        target = health.get("cloudProviderTarget") if isinstance(health, Mapping) else None
+        if not isinstance(name, str) or isinstance(target, bool) or not isinstance(target, int) or target < 0:
+            raise InputError(f"{where}: nodeGroups[{i}]: expected a name and health.cloudProviderTarget (a count)")
+        out[name] = target
+    return out
+
+
+def with_configmaps(settings: ClusterAutoscalerSettings, configmaps: Sequence[RawObject]) -> ClusterAutoscalerSettings:
+    """The cluster-autoscaler's settings with what its ConfigMaps among the inputs say: the node
+    groups' sizes (status) and, for the priority expander, its priorities."""
+    priorities = priority_config(configmaps) if "priority" in settings.expanders else {}
+    return dataclasses.replace(settings, priorities=priorities or settings.priorities,
+                               status_sizes=status_sizes(configmaps))

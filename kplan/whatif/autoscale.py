@@ -266,6 +266,8 @@ class ClusterAutoscalerSettings:
     balance: bool = False
     #: the priority expander's ConfigMap (priority → regular expressions of group names), if any
     priorities: Mapping[int, Sequence[str]] = field(default_factory=dict)
+    #: the groups' target sizes of the cluster-autoscaler-status ConfigMap, if any (group → size)
+    status_sizes: Mapping[str, int] = field(default_factory=dict)
 
 
 def node_group_template(group: NodeGroup, nodes: Mapping[str, Node], catalog: Catalog | None) -> Node:
@@ -314,10 +316,13 @@ def group_members(group: NodeGroup, nodes: Sequence[Node]) -> list[str]:
     return [n.name for n in nodes if all(n.labels.get(k) == v for k, v in group.node_selector.items())]
 
 
-def group_size(group: NodeGroup, nodes: Sequence[Node]) -> int:
-    """The group's size now: ``size``, else the nodes its nodeSelector picks, else its minSize."""
+def group_size(group: NodeGroup, nodes: Sequence[Node], status: Mapping[str, int] | None = None) -> int:
+    """The group's size now: ``size``, else the status ConfigMap's target size, else the nodes its
+    nodeSelector picks, else its minSize."""
     if group.size is not None:
         return group.size
+    if status and group.name in status:
+        return status[group.name]
     if group.node_selector:
         return len(group_members(group, nodes))
     return group.min_size
@@ -338,7 +343,7 @@ def cluster_autoscaler(inputs: Inputs, settings: ClusterAutoscalerSettings, setu
         if g.priority is not None:
             priorities.setdefault(g.priority, []).append(f"^{re.escape(g.name)}$")
     return ClusterAutoscaler(
-        setup, tuple(templates), {g.name: group_size(g, inputs.nodes) for g in settings.node_groups},
+        setup, tuple(templates), {g.name: group_size(g, inputs.nodes, settings.status_sizes) for g in settings.node_groups},
         build_chain(settings.expanders, seed=seed, priorities=priorities),
         {g.name: node_group_price(g, settings.catalog) for g in settings.node_groups},
         settings.max_nodes_total, priorities, seed, balance=settings.balance)
@@ -352,5 +357,5 @@ def node_groups_for_shrink(opts: ShrinkOptions, settings: ClusterAutoscalerSetti
     for g in settings.node_groups:
         for name in group_members(g, nodes):
             group_of.setdefault(name, g.name)
-    sizes = {g.name: (group_size(g, nodes), g.min_size) for g in settings.node_groups}
+    sizes = {g.name: (group_size(g, nodes, settings.status_sizes), g.min_size) for g in settings.node_groups}
     return dataclasses.replace(opts, node_group_of=group_of, group_sizes=sizes)

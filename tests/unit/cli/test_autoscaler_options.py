@@ -230,3 +230,14 @@ def test_a_bad_priority_configmap_is_one_line(capsys: pytest.CaptureFixture[str]
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "ConfigMap cluster-autoscaler-priority-expander: data.priorities: can't compile " \
         "regexp rule for priority 10 and rule memory(" in err, err
+
+
+def test_the_status_configmap_gives_the_groups_sizes(capsys: pytest.CaptureFixture[str]) -> None:
+    # general-a is at its maxSize by the status: it offers no option
+    code, out, err = run(capsys, "simulate", "-c", CLUSTER, "-c", "tests/fixtures/cluster-autoscaler/status.yaml",
+                         "-f", BURST, *CA, "-o", "json")
+    assert code == 0, err
+    import json
+
+    (up,) = json.loads(out)["autoscaling"]["scaleUps"]
+    assert [o["nodeGroup"] for o in up["options"]] == ["compute", "memory"]
