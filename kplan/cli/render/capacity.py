@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import Names, table, wrap
-from kplan.cli.render.units import plural
+from kplan.cli.render.units import autoscaler_name, plural
 from kplan.report.capacity import CapacityDocument
 
 
@@ -67,7 +67,7 @@ def capacity_table(doc: CapacityDocument, opts: RenderOptions | None = None) -> 
         out += ["", wrap(f"The next replica does not fit: {doc.message}", width, hanging="  ")]
     if doc.autoscaling is not None:  # --autoscaler: the nodes it launched for that many replicas
         a = doc.autoscaling
-        who = a.autoscaler.capitalize()
+        who = autoscaler_name(a.autoscaler, first=False)
         if doc.launched:
             out += ["", table([[n.name, n.node_pool or n.node_group or "", n.instance_type, n.capacity_type, n.zone,
                                 f"{n.price_per_hour:.4f}", str(len(n.pods))] for n in doc.launched],

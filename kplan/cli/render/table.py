@@ -12,7 +12,7 @@ from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import Names, table, wrap
 from kplan.cli.render.style import bar, paint, status_style
 from kplan.cli.render.summary import simulation_summary
-from kplan.cli.render.units import usage
+from kplan.cli.render.units import autoscaler_name, usage
 from kplan.report.document import NodeUsage, PendingPod, SimulationDocument
 
 
@@ -105,7 +105,7 @@ def _launched(doc: SimulationDocument, color: bool, width: int | None, wide: boo
     """--autoscaler: the nodes it launched (and what they cost), and why it helped no other pod."""
     a = doc.autoscaling
     assert a is not None
-    who = "The cluster-autoscaler" if a.autoscaler == "cluster-autoscaler" else a.autoscaler.capitalize()
+    who = autoscaler_name(a.autoscaler)
     out = []
     group = "NODE GROUP" if a.autoscaler == "cluster-autoscaler" else "NODEPOOL"
     for d in a.scale_ups:  # the cluster-autoscaler: the options it weighed and its choice

@@ -74,3 +74,11 @@ def _cores(x: Fraction) -> str:
 def plural(n: int, word: str) -> str:
     """A count and its word: ``1 node``, ``2 nodes``."""
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def autoscaler_name(name: str, *, first: bool = True) -> str:
+    """The node autoscaler as a sentence names it: "Karpenter", "The cluster-autoscaler" first in
+    the sentence, "the cluster-autoscaler" inside it."""
+    if name == "cluster-autoscaler":
+        return "The cluster-autoscaler" if first else "the cluster-autoscaler"
+    return name.capitalize()

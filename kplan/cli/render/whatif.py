@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from kplan.cli.render import RenderOptions
 from kplan.cli.render.layout import SQUEEZED, Names, table, visible_len, wrap
-from kplan.cli.render.units import amount, plural, usage
+from kplan.cli.render.units import amount, autoscaler_name, plural, usage
 from kplan.report.document import RunCounts
 from kplan.report.shrink import NodeUtilization, ShrinkDoc
 from kplan.report.whatif import (
@@ -309,7 +309,7 @@ def autoscaler_lines(doc: WhatIfDocument) -> list[str]:
     b, a = doc.before.autoscaling, doc.after.autoscaling
     if b is None or a is None:
         return []
-    who = a.autoscaler.capitalize()
+    who = autoscaler_name(a.autoscaler)
     dh, dm = a.price_per_hour - b.price_per_hour, a.price_per_month - b.price_per_month
     sign = "+" if dh >= 0 else "-"
     lines = [f"{who} launches {plural(b.nodes, 'node')} (${b.price_per_hour:,.4f} per hour) before the change and "
