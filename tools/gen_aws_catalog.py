@@ -38,7 +38,7 @@ MI = 2**20
 
 def module_dir(path: str, version: str) -> Path:
     """The module's directory in the module cache, downloading it when missing."""
-    # karpenter v1.15.0 asks for a newer Go than the default toolchain (COMMON.md: go1.27.3 is cached)
+    # karpenter v1.15.0 declares go 1.26.9, newer than the machine's Go: the go command fetches go1.27.3 for it
     env = {**os.environ, "GOTOOLCHAIN": os.environ.get("GOTOOLCHAIN", "go1.27.3")}
     out = subprocess.run(["go", "mod", "download", "-json", f"{path}@{version}"], capture_output=True, text=True,
                          check=True, env=env, cwd=Path(__file__).resolve().parent)
