@@ -239,7 +239,8 @@ NODE_GROUPS_HELP = ("The cluster-autoscaler's node groups: YAML with a list node
                     "--instance-types, with optional labels and taints), optional pricePerHour and priority. "
                     "Needed with --autoscaler cluster-autoscaler.")
 EXPANDER_HELP = ("The cluster-autoscaler's expanders, as its --expander flag takes them: a comma-separated chain "
-                 "of least-waste, most-pods, least-nodes, priority, random (random draws from --seed).")
+                 "of least-waste, most-pods, least-nodes, price, priority, random (random draws from --seed; price "
+                 "prices nodes by pricePerHour or --instance-types).")
 MAX_NODES_TOTAL_HELP = ("The cluster-autoscaler's --max-nodes-total: the most nodes the cluster may have (0: no "
                         "limit).")
 

@@ -296,8 +296,9 @@ def node_group_template(group: NodeGroup, nodes: Mapping[str, Node], catalog: Ca
     return dataclasses.replace(base, labels={**base.labels, **group.labels}, taints=base.taints + group.taints)
 
 
-def node_group_price(group: NodeGroup, catalog: Catalog | None) -> float:
-    """The group's pricePerHour, else the cheapest on-demand offering of its instance type, else 0."""
+def known_price(group: NodeGroup, catalog: Catalog | None) -> float | None:
+    """The group's pricePerHour, else the cheapest on-demand offering of its instance type, else
+    None (the price expander's pricing model: kplan.autoscaler.clusterautoscaler.price)."""
     if group.price_per_hour is not None:
         return group.price_per_hour
     if group.instance_type is not None and catalog is not None:
@@ -306,7 +307,13 @@ def node_group_price(group: NodeGroup, catalog: Catalog | None) -> float:
             prices = [o.price for o in it.offerings if o.capacity_type in ("on-demand", "")]
             if prices:
                 return min(prices)
-    return 0.0
+    return None
+
+
+def node_group_price(group: NodeGroup, catalog: Catalog | None) -> float:
+    """The group's known price (known_price), else 0."""
+    price = known_price(group, catalog)
+    return 0.0 if price is None else price
 
 
 def group_members(group: NodeGroup, nodes: Sequence[Node]) -> list[str]:
@@ -344,7 +351,8 @@ def cluster_autoscaler(inputs: Inputs, settings: ClusterAutoscalerSettings, setu
             priorities.setdefault(g.priority, []).append(f"^{re.escape(g.name)}$")
     return ClusterAutoscaler(
         setup, tuple(templates), {g.name: group_size(g, inputs.nodes, settings.status_sizes) for g in settings.node_groups},
-        build_chain(settings.expanders, seed=seed, priorities=priorities),
+        build_chain(settings.expanders, seed=seed, priorities=priorities,
+                    prices={g.name: known_price(g, settings.catalog) for g in settings.node_groups}),
         {g.name: node_group_price(g, settings.catalog) for g in settings.node_groups},
         settings.max_nodes_total, priorities, seed, balance=settings.balance)
 

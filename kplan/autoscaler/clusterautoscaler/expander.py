@@ -5,8 +5,10 @@ An option is one node group grown by a number of nodes, with the pods those node
 expander named in ``--expander`` (a comma-separated chain, default ``least-waste``) is a filter that
 keeps its best options; the chain stops at the first filter that leaves exactly one, and otherwise
 the random strategy picks among what is left (seeded: ``--seed``). Filters: least-waste
-(waste.py), most-pods (mostpods.py), least-nodes (leastnodes.py), priority (priority.py), random
-(random.py).
+(waste.py), most-pods (mostpods.py), least-nodes (leastnodes.py), price (price.py), priority
+(priority.py), random. A filter reads the options and the cluster's view (ClusterView: what
+upstream's expanders read from the cluster besides the options, the node count for price's
+preferred node).
 """
 
 from __future__ import annotations
@@ -28,8 +30,14 @@ class Option:
     template: Node | None = field(default=None, compare=False)
 
 
+@dataclass(frozen=True)
+class ClusterView:
+    #: the cluster's nodes now (the price expander's preferred node grows with it)
+    node_count: int = 0
+
+
 #: an expander's filter: the options it keeps, in their order
-Filter = Callable[[Sequence[Option]], list[Option]]
+Filter = Callable[[Sequence[Option], ClusterView], list[Option]]
 
 DEFAULT_EXPANDER = "least-waste"
 
@@ -48,12 +56,14 @@ class Chain:
     names: tuple[str, ...]
     filters: tuple[Filter, ...]
     rng: _random.Random
+    #: node group → dollars per hour of one node for the price expander (None: unknown)
+    prices: Mapping[str, float | None] = field(default_factory=dict)
 
-    def best_option(self, options: Sequence[Option]) -> tuple[Option | None, str]:
+    def best_option(self, options: Sequence[Option], view: ClusterView = ClusterView()) -> tuple[Option | None, str]:
         """The chosen option and which expander decided (the one that left one option, or "random")."""
         left = list(options)
         for name, keep in zip(self.names, self.filters, strict=True):
-            left = keep(left)
+            left = keep(left, view)
             if len(left) == 1:
                 return left[0], name
         return random_choice(left, self.rng), "random"
@@ -75,8 +85,10 @@ def parse_expanders(value: str) -> tuple[str, ...]:
     return names
 
 
-def build_chain(names: Sequence[str], *, seed: int, priorities: Mapping[int, Sequence[str]] | None = None) -> Chain:
+def build_chain(names: Sequence[str], *, seed: int, priorities: Mapping[int, Sequence[str]] | None = None,
+                prices: Mapping[str, float | None] | None = None) -> Chain:
     from kplan.autoscaler.clusterautoscaler.factory import make_filter
 
     rng = _random.Random(seed)
-    return Chain(tuple(names), tuple(make_filter(n, rng, priorities or {}) for n in names), rng)
+    prices = dict(prices or {})
+    return Chain(tuple(names), tuple(make_filter(n, rng, priorities or {}, prices) for n in names), rng, prices)

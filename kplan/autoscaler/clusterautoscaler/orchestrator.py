@@ -26,9 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kplan.autoscaler.clusterautoscaler.binpacking_estimator import PodEquivalenceGroup, estimate
-from kplan.autoscaler.clusterautoscaler.expander import Chain, Option
+from kplan.autoscaler.clusterautoscaler.expander import Chain, ClusterView, Option
 from kplan.autoscaler.clusterautoscaler.nodegroupset import balance_scale_up, is_similar
 from kplan.autoscaler.clusterautoscaler.predicatechecker import PredicateChecker, reserve_is_exact
+from kplan.autoscaler.clusterautoscaler.price import cheapest_score
 from kplan.autoscaler.clusterautoscaler.priority import group_priority
 from kplan.autoscaler.clusterautoscaler.threshold_based_limiter import (
     MAX_NODES_PER_SCALEUP,
@@ -63,7 +64,8 @@ class Considered:
     #: namespace/name of the pods the option's nodes take
     pods: tuple[str, ...]
     #: the first expander's score for it (least-waste: wasted CPU + memory shares; most-pods: pods;
-    #: least-nodes: nodes; priority: the group's priority), None where that expander gives none
+    #: least-nodes: nodes; price: price sub-score times unfitness; priority: the group's priority), None
+    #: where that expander gives none
     score: float | None = None
 
 
@@ -107,7 +109,10 @@ def equivalence_groups(pods: Sequence[Pod]) -> list[PodEquivalenceGroup]:
     return [PodEquivalenceGroup(tuple(ps)) for ps in groups.values()]
 
 
-def _score(option: Option, expander: str, priorities: Mapping[int, Sequence[object]]) -> float | None:
+def _score(option: Option, expander: str, priorities: Mapping[int, Sequence[object]], chain: Chain,
+           view: ClusterView) -> float | None:
+    if expander == "price":
+        return cheapest_score(option, chain.prices, view.node_count)
     if expander == "least-waste":
         return wasted_score(option)
     if expander == "most-pods":
@@ -207,8 +212,9 @@ def scale_up(setup: SchedulerSetup, nodes: Sequence[Node], bound: Mapping[str, S
         if got.node_count > 0:
             options.append(Option(t.group.name, got.node_count, tuple(got.pods), t.node))
     first = chain.names[0] if chain.names else ""
+    view = ClusterView(len(nodes))
     out.considered = [Considered(o.node_group, o.node_count, tuple(p.key for p in o.pods),
-                                 _score(o, first, priorities or {})) for o in options]
+                                 _score(o, first, priorities or {}, chain, view)) for o in options]
     helped = {p.key for o in options for p in o.pods}
     if options:
         if max_nodes_total > 0 and total >= max_nodes_total:
@@ -217,7 +223,7 @@ def scale_up(setup: SchedulerSetup, nodes: Sequence[Node], bound: Mapping[str, S
                     reasons[p.key][MAX_TOTAL_REACHED] += 1
             helped = set()
         else:
-            best, by = chain.best_option(options)
+            best, by = chain.best_option(options, view)
             if best is not None:
                 count = best.node_count
                 if max_nodes_total > 0 and total + count > max_nodes_total:

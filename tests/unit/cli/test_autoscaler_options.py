@@ -223,6 +223,16 @@ def test_the_priority_expander_reads_its_configmap(capsys: pytest.CaptureFixture
     assert "Scale-up 1: memory +3 (priority chose it among 3 options)." in out
 
 
+def test_the_price_expander_prices_groups_by_price_per_hour_and_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:
+    # 12 nodes prefer 4 cores; general-a (pricePerHour 0.192, 7910m) spends least per pod's price:
+    # (2 x 0.192 + 0.01727) / (6 x 0.08325 + 0.01727) x ((1.9775 - 1) x (1 - tanh(1/15)) + 1) = 1.485
+    code, out, err = run(capsys, "simulate", "-c", CLUSTER, "-f", BURST, *CA, "--expander", "price")
+    assert code == 0, err
+    assert "general-a                       2       6   1.485   <-" in out
+    assert "Scale-up 1: general-a +2 (price chose it among 3 options)." in out
+    assert "Scale-up 2: compute +1 (price chose it among 2 options)." in out
+
+
 def test_a_bad_priority_configmap_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "simulate", "-c", CLUSTER, "-c",
                          "tests/fixtures/cluster-autoscaler/bad-priority-expander.yaml", "-f", BURST, *CA,
