@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from kplan.autoscaler.clusterautoscaler.expander import Option, build_chain, parse_expanders
+from kplan.autoscaler.clusterautoscaler.expander import Option, build_chain, parse_expanders, random_choice
 from kplan.autoscaler.clusterautoscaler.leastnodes import least_nodes
 from kplan.autoscaler.clusterautoscaler.mostpods import most_pods
 from kplan.autoscaler.clusterautoscaler.priority import highest_priority
@@ -91,10 +91,43 @@ def test_least_waste_keeps_ties_and_skips_options_without_a_template() -> None:
     assert least_waste([BALANCED, Option("none", 1, (POD,)), twin]) == [BALANCED, twin]
 
 
-# --- mostpods (expander/mostpods/mostpods.go): the most pods helped, ties kept
+# --- mostpods/mostpods_test.go, TestMostPods: options of no pod (EO0) and of one pod (EO1, EO1b)
+EO0, EO1, EO1B = Option("EO0", 1), Option("EO1", 1, (POD,)), Option("EO1b", 1, (POD,))
+MOST_PODS = [
+    ("one option of no pod is kept", [EO0], [EO0]),
+    ("the option of more pods wins", [EO0, EO1], [EO1]),
+    ("options tied on the most pods are all kept", [EO0, EO1, EO1B], [EO1, EO1B]),
+]
+
+
+@pytest.mark.parametrize(("options", "kept"), [pytest.param(o, k, id=n) for n, o, k in MOST_PODS])
+def test_most_pods_as_upstream(options: list[Option], kept: list[Option]) -> None:
+    assert most_pods(options) == kept
+
+
 def test_most_pods_keeps_every_option_helping_the_most_pods() -> None:
     a, b, c = Option("a", 1, (POD,)), Option("b", 3, (POD, POD)), Option("c", 2, (POD, POD))
     assert most_pods([a, b, c]) == [b, c]
+
+
+# --- random/random_test.go, TestRandomExpander: one option is chosen; of two, either; of none, nothing
+EO1A = Option("EO1a", 1)
+RANDOM = [
+    ("a single option is chosen", [EO1A], [EO1A]),
+    ("of two options one of them is chosen", [EO1A, EO1B], [EO1A, EO1B]),
+    ("no option gives no choice", [], [None]),
+]
+
+
+@pytest.mark.parametrize(("options", "allowed"), [pytest.param(o, a, id=n) for n, o, a in RANDOM])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_random_as_upstream(options: list[Option], allowed: list[Option | None], seed: int) -> None:
+    assert random_choice(options, random.Random(seed)) in allowed
+
+
+def test_random_draws_both_of_two_options_across_seeds() -> None:
+    drawn = {random_choice([EO1A, EO1B], random.Random(s)) for s in range(20)}
+    assert drawn == {EO1A, EO1B}
 
 
 # --- factory/chain.go: a filter leaving one option decides; otherwise the random fallback
