@@ -252,6 +252,8 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
         #: computeScore's pairing of the pod's claims with a node's allocation results
         self._allocations = (allocations_own_first if self.rules.scores_allocated_claims_by_their_allocation
                              else allocations_by_position)
+        #: PostFilter's status as the release words it: quiet or as it is (rule ``quiet_post_filter``)
+        self._post_filter_status = _quiet_post_filter if self.rules.quiet_post_filter else _as_it_is
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching, framework/signers.py)."""
@@ -460,10 +462,7 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
 
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Any) -> tuple[None, Status]:
         result, status = self._post_filter(state, pod)
-        if self.rules.quiet_post_filter and status.reasons in (("no new claims to deallocate",),
-                                                               ("still not schedulable",)):
-            return result, Status(status.code, (), NAME)
-        return result, status
+        return result, self._post_filter_status(status)
 
     def _post_filter(self, state: CycleState, pod: Pod) -> tuple[None, Status]:
         st: DraCycle | None = state.read(_STATE)
@@ -701,6 +700,19 @@ class ScoreError(PluginError):
     def __init__(self, plugin: str, text: str) -> None:
         Exception.__init__(self, f'running Score plugins: plugin "{plugin}" failed with: {text}')
         self.plugin = plugin
+
+
+def _quiet_post_filter(status: Status) -> Status:
+    """From 1.37 (v1.37.2 dynamicresources.go): PostFilter's "no new claims to deallocate" and
+    "still not schedulable" carry no reason."""
+    if status.reasons in (("no new claims to deallocate",), ("still not schedulable",)):
+        return Status(status.code, (), NAME)
+    return status
+
+
+def _as_it_is(status: Status) -> Status:
+    """Before 1.37: PostFilter's status as it is."""
+    return status
 
 
 def allocations_by_position(claims: list[ResourceClaim], results: Sequence[Allocation]) -> list[Allocation]:

@@ -36,6 +36,8 @@ from kplan.plugins.noderesources.fit import (
     ResourceSpec,
     _check_fields,
     decode_resource_specs,
+    no_mapping,
+    sign_pod_rule,
 )
 
 NAME = "NodeResourcesBalancedAllocation"
@@ -83,19 +85,20 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
     name = NAME
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
-        """SignPod (opportunistic batching, framework/signers.py)."""
-        if self.rules.extended_resources_from_devices:
-            mapping = self._device_mapping()
-            if any(q and name in mapping for name, q in pod.requests.items()):
-                return None
-        elif self.handle.release.gates.get(Gate.DRA_EXTENDED_RESOURCE) and self.handle.release.enabled(
-                Gate.DRA_EXTENDED_RESOURCE):
-            return None  # signature disabled when DRA extended resources are enabled
-        return ((signers.RESOURCES, signers.requests(pod)),)
+        """SignPod (opportunistic batching, framework/signers.py), as the release's rule has it
+        (picked in the constructor, as NodeResourcesFit's)."""
+        return self._sign(pod)
 
     def __init__(self, args: BalancedAllocationArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         self.rules = decode_rules(BalancedAllocationRules, handle, NAME)
+        delegates = self.rules.extended_resources_from_devices and handle.release.enabled(
+            Gate.DRA_EXTENDED_RESOURCE)
+        #: the extended resources DRA devices may count for in Score (_served_mapping), or none
+        self._device_mapping: Callable[[], Mapping[str, Any]] = self._served_mapping if delegates else no_mapping
+        #: SignPod's rule at this release
+        self._sign = sign_pod_rule(self.rules.extended_resources_from_devices, handle.release,
+                                   self._device_mapping)
         #: the default resources, cpu then memory (_cpu_memory)
         self._cpu_memory = tuple(r.name for r in args.resources) == ("cpu", "memory")
         self._load = CpuMemoryLoad()
@@ -150,14 +153,12 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
         ``_balance_change`` compares it with. ``live`` marks the resources each node has (None: all)."""
         return balance_score(requested, alloc, live)
 
-    def _device_mapping(self) -> Mapping[str, Any]:
-        """The extended resources DRA devices may count for in Score: with DRAExtendedResource on,
-        a DeviceClass-served resource counts from the node's devices where its allocatable lacks it
-        (#134058, as NodeResourcesFit)."""
-        if not self.rules.extended_resources_from_devices:
-            return {}
+    def _served_mapping(self) -> Mapping[str, Any]:
+        """The extended resources DRA devices may count for in Score where the release has them
+        (1.36 with DRAExtendedResource on): a DeviceClass-served resource counts from the node's
+        devices where its allocatable lacks it (#134058, as NodeResourcesFit)."""
         dra = self.handle.snapshot.dra
-        if not self.handle.release.enabled(Gate.DRA_EXTENDED_RESOURCE) or dra is None or not dra.classes:
+        if dra is None or not dra.classes:
             return {}
         return extended_mapping(dra)
 

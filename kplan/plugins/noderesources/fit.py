@@ -10,7 +10,8 @@ for the incoming pod, as v1.34.1 does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,7 @@ from kplan.framework.interfaces import (
     ScorePlugin,
 )
 from kplan.framework.registry import ArgsError
+from kplan.framework.release import Release
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import Node, Pod
 from kplan.model.parse import is_scalar_resource
@@ -239,26 +241,53 @@ class FitRules:
     extended_resources_from_devices: bool
 
 
+def no_mapping() -> Mapping[str, Any]:
+    """No extended resource is left to DRA (before 1.36, or DRAExtendedResource off)."""
+    return {}
+
+
+#: a plugin's SignPod
+Signer = Callable[[Pod], tuple[signers.Fragment, ...] | None]
+
+
+def sign_pod_rule(from_devices: bool, release: Release, mapping: Callable[[], Mapping[str, Any]]) -> Signer:
+    """SignPod of NodeResourcesFit and NodeResourcesBalancedAllocation at ``release``, chosen
+    once: with the rule ``extended_resources_from_devices`` (1.36, #134058), refuse a pod that
+    requests a resource of ``mapping()`` (empty but with DRAExtendedResource on); before it,
+    refuse every pod while DRAExtendedResource is on (1.35); else sign the pod's requests."""
+    if from_devices:
+        return _sign_requests if mapping is no_mapping else functools.partial(_sign_unless_served, mapping)
+    if release.gates.get(Gate.DRA_EXTENDED_RESOURCE) and release.enabled(Gate.DRA_EXTENDED_RESOURCE):
+        return _refuse
+    return _sign_requests
+
+
+def _sign_requests(pod: Pod) -> tuple[signers.Fragment, ...] | None:
+    return ((signers.RESOURCES, signers.requests(pod)),)
+
+
+def _refuse(pod: Pod) -> tuple[signers.Fragment, ...] | None:
+    return None  # signature disabled when DRA extended resources are enabled
+
+
+def _sign_unless_served(mapping: Callable[[], Mapping[str, Any]], pod: Pod) -> tuple[signers.Fragment, ...] | None:
+    served = mapping()
+    if any(q and name in served for name, q in pod.requests.items()):
+        return None  # signature disabled when DRA extended resources are used in the cluster
+    return ((signers.RESOURCES, signers.requests(pod)),)
+
+
 class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScorePlugin,
                        ScorePlugin, EnqueueExtensions):
     name = NAME
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
-        """SignPod (opportunistic batching, framework/signers.py)."""
-        if self.rules.extended_resources_from_devices:
-            mapping = self._mapping()
-            if any(q and name in mapping for name, q in pod.requests.items()):
-                return None  # signature disabled when DRA extended resources are used in the cluster
-        elif self.handle.release.gates.get(Gate.DRA_EXTENDED_RESOURCE) and self.handle.release.enabled(
-                Gate.DRA_EXTENDED_RESOURCE):
-            return None  # signature disabled when DRA extended resources are enabled
-        return ((signers.RESOURCES, signers.requests(pod)),)
+        """SignPod (opportunistic batching, framework/signers.py), as the release's rule has it
+        (picked in the constructor, ``sign_pod_rule``)."""
+        return self._sign(pod)
 
-    def _mapping(self) -> Mapping[str, Any]:
-        """The extended resources DeviceClasses serve, where the release leaves them to DRA."""
-        if not self.rules.extended_resources_from_devices or not self.handle.release.enabled(
-                Gate.DRA_EXTENDED_RESOURCE):
-            return {}
+    def _served_mapping(self) -> Mapping[str, Any]:
+        """The extended resources DeviceClasses serve (the release leaves them to DRA)."""
         dra = self.handle.snapshot.dra
         if dra is None or not dra.classes:
             return {}
@@ -267,6 +296,13 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
     def __init__(self, args: FitArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         self.rules = decode_rules(FitRules, handle, NAME)
+        delegates = self.rules.extended_resources_from_devices and handle.release.enabled(
+            Gate.DRA_EXTENDED_RESOURCE)
+        #: the extended resources DeviceClasses serve, where the release leaves them to DRA
+        #: (from 1.36 with DRAExtendedResource on); else none
+        self._mapping: Callable[[], Mapping[str, Any]] = self._served_mapping if delegates else no_mapping
+        #: SignPod's rule at this release
+        self._sign = sign_pod_rule(self.rules.extended_resources_from_devices, handle.release, self._mapping)
         self.ignored = set(args.ignored_resources)
         self.ignored_groups = set(args.ignored_resource_groups)
         #: the default scoring: LeastAllocated over cpu then memory (_least_allocated_cpu_memory)
@@ -431,9 +467,10 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         (#134058): a resource a DeviceClass serves, on a node whose allocatable lacks it (or has 0),
         counts the node's devices of that class as allocatable and those in use as requested; a
         node without such devices leaves it out."""
+        mapping = self._mapping()
         dra = self.handle.snapshot.dra
-        if self.rules.extended_resources_from_devices and dra is not None:
-            device_totals(dra, self._mapping(), names, table, rows, alloc, req)
+        if mapping and dra is not None:
+            device_totals(dra, mapping, names, table, rows, alloc, req)
 
     # -------------------------------------------------------------------------- score
 

@@ -13,7 +13,9 @@ from kplan.framework.release import Release
 from kplan.model.dra import DeviceClass
 from kplan.model.parse_dra import parse_device_class, parse_resource_slice
 from kplan.plugins.dra import extended as ext
-from tests.builders import make_node, make_pod, simulate
+from kplan.scheduler.setup import SchedulerSetup
+from kplan.scheduler.simulate import Simulation
+from tests.builders import make_node, make_pod, scenario, simulate
 from tests.unit.dra.test_dynamicresources import gpus, outcome, template
 
 GPU_RES = "example.com/gpu"
@@ -281,3 +283,30 @@ def test_explain_names_what_the_extended_resources_need_of_their_class() -> None
     other = make_pod("b").req(**{"example.com/other": "1", GPU_RES: "1"}).build()
     assert plugin.explain_rejection(other, table, 0) == (
         "no DeviceClass serves example.com/other and the node does not advertise it")
+
+
+# ------------------------------------------------------------------------ SignPod per release
+
+SIGN_CASES = [
+    ("1.34 knows no DRAExtendedResource: a pod asking for the served resource is signed", "1.34", "", True, True),
+    ("1.35 with the gate off signs it", "1.35", "", True, True),
+    ("1.36 refuses a pod asking for a resource a DeviceClass serves", "1.36", "", True, False),
+    ("1.36 signs a pod without such a resource", "1.36", "", False, True),
+    ("1.36 with the gate off signs a pod asking for it", "1.36", "DRAExtendedResource=false", True, True),
+    ("1.38 (the gate locked on) refuses a pod asking for it", "1.38", "", True, False),
+]
+
+
+@pytest.mark.parametrize(("version", "gates", "asks", "signed"), [c[1:] for c in SIGN_CASES],
+                         ids=[c[0] for c in SIGN_CASES])
+def test_fit_and_balanced_allocation_sign_pods_as_their_release_says(version: str, gates: str, asks: bool,
+                                                                      signed: bool) -> None:
+    # the SignPod rule each constructor picks (noderesources/fit.py sign_pod_rule; #134058)
+    release = Release.of(version, gates)
+    pending = gpu_pod("a") if asks else make_pod("a").req(cpu="1")
+    sc = scenario(NODES, [pending], objects=[gpu_class(), gpus("n1", 2)], release=release)
+    sim = Simulation(sc.snapshot, SchedulerSetup.of(release), sc.pending, lowest_name=True)
+    plugins = next(iter(sim.handle.frameworks.values())).plugins
+    for name in ("NodeResourcesFit", "NodeResourcesBalancedAllocation"):
+        sign_pod = plugins[name].sign_pod
+        assert (sign_pod(sim.pending[0]) is not None) == signed, name
