@@ -271,7 +271,7 @@ def whatif(
                 from kplan.whatif.autoscale import node_groups_for_shrink
 
                 opts = node_groups_for_shrink(opts, catalog, loaded.inputs.nodes)
-            result, shrunk = whatif_shrink(planner, changes, opts, settings[1])
+            result, shrunk = whatif_shrink(planner, changes, opts, settings[1], karpenter)
         else:
             result = planner.whatif(changes, after=after, until_fit=templates, limit=until_fit_limit)
     t2 = time.perf_counter()

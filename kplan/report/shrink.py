@@ -79,7 +79,7 @@ class KeptNode:
     name: str
     utilization: NodeUtilization
     #: ScaleDownDisabledAnnotation, NotUnderutilized, BlockedByPod, NoPlaceToMovePods,
-    #: NodeGroupMinSizeReached (--autoscaler cluster-autoscaler) or DroppedInReplay
+    #: NodeGroupMinSizeReached, ScaleDownInCooldown (--autoscaler cluster-autoscaler) or DroppedInReplay
     reason: str
     blockers: tuple[BlockingPod, ...]
 

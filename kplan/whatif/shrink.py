@@ -38,8 +38,11 @@ and the drainability rules of simulator/drainability/rules, as of 1.34):
   unplaced (the one-node-at-a-time order of the autoscaler can pack differently), the last
   removals are dropped until it places every pod; they are reported as dropped.
 
-Not modelled: the autoscaler's node groups (min sizes, atomic groups), its timers (unneeded
-time, delays after scale-up), unready nodes, ``--min-replica-count`` and the check that a
+With ``--autoscaler cluster-autoscaler`` each group's minSize holds, and the scale-up of the
+same loop comes first (``whatif_shrink``): when it launches nodes, no node goes in that loop.
+
+Not modelled: atomic node groups, the autoscaler's timers (unneeded time, the delays after
+scale-up beyond the loop of the scale-up), unready nodes, ``--min-replica-count`` and the check that a
 pod's controller still exists (the inputs need not hold the controllers), and how long a
 terminating pod has been terminating (kplan has no clock: every terminating pod is left alone).
 """
@@ -52,12 +55,15 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from kplan.autoscaler.provisioning import Autoscaler
 from kplan.cluster.snapshot import Snapshot
 from kplan.model.objects import Node, Pod, PodDisruptionBudget, evolve_pod
 from kplan.model.selectors import selector_matches
+from kplan.scenario import Inputs
 from kplan.scheduler.pod_status import PodStatus
 from kplan.scheduler.queue import Location
-from kplan.scheduler.simulate import Simulation
+from kplan.scheduler.simulate import Simulation, SimulationResult
+from kplan.whatif.autoscale import autoscale_run
 from kplan.whatif.changes import Change, RemoveNode, is_daemon_pod, is_mirror_pod, unknown_node
 from kplan.whatif.diff import diff_results
 from kplan.whatif.plan import Planner, Run, WhatIf
@@ -118,7 +124,7 @@ class NodeVerdict:
     utilization: Utilization
     removable: bool
     #: why not: NotCandidate, ScaleDownDisabledAnnotation, NotUnderutilized, BlockedByPod,
-    #: NoPlaceToMovePods, DroppedInReplay; "" when removable
+    #: NoPlaceToMovePods, NodeGroupMinSizeReached, ScaleDownInCooldown, DroppedInReplay; "" when removable
     reason: str = ""
     blockers: tuple[Blocker, ...] = ()
     #: (pod, node it went to) for a removable node's moving pods
@@ -306,13 +312,16 @@ def node_price(node: Node, prices: Mapping[str, Decimal], nodes_by_name: Mapping
 
 
 def shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptions,
-           prices: Mapping[str, Decimal] | None = None) -> ShrinkResult:
-    """The nodes that can go, in the autoscaler's order (module docstring)."""
+           prices: Mapping[str, Decimal] | None = None, scaled_up: Run | None = None) -> ShrinkResult:
+    """The nodes that can go, in the autoscaler's order (module docstring). With ``scaled_up`` (the
+    run after the cluster-autoscaler's scale-up of this loop) no node goes: every candidate below
+    the threshold stays, ScaleDownInCooldown, and that run is the answer's run after."""
     changed, applied = planner.changed(changes)
     _, built, sim = planner.simulation(changed, stage="shrink: pending pods")
     base_result = sim.run()
     base = Run(changed, built, base_result, applied)
-    unplaced_before = [o.pod.key for o in base_result.pods if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED)]
+    unplaced_before = [o.pod.key for o in (scaled_up.result if scaled_up is not None else base_result).pods
+                       if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED)]
     work = copy.deepcopy(base_result.snapshot)
     cluster = _Cluster(planner, work, dict(built.pdb_allowed), set(sim.bound))
     nodes = {n.name: n for n in changed.nodes}
@@ -350,6 +359,11 @@ def shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptions,
     kept: list[NodeVerdict] = []
     sizes = {g: size for g, (size, _) in opts.group_sizes.items()}
     for _, name, util in eligible:
+        if scaled_up is not None:
+            kept.append(NodeVerdict(name, util, False, "ScaleDownInCooldown", (Blocker(
+                "", "ScaleDownInCooldown", "the cluster-autoscaler scaled up in this loop: no scale-down until "
+                "--scale-down-delay-after-add has passed"),)))
+            continue
         group = opts.node_group_of.get(name)
         if group is not None and sizes[group] <= opts.group_sizes[group][1]:
             kept.append(NodeVerdict(name, util, False, "NodeGroupMinSizeReached", (Blocker(
@@ -387,7 +401,11 @@ def shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptions,
             sizes[group] -= 1
 
     kept += verdicts
-    after, dropped = _replay(planner, changes, removed, unplaced_before)
+    dropped: list[str] = []
+    if scaled_up is not None:
+        after = scaled_up
+    else:
+        after, dropped = _replay(planner, changes, removed, unplaced_before)
     if dropped:
         gone = set(dropped)
         kept = [dataclasses.replace(v, removable=False, reason="DroppedInReplay", blockers=(Blocker(
@@ -420,12 +438,34 @@ def _replay(planner: Planner, changes: Sequence[Change], removed: Sequence[NodeV
         dropped.insert(0, names.pop())
 
 
+def scale_up(planner: Planner, changes: Sequence[Change], autoscaler: Autoscaler) -> Run | None:
+    """The cluster-autoscaler's scale-up of one loop (static_autoscaler.go RunOnce tries it before
+    the scale-down): kube-scheduler's run after ``changes``, then the autoscaler and kube-scheduler
+    in turn for the pods left unschedulable (kplan.whatif.autoscale). The run when it launched a
+    node, else None."""
+    changed, applied = planner.changed(changes)
+    first = planner.simulate(changed, applied=applied, stage="shrink: scale-up", autoscale=False)
+
+    def run_pass(inputs: Inputs, what: str) -> SimulationResult:
+        return planner.simulate(inputs, stage=what, autoscale=False).result
+
+    result, record, added = autoscale_run(changed, first.result, autoscaler, run_pass, seed=planner.seed)
+    if not record.launched:
+        return None
+    return Run(changed, first.built, result, applied.merged(added) if applied is not None else added, record)
+
+
 def whatif_shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptions,
-                  prices: Mapping[str, Decimal] | None = None) -> tuple[WhatIf, ShrinkResult]:
+                  prices: Mapping[str, Decimal] | None = None,
+                  autoscaler: Autoscaler | None = None) -> tuple[WhatIf, ShrinkResult]:
     """``kplan whatif --shrink``: the unchanged run before, and after it the replay without the
-    removable nodes (on top of the other changes), with the search's answer."""
+    removable nodes (on top of the other changes), with the search's answer. With the
+    cluster-autoscaler (``autoscaler``) its loop's order: the scale-up first, for the pods left
+    unschedulable; when it launched nodes, no scale-down in that loop (its postScaleUp ends the
+    loop, and --scale-down-delay-after-add holds the next ones) and the run after is the scale-up's."""
     before = planner.simulate(stage="before")
-    found = shrink(planner, changes, opts, prices)
+    scaled = scale_up(planner, changes, autoscaler) if autoscaler is not None else None
+    found = shrink(planner, changes, opts, prices, scaled)
     after = found.after
     deleted = [f.pod for f in after.applied.deleted] if after.applied is not None else []
     diff = diff_results(before.result, before.running, after.result, after.running, deleted)

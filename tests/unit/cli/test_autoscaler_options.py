@@ -207,13 +207,33 @@ def test_the_cluster_autoscaler_document_names_the_node_group_and_the_choice(cap
         ("general-a", 2, 6), ("compute", 3, 8), ("memory", 3, 8)]
 
 
-def test_shrink_with_the_cluster_autoscaler_keeps_a_group_at_its_min_size(capsys: pytest.CaptureFixture[str]) -> None:
+COOLDOWN = ("ScaleDownInCooldown: the cluster-autoscaler scaled up in this loop: no scale-down until "
+            "--scale-down-delay-after-add has passed")
+
+
+@pytest.mark.parametrize(("args", "words", "absent"), [
     # without node groups gen-a-1 (10 % cpu) goes; general-a (gen-a-1, gen-a-2 by its nodeSelector) is at
     # its minSize 2, so both stay and gen-c-1 goes instead
-    code, out, err = run(capsys, "whatif", "-c", CLUSTER, "--shrink", *CA)
+    pytest.param([], ["Changes: remove node gpu-c-1; remove node gen-c-3; remove node gen-c-1\n",
+                      "  gen-a-1 (10% cpu): NodeGroupMinSizeReached: node group general-a is at its minSize 2\n"],
+                 ["add nodes", "ScaleDownInCooldown"],
+                 id="no pod pending: the scale-down alone, keeping a group at its minSize"),
+    # the burst's 8 render pods fit nowhere: the scale-up comes first (compute +3, as simulate
+    # launches them) and ends the loop, so the underused gpu-c-1, gen-c-3 and cp-a-1 all stay
+    pytest.param(["-f", BURST], ["Changes: add nodes compute-", "Shrink: 0 of the 12 nodes considered can go",
+                                 f"  gen-c-3 (0% cpu): {COOLDOWN}\n", f"  gpu-c-1 (0% nvidia.com/gpu): {COOLDOWN}\n",
+                                 "After:  30/30 pending pods scheduled, 4 pods preempted (15 nodes)."],
+                 ["remove node", "fit nowhere even before any removal"],
+                 id="pods pending: the scale-up launches nodes and no node is removed in that loop"),
+])
+def test_shrink_with_the_cluster_autoscaler_scales_up_first(capsys: pytest.CaptureFixture[str], args: list[str],
+                                                            words: list[str], absent: list[str]) -> None:
+    code, out, err = run(capsys, "whatif", "-c", CLUSTER, *args, "--shrink", *CA)
     assert code == 0, err
-    assert "Changes: remove node gpu-c-1; remove node gen-c-3; remove node gen-c-1\n" in out
-    assert "  gen-a-1 (10% cpu): NodeGroupMinSizeReached: node group general-a is at its minSize 2\n" in out
+    for w in words:
+        assert w in out, out
+    for w in absent:
+        assert w not in out, out
 
 
 def test_the_priority_expander_reads_its_configmap(capsys: pytest.CaptureFixture[str]) -> None:
