@@ -172,6 +172,12 @@ def html_of(args: list[str]) -> str:
 PAGES = [
     ("simulate", ["simulate", str(FIX / "manifests"), *CLUSTER], ["Pods that do not run, by reason",
                                                                   "Node utilisation"]),
+    ("cluster-autoscaler simulate", ["simulate", "-f", str(FIX / "karpenter" / "burst.yaml"), *CLUSTER,
+                                     "--autoscaler", "cluster-autoscaler", "--node-groups",
+                                     str(FIX / "cluster-autoscaler" / "node-groups.yaml"), "--instance-types",
+                                     str(FIX / "karpenter" / "instance-types.json")],
+     ["Nodes the autoscaler launched", "Scale-up 1", "Node group considered", "Expander's score",
+      "Chosen: compute +3 (least-waste chose it among 3 options).", "Node group"]),
     ("whatif", ["whatif", str(FIX / "manifests"), *CLUSTER, "--drain", "gen-b-2"],
      ["What differs", "Utilisation before", "Node utilisation before → after", "Before", "After"]),
     ("explain", ["explain", "pod", "ml/notebook", str(FIX / "manifests"), *CLUSTER],
