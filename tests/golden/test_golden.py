@@ -88,3 +88,20 @@ def test_cli_output_matches_the_golden_files(case: Path) -> None:
     for name, text in files.items():
         want = (case / name).read_text() if (case / name).exists() else ""
         assert text == want, f"{case.name}/{name} differs (KPLAN_UPDATE_GOLDEN=1 regenerates it)"
+
+
+def _fitted(case: Path) -> bool:
+    """A terminal case that must fit its width: all but ``-o wide``, whose lines are as long as they need."""
+    args = shlex.split((case / "cmd").read_text().strip())
+    return (case / "columns").is_file() and not any(a in ("-o", "--output") and b == "wide"
+                                                    for a, b in zip(args, args[1:], strict=False))
+
+
+FITTED = [p for p in CASES if _fitted(p)]
+
+
+@pytest.mark.parametrize("case", FITTED, ids=[p.name for p in FITTED])
+def test_every_line_of_a_terminal_case_fits_its_columns(case: Path) -> None:
+    columns = int((case / "columns").read_text())
+    too_wide = [line for line in (case / "stdout").read_text().splitlines() if len(line) > columns]
+    assert too_wide == [], f"{case.name}: {len(too_wide)} lines wider than {columns} columns"
