@@ -10,7 +10,8 @@ A seeded cluster: nodes of 8 cores / 32 GiB over three zones, each with running 
 hostname anti-affinity, unless --no-anti-affinity); node groups of 4-32 cores, each ``like`` one node of its zone with a
 ``workload`` label, maxSize 200. One scale-up (kplan.autoscaler.clusterautoscaler.orchestrator) runs
 on the cluster as kube-scheduler's pass would leave it; the figures printed: its time, the options and
-the choice.
+the choice. It runs at every release kplan models in turn (``--kube-version`` picks some), each
+release first: the estimator places pods with that release's kube-scheduler filters.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+
+from benchmarks.releases import add_release_option, banner, releases  # noqa: E402
 
 ZONES = ("eu-west-1a", "eu-west-1b", "eu-west-1c")
 
@@ -53,11 +56,13 @@ def main() -> None:
     ap.add_argument("--no-anti-affinity", action="store_true",
                     help="no Deployment with hostname anti-affinity: the estimator reserves its nodes ahead")
     ap.add_argument("--one-by-one", action="store_true", help="never reserve the estimate's nodes ahead")
+    add_release_option(ap)
     args = ap.parse_args()
     rng = random.Random(args.seed)
 
     from kplan.autoscaler.clusterautoscaler.expander import build_chain
     from kplan.autoscaler.clusterautoscaler.orchestrator import Template, scale_up
+    from kplan.framework.release import Release
     from kplan.model.clusterautoscaler import NodeGroup
     from kplan.model.parse import parse_node, parse_pod
     from kplan.scheduler.setup import SchedulerSetup
@@ -87,16 +92,18 @@ def main() -> None:
         t = clone_node(like, f"template-node-for-g{g}")
         t = parse_node(node(t.name, ZONES[g % 3], cpu, cpu * 4), "bench")
         templates.append(Template(NodeGroup(f"g{g}", 0, 200, like=like.name, size=0), t))
-    setup = SchedulerSetup.of()
-    chain = build_chain(["least-waste"], seed=args.seed)
-    t0 = time.perf_counter()
-    got = scale_up(setup, nodes, bound, pending, templates, {}, chain, reserve=not args.one_by_one)
-    took = time.perf_counter() - t0
-    print(f"{args.nodes} nodes, {len(pending)} pending pods, {args.groups} node groups: scale-up {took:.2f} s")
-    for o in got.considered:
-        print(f"  {o.node_group}: {o.node_count} nodes, {len(o.pods)} pods, score {o.score}")
-    print(f"  chosen {got.chosen} +{got.node_count} ({got.decided_by}); {len(got.unhelped)} pods unhelped")
-
+    for release in releases(args.kube_version):
+        print(banner(release), flush=True)
+        setup = SchedulerSetup.of(Release.of(release))
+        print(f"release: {setup.release}")
+        chain = build_chain(["least-waste"], seed=args.seed)
+        t0 = time.perf_counter()
+        got = scale_up(setup, nodes, bound, pending, templates, {}, chain, reserve=not args.one_by_one)
+        took = time.perf_counter() - t0
+        print(f"{args.nodes} nodes, {len(pending)} pending pods, {args.groups} node groups: scale-up {took:.2f} s")
+        for o in got.considered:
+            print(f"  {o.node_group}: {o.node_count} nodes, {len(o.pods)} pods, score {o.score}")
+        print(f"  chosen {got.chosen} +{got.node_count} ({got.decided_by}); {len(got.unhelped)} pods unhelped")
 
 if __name__ == "__main__":
     main()
