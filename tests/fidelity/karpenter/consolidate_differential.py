@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.fidelity.karpenter import consolidate_family as fam
-from tests.fidelity.karpenter.consolidation import EXPECTED, as_json, compare, run_kplan, run_oracle
+from tests.fidelity.karpenter.consolidation import as_json, compare, run_kplan, run_oracle
+from tests.fidelity.karpenter.oracle import EXPECTED
 
 CPU_STEPS = (100, 250, 500, 750, 1000, 1500, 2000)
 

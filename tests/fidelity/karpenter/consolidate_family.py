@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.fidelity.karpenter.consolidation import CATALOG, EXPECTED, FAMILY, OPTIONS, run_oracle
+from tests.fidelity.karpenter.consolidation import FAMILY, run_oracle
+from tests.fidelity.karpenter.oracle import CATALOG, EXPECTED, OPTIONS
 
 Doc = dict[str, Any]
 NOW = "2025-01-11T00:00:00Z"

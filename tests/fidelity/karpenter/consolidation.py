@@ -2,7 +2,8 @@
 oracle/karpenter/README.md), on a scenario folder.
 
 A consolidation scenario folder (tests/fidelity/karpenter/consolidate/<case>/) holds the object
-files and ``catalog.json`` as a provisioning scenario does, ``options.json`` with ``now`` (RFC
+files and ``catalog.json`` as a provisioning scenario does (the layout and its readers are
+oracle.py's), ``options.json`` with ``now`` (RFC
 3339, the fake clock's time) and optionally ``spotToSpot``, and the oracle's ``expected.json``.
 
 What is compared: every command in order (pass, method, reason, decision, candidates, the
@@ -27,23 +28,13 @@ from kplan.autoscaler.karpenter.disruption.controller import (
     ConsolidationResult,
     DisruptionOptions,
 )
+from tests.fidelity.karpenter.oracle import CATALOG, object_files, options
 
 ROOT = Path(__file__).resolve().parents[3]
 FAMILY = Path(__file__).resolve().parent / "consolidate"
-CATALOG, EXPECTED, OPTIONS = "catalog.json", "expected.json", "options.json"
-NOT_OBJECTS = {CATALOG, EXPECTED, OPTIONS, "kplan.json", "differences.txt"}
 PRICE_TOLERANCE = 1e-9
 #: kplan's own words for a kept node (Karpenter publishes no event for these)
 KPLAN_WORDS = ("No allowed disruptions", "ConsolidateAfter (", "Balanced: ", NO_DISRUPTION_FOUND)
-
-
-def object_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml", ".json") and p.name not in NOT_OBJECTS)
-
-
-def options(folder: Path) -> dict[str, Any]:
-    path = folder / OPTIONS
-    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def oracle_command(binary: Path, folder: Path) -> list[str]:

@@ -45,7 +45,7 @@ def object_files(folder: Path) -> list[Path]:
                   if p.suffix in (".yaml", ".yml", ".json") and p.name not in NOT_OBJECTS)
 
 
-def options(folder: Path) -> dict[str, str]:
+def options(folder: Path) -> dict[str, Any]:
     path = folder / OPTIONS
     return json.loads(path.read_text()) if path.is_file() else {}
 

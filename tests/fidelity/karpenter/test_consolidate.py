@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from tests.fidelity.karpenter.consolidate_family import cases
-from tests.fidelity.karpenter.consolidation import EXPECTED, FAMILY, as_json, compare, run_kplan, run_oracle
+from tests.fidelity.karpenter.consolidation import FAMILY, as_json, compare, run_kplan, run_oracle
+from tests.fidelity.karpenter.oracle import EXPECTED
 
 NAMES = sorted(cases())
 
