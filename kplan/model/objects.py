@@ -7,7 +7,6 @@ Pods and nodes compare and hash by identity: two distinct objects are two distin
 from __future__ import annotations
 
 import copyreg
-import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -322,20 +321,39 @@ class PriorityClass:
     preemption_policy: str = PREEMPT_LOWER_PRIORITY
 
 
-_POD_VALUES = operator.attrgetter(*Pod.__slots__)
-_POD_SETTERS = tuple(getattr(Pod, name).__set__ for name in Pod.__slots__)
+def _pod_copier(changed: tuple[str, ...]) -> Callable[..., Pod]:
+    """A function ``(pod, *values)`` that copies ``pod`` with the fields ``changed`` set to
+    ``values``: one straight line of slot stores, written out here as ``dataclasses`` writes its
+    ``__init__``, so that a copy runs no loop and no ``__init__``."""
+    unknown = [name for name in changed if name not in Pod.__slots__]
+    if unknown:
+        raise TypeError(f"Pod has no field {unknown[0]!r}")
+    given = {name: f"v{k}" for k, name in enumerate(changed)}
+    scope: dict[str, Any] = {"_new": object.__new__, "Pod": Pod}
+    lines = [f"def copy(pod, {', '.join(given.values())}):", "    new = _new(Pod)"]
+    for k, name in enumerate(Pod.__slots__):
+        scope[f"set{k}"] = getattr(Pod, name).__set__
+        lines.append(f"    set{k}(new, {given.get(name, f'pod.{name}')})")
+    lines.append("    return new")
+    exec("\n".join(lines), scope)  # noqa: S102 - code made here from Pod's own slot names
+    copy: Callable[..., Pod] = scope["copy"]
+    return copy
+
+
+#: changed field names → their copier (_pod_copier)
+_POD_COPIERS: dict[tuple[str, ...], Callable[..., Pod]] = {}
 
 
 def evolve_pod(pod: Pod, **changes: Any) -> Pod:
     """``dataclasses.replace(pod, **changes)`` without running ``__init__`` again: Pod has no
     ``__post_init__`` and no derived fields, so copying the slots is the same object, about four
-    times faster. Binding and loading make one per pod (10,000s of them in a large run)."""
-    new = object.__new__(Pod)
-    for put, value in zip(_POD_SETTERS, _POD_VALUES(pod), strict=True):
-        put(new, value)
-    for name, value in changes.items():
-        getattr(Pod, name).__set__(new, value)
-    return new
+    times faster (twice again with the copier written out for the fields changed). Binding and
+    loading make one per pod (10,000s of them in a large run)."""
+    names = tuple(changes)
+    copier = _POD_COPIERS.get(names)
+    if copier is None:
+        copier = _POD_COPIERS[names] = _pod_copier(names)
+    return copier(pod, *changes.values())
 
 
 @dataclass(frozen=True, slots=True)

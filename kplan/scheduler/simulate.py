@@ -406,14 +406,18 @@ class Simulation:
                 self.offer(ClusterEvent(kind, obj=obj))
         # PreBind's claim writes (allocation and reservation) come before the bind too
         self.offer_claim_events()
-        self.offer(ClusterEvent(ASSIGNED_POD_ADD, placed, node))
+        if self.queue.pool:
+            # (an event no pod waits for moves nothing: with the pool empty, as it is for most
+            # of a run, the event is not made)
+            self.offer(ClusterEvent(ASSIGNED_POD_ADD, placed, node))
         if nominated and rules.bind_moves_pods:
             # binding does not clear status.nominatedNodeName in 1.34: the pod leaves the queue
             # as a pod with a nominated node (deletePodFromSchedulingQueue)
             self.offer(ClusterEvent(ASSIGNED_POD_DELETE, pod, "", nominated), pod.priority)
-        for nxt in self.waiting.pop(pod.uid, []):
-            nxt.timestamp = self.queue.now
-            self.enqueue(nxt)
+        if self.waiting:
+            for nxt in self.waiting.pop(pod.uid, []):
+                nxt.timestamp = self.queue.now
+                self.enqueue(nxt)
 
     def fail(self, q: QueuedPod, r: CycleResult) -> None:
         queue = self.queue

@@ -45,3 +45,20 @@ def test_evolve_pod_is_frozen() -> None:
     assert pod.node_name == "n1"
     with pytest.raises(dataclasses.FrozenInstanceError):
         pod.node_name = "n2"  # type: ignore[misc]
+
+
+def test_evolve_pod_sets_several_fields_at_once_as_replace_does() -> None:
+    """A bind changes three fields in one copy (each set of names has a copier of its own)."""
+    pod = parse_pod(DOC, "pods.yaml")
+    changes = {"node_name": "n1", "start_time": 1.0, "nominated_node": ""}
+    assert fields(evolve_pod(pod, **changes)) == fields(dataclasses.replace(pod, **changes))
+    reordered = {"nominated_node": "n2", "node_name": "n1"}
+    assert fields(evolve_pod(pod, **reordered)) == fields(dataclasses.replace(pod, **reordered))
+
+
+def test_evolve_pod_refuses_a_field_pod_does_not_have() -> None:
+    pod = parse_pod(DOC, "pods.yaml")
+    with pytest.raises(TypeError):
+        dataclasses.replace(pod, no_such_field=1)
+    with pytest.raises(TypeError):
+        evolve_pod(pod, no_such_field=1)
