@@ -327,9 +327,9 @@ class Planner:
         templates = [until_fit] if isinstance(until_fit, (str, Node)) else list(until_fit or [])
         fits: list[UntilFit] = []
         run_after: Run | None = None
+        base = self.unchanged_run(before, changes, changed, applied, after)
         if not templates:
-            run_after = self.simulate(changed, setup=after, applied=applied, stage="after")
-        base: Run | None = None
+            run_after = base or self.simulate(changed, setup=after, applied=applied, stage="after")
         for template in templates:
             run, fit, base = self._until_fit(changed, applied, template, after, limit, base, stop_early)
             fits.append(fit)
@@ -338,6 +338,17 @@ class Planner:
         deleted = [f.pod for f in (run_after.applied or applied).deleted]
         diff = diff_results(before.result, before.running, run_after.result, run_after.running, deleted)
         return WhatIf(before, run_after, diff, fits[0] if fits else None, fits)
+
+    def unchanged_run(self, before: Run, changes: Sequence[Change], changed: Inputs, applied: Applied,
+                      setup: SchedulerSetup | None = None) -> Run | None:
+        """``before`` (a run of the unchanged inputs with the planner's seed) as the run after
+        ``changes`` (``changed``, ``applied``) under ``setup``, when that is the same run: no change
+        and the planner's own scheduler. A run is a function of its inputs, scheduler and seed, so
+        simulating it again would only repeat ``before`` (at 20,000 pending pods, a quarter of an
+        until-fit search). None when the run after differs."""
+        if changes or (setup is not None and setup is not self.setup):
+            return None
+        return Run(changed, before.built, before.result, applied, before.autoscaling)
 
     def _until_fit(self, changed: Inputs, applied: Applied, template: str | Node, setup: SchedulerSetup | None,
                    limit: int, base: Run | None = None, stop_early: bool = True) -> tuple[Run, UntilFit, Run]:

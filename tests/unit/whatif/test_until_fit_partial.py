@@ -97,3 +97,41 @@ def test_a_plateau_ends_the_search(tmp_path: Path, stop_early: bool, probes: lis
     assert len(u.placed) == 1 and len(u.still_pending) == 2
     scheduled = [o.pod.key for o in w.after.result.pods if o.status == PodStatus.SCHEDULED]
     assert list(u.placed) == scheduled
+
+
+def stages_of(planner) -> list[str]:
+    """The runs a planner makes, by the stage each reports as it pops its first pod."""
+    seen: list[str] = []
+
+    def told(stage: str, done: int, total: int) -> None:
+        if done == 1:
+            seen.append(stage)
+
+    planner.progress = told
+    return seen
+
+
+def test_without_changes_the_search_starts_from_the_run_before_instead_of_repeating_it(tmp_path: Path):
+    # the run before and the run with 0 template nodes are one run (same inputs, scheduler and
+    # seed): it is made once
+    p = planner_of(tmp_path, PLATEAU_CLUSTER, ONE_PER_ZONE)
+    stages = stages_of(p)
+    u = p.whatif([], until_fit="z-a1", limit=16).until_fit
+    assert u is not None and sorted(u.probes) == [0, 1, 2]
+    assert stages == ["before", "until fit: 1 more", "until fit: 2 more"]
+
+
+def test_the_reused_run_gives_the_answer_a_second_run_gives(tmp_path: Path):
+    # another scheduler set-up object of the same configuration is not reused: the search runs
+    # again from its own run at 0 nodes and finds the same answer
+    import dataclasses
+
+    p = planner_of(tmp_path, PLATEAU_CLUSTER, ONE_PER_ZONE)
+    reused = p.whatif([], until_fit=["z-a1", "z-b1"], limit=16)
+    stages = stages_of(p)
+    again = p.whatif([], after=dataclasses.replace(p.setup), until_fit=["z-a1", "z-b1"], limit=16)
+    assert stages.count("after") == 1
+    for a, b in zip(reused.until_fits, again.until_fits, strict=True):
+        assert (a.count, a.probes, a.placed, a.still_pending, a.placed_at, a.lower_bound) == (
+            b.count, b.probes, b.placed, b.still_pending, b.placed_at, b.lower_bound)
+    assert reused.diff == again.diff
