@@ -311,19 +311,38 @@ def node_price(node: Node, prices: Mapping[str, Decimal], nodes_by_name: Mapping
     return None
 
 
+@dataclass(frozen=True)
+class PendingRun:
+    """The run that places the pending pods before the search: the run and the uids of the pods
+    it bound (not started yet: they move freely)."""
+
+    run: Run
+    bound: frozenset[str]
+
+
+def pending_run(planner: Planner, changes: Sequence[Change], stage: str = "shrink: pending pods") -> PendingRun:
+    """kube-scheduler's run of the inputs after ``changes``, without the planner's autoscaler."""
+    changed, applied = planner.changed(changes)
+    _, built, sim = planner.simulation(changed, stage=stage)
+    return PendingRun(Run(changed, built, sim.run(), applied), frozenset(sim.bound))
+
+
 def shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptions,
-           prices: Mapping[str, Decimal] | None = None, scaled_up: Run | None = None) -> ShrinkResult:
+           prices: Mapping[str, Decimal] | None = None, scaled_up: Run | None = None,
+           placed: PendingRun | None = None) -> ShrinkResult:
     """The nodes that can go, in the autoscaler's order (module docstring). With ``scaled_up`` (the
     run after the cluster-autoscaler's scale-up of this loop) no node goes: every candidate below
-    the threshold stays, ScaleDownInCooldown, and that run is the answer's run after."""
-    changed, applied = planner.changed(changes)
-    _, built, sim = planner.simulation(changed, stage="shrink: pending pods")
-    base_result = sim.run()
-    base = Run(changed, built, base_result, applied)
+    the threshold stays, ScaleDownInCooldown, and that run is the answer's run after. ``placed``:
+    the run of the pending pods after ``changes`` when the caller has it (``pending_run``); it is
+    only read."""
+    if placed is None:
+        placed = pending_run(planner, changes)
+    base = placed.run
+    changed, built, base_result = base.inputs, base.built, base.result
     unplaced_before = [o.pod.key for o in (scaled_up.result if scaled_up is not None else base_result).pods
                        if o.status not in (PodStatus.SCHEDULED, PodStatus.GATED)]
     work = copy.deepcopy(base_result.snapshot)
-    cluster = _Cluster(planner, work, dict(built.pdb_allowed), set(sim.bound))
+    cluster = _Cluster(planner, work, dict(built.pdb_allowed), set(placed.bound))
     nodes = {n.name: n for n in changed.nodes}
     table = work.table
     wanted = set(opts.candidates) if opts.candidates is not None else None
@@ -463,9 +482,18 @@ def whatif_shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptio
     cluster-autoscaler (``autoscaler``) its loop's order: the scale-up first, for the pods left
     unschedulable; when it launched nodes, no scale-down in that loop (its postScaleUp ends the
     loop, and --scale-down-delay-after-add holds the next ones) and the run after is the scale-up's."""
-    before = planner.simulate(stage="before")
+    placed: PendingRun | None = None
+    if planner.autoscaler is None:
+        # without changes the search's pending run is this one: made once
+        inputs, built, sim = planner.simulation(stage="before")
+        before = Run(inputs, built, sim.run())
+        changed, applied = planner.changed(changes)
+        same = planner.unchanged_run(before, changes, changed, applied)
+        placed = PendingRun(same, frozenset(sim.bound)) if same is not None else None
+    else:
+        before = planner.simulate(stage="before")
     scaled = scale_up(planner, changes, autoscaler) if autoscaler is not None else None
-    found = shrink(planner, changes, opts, prices, scaled)
+    found = shrink(planner, changes, opts, prices, scaled, placed)
     after = found.after
     deleted = [f.pod for f in after.applied.deleted] if after.applied is not None else []
     diff = diff_results(before.result, before.running, after.result, after.running, deleted)

@@ -238,3 +238,28 @@ def test_the_shipped_fixtures(tmp_path: Path) -> None:
     reasons = {v.node: v.reason for v in found.kept}
     assert reasons["cp-a-1"] == "BlockedByPod" and reasons["mem-b-1"] == "NotUnderutilized"
     assert replays_with_every_pod_placed(planner, [v.node for v in found.removed])
+
+
+def test_without_changes_the_pending_pods_are_scheduled_once_for_the_run_before_and_the_search(tmp_path: Path) -> None:
+    from kplan.whatif.changes import CordonNode
+    from kplan.whatif.shrink import whatif_shrink
+
+    def planner() -> Any:
+        loaded = load_inputs([str(ROOT / "fixtures" / "cluster.yaml")],
+                             [str(ROOT / "fixtures" / "manifests" / "shop.yaml")], progress=False)
+        return open_planner(loaded, None, seed=0, tie_break=TieBreak.lowest_name)
+
+    reusing = planner()
+    stages: list[str] = []
+    reusing.progress = lambda stage, done, total: stages.append(stage) if done == 1 else None
+    what, found = whatif_shrink(reusing, [], DEFAULT)
+    assert stages[0] == "before" and "shrink: pending pods" not in stages
+    # the same answer and document as a search that schedules its pending pods itself
+    alone = shrink(planner(), [], DEFAULT)
+    assert [v.node for v in found.removed] == [v.node for v in alone.removed] == ["gpu-c-1", "gen-c-3", "gen-a-1"]
+    assert found.unplaced_before == alone.unplaced_before
+    # a change (cordoning a node no pod uses less) makes the search run its own pending run
+    stages.clear()
+    whatif_shrink(reusing, [CordonNode("gpu-c-1")], DEFAULT)
+    assert "shrink: pending pods" in stages
+    assert what.diff == whatif_shrink(planner(), [], DEFAULT)[0].diff
