@@ -330,7 +330,12 @@ class _Work:
         self.inputs = inputs
         self.seed = seed
         self.nodes: list[Node] = list(inputs.nodes)
-        self.running: list[Pod] = list(inputs.running)
+        self._running: list[Pod] = list(inputs.running)
+        #: ids of the pods of ``_running`` lost since it was last compacted (a list's remove is
+        #: linear: removing the nodes of a shrink's answer, a pod at a time, was quadratic)
+        self._lost: set[int] = set()
+        #: the running pods by node name, in ``_running``'s order, made on first use
+        self._by_node: dict[str, list[Pod]] | None = None
         self.pending: list[Pod] = list(inputs.pending)
         self.pdbs: list[PodDisruptionBudget] = list(inputs.pdbs)
         self.classes = dict(inputs.priority_classes)
@@ -358,8 +363,27 @@ class _Work:
     def replace_node(self, old: Node, new: Node) -> None:
         self.nodes = [new if n is old else n for n in self.nodes]
 
+    @property
+    def running(self) -> list[Pod]:
+        if self._lost:
+            self._running = [p for p in self._running if id(p) not in self._lost]
+            self._lost.clear()
+        return self._running
+
+    @running.setter
+    def running(self, pods: list[Pod]) -> None:
+        self._running, self._by_node = pods, None
+        self._lost.clear()
+
+    def _index(self) -> dict[str, list[Pod]]:
+        if self._by_node is None:
+            self._by_node = {}
+            for p in self.running:
+                self._by_node.setdefault(p.node_name, []).append(p)
+        return self._by_node
+
     def pods_on(self, name: str) -> list[Pod]:
-        return sorted((p for p in self.running if p.node_name == name), key=lambda p: (p.namespace, p.name))
+        return sorted(self._index().get(name, ()), key=lambda p: (p.namespace, p.name))
 
     def spend(self, pod: Pod) -> None:
         for b in matching_pdbs(pod, self.pdbs):
@@ -369,7 +393,8 @@ class _Work:
 
     def lose(self, pod: Pod, node: str, why: str) -> None:
         """The pod stops running: replaced if a controller (not a DaemonSet) owns it, else gone."""
-        self.running.remove(pod)  # by identity: pods compare as objects
+        self._index()[pod.node_name].remove(pod)  # by identity: pods compare as objects
+        self._lost.add(id(pod))
         c = pod.controller()
         if c is not None and c.kind not in ("DaemonSet", "Node"):
             new, note = replacement(pod, self.classes)

@@ -95,6 +95,24 @@ def test_removing_a_node_ignores_budgets_and_replaces_controller_pods():
     assert [p.name for p in after.running] == ["other"]
 
 
+def test_removals_and_drains_together_keep_the_running_pods_order_and_the_inputs():
+    # the running pods are indexed by node once and the lost ones dropped at the end: the result
+    # is what removing them one by one from the list gives, and the inputs are not touched
+    inputs = cluster()
+    inputs.nodes.append(node("n3"))
+    inputs.running += [pod("z-last", "n3", owner="ReplicaSet/z"), pod("a-first", "n3", owner="ReplicaSet/a"),
+                       pod("kept", "n2", owner="ReplicaSet/kept")]
+    running = list(inputs.running)
+    after, applied = apply_changes(inputs, [RemoveNode("n3"), DrainNode("n2")])
+    assert [p.name for p in after.running] == ["web-a", "web-b", "db-0", "bare", "logger", "static"]
+    assert [p.name for p in after.pending] == ["new", "a-first", "z-last", "kept", "other"]
+    assert [(f.pod.name, f.node) for f in applied.pods] == [
+        ("a-first", "n3"), ("z-last", "n3"), ("kept", "n2"), ("other", "n2")]
+    after, _ = apply_changes(inputs, [RemoveNode("n3"), DrainNode("n2"), RemoveNode("n1")])
+    assert after.running == [] and len(after.pending) == 8
+    assert inputs.running == running
+
+
 def test_cordon_keeps_the_pods():
     after, applied = apply_changes(cluster(), [CordonNode("n2")])
     assert after.nodes[1].unschedulable and not applied.pods
