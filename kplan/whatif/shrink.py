@@ -457,13 +457,16 @@ def _replay(planner: Planner, changes: Sequence[Change], removed: Sequence[NodeV
         dropped.insert(0, names.pop())
 
 
-def scale_up(planner: Planner, changes: Sequence[Change], autoscaler: Autoscaler) -> Run | None:
+def scale_up(planner: Planner, changes: Sequence[Change], autoscaler: Autoscaler, first: Run | None = None
+             ) -> Run | None:
     """The cluster-autoscaler's scale-up of one loop (static_autoscaler.go RunOnce tries it before
-    the scale-down): kube-scheduler's run after ``changes``, then the autoscaler and kube-scheduler
-    in turn for the pods left unschedulable (kplan.whatif.autoscale). The run when it launched a
-    node, else None."""
-    changed, applied = planner.changed(changes)
-    first = planner.simulate(changed, applied=applied, stage="shrink: scale-up", autoscale=False)
+    the scale-down): kube-scheduler's run after ``changes`` (``first`` when the caller has it, only
+    read), then the autoscaler and kube-scheduler in turn for the pods left unschedulable
+    (kplan.whatif.autoscale). The run when it launched a node, else None."""
+    if first is None:
+        changed, applied = planner.changed(changes)
+        first = planner.simulate(changed, applied=applied, stage="shrink: scale-up", autoscale=False)
+    changed = first.inputs
 
     def run_pass(inputs: Inputs, what: str) -> SimulationResult:
         return planner.simulate(inputs, stage=what, autoscale=False).result
@@ -471,7 +474,8 @@ def scale_up(planner: Planner, changes: Sequence[Change], autoscaler: Autoscaler
     result, record, added = autoscale_run(changed, first.result, autoscaler, run_pass, seed=planner.seed)
     if not record.launched:
         return None
-    return Run(changed, first.built, result, applied.merged(added) if applied is not None else added, record)
+    return Run(changed, first.built, result, first.applied.merged(added) if first.applied is not None else added,
+               record)
 
 
 def whatif_shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptions,
@@ -484,7 +488,8 @@ def whatif_shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptio
     loop, and --scale-down-delay-after-add holds the next ones) and the run after is the scale-up's."""
     placed: PendingRun | None = None
     if planner.autoscaler is None:
-        # without changes the search's pending run is this one: made once
+        # without changes the scale-up's first pass and the search's pending run are this one:
+        # made once
         inputs, built, sim = planner.simulation(stage="before")
         before = Run(inputs, built, sim.run())
         changed, applied = planner.changed(changes)
@@ -492,7 +497,8 @@ def whatif_shrink(planner: Planner, changes: Sequence[Change], opts: ShrinkOptio
         placed = PendingRun(same, frozenset(sim.bound)) if same is not None else None
     else:
         before = planner.simulate(stage="before")
-    scaled = scale_up(planner, changes, autoscaler) if autoscaler is not None else None
+    scaled = (scale_up(planner, changes, autoscaler, placed.run if placed is not None else None)
+              if autoscaler is not None else None)
     found = shrink(planner, changes, opts, prices, scaled, placed)
     after = found.after
     deleted = [f.pod for f in after.applied.deleted] if after.applied is not None else []

@@ -263,3 +263,24 @@ def test_without_changes_the_pending_pods_are_scheduled_once_for_the_run_before_
     whatif_shrink(reusing, [CordonNode("gpu-c-1")], DEFAULT)
     assert "shrink: pending pods" in stages
     assert what.diff == whatif_shrink(planner(), [], DEFAULT)[0].diff
+
+
+@pytest.mark.parametrize("manifests, launched", [([], False), (["fixtures/karpenter/burst.yaml"], True)],
+                         ids=["no pod pending: the scale-up launches nothing", "a burst: the scale-up launches nodes"])
+def test_with_the_cluster_autoscaler_the_scale_up_starts_from_the_run_before(manifests: list[str],
+                                                                              launched: bool) -> None:
+    from kplan.cli.workspace import attach_autoscaler, check_autoscaler
+    from kplan.whatif.shrink import whatif_shrink
+
+    catalog = check_autoscaler("cluster-autoscaler", str(ROOT / "fixtures" / "karpenter" / "instance-types.json"),
+                               str(ROOT / "fixtures" / "cluster-autoscaler" / "node-groups.yaml"))
+    loaded = load_inputs([str(ROOT / "fixtures" / "cluster.yaml")], [str(ROOT / m) for m in manifests],
+                         progress=False)
+    planner = open_planner(loaded, None, seed=0, tie_break=TieBreak.lowest_name)
+    autoscaler = attach_autoscaler(planner, catalog, seed=0, attach=False)
+    stages: list[str] = []
+    planner.progress = lambda stage, done, total: stages.append(stage) if done == 1 else None
+    _, found = whatif_shrink(planner, [], DEFAULT, autoscaler=autoscaler)
+    assert "shrink: scale-up" not in stages and "shrink: pending pods" not in stages
+    cooled = [v.node for v in found.kept if v.reason == "ScaleDownInCooldown"]
+    assert bool(cooled) == launched and bool(found.removed) != launched
