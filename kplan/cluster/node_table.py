@@ -284,11 +284,15 @@ class NodeTable:
         return col
 
     def add_pod(self, pod: Pod, row: int) -> None:
+        res = self.res
         for name, amount in pod.requests.items():
-            col = self.column(name)  # may widen the arrays, so look it up before indexing
-            self.requested[row, col] += amount
-        self.nonzero[row, CPU] += pod.nonzero_cpu
-        self.nonzero[row, MEMORY] += pod.nonzero_mem
+            col = res.get(name)
+            if col is None:
+                col = self.column(name)  # widens the arrays, so look it up before indexing
+            self.requested_t[col, row] += amount
+        nonzero = self.nonzero_t
+        nonzero[CPU, row] += pod.nonzero_cpu
+        nonzero[MEMORY, row] += pod.nonzero_mem
         self.pod_count[row] += 1
         self.pods[row].append(pod)
         if pod.priority < self.prio_min[row]:

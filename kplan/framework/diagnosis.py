@@ -14,6 +14,8 @@ import numpy as np
 from kplan.framework.outcome import FilterOutcome
 from kplan.framework.status import REASONS, Code, Status
 
+#: the status of the nodes without one of their own, unless told otherwise (Status is frozen: shared)
+_UNRESOLVABLE = Status(Code.UNRESOLVABLE)
 #: rejected rows up to which record_outcome collects their plugins in a set rather than counting
 _FEW = 256
 
@@ -58,10 +60,14 @@ class FitError:
 class Diagnosis:
     """NodeToStatus of one cycle: explicit statuses of rejected nodes, and one status for the rest."""
 
+    # every cycle makes one: slots make that and the reads cheaper
+    __slots__ = ("num_all_nodes", "absent", "pre_filter_msg", "post_filter_msg", "_unschedulable_plugins",
+                 "_arrays", "_outcomes", "plugin_names", "_names_source")
+
     def __init__(self, num_all_nodes: int, statuses: dict[int, Status] | None = None,
                  absent: Status | None = None) -> None:
         self.num_all_nodes = num_all_nodes
-        self.absent = absent if absent is not None else Status(Code.UNRESOLVABLE)
+        self.absent = absent if absent is not None else _UNRESOLVABLE
         self.pre_filter_msg = ""
         self.post_filter_msg = ""
         self._unschedulable_plugins: set[str] = set()
@@ -72,8 +78,9 @@ class Diagnosis:
         self._outcomes: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Sequence[str]]] = []
         self.plugin_names: list[str] = []
         self._names_source: Sequence[str] | None = None
-        for row, st in (statuses or {}).items():
-            self.record(row, st)
+        if statuses:
+            for row, st in statuses.items():
+                self.record(row, st)
 
     def _written(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(recorded, codes, reasons, plugins) per node, with every pass recorded so far."""

@@ -461,6 +461,9 @@ class Framework:
         returned = OK
         for pl in self.pre_filter_plugins:
             r, s = pl.pre_filter(state, pod)
+            if s is OK and r is None:
+                # the usual answer, told apart by identity: nothing to merge
+                continue
             if s.code == Code.SKIP:
                 skipped.add(pl.name)
                 continue
@@ -711,6 +714,8 @@ class Framework:
         skipped = set()
         for pl in self.pre_score_plugins:
             s = pl.pre_score(state, pod, table, rows)
+            if s is OK:
+                continue
             if s.code == Code.SKIP:
                 skipped.add(pl.name)
             elif not s.ok:

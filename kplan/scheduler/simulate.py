@@ -208,6 +208,17 @@ class Simulation:
                 if hints is None or any(hint is None or hint(q.pod, event) for hint in hints):
                     queue.move_from_pool(q)
 
+    def listened(self, kind: str) -> bool:
+        """Whether ``offer`` would ask about an event of ``kind`` for some pod of the pool: a
+        bind's event is made only then (an event that no pod's plugins registered for moves
+        nothing, and with the pool empty or holding pods that wait for other events, as for most
+        of a run, making it is the only cost it has)."""
+        for key in self.queue.pool_groups:
+            by_kind = self.registrations(key)
+            if by_kind is None or by_kind.get(kind):
+                return True
+        return False
+
     def offer_claim_events(self) -> None:
         """The ResourceClaim writes since the last call (scheduler, resourceclaim controller)."""
         dra = self.snapshot.dra
@@ -406,9 +417,7 @@ class Simulation:
                 self.offer(ClusterEvent(kind, obj=obj))
         # PreBind's claim writes (allocation and reservation) come before the bind too
         self.offer_claim_events()
-        if self.queue.pool:
-            # (an event no pod waits for moves nothing: with the pool empty, as it is for most
-            # of a run, the event is not made)
+        if self.listened(ASSIGNED_POD_ADD):
             self.offer(ClusterEvent(ASSIGNED_POD_ADD, placed, node))
         if nominated and rules.bind_moves_pods:
             # binding does not clear status.nominatedNodeName in 1.34: the pod leaves the queue

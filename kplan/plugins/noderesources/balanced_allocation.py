@@ -226,11 +226,13 @@ def balance_of_row(table: NodeTable, row: int) -> int:
     IEEE double operations numpy applies to each element (int64 to float64, true division,
     minimum with 1.0, the halved distance, truncation to an integer). 0 where cpu or memory
     allocatable is not positive (never read)."""
-    a_cpu, a_mem = int(table.alloc_t[CPU, row]), int(table.alloc_t[MEMORY, row])
+    # (ndarray.item gives the element as a Python int, without a numpy scalar in between)
+    alloc, requested = table.alloc_t, table.requested_t
+    a_cpu, a_mem = alloc.item(CPU, row), alloc.item(MEMORY, row)
     if a_cpu <= 0 or a_mem <= 0:
         return 0
-    f_cpu = min(float(int(table.requested_t[CPU, row])) / float(a_cpu), 1.0)
-    f_mem = min(float(int(table.requested_t[MEMORY, row])) / float(a_mem), 1.0)
+    f_cpu = min(float(requested.item(CPU, row)) / float(a_cpu), 1.0)
+    f_mem = min(float(requested.item(MEMORY, row)) / float(a_mem), 1.0)
     std = abs((f_cpu - f_mem) / 2)
     return int((1 - std) * MAX_NODE_SCORE)
 

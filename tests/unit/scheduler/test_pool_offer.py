@@ -2,6 +2,8 @@
 
 * an event reaches only the pool pods whose rejecting plugins registered for its kind
   (SchedulingQueue.pool_groups), where the plain way asks every pool pod's hints;
+* a bind makes its ASSIGNED_POD_ADD event only when some pool pod's plugins registered for
+  it (Simulation.listened), where the plain way offers every bind's event;
 * the first chunk of nodes a cycle filters grows by the share the node-attribute filters
   reject (Framework.fixed_filters_share), where the plain way starts with k + k/4 + 32 nodes.
 
@@ -28,6 +30,9 @@ CLASSES = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "meta
 
 class EveryPoolPod(Simulation):
     """The plain way: every pool pod's hints are asked about every event."""
+
+    def listened(self, kind: str) -> bool:
+        return True
 
     def offer(self, event: ClusterEvent, max_priority: int | None = None) -> None:
         for q in list(self.queue.pool.values()):
@@ -62,6 +67,12 @@ def cluster(draw: Any, n_nodes: int) -> tuple[list[Any], list[Any], list[Any]]:
             pod = pod.node_selector(pool=draw(st.sampled_from(("a", "b", "c"))))
         elif kind == 2:
             pod = pod.toleration("dedicated", "x", "NoSchedule", operator="Equal").node_selector(pool="a")
+        elif kind == 3:
+            # waits in the pool for a leader's bind (InterPodAffinity registers ASSIGNED_POD_ADD)
+            pod = pod.spec(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "leader"}}, "topologyKey": "topology.kubernetes.io/zone"}]}})
+        elif kind == 4 and draw(st.booleans()):
+            pod = pod.labels(app="leader")
         pending.append(pod)
     return nodes, running, pending
 
