@@ -18,6 +18,7 @@ error's code (2 or 3), never with a traceback.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import traceback
@@ -38,6 +39,7 @@ from kplan.cli import whatif as whatif_cmd
 from kplan.cli.options import PanelledCommand
 from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, RootOptions, disable_color
 from kplan.framework.release_tables import DEFAULT_RELEASE, RELEASES
+from kplan.scheduler.compiled import use_kernel
 
 #: exit codes besides 0, 1 (check failed) and the KplanError codes (2 bad input, 3 cluster)
 EXIT_USAGE = 2
@@ -87,6 +89,9 @@ def main_options(
 ) -> None:
     """Offline capacity planner for Kubernetes."""
     ctx.obj = RootOptions(quiet=quiet)
+    # KPLAN_KERNEL=python runs every cycle through the per-plugin Python alone (the reference the
+    # compiled cycle is tested against; the same results, slower)
+    use_kernel(os.environ.get("KPLAN_KERNEL", "") != "python")
 
 
 class Shell(StrEnum):

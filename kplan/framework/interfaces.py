@@ -8,7 +8,7 @@ protocols (``class MyScore(PluginBase, PreScorePlugin, ScorePlugin)``): mypy the
 method signatures against them and reports, for instance,
 ``Argument 4 of "score" is incompatible with supertype "ScorePlugin"``. The optional interfaces
 (PreFilterExtensions, ScoreExtensions, EnqueueExtensions and kplan's own FixedInputFilter,
-ScoreExplainer, RejectionExplainer, BatchReprieveFilter) are recognised once, when the framework is
+FixedInputScore, IdleScore, ScoreExplainer, RejectionExplainer, BatchReprieveFilter) are recognised once, when the framework is
 built.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -139,6 +140,39 @@ class FixedInputFilter(FilterPlugin, Protocol):
     framework computes them once per node table when such plugins lead the filter list."""
 
     def filter_signature(self, pod: Pod) -> Hashable: ...
+
+
+class Normalization(IntEnum):
+    """What a FixedInputScore plugin's NormalizeScore is (the compiled cycle applies it)."""
+
+    #: no NormalizeScore: the raw score is the score
+    NONE = 0
+    #: helper.DefaultNormalizeScore(MaxNodeScore, false): scaled so the highest is 100
+    DEFAULT = 1
+    #: helper.DefaultNormalizeScore(MaxNodeScore, true): scaled, then 100 minus it
+    REVERSED = 2
+
+
+@runtime_checkable
+class FixedInputScore(ScorePlugin, Protocol):
+    """kplan's own addition: a Score plugin whose raw score of a node depends only on the
+    node's fixed attributes (name, labels, taints, images: none change during a simulation) and
+    on the pod's ``score_signature``, and whose NormalizeScore is ``normalization``. The
+    compiled cycle (kplan/scheduler/compiled.py) computes its raw scores of every node once
+    per node table and signature, and normalizes them itself."""
+
+    normalization: Normalization
+
+    def score_signature(self, pod: Pod) -> Hashable: ...
+
+
+@runtime_checkable
+class IdleScore(ScorePlugin, Protocol):
+    """kplan's own addition: a Score plugin that tells, from the cycle state after PreScore,
+    that it scores every node 0 for the pod, after its NormalizeScore too (no volume to
+    provision, no claim to weigh). The compiled cycle leaves it out of the sum."""
+
+    def scores_nothing(self, state: CycleState, pod: Pod) -> bool: ...
 
 
 class ReservePlugin(Plugin, Protocol):

@@ -545,6 +545,12 @@ class Framework:
         codes = fixed.codes.take(rows) if fixed is not None else self._run_fixed(state, pod, table, rows).codes
         return np.asarray(codes == 0)
 
+    def fixed_codes(self, state: CycleState, pod: Pod, table: NodeTable) -> np.ndarray | None:
+        """The leading node-attribute filters' codes (0: passed) on every row of ``table``, once
+        known for the pod's signature (the compiled cycle reads them); None the first time."""
+        fixed = self._fixed_verdicts(state, pod, table)
+        return None if fixed is None else fixed.codes
+
     def fixed_filters_outcome(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> FilterOutcome:
         """The leading node-attribute filters' verdicts on ``rows`` (plugins index filter_plugins)."""
         rows = np.asarray(rows)

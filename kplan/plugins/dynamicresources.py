@@ -45,6 +45,7 @@ from kplan.framework.features import Gate
 from kplan.framework.interfaces import (
     FilterPlugin,
     Handle,
+    IdleScore,
     PostFilterPlugin,
     PreBindPlugin,
     PreEnqueuePlugin,
@@ -53,7 +54,6 @@ from kplan.framework.interfaces import (
     RejectionExplainer,
     ReservePlugin,
     ScoreExtensions,
-    ScorePlugin,
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.release import Release
@@ -239,7 +239,7 @@ def device_features(release: Release) -> DeviceFeatures:
 
 
 class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlugin,
-                       PostFilterPlugin, ReservePlugin, PreBindPlugin, RejectionExplainer, ScorePlugin,
+                       PostFilterPlugin, ReservePlugin, PreBindPlugin, RejectionExplainer, IdleScore,
                        ScoreExtensions):
     name = NAME
     #: Score is a point of the plugin only where its release rule ``scores`` is on (1.35)
@@ -635,6 +635,11 @@ class DynamicResources(PluginBase, PreEnqueuePlugin, PreFilterPlugin, FilterPlug
             out.append(f"{r}: {pod.requests[r]} device(s) of DeviceClass {cls.name} wanted, of {capacity} on the node "
                        "in all")
         return out
+
+    def scores_nothing(self, state: CycleState, pod: Pod) -> bool:
+        """Score gives every node 0, and so does NormalizeScore (IdleScore): no claim to weigh."""
+        st: DraCycle | None = state.read(_STATE)
+        return st is None or not st.claims or st.allocator is None
 
     def score(self, state: CycleState, pod: Pod, table: Any, rows: np.ndarray) -> np.ndarray:
         """From 1.35 (#134711): how early in each ``firstAvailable`` list the devices allocated on

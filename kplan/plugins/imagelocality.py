@@ -12,7 +12,7 @@ while the maximum still counts containers only (release rule ``sums_image_volume
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +20,7 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.framework import signers
 from kplan.framework.cycle_state import CycleState
-from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, ScorePlugin
+from kplan.framework.interfaces import MAX_NODE_SCORE, FixedInputScore, Handle, Normalization
 from kplan.model.objects import Pod
 from kplan.plugins.helper import PluginBase, decode_rules
 
@@ -95,8 +95,10 @@ def _containers_and_volumes_counted(pod: Pod) -> tuple[tuple[str, ...], int]:
     return pod.images + pod.volume_images, len(pod.images) + len(pod.volume_images)
 
 
-class ImageLocality(PluginBase, ScorePlugin):
+class ImageLocality(PluginBase, FixedInputScore):
     name = NAME
+    #: no NormalizeScore
+    normalization = Normalization.NONE
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching, framework/signers.py)."""
@@ -109,6 +111,10 @@ class ImageLocality(PluginBase, ScorePlugin):
         self.rules = decode_rules(ImageLocalityRules, handle, NAME)
         #: sumImageScores' images (init containers, containers) and calculatePriority's count
         self.images = self.rules.images()
+
+    def score_signature(self, pod: Pod) -> Hashable:
+        # the images it sums and how many count towards the maximum, as the release has them
+        return self.images(pod)
 
     def index(self) -> ImageIndex:
         table = self.handle.snapshot.table

@@ -24,12 +24,13 @@ from kplan.framework.events import NODE_ADD, NODE_UPDATE_LABEL, ClusterEvent
 from kplan.framework.interfaces import (
     EnqueueExtensions,
     FixedInputFilter,
+    FixedInputScore,
+    Normalization,
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
     QueueingHint,
     ScoreExtensions,
-    ScorePlugin,
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
@@ -232,8 +233,10 @@ def pod_matches_node_affinity(pod: Pod, node_name: str, labels: Mapping[str, str
 
 
 class NodeAffinity(PluginBase, PreFilterPlugin, FixedInputFilter, PreScorePlugin,
-                   ScorePlugin, ScoreExtensions, EnqueueExtensions):
+                   FixedInputScore, ScoreExtensions, EnqueueExtensions):
     name = NAME
+    #: NormalizeScore: the highest sum of matching preferred weights scores 100
+    normalization = Normalization.DEFAULT
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching, framework/signers.py)."""
@@ -265,6 +268,10 @@ class NodeAffinity(PluginBase, PreFilterPlugin, FixedInputFilter, PreScorePlugin
     def filter_signature(self, pod: Pod) -> Hashable:
         # the plugin's own added affinity is fixed for its lifetime; only the pod's part varies
         return tuple(sorted(pod.node_selector.items())), pod.required_node_affinity
+
+    def score_signature(self, pod: Pod) -> Hashable:
+        # the plugin's own added preferences are fixed for its lifetime; only the pod's vary
+        return pod.preferred_node_affinity
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         args: NodeAffinityArgs = self.args

@@ -23,11 +23,12 @@ from kplan.framework.events import NODE_ADD, NODE_UPDATE_TAINT, UPDATE_POD_TOLER
 from kplan.framework.interfaces import (
     EnqueueExtensions,
     FixedInputFilter,
+    FixedInputScore,
     Handle,
+    Normalization,
     PreScorePlugin,
     QueueingHint,
     ScoreExtensions,
-    ScorePlugin,
 )
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id
 from kplan.model.objects import PREFER_NO_SCHEDULE, Pod, Taint, Toleration, tolerates, untolerated_taints
@@ -47,9 +48,11 @@ def intolerable_prefer_no_schedule(taints: tuple[Taint, ...], tolerations: tuple
     return sum(1 for t in taints if t.effect == PREFER_NO_SCHEDULE and not tolerates(relevant, t))
 
 
-class TaintToleration(PluginBase, FixedInputFilter, PreScorePlugin, ScorePlugin,
+class TaintToleration(PluginBase, FixedInputFilter, PreScorePlugin, FixedInputScore,
                       ScoreExtensions, EnqueueExtensions):
     name = NAME
+    #: NormalizeScore: fewer untolerated PreferNoSchedule taints score higher
+    normalization = Normalization.REVERSED
 
     def sign_pod(self, pod: Pod) -> tuple[signers.Fragment, ...] | None:
         """SignPod (opportunistic batching, framework/signers.py)."""
@@ -75,6 +78,9 @@ class TaintToleration(PluginBase, FixedInputFilter, PreScorePlugin, ScorePlugin,
         return out
 
     def filter_signature(self, pod: Pod) -> tuple[Toleration, ...]:
+        return pod.tolerations
+
+    def score_signature(self, pod: Pod) -> tuple[Toleration, ...]:
         return pod.tolerations
 
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:

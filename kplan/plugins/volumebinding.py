@@ -65,13 +65,13 @@ from kplan.framework.interfaces import (
     EnqueueExtensions,
     FilterPlugin,
     Handle,
+    IdleScore,
     PreBindPlugin,
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
     QueueingHint,
     ReservePlugin,
-    ScorePlugin,
 )
 from kplan.framework.registry import ArgsError
 from kplan.framework.status import OK, Code, Status, Verdicts, reason_id, skip
@@ -254,7 +254,7 @@ class _State(StateData):
 
 
 class VolumeBinding(PluginBase, PreFilterPlugin, FilterPlugin, PreScorePlugin,
-                    ScorePlugin, ReservePlugin, PreBindPlugin, EnqueueExtensions):
+                    IdleScore, ReservePlugin, PreBindPlugin, EnqueueExtensions):
     name = NAME
 
     def __init__(self, args: VolumeBindingArgs, handle: Handle) -> None:
@@ -358,6 +358,11 @@ class VolumeBinding(PluginBase, PreFilterPlugin, FilterPlugin, PreScorePlugin,
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
         # without StorageCapacityScoring upstream has no scorer and always skips; with it, it scores
         return OK if self._capacity_scoring else skip(NAME)
+
+    def scores_nothing(self, state: CycleState, pod: Pod) -> bool:
+        """Score gives every node 0 (IdleScore): no scorer, or no claim to provision."""
+        s: _State | None = state.data.get(_STATE)
+        return not self._capacity_scoring or s is None or not s.delayed
 
     def score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         out = np.zeros(len(rows), dtype=np.int64)

@@ -8,6 +8,7 @@ PreScore/Score/NormalizeScore → host selection → Reserve. Binding is the sim
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +22,7 @@ from kplan.framework.preemption import PreemptionOutcome
 from kplan.framework.runtime import Framework, Nominator
 from kplan.framework.status import Code, PluginError, Status
 from kplan.model.objects import Pod
+from kplan.scheduler.compiled import CompiledCycle
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -67,8 +69,13 @@ class CycleResult:
 class Scheduler:
     """Runs cycles for one simulation: owns the rotating start index and the RNG."""
 
-    def __init__(self, handle: Handle) -> None:
+    def __init__(self, handle: Handle, detailed: Callable[[Pod], bool] | None = None) -> None:
         self.handle = handle
+        #: the pods whose cycle results must carry the per-plugin filter outcome and scores
+        #: (explain reads them): the compiled cycle, which computes neither, is not used for them
+        self.detailed = detailed
+        #: per framework, its compiled cycle (None: the Python path)
+        self.compiled: dict[Framework, CompiledCycle | None] = {}
         self.next_start_node_index = 0
         #: scheduling cycles so far (the queue's schedulingCycle: one per pop)
         self.cycles = 0
@@ -132,18 +139,26 @@ class Scheduler:
                     return res
                 diagnosis.record(row, out.status(0, fw.filter_names))
 
-        if pre_result is not None and pre_result.node_names is not None:
-            rows = np.array(sorted(r for name in pre_result.node_names
-                                   if (r := snap.row_of(name)) is not None), dtype=np.int64)
-            diagnosis.absent = Status(Code.UNRESOLVABLE,
-                                      (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]",))
+        compiled = self._compiled(fw, pod) if pre_result is None and not nominator else None
+        found = None
+        if compiled is not None:
+            found = compiled.find_feasible(state, pod, table, self.next_start_node_index,
+                                           self._nodes_to_find(fw, n_all))
+        if found is not None:
+            # the compiled Filter pass (scheduler/compiled.py): feasible rows and nodes processed
+            feasible, processed = found
         else:
-            rows = np.arange(n_all, dtype=np.int64)
-
-        feasible, examined = self._find_feasible(fw, pod, state, rows, diagnosis)
-        res.filtered = examined
+            if pre_result is not None and pre_result.node_names is not None:
+                rows = np.array(sorted(r for name in pre_result.node_names
+                                       if (r := snap.row_of(name)) is not None), dtype=np.int64)
+                diagnosis.absent = Status(Code.UNRESOLVABLE,
+                                          (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]",))
+            else:
+                rows = np.arange(n_all, dtype=np.int64)
+            feasible, examined = self._find_feasible(fw, pod, state, rows, diagnosis)
+            res.filtered = examined
+            processed = len(feasible) + diagnosis.num_recorded
         res.feasible_rows = feasible
-        processed = len(feasible) + diagnosis.num_recorded
         self.next_start_node_index = (self.next_start_node_index + processed) % n_all
         if len(feasible) == 0:
             return self._fail(fw, pod, state, res)
@@ -153,15 +168,26 @@ class Scheduler:
                 batch.store(self.cycles, signature, hint, res.node, None)
             return res
         status = fw.run_pre_score(state, pod, table, feasible)
-        if status.ok:
-            totals, detail, status = fw.run_score(state, pod, table, feasible)
-            res.scores, res.totals = detail, totals
-        if not status.ok:
-            # an error, not a rejection: the pod goes to the error backoff and loses its nomination
-            res.message = status.message
-            res.rejectors = set()
-            return res
-        best = self.select_host(totals, feasible)
+        scored = None
+        if status.ok and compiled is not None:
+            scored = compiled.score(state, pod, table, feasible, self.handle.lowest_name)
+        if scored is not None:
+            # the compiled Score, NormalizeScore and host selection; among tied nodes the random
+            # tie-break draws as select_host does
+            totals, best, ties = scored
+            res.totals = totals
+            if ties > 1 and not self.handle.lowest_name:
+                best = self.select_host(totals, feasible)
+        else:
+            if status.ok:
+                totals, detail, status = fw.run_score(state, pod, table, feasible)
+                res.scores, res.totals = detail, totals
+            if not status.ok:
+                # an error, not a rejection: the pod goes to the error backoff and loses its nomination
+                res.message = status.message
+                res.rejectors = set()
+                return res
+            best = self.select_host(totals, feasible)
         res.node = table.names[int(feasible[best])]
         if batch is not None:
             batch.store(self.cycles, signature, hint, res.node, lambda: self._others(totals, feasible, best))
@@ -199,15 +225,29 @@ class Scheduler:
         order = np.lexsort((ties, -scores))
         return [table.names[int(r)] for r in rest[order]]
 
+    def _compiled(self, fw: Framework, pod: Pod) -> CompiledCycle | None:
+        """The framework's compiled cycle (scheduler/compiled.py), chosen once per simulation;
+        None where the kernel is not available or the pod's cycle must keep its detail."""
+        if self.detailed is not None and self.detailed(pod):
+            return None
+        if fw not in self.compiled:
+            self.compiled[fw] = CompiledCycle.of(fw)
+        return self.compiled[fw]
+
+    def _nodes_to_find(self, fw: Framework, n: int) -> int:
+        """How many feasible nodes filtering looks for among ``n`` (numFeasibleNodesToFind; one
+        when no plugin scores)."""
+        if not fw.has_score_plugins:
+            return 1
+        return num_feasible_nodes_to_find(n, self._percentage(fw))
+
     def _find_feasible(self, fw: Framework, pod: Pod, state: CycleState, rows: np.ndarray,
                        diagnosis: Diagnosis) -> tuple[np.ndarray, FilterOutcome]:
         """findNodesThatPassFilters with parallelism 1: stop at the (k+1)-th feasible node."""
         n = len(rows)
         if n == 0:
             return rows, FilterOutcome.empty()
-        k = num_feasible_nodes_to_find(n, self._percentage(fw))
-        if not fw.has_score_plugins:
-            k = 1
+        k = self._nodes_to_find(fw, n)
         start = self.next_start_node_index % n
         table = self.handle.snapshot.table
         nominator = self.handle.nominator

@@ -143,6 +143,10 @@ class PodExplainer:
         self.nearest = nearest
         self.attempts: list[Attempt] = []
 
+    def wants_detail(self, pod: Pod) -> bool:
+        """The explained pod's cycles keep their per-plugin outcomes and scores."""
+        return pod.uid == self.uid
+
     def __call__(self, sim: Any, q: Any, r: CycleResult) -> None:
         pod = q.pod
         if pod.uid != self.uid:

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -77,6 +77,16 @@ class SimulationResult:
 Observer = Callable[["Simulation", QueuedPod, CycleResult], None]
 
 
+@runtime_checkable
+class DetailObserver(Protocol):
+    """An observer that reads the per-plugin filter outcome and scores of some pods' cycles
+    (explain): the compiled cycle, which computes neither, is not used for those pods."""
+
+    def __call__(self, sim: Simulation, q: QueuedPod, r: CycleResult) -> None: ...
+
+    def wants_detail(self, pod: Pod) -> bool: ...
+
+
 class SchedulerHandle:
     """framework.Handle for a run: the snapshot, nominations, RNG and policies plugins read."""
 
@@ -113,6 +123,10 @@ class SchedulerHandle:
         return False
 
 
+def _every_pod(pod: Pod) -> bool:
+    return True
+
+
 #: (pods tried at least once, pods created so far): how far a run is
 Progress = Callable[[int, int], None]
 
@@ -130,7 +144,12 @@ class Simulation:
         self.handle = SchedulerHandle(snapshot, config, seed, lowest_name, pdb_allowed or {})
         for spec in config.profiles:
             self.handle.frameworks[spec.scheduler_name] = Framework(spec, setup.registry, self.handle)
-        self.scheduler = Scheduler(self.handle)
+        detailed: Callable[[Pod], bool] | None = None
+        if keep_cycles:
+            detailed = _every_pod
+        elif isinstance(observer, DetailObserver):
+            detailed = observer.wants_detail
+        self.scheduler = Scheduler(self.handle, detailed)
         self.queue = SchedulingQueue(config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds)
         self.pending = list(pending)
         self.keep_cycles = keep_cycles

@@ -22,6 +22,7 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, MEMORY, gather
 from kplan.framework import signers
+from kplan.framework.compiled import BalancedScore
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.features import Gate
 from kplan.framework.interfaces import MAX_NODE_SCORE, Handle, PreScorePlugin, ScorePlugin
@@ -145,6 +146,16 @@ class NodeResourcesBalancedAllocation(PluginBase, PreScorePlugin, ScorePlugin):
             device_totals(dra, mapping, names, table, rows, alloc, node_load, NAME)
         req = node_load + np.array(wanted, dtype=np.int64)[:, None]
         return self._scores(req, lambda: node_load, alloc, alloc != 0)
+
+    def compiled_score(self, pod: Pod, table: NodeTable, weight: int) -> BalancedScore | None:
+        """Score's inputs for the compiled cycle: the default resources (cpu, then memory) only;
+        with the release's change-of-balance rule, the nodes' own balance per row as the Python
+        path reads it (BalanceWithoutPod)."""
+        if not self._cpu_memory:
+            return None
+        change = self.rules.scores_balance_change
+        return BalancedScore(change, pod.requests.get("cpu", 0), pod.requests.get("memory", 0),
+                             BalanceWithoutPod.of(table).per_row if change else None, weight)
 
     def _balance(self, requested: np.ndarray, allocated: Callable[[], np.ndarray], alloc: np.ndarray,
                  live: np.ndarray | None) -> np.ndarray:

@@ -20,6 +20,7 @@ import numpy as np
 from kplan.cluster.node_table import NodeTable
 from kplan.cluster.resources import CPU, EPHEMERAL, MEMORY, gather
 from kplan.framework import signers
+from kplan.framework.compiled import LEAST_ALLOCATED, MOST_ALLOCATED, FitFilter, FitScore
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.events import (
     ASSIGNED_POD_DELETE,
@@ -343,6 +344,18 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
     def filter(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Verdicts:
         return self.filter_with_load(state, pod, table, rows, None, None)
 
+    def compiled_filter(self, state: CycleState, pod: Pod, table: NodeTable) -> FitFilter | None:
+        """Filter's inputs for the compiled cycle (kplan/scheduler/compiled.py): the checked
+        resources' columns (added to the table where no node has one, as filter_with_load adds
+        them) and requests; None where a checked resource is left to DynamicResources."""
+        checked = state.read(_PRE_FILTER_KEY)
+        if checked is None:
+            checked = self.checked_resources(pod)
+        mapping = self._mapping()
+        if any(name in mapping for name, _ in checked):
+            return None
+        return FitFilter([table.column(name) for name, _ in checked], [q for _, q in checked])
+
     def filter_with_load(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray,
                          pods: np.ndarray | None, requests: Mapping[str, np.ndarray] | None) -> Verdicts:
         """Filter as if ``pods[k]`` more pods requesting ``requests[name][k]`` in all were on the
@@ -554,6 +567,17 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         else:
             out = total // safe
         return np.where(weight_sum == 0, 0, out)
+
+    def compiled_score(self, pod: Pod, weight: int) -> FitScore | None:
+        """Score's inputs for the compiled cycle: LeastAllocated or MostAllocated over cpu and
+        memory (the default is LeastAllocated, each weighing 1); None for any other strategy or
+        set of resources."""
+        args: FitArgs = self.args
+        weights = {r.name: r.weight for r in args.resources}
+        if args.strategy not in (LEAST, MOST) or len(args.resources) != 2 or set(weights) != {"cpu", "memory"}:
+            return None
+        return FitScore(LEAST_ALLOCATED if args.strategy == LEAST else MOST_ALLOCATED, weights["cpu"],
+                        weights["memory"], pod.score_cpu, pod.score_mem, weight)
 
     def _least_allocated_cpu_memory(self, pod: Pod, table: NodeTable, rows: np.ndarray,
                                     alloc: np.ndarray) -> np.ndarray:

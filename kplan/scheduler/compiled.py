@@ -1,0 +1,230 @@
+"""The compiled scheduling cycle (issue 49): for the pods whose active plugins it covers, the
+cycle's Filter pass over the nodes and its Score, NormalizeScore and host selection are each one
+call into kplan._kernel (kernel/src/lib.rs, Rust through PyO3) over the node table's numpy
+columns, in place of tens of numpy calls through the per-plugin Python.
+
+It is a fast path behind a seam, never a second source of rules. The per-plugin Python
+(kplan/plugins/) stays the reference: explain, custom plugins and every pod or profile the
+kernel does not cover use it, and tests/scheduler/test_compiled.py runs generated clusters,
+every public scenario and the differential sample through both paths and compares them.
+
+What the kernel covers:
+
+- **Filter**: after PreFilter, with no PreFilter node restriction and no nominated pod in the
+  run, when every Filter plugin after the leading node-attribute ones (FixedInputFilter: their
+  verdicts on every node are computed once per pod signature by the framework) was skipped at
+  PreFilter but NodeResourcesFit, and NodeResourcesFit leaves no checked resource to DRA. A pod
+  no node passes goes to the Python path afresh (nothing was changed), which tells why.
+- **Score**: after PreScore (Python, with the feasible nodes), when every Score plugin PreScore
+  did not skip is NodeResourcesFit (LeastAllocated or MostAllocated on cpu and memory),
+  NodeResourcesBalancedAllocation (cpu and memory) or a FixedInputScore plugin
+  (TaintToleration, NodeAffinity, ImageLocality: raw scores of every node computed once per
+  node table and pod signature by the plugin itself, normalized by the kernel).
+
+Chosen once per framework (``CompiledCycle.of``) from the profile's plugin classes, and per pod
+from what PreFilter and PreScore skipped. ``use_kernel(False)`` (the CLI's ``KPLAN_KERNEL=python``)
+turns it off for the process; a build without the extension (no Rust toolchain) runs the Python
+path with the same results.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from kplan.framework.compiled import BalancedScore, FitScore
+from kplan.framework.interfaces import FixedInputScore, IdleScore, ScorePlugin
+from kplan.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
+from kplan.plugins.noderesources.fit import NodeResourcesFit
+
+if TYPE_CHECKING:
+    from kplan.cluster.node_table import NodeTable
+    from kplan.framework.cycle_state import CycleState
+    from kplan.framework.runtime import Framework
+    from kplan.model.objects import Pod
+
+_kernel: Any
+try:
+    from kplan import _kernel
+except ImportError:  # built without a Rust toolchain: the Python path answers
+    _kernel = None
+
+_use_kernel = True
+#: raw scores of every node kept per (plugin, signature) before starting afresh
+_RAW_KEPT = 4096
+
+
+def use_kernel(on: bool) -> None:
+    """Turn the compiled cycle on or off for this process (the Python path gives the same
+    results; the CLI turns it off with ``KPLAN_KERNEL=python``)."""
+    global _use_kernel
+    _use_kernel = on
+
+
+def kernel_available() -> bool:
+    """Whether the compiled kernel is built and turned on."""
+    return _kernel is not None and _use_kernel
+
+
+class CompiledCycle:
+    """The compiled cycle of one framework (profile)."""
+
+    def __init__(self, fw: Framework) -> None:
+        self.fw = fw
+        #: NodeResourcesFit among the Filter plugins, and its index there (-1: not enabled)
+        self.fit: NodeResourcesFit | None = None
+        self.fit_at = -1
+        for k, p in enumerate(fw.filter_plugins):
+            if type(p) is NodeResourcesFit:
+                self.fit, self.fit_at = p, k
+        #: the Score plugins with their weights and what the kernel makes of each (recognised
+        #: here once: a runtime protocol check costs tens of microseconds)
+        self.scorers: list[tuple[ScorePlugin, int, str]] = [(pl, fw.weights[pl.name], _scorer_kind(pl))
+                                                             for pl in fw.score_plugins]
+        #: skipped PreFilter plugins → whether the Filter pass is covered (covers_filter)
+        self._filter_covered: dict[frozenset[str], bool] = {}
+        #: per node table, (plugin name, score signature) → raw scores of every row
+        self._raw: weakref.WeakKeyDictionary[NodeTable, dict[tuple[str, Hashable], np.ndarray]] = (
+            weakref.WeakKeyDictionary())
+
+    @classmethod
+    def of(cls, fw: Framework) -> CompiledCycle | None:
+        """The framework's compiled cycle, or None when the kernel is not available."""
+        if not kernel_available():
+            return None
+        return cls(fw)
+
+    # ------------------------------------------------------------------ filter
+
+    def covers_filter(self, state: CycleState) -> bool:
+        """Whether every Filter plugin after the leading node-attribute ones that PreFilter did
+        not skip is the kernel's NodeResourcesFit."""
+        skip = frozenset(state.skip_filter)
+        found = self._filter_covered.get(skip)
+        if found is None:
+            fw = self.fw
+            found = all(k == self.fit_at or fw.filter_plugins[k].name in skip
+                        for k in range(fw.fixed_filter_count, len(fw.filter_plugins)))
+            self._filter_covered[skip] = found
+        return found
+
+    def find_feasible(self, state: CycleState, pod: Pod, table: NodeTable, start: int, k: int
+                      ) -> tuple[np.ndarray, int] | None:
+        """Scheduler._find_feasible over every node from ``start``: (the feasible rows in the
+        order visited, nodes processed), or None where the Python path must answer (not
+        covered, or no node feasible: the Python path then records why)."""
+        fw = self.fw
+        if not self.covers_filter(state):
+            return None
+        fixed = None
+        if fw.fixed_filter_count:
+            # the first pod of a signature finds none yet; asking again computes them for every
+            # node (the Python path would filter only the nodes it visits, with the same verdicts)
+            fixed = fw.fixed_codes(state, pod, table)
+            if fixed is None:
+                fixed = fw.fixed_codes(state, pod, table)
+            assert fixed is not None
+        cols: list[int] = []
+        wanted: list[int] = []
+        check_fit = self.fit is not None and self.fit.name not in state.skip_filter
+        if check_fit:
+            assert self.fit is not None
+            spec = self.fit.compiled_filter(state, pod, table)
+            if spec is None:
+                return None
+            cols, wanted = spec.cols, spec.wanted
+        n = len(table)
+        out = np.empty(max(min(k, n), 1), dtype=np.int64)
+        found, processed = _kernel.find_feasible(n, fixed, table.pod_count, table.allowed_pods, table.alloc_t,
+                                                 table.requested_t, cols, wanted, check_fit, start, k, out)
+        if found == 0:
+            return None
+        return out[:found], processed
+
+    # ------------------------------------------------------------------ score
+
+    def score(self, state: CycleState, pod: Pod, table: NodeTable, feasible: np.ndarray, lowest_name: bool
+              ) -> tuple[np.ndarray, int, int] | None:
+        """Framework.run_score and the host selection after PreScore: (totals per feasible row,
+        the chosen position, how many positions tie at the top: with the random tie-break the
+        caller draws among them), or None where the Python path must answer."""
+        fit: FitScore | None = None
+        balanced: BalancedScore | None = None
+        fixed: list[_FixedRaw] = []
+        skip = state.skip_score
+        for pl, weight, kind in self.scorers:
+            if pl.name in skip:
+                continue
+            if kind == _FIT:
+                fit = cast(NodeResourcesFit, pl).compiled_score(pod, weight)
+                if fit is None:
+                    return None
+            elif kind == _BALANCED:
+                balanced = cast(NodeResourcesBalancedAllocation, pl).compiled_score(pod, table, weight)
+                if balanced is None:
+                    return None
+            elif kind == _IDLE:
+                if not cast(IdleScore, pl).scores_nothing(state, pod):
+                    return None
+            elif kind == _FIXED:
+                fixed_input = cast(FixedInputScore, pl)
+                fixed.append(_FixedRaw(self._raw_scores(state, pod, table, fixed_input),
+                                       int(fixed_input.normalization), weight))
+            else:
+                return None
+        m = len(feasible)
+        totals = np.empty(m, dtype=np.int64)
+        status, best, ties = _kernel.score(len(table), feasible, m, table.alloc_t, table.requested_t, table.nonzero_t,
+                                           fit, balanced, fixed, totals, table.name_rank if lowest_name else None)
+        if status != _kernel.OK:
+            return None
+        return totals, best, ties
+
+    def _raw_scores(self, state: CycleState, pod: Pod, table: NodeTable, plugin: FixedInputScore) -> np.ndarray:
+        """The plugin's raw scores of every row for the pod's signature, computed by the
+        plugin itself once per node table and signature."""
+        per_table = self._raw.get(table)
+        if per_table is None:
+            per_table = self._raw[table] = {}
+        key = (plugin.name, plugin.score_signature(pod))
+        raw = per_table.get(key)
+        if raw is None:
+            if len(per_table) >= _RAW_KEPT:
+                per_table.clear()
+            raw = np.ascontiguousarray(plugin.score(state, pod, table, np.arange(len(table))), dtype=np.int64)
+            raw.flags.writeable = False
+            per_table[key] = raw
+        return raw
+
+
+_FIT, _BALANCED, _IDLE, _FIXED, _OTHER = "fit", "balanced", "idle", "fixed", "other"
+
+
+def _scorer_kind(plugin: ScorePlugin) -> str:
+    """What the kernel makes of a Score plugin: its own NodeResourcesFit or BalancedAllocation
+    scores, an IdleScore plugin left out where it scores nothing, a FixedInputScore plugin's raw
+    scores; any other plugin (a custom one among them) leaves the pod to the Python path. Only
+    kplan's own plugins are trusted to keep the protocols' promises."""
+    if type(plugin) is NodeResourcesFit:
+        return _FIT
+    if type(plugin) is NodeResourcesBalancedAllocation:
+        return _BALANCED
+    if not type(plugin).__module__.startswith("kplan.plugins."):
+        return _OTHER
+    if isinstance(plugin, IdleScore):
+        return _IDLE
+    if isinstance(plugin, FixedInputScore):
+        return _FIXED
+    return _OTHER
+
+
+class _FixedRaw:
+    """The kernel's FixedScore: a plugin's raw scores of every row, its NormalizeScore and weight."""
+
+    __slots__ = ("raw", "normalization", "weight")
+
+    def __init__(self, raw: np.ndarray, normalization: int, weight: int) -> None:
+        self.raw, self.normalization, self.weight = raw, normalization, weight
