@@ -39,7 +39,7 @@ from kplan.cli import whatif as whatif_cmd
 from kplan.cli.options import PanelledCommand
 from kplan.cli.terminal import NO_COLOR_HELP, QUIET_HELP, RootOptions, disable_color
 from kplan.framework.release_tables import DEFAULT_RELEASE, RELEASES
-from kplan.scheduler.compiled import use_kernel
+from kplan.scheduler.kernel_switch import use_kernel
 
 #: exit codes besides 0, 1 (check failed) and the KplanError codes (2 bad input, 3 cluster)
 EXIT_USAGE = 2

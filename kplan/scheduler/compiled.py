@@ -22,7 +22,7 @@ What the kernel covers:
   node table and pod signature by the plugin itself, normalized by the kernel).
 
 Chosen once per framework (``CompiledCycle.of``) from the profile's plugin classes, and per pod
-from what PreFilter and PreScore skipped. ``use_kernel(False)`` (the CLI's ``KPLAN_KERNEL=python``)
+from what PreFilter and PreScore skipped. ``kernel_switch.use_kernel(False)`` (the CLI's ``KPLAN_KERNEL=python``)
 turns it off for the process; a build without the extension (no Rust toolchain) runs the Python
 path with the same results.
 """
@@ -39,6 +39,7 @@ from kplan.framework.compiled import BalancedScore, FitScore
 from kplan.framework.interfaces import FixedInputScore, IdleScore, ScorePlugin
 from kplan.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kplan.plugins.noderesources.fit import NodeResourcesFit
+from kplan.scheduler import kernel_switch
 
 if TYPE_CHECKING:
     from kplan.cluster.node_table import NodeTable
@@ -52,21 +53,13 @@ try:
 except ImportError:  # built without a Rust toolchain: the Python path answers
     _kernel = None
 
-_use_kernel = True
 #: raw scores of every node kept per (plugin, signature) before starting afresh
 _RAW_KEPT = 4096
 
 
-def use_kernel(on: bool) -> None:
-    """Turn the compiled cycle on or off for this process (the Python path gives the same
-    results; the CLI turns it off with ``KPLAN_KERNEL=python``)."""
-    global _use_kernel
-    _use_kernel = on
-
-
 def kernel_available() -> bool:
-    """Whether the compiled kernel is built and turned on."""
-    return _kernel is not None and _use_kernel
+    """Whether the compiled kernel is built and turned on (kernel_switch.use_kernel)."""
+    return _kernel is not None and kernel_switch.enabled
 
 
 class CompiledCycle:

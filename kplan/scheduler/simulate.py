@@ -79,8 +79,10 @@ Observer = Callable[["Simulation", QueuedPod, CycleResult], None]
 
 @runtime_checkable
 class DetailObserver(Protocol):
-    """An observer that reads the per-plugin filter outcome and scores of some pods' cycles
-    (explain): the compiled cycle, which computes neither, is not used for those pods."""
+    """An observer that says of which pods' cycles it reads the per-plugin filter outcome and
+    scores (explain: its pod's; an observer of outcomes alone: none). The compiled cycle, which
+    computes neither, is used for the others; an observer without ``wants_detail`` reads them of
+    every pod."""
 
     def __call__(self, sim: Simulation, q: QueuedPod, r: CycleResult) -> None: ...
 
@@ -144,11 +146,13 @@ class Simulation:
         self.handle = SchedulerHandle(snapshot, config, seed, lowest_name, pdb_allowed or {})
         for spec in config.profiles:
             self.handle.frameworks[spec.scheduler_name] = Framework(spec, setup.registry, self.handle)
+        # an observer reads each cycle's result: every pod's keeps the per-plugin detail unless
+        # the observer says which pods it reads it of (DetailObserver)
         detailed: Callable[[Pod], bool] | None = None
         if keep_cycles:
             detailed = _every_pod
-        elif isinstance(observer, DetailObserver):
-            detailed = observer.wants_detail
+        elif observer is not None:
+            detailed = observer.wants_detail if isinstance(observer, DetailObserver) else _every_pod
         self.scheduler = Scheduler(self.handle, detailed)
         self.queue = SchedulingQueue(config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds)
         self.pending = list(pending)

@@ -467,10 +467,7 @@ class Planner:
 
     def nodes_for_pod(self, key: str, template: str, limit: int) -> SearchResult[Run]:
         """The smallest number of nodes like ``template`` with which pod ``key`` is scheduled."""
-        def stop_once_bound(sim: Simulation, q: QueuedPod, r: CycleResult) -> None:
-            # what happens after the pod is bound cannot unbind it: the rest of the run is not needed
-            if r.node is not None and q.pod.key == key:
-                sim.stop()
+        stop_once_bound = _StopOnceBound(key)
 
         def probe(k: int) -> tuple[bool, Run]:
             changed, applied = self.changed([CloneNode(template, k)])
@@ -514,3 +511,18 @@ def rejections(sim: Simulation, pod: Pod, rows: Sequence[int]) -> list[Status | 
         else:
             out.append(None)
     return out
+
+
+class _StopOnceBound:
+    """An observer that ends a run once pod ``key`` is bound: what happens after cannot unbind
+    it, so the rest of the run is not needed. It reads only the outcome (DetailObserver)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __call__(self, sim: Simulation, q: QueuedPod, r: CycleResult) -> None:
+        if r.node is not None and q.pod.key == self.key:
+            sim.stop()
+
+    def wants_detail(self, pod: Pod) -> bool:
+        return False

@@ -20,6 +20,7 @@ import kplan.scheduler.compiled as compiled
 from kplan.framework.release import Release
 from kplan.framework.release_tables import RELEASES
 from kplan.scheduler.explain import PodExplainer
+from kplan.scheduler.kernel_switch import use_kernel
 from kplan.scheduler.setup import SchedulerSetup
 from kplan.scheduler.simulate import SimulationResult, run_simulation
 from tests.builders import NodeBuilder, PodBuilder, expr, make_node, make_pod, scenario, term
@@ -64,11 +65,11 @@ PROFILES: list[dict[str, Any] | None] = [
 
 @contextmanager
 def kernel(on: bool) -> Iterator[None]:
-    compiled.use_kernel(on)
+    use_kernel(on)
     try:
         yield
     finally:
-        compiled.use_kernel(True)
+        use_kernel(True)
 
 
 class Calls:
