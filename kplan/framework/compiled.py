@@ -3,12 +3,13 @@ the inputs of the kernel's own copies of their rules (kernel/src/lib.rs), or Non
 pod or the plugin's configuration takes a branch the kernel does not have.
 
 The kernel reads these objects' attributes by name (PyO3's FromPyObject), so the names here
-are the kernel's field names.
+are the kernel's field names. They are named tuples: one of each is made per pod, and a tuple is
+made several times faster than a frozen dataclass.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,8 +17,7 @@ import numpy as np
 LEAST_ALLOCATED, MOST_ALLOCATED = 0, 1
 
 
-@dataclass(frozen=True)
-class FitFilter:
+class FitFilter(NamedTuple):
     """NodeResourcesFit's Filter for one pod: the table's columns of the checked resources and
     the pod's request of each (fitsRequest's pairs), besides the pod count every node checks."""
 
@@ -25,8 +25,7 @@ class FitFilter:
     wanted: list[int]
 
 
-@dataclass(frozen=True)
-class FitScore:
+class FitScore(NamedTuple):
     """NodeResourcesFit's Score on cpu and memory: the strategy, the resources' weights and the
     pod's non-zero requests; ``weight`` is the plugin's score weight in the profile."""
 
@@ -38,8 +37,7 @@ class FitScore:
     weight: int = 1
 
 
-@dataclass(frozen=True)
-class BalancedScore:
+class BalancedScore(NamedTuple):
     """NodeResourcesBalancedAllocation's Score on cpu and memory: the pod's requests, whether the
     release scores the change of balance (1.36, #135573) and then the nodes' own balance per row
     (``without``, kept current as pods come and go); ``weight`` is the plugin's score weight."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
@@ -82,6 +82,9 @@ class CompiledCycle:
         #: per node table, (plugin name, score signature) → raw scores of every row
         self._raw: weakref.WeakKeyDictionary[NodeTable, dict[tuple[str, Hashable], np.ndarray]] = (
             weakref.WeakKeyDictionary())
+        #: the table asked about last and its entry of _raw (most runs score on one table)
+        self._raw_table: NodeTable | None = None
+        self._raw_of_table: dict[tuple[str, Hashable], np.ndarray] = {}
 
     @classmethod
     def of(cls, fw: Framework) -> CompiledCycle | None:
@@ -179,9 +182,12 @@ class CompiledCycle:
     def _raw_scores(self, state: CycleState, pod: Pod, table: NodeTable, plugin: FixedInputScore) -> np.ndarray:
         """The plugin's raw scores of every row for the pod's signature, computed by the
         plugin itself once per node table and signature."""
-        per_table = self._raw.get(table)
-        if per_table is None:
-            per_table = self._raw[table] = {}
+        if table is self._raw_table:
+            per_table = self._raw_of_table
+        else:
+            found = self._raw.get(table)
+            per_table = self._raw[table] = {} if found is None else found
+            self._raw_table, self._raw_of_table = table, per_table
         key = (plugin.name, plugin.score_signature(pod))
         raw = per_table.get(key)
         if raw is None:
@@ -214,10 +220,9 @@ def _scorer_kind(plugin: ScorePlugin) -> str:
     return _OTHER
 
 
-class _FixedRaw:
+class _FixedRaw(NamedTuple):
     """The kernel's FixedScore: a plugin's raw scores of every row, its NormalizeScore and weight."""
 
-    __slots__ = ("raw", "normalization", "weight")
-
-    def __init__(self, raw: np.ndarray, normalization: int, weight: int) -> None:
-        self.raw, self.normalization, self.weight = raw, normalization, weight
+    raw: np.ndarray
+    normalization: int
+    weight: int
