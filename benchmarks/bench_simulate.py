@@ -18,6 +18,10 @@ Printed: median wall time of the whole command, median scheduling time (kplan's 
 It runs at every release kplan models in turn, printing each release first (``--kube-version``
 picks some: benchmarks/releases.py).
 
+``--python-path`` also runs kplan with ``KPLAN_KERNEL=python`` (every cycle through the
+per-plugin Python alone, without the compiled cycle) after each release's runs, and prints the
+compiled cycle's speed-up.
+
 ``--oracle 1.37`` (a release whose oracle is built in oracle/bin, ``1.34=PATH``, or a binary's path
 named ``kube-scheduler-oracle-<release>``; repeatable) also replays the same files through the real
 kube-scheduler of that release (``kube-scheduler-oracle replay``, its real-time mode: the
@@ -196,6 +200,9 @@ def parse_arguments(doc: str | None, pending_flag: str, pending: int, pending_he
     ap.add_argument("--no-rss", action="store_true", help="skip the extra subprocess run for peak RSS")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
     add_release_option(ap)
+    ap.add_argument("--python-path", action="store_true",
+                    help="also run kplan with KPLAN_KERNEL=python (the per-plugin Python alone, no compiled "
+                         "cycle) after each release's runs, and print the compiled cycle's speed-up over it")
     ap.add_argument("--oracle", action="append", default=[], metavar="RELEASE|RELEASE=PATH|PATH",
                     help="also replay the files through this kube-scheduler oracle at its release (repeatable)")
     for flag, default, text in shares:
@@ -228,6 +235,14 @@ def each_release(a: argparse.Namespace, args: list[str], files: Sequence[Path], 
     for release in releases(a.kube_version):
         print(banner(release), flush=True)
         sched = report(args, pending, a.repeat, a.no_rss, release)
+        if getattr(a, "python_path", False):
+            print("the per-plugin Python alone (KPLAN_KERNEL=python):")
+            os.environ["KPLAN_KERNEL"] = "python"
+            try:
+                reference = report(args, pending, a.repeat, True, release)
+            finally:
+                del os.environ["KPLAN_KERNEL"]
+            print(f"compiled cycle's speed-up (median scheduling time): {reference / sched:.2f}x")
         oracle_report(oracles.get(release, []), files, pending, kplan_seconds=sched)
 
 
