@@ -21,15 +21,20 @@ class StateData:
         raise NotImplementedError(f"{type(self).__name__} must define clone()")
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 class CycleState:
     __slots__ = ("data", "skip_filter", "skip_score")
 
     def __init__(self) -> None:
         self.data: dict[str, Any] = {}
+        # the two sets are frozen, so clones share them, and the framework hands the same object
+        # to every cycle whose plugins skipped alike: what is looked up by them hashes it once
         #: plugins whose PreFilter returned Skip: their Filter/AddPod/RemovePod do not run
-        self.skip_filter: set[str] = set()
+        self.skip_filter: frozenset[str] = _NONE
         #: plugins whose PreScore returned Skip: they score 0 everywhere
-        self.skip_score: set[str] = set()
+        self.skip_score: frozenset[str] = _NONE
 
     def read(self, key: str) -> Any:
         return self.data.get(key)
@@ -40,6 +45,6 @@ class CycleState:
     def clone(self) -> CycleState:
         out = CycleState()
         out.data = {k: (v.clone() if isinstance(v, StateData) else v) for k, v in self.data.items()}
-        out.skip_filter = set(self.skip_filter)
-        out.skip_score = set(self.skip_score)
+        out.skip_filter = self.skip_filter
+        out.skip_score = self.skip_score
         return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Hashable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -405,6 +406,8 @@ class Framework:
         self._fixed_count = len(self._fixed_filters)
         self._fixed: weakref.WeakKeyDictionary[NodeTable, dict[tuple[Hashable, ...], _FixedVerdicts | None]] = (
             weakref.WeakKeyDictionary())
+        #: skipped plugins, in order → the one frozenset of them (_skip_set)
+        self._skip_sets: dict[tuple[str, ...], frozenset[str]] = {}
         #: (plugins PreFilter skipped, first, last) → the filters that run (_active_filters)
         self._active_of: dict[tuple[frozenset[str], int, int], tuple[tuple[int, FilterPlugin], ...]] = {}
         # opportunistic batching (computeBatchablePlugins): on with its gate, if every PreFilter,
@@ -457,7 +460,7 @@ class Framework:
         """RunPreFilterPlugins: (merged result, status, plugins that restricted the nodes)."""
         result: PreFilterResult | None = None
         with_nodes: set[str] = set()
-        skipped: set[str] = set()
+        skipped: list[str] = []
         returned = OK
         for pl in self.pre_filter_plugins:
             r, s = pl.pre_filter(state, pod)
@@ -465,7 +468,7 @@ class Framework:
                 # the usual answer, told apart by identity: nothing to merge
                 continue
             if s.code == Code.SKIP:
-                skipped.add(pl.name)
+                skipped.append(pl.name)
                 continue
             if not s.ok:
                 s = Status(s.code, s.reasons, pl.name)
@@ -482,8 +485,20 @@ class Framework:
                     msg = (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1 else
                            f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously")
                     return result, Status(Code.UNRESOLVABLE, (msg,)), with_nodes
-        state.skip_filter = skipped
+        state.skip_filter = self._skip_set(skipped)
         return result, returned, with_nodes
+
+    def _skip_set(self, names: list[str]) -> frozenset[str]:
+        """The names as a frozenset, the same object for the same names in the same order: the
+        skipped plugins of one cycle are of a few kinds a run, and the filters and the fast path
+        look things up by them every cycle (a frozenset keeps its hash)."""
+        key = tuple(names)
+        found = self._skip_sets.get(key)
+        if found is None:
+            if len(self._skip_sets) >= _ACTIVE_SETS_KEPT:
+                self._skip_sets.clear()
+            found = self._skip_sets[key] = frozenset(names)
+        return found
 
     def run_filters(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> FilterOutcome:
         """RunFilterPlugins for every row at once: each row's first rejection in filter order."""
@@ -520,7 +535,7 @@ class Framework:
             if i + 1 < len(active):
                 sub = rows.take(pending)
 
-    def _active_filters(self, skip: set[str], first: int, last: int) -> tuple[tuple[int, FilterPlugin], ...]:
+    def _active_filters(self, skip: AbstractSet[str], first: int, last: int) -> tuple[tuple[int, FilterPlugin], ...]:
         """The Filter plugins ``first:last`` that PreFilter did not skip, with their indexes: a
         cycle's filtering passes run these, and the last of them leaves the rows it passes as
         they are rather than taking them for a plugin that does not run."""
@@ -686,7 +701,7 @@ class Framework:
         state.data[_FAST_PATH_KEY] = (frozenset(state.skip_filter), found)
         return found
 
-    def _choose_fast_path(self, skip: set[str]) -> FastPath | None:
+    def _choose_fast_path(self, skip: AbstractSet[str]) -> FastPath | None:
         resource: BatchReprieveFilter | None = None
         at = -1
         selective: list[tuple[int, SelectiveStateFilter]] = []
@@ -717,16 +732,16 @@ class Framework:
         return bool(self.score_plugins)
 
     def run_pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray) -> Status:
-        skipped = set()
+        skipped: list[str] = []
         for pl in self.pre_score_plugins:
             s = pl.pre_score(state, pod, table, rows)
             if s is OK:
                 continue
             if s.code == Code.SKIP:
-                skipped.add(pl.name)
+                skipped.append(pl.name)
             elif not s.ok:
                 return Status(Code.ERROR, (f'running PreScore plugin "{pl.name}": {s.message}',), pl.name)
-        state.skip_score = skipped
+        state.skip_score = self._skip_set(skipped)
         return OK
 
     def run_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray

@@ -89,3 +89,20 @@ def test_the_signature_noted_for_one_pod_is_not_read_for_another() -> None:
     fw.fixed_filters_share(s1, sel, snap.table)
     expected = filtered(framework(snap, False), tol, snap.table, rows)
     assert fw.run_filters(s2, tol, snap.table, rows).codes.tolist() == expected
+
+
+def test_cycles_whose_plugins_skip_alike_share_one_frozen_set_of_them() -> None:
+    """run_pre_filter hands every cycle with the same skipped plugins the same frozenset (what the
+    filters look up by it hashes it once), and a clone of the state shares it."""
+    fw = framework(make_snapshot(SMALL), True)
+    states = [CycleState() for _ in range(3)]
+    for k, state in enumerate(states):
+        fw.run_pre_filter(state, make_pod(f"p{k}").req(cpu="1").build())
+    first = states[0].skip_filter
+    assert isinstance(first, frozenset) and "NodePorts" in first and "NodeResourcesFit" not in first
+    assert all(state.skip_filter is first for state in states)
+    assert states[0].clone().skip_filter is first
+    # a pod with a host port does not skip NodePorts: another set
+    other = CycleState()
+    fw.run_pre_filter(other, make_pod("web").req(cpu="1").host_port(8080).build())
+    assert other.skip_filter == first - {"NodePorts"}
