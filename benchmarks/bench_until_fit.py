@@ -4,7 +4,7 @@ the early stop (issue 38, items 2 and 6).
 Run by hand from the repository root (not part of the test suite):
 
     python benchmarks/bench_until_fit.py [--nodes 5000] [--pending 20000] [--limit 1024]
-                                         [--only early|full]
+                                         [--only early|full] [--repeat 1]
 
 A seeded cluster: nodes of 16 cpu / 64 Gi in 3 zones, one of them (``special-0``, zone-a) in a
 pool of its own (``pool=special``) and full. Pending: small pods that fit in the free room, and
@@ -17,7 +17,8 @@ Without the early stop (``Planner.whatif(..., stop_early=False)``, the search be
 the exponential search runs to the limit (1, 2, 4, …, 1024 nodes), each probe a simulation of
 every pending pod; with it the search stops at 2 nodes, which place no more pods than 1 while no
 pod waits for room. Printed: the load time, each search's time (wall and CPU: on a shared
-machine the CPU time is the figure that compares) and probes, and the answer.
+machine the CPU time is the figure that compares; with ``--repeat``, the median and every run, each
+on a fresh load) and probes, and the answer.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -74,6 +76,7 @@ def main() -> None:
     ap.add_argument("--pending", type=int, default=20_000)
     ap.add_argument("--limit", type=int, default=1024)
     ap.add_argument("--only", choices=("early", "full"), default=None, help="run one of the two searches")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each search (medians printed)")
     add_release_option(ap)
     args = ap.parse_args()
 
@@ -92,24 +95,32 @@ def at_release(args: argparse.Namespace, cluster_path: str, pods_path: str, rele
     from kplan.cli.options import TieBreak
     from kplan.cli.workspace import load_inputs, open_planner, release_words
 
-    t0 = time.perf_counter()
-    loaded = load_inputs([cluster_path], [pods_path], progress=False)
-    planner = open_planner(loaded, None, seed=0, tie_break=TieBreak.random, kube_version=release)
-    load = time.perf_counter() - t0
-    print(f"release: {release_words(planner.setup.release)}")
-    print(f"kplan whatif --until-fit like=special-0: {args.nodes} nodes, {args.pending} pending pods, "
-          f"limit {args.limit}; loaded in {load:.1f} s")
     runs = [("full", False), ("early", True)]
+    loads: list[float] = []
     for label, stop in runs:
         if args.only is not None and args.only != label:
             continue
-        t1, c1 = time.perf_counter(), time.process_time()
-        u = planner.whatif([], until_fit="special-0", limit=args.limit, stop_early=stop).until_fit
-        took, cpu = time.perf_counter() - t1, time.process_time() - c1
-        assert u is not None
+        walls: list[float] = []
+        cpus: list[float] = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            loaded = load_inputs([cluster_path], [pods_path], progress=False)
+            planner = open_planner(loaded, None, seed=0, tie_break=TieBreak.random, kube_version=release)
+            loads.append(time.perf_counter() - t0)
+            if len(loads) == 1:
+                print(f"release: {release_words(planner.setup.release)}")
+                print(f"kplan whatif --until-fit like=special-0: {args.nodes} nodes, {args.pending} pending pods, "
+                      f"limit {args.limit}; loaded in {loads[0]:.1f} s")
+            t1, c1 = time.perf_counter(), time.process_time()
+            u = planner.whatif([], until_fit="special-0", limit=args.limit, stop_early=stop).until_fit
+            walls.append(time.perf_counter() - t1)
+            cpus.append(time.process_time() - c1)
+            assert u is not None
         what = "before issue 38 (no early stop)" if not stop else "with the early stop"
-        print(f"  {what:32} {took:8.1f} s ({cpu:.1f} s CPU)  probes {sorted(u.probes)}  count {u.count}, "
-              f"placed {len(u.placed)}, still pending {len(u.still_pending)}, never fit {len(u.never)}")
+        each = f" (runs: {', '.join(f'{c:.1f}' for c in cpus)} s CPU)" if args.repeat > 1 else ""
+        print(f"  {what:32} {statistics.median(walls):8.1f} s ({statistics.median(cpus):.1f} s CPU){each}  "
+              f"probes {sorted(u.probes)}  count {u.count}, placed {len(u.placed)}, "
+              f"still pending {len(u.still_pending)}, never fit {len(u.never)}")
     print(f"  load average {os.getloadavg()[0]:.1f} at the end (2 cores shared)")
 
 
