@@ -30,13 +30,59 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+
+class NodeList(Protocol):
+    """Node names, best first, taken from the front."""
+
+    def __len__(self) -> int: ...
+
+    def popleft(self) -> str: ...
+
+
+class RankedNodes:
+    """A cycle's other feasible nodes, best first (by total score, then by ``ties``), put in
+    that order only when the first one is taken. A cycle stores its list for the next one, which
+    reads it only when the next pod has the same signature and does not fit the node chosen
+    last (batch.py's rule): in most runs no list is ever read, and ordering and naming every
+    feasible node cost as much as filtering them. The ties are drawn when the cycle stores the
+    list (from the run's generator for the random tie-break), so every draw is as it would be."""
+
+    __slots__ = ("_rows", "_scores", "_ties", "_names", "_order", "_next")
+
+    def __init__(self, rows: np.ndarray, scores: np.ndarray, ties: np.ndarray, names: Sequence[str]) -> None:
+        self._rows, self._scores, self._ties, self._names = rows, scores, ties, names
+        self._order: np.ndarray | None = None
+        self._next = 0
+
+    def __len__(self) -> int:
+        return len(self._rows) - self._next
+
+    def popleft(self) -> str:
+        if self._next >= len(self._rows):
+            raise IndexError("pop from an empty node list")
+        if self._order is None:
+            self._order = self._rows[np.lexsort((self._ties, -self._scores))]
+        name = self._names[int(self._order[self._next])]
+        self._next += 1
+        return name
+
+    def names(self) -> list[str]:
+        """The names not taken yet, in order (what popleft would give, one by one)."""
+        out = []
+        while len(self):
+            out.append(self.popleft())
+        return out
 
 
 @dataclass
 class _State:
     signature: Hashable
     #: node names, best first
-    nodes: deque[str] = field(default_factory=deque)
+    nodes: NodeList = field(default_factory=deque)
 
 
 class OpportunisticBatch:
@@ -64,7 +110,7 @@ class OpportunisticBatch:
         return st.nodes.popleft()
 
     def store(self, cycle: int, signature: Hashable | None, hint: str, chosen: str,
-              others: Callable[[], Sequence[str]] | None) -> None:
+              others: Callable[[], Sequence[str] | RankedNodes] | None) -> None:
         """StoreScheduleResults: ``others`` gives the cycle's other feasible nodes, best first
         (None: the cycle had one feasible node or took a nominated or hinted one)."""
         self._last_cycle = cycle
@@ -73,4 +119,7 @@ class OpportunisticBatch:
             self.batched_pods += 1
             return
         rest = others() if (others is not None and signature is not None) else ()
-        self._state = _State(signature, deque(rest)) if rest else None
+        if not len(rest):
+            self._state = None
+            return
+        self._state = _State(signature, rest if isinstance(rest, RankedNodes) else deque(rest))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kplan.framework.batch import OpportunisticBatch
+from kplan.framework.batch import OpportunisticBatch, RankedNodes
 from kplan.framework.cycle_state import CycleState
 from kplan.framework.diagnosis import Diagnosis, FitError
 from kplan.framework.interfaces import Handle
@@ -213,17 +213,17 @@ class Scheduler:
             return False
         return bool(out.codes[0] in (Code.UNSCHEDULABLE, Code.UNRESOLVABLE))
 
-    def _others(self, totals: np.ndarray, rows: np.ndarray, best: int) -> list[str]:
+    def _others(self, totals: np.ndarray, rows: np.ndarray, best: int) -> RankedNodes:
         """The feasible nodes but the chosen one, as upstream's score heap pops them: by total
-        score, best first; ties by the smallest name with the oracle's tie-break, else at random."""
+        score, best first; ties by the smallest name with the oracle's tie-break, else at random
+        (drawn now; the order itself is made when the list is first read)."""
         table = self.handle.snapshot.table
         keep = np.ones(len(rows), dtype=bool)
         keep[best] = False
         rest, scores = rows[keep], totals[keep]
         ties = (table.name_rank[rest] if self.handle.lowest_name
                 else self.handle.rng.permutation(len(rest)))
-        order = np.lexsort((ties, -scores))
-        return [table.names[int(r)] for r in rest[order]]
+        return RankedNodes(rest, scores, ties, table.names)
 
     def _compiled(self, fw: Framework, pod: Pod) -> CompiledCycle | None:
         """The framework's compiled cycle (scheduler/compiled.py), chosen once per simulation;

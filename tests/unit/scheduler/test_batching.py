@@ -124,3 +124,55 @@ def test_pods_with_other_signatures_do_not_reuse_the_list() -> None:
     result = simulate(NODES, pods, RUNNING, config=LIST_DEFAULTING, release="1.35")
     # web-1's labels differ (InterPodAffinity signs the labels): it is scored afresh
     assert [p.node for p in result.pods] == ["node-a", "node-b", "node-c"]
+
+
+# ------------------------------------------------------------------------------ the stored list, ordered when read
+
+RANKED = {
+    "by score, best first": ([10, 30, 20], [0, 1, 2], ["b", "c", "a"]),
+    "ties by their rank": ([5, 5, 5], [2, 0, 1], ["b", "c", "a"]),
+    "score first, then the rank": ([7, 9, 7, 9], [3, 2, 1, 0], ["d", "b", "c", "a"]),
+}
+
+
+@pytest.mark.parametrize(("scores", "ties", "want"), RANKED.values(), ids=RANKED.keys())
+def test_ranked_nodes_come_out_as_the_sorted_list_did(scores: list[int], ties: list[int], want: list[str]) -> None:
+    import numpy as np
+
+    from kplan.framework.batch import RankedNodes
+
+    names = ["a", "b", "c", "d"]
+    rows = np.arange(len(scores))
+    ranked = RankedNodes(rows, np.array(scores), np.array(ties), names)
+    order = np.lexsort((np.array(ties), -np.array(scores)))
+    assert [names[r] for r in rows[order]] == want  # what _others returned before
+    assert len(ranked) == len(want)
+    assert ranked.popleft() == want[0] and len(ranked) == len(want) - 1
+    assert ranked.names() == want[1:] and len(ranked) == 0
+    with pytest.raises(IndexError):
+        ranked.popleft()
+
+
+def test_others_draws_its_random_ties_when_the_cycle_stores_them() -> None:
+    """The random tie-break's draw is made by _others itself, not when the list is first read:
+    every later draw of the run (selectHost's, preemption's) comes out as it would."""
+    import numpy as np
+
+    from kplan.scheduler.cycle import Scheduler
+
+    class Handle:
+        lowest_name = False
+        rng = np.random.default_rng(5)
+
+        class snapshot:  # noqa: N801 - stands for the handle's snapshot attribute
+            class table:  # noqa: N801
+                names = ["n0", "n1", "n2", "n3"]
+
+    sched = Scheduler.__new__(Scheduler)
+    sched.handle = Handle()  # type: ignore[assignment]
+    ranked = sched._others(np.array([4, 4, 4, 1]), np.arange(4), 0)
+    twin = np.random.default_rng(5)
+    ties = twin.permutation(3)
+    assert Handle.rng.integers(1 << 30) == twin.integers(1 << 30)  # the draw is behind us already
+    order = np.lexsort((ties, -np.array([4, 4, 1])))
+    assert ranked.names() == [["n1", "n2", "n3"][k] for k in order]
