@@ -12,13 +12,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kplan.scheduler.compiled as compiled
+from kplan.framework.diagnosis import Diagnosis
 from kplan.framework.release import Release
 from kplan.framework.release_tables import RELEASES
+from kplan.framework.runtime import Framework
+from kplan.scheduler.cycle import Scheduler
 from kplan.scheduler.explain import PodExplainer
 from kplan.scheduler.kernel_switch import use_kernel
 from kplan.scheduler.setup import SchedulerSetup
@@ -186,6 +190,70 @@ def test_the_kernel_and_the_python_path_run_alike(seed: int, n_nodes: int, densi
     with_kernel = run(nodes, running, pending, release, config, lowest_name, seed, on=True)
     reference = run(nodes, running, pending, release, config, lowest_name, seed, on=False)
     assert summary(with_kernel) == summary(reference)
+
+
+class Checked:
+    """A CompiledCycle whose every answer is checked, in the cycle that asks, against the
+    per-plugin Python's answer to the same question on the same state: the feasible rows in
+    order and the nodes processed (Scheduler._find_feasible), every feasible node's total score
+    (Framework.run_score) and, with the lowest-name tie-break, the chosen node."""
+
+    def __init__(self, inner: compiled.CompiledCycle, scheduler: Scheduler, fw: Framework, log: list[str]) -> None:
+        self.inner, self.scheduler, self.fw, self.log = inner, scheduler, fw, log
+
+    def find_feasible(self, state: Any, pod: Any, table: Any, start: int, k: int) -> Any:
+        got = self.inner.find_feasible(state, pod, table, start, k)
+        if got is not None:
+            diagnosis = Diagnosis(len(table))
+            feasible, _ = self.scheduler._find_feasible(self.fw, pod, state, np.arange(len(table)), diagnosis)
+            assert got[0].tolist() == feasible.tolist(), pod.key
+            assert got[1] == len(feasible) + diagnosis.num_recorded, pod.key
+            self.log.append("filter")
+        return got
+
+    def score(self, state: Any, pod: Any, table: Any, feasible: np.ndarray, lowest_name: bool) -> Any:
+        got = self.inner.score(state, pod, table, feasible, lowest_name)
+        if got is not None:
+            totals, _, status = self.fw.run_score(state, pod, table, feasible)
+            assert status.ok and got[0].tolist() == totals.tolist(), pod.key
+            if lowest_name:
+                assert got[1] == self.scheduler.select_host(totals, feasible), pod.key
+            self.log.append("score")
+        return got
+
+
+@needs_kernel
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n_nodes=st.sampled_from([2, 12, 130]), density=st.integers(0, 3),
+       n_pending=st.integers(1, 30), release=st.sampled_from(VERSIONS), profile=st.integers(0, len(PROFILES) - 1),
+       lowest_name=st.booleans())
+def test_every_answer_of_the_kernel_is_the_python_path_s(seed: int, n_nodes: int, density: int, n_pending: int,
+                                                         release: str, profile: int, lowest_name: bool) -> None:
+    checked_run(seed, n_nodes, density, n_pending, release, profile, lowest_name)
+
+
+@needs_kernel
+@pytest.mark.parametrize("release", VERSIONS)
+def test_the_answers_checked_are_many(release: str) -> None:
+    log = checked_run(7, 130, 2, 40, release, 0, True)
+    assert log.count("filter") >= 10 and log.count("score") >= 10
+
+
+def checked_run(seed: int, n_nodes: int, density: int, n_pending: int, release: str, profile: int,
+                lowest_name: bool) -> list[str]:
+    """A generated run in which every kernel answer is checked (Checked); what was checked."""
+    log: list[str] = []
+    real = Scheduler._compiled
+
+    def checked(self: Scheduler, fw: Framework, pod: Any) -> Any:
+        inner = real(self, fw, pod)
+        return None if inner is None else Checked(inner, self, fw, log)
+
+    nodes, running, pending = generated(seed, n_nodes, n_nodes * density, n_pending)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Scheduler, "_compiled", checked)
+        run(nodes, running, pending, release, PROFILES[profile], lowest_name, seed, on=True)
+    return log
 
 
 @needs_kernel
