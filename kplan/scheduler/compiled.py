@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from kplan.framework.compiled import BalancedScore, FitScore
-from kplan.framework.interfaces import FixedInputScore, IdleScore, ScorePlugin
+from kplan.framework.interfaces import FixedInputScore, IdleScore
 from kplan.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kplan.plugins.noderesources.fit import NodeResourcesFit
 from kplan.scheduler import kernel_switch
@@ -74,12 +74,33 @@ class CompiledCycle:
         for k, p in enumerate(fw.filter_plugins):
             if type(p) is NodeResourcesFit:
                 self.fit, self.fit_at = p, k
-        #: the Score plugins with their weights and what the kernel makes of each (recognised
-        #: here once: a runtime protocol check costs tens of microseconds)
-        self.scorers: list[tuple[ScorePlugin, int, str]] = [(pl, fw.weights[pl.name], _scorer_kind(pl))
-                                                             for pl in fw.score_plugins]
-        #: skipped PreFilter plugins → whether the Filter pass is covered (covers_filter)
-        self._filter_covered: dict[frozenset[str], bool] = {}
+        #: the Filter plugins after the leading node-attribute ones but NodeResourcesFit: the
+        #: kernel filters a pod only when PreFilter skipped them all
+        self.must_skip = frozenset(p.name for k, p in enumerate(fw.filter_plugins)
+                                   if k >= fw.fixed_filter_count and k != self.fit_at)
+        # the Score plugins by what the kernel makes of them, with their weights (recognised here
+        # once: a runtime protocol check costs tens of microseconds)
+        self.fit_scorer: tuple[NodeResourcesFit, int] | None = None
+        self.balanced_scorer: tuple[NodeResourcesBalancedAllocation, int] | None = None
+        self.idle_scorers: list[IdleScore] = []
+        self.fixed_scorers: list[tuple[FixedInputScore, int, int]] = []
+        #: the names of the others: a pod they score is left to the Python path
+        self.other_scorers: list[str] = []
+        for pl in fw.score_plugins:
+            weight = fw.weights[pl.name]
+            if type(pl) is NodeResourcesFit:
+                self.fit_scorer = (pl, weight)
+            elif type(pl) is NodeResourcesBalancedAllocation:
+                self.balanced_scorer = (pl, weight)
+            elif not type(pl).__module__.startswith("kplan.plugins."):
+                # only kplan's own plugins are trusted to keep the protocols' promises
+                self.other_scorers.append(pl.name)
+            elif isinstance(pl, IdleScore):
+                self.idle_scorers.append(pl)
+            elif isinstance(pl, FixedInputScore):
+                self.fixed_scorers.append((pl, weight, int(pl.normalization)))
+            else:
+                self.other_scorers.append(pl.name)
         #: per node table, (plugin name, score signature) → raw scores of every row
         self._raw: weakref.WeakKeyDictionary[NodeTable, dict[tuple[str, Hashable], np.ndarray]] = (
             weakref.WeakKeyDictionary())
@@ -99,14 +120,7 @@ class CompiledCycle:
     def covers_filter(self, state: CycleState) -> bool:
         """Whether every Filter plugin after the leading node-attribute ones that PreFilter did
         not skip is the kernel's NodeResourcesFit."""
-        skip = frozenset(state.skip_filter)
-        found = self._filter_covered.get(skip)
-        if found is None:
-            fw = self.fw
-            found = all(k == self.fit_at or fw.filter_plugins[k].name in skip
-                        for k in range(fw.fixed_filter_count, len(fw.filter_plugins)))
-            self._filter_covered[skip] = found
-        return found
+        return self.must_skip <= state.skip_filter
 
     def find_feasible(self, state: CycleState, pod: Pod, table: NodeTable, start: int, k: int
                       ) -> tuple[np.ndarray, int] | None:
@@ -148,30 +162,25 @@ class CompiledCycle:
         """Framework.run_score and the host selection after PreScore: (totals per feasible row,
         the chosen position, how many positions tie at the top: with the random tie-break the
         caller draws among them), or None where the Python path must answer."""
-        fit: FitScore | None = None
-        balanced: BalancedScore | None = None
-        fixed: list[_FixedRaw] = []
         skip = state.skip_score
-        for pl, weight, kind in self.scorers:
-            if pl.name in skip:
-                continue
-            if kind == _FIT:
-                fit = cast(NodeResourcesFit, pl).compiled_score(pod, weight)
-                if fit is None:
-                    return None
-            elif kind == _BALANCED:
-                balanced = cast(NodeResourcesBalancedAllocation, pl).compiled_score(pod, table, weight)
-                if balanced is None:
-                    return None
-            elif kind == _IDLE:
-                if not cast(IdleScore, pl).scores_nothing(state, pod):
-                    return None
-            elif kind == _FIXED:
-                fixed_input = cast(FixedInputScore, pl)
-                fixed.append(_FixedRaw(self._raw_scores(state, pod, table, fixed_input),
-                                       int(fixed_input.normalization), weight))
-            else:
+        for name in self.other_scorers:
+            if name not in skip:
                 return None
+        for idle in self.idle_scorers:
+            if idle.name not in skip and not idle.scores_nothing(state, pod):
+                return None
+        fit: FitScore | None = None
+        if self.fit_scorer is not None and self.fit_scorer[0].name not in skip:
+            fit = self.fit_scorer[0].compiled_score(pod, self.fit_scorer[1])
+            if fit is None:
+                return None
+        balanced: BalancedScore | None = None
+        if self.balanced_scorer is not None and self.balanced_scorer[0].name not in skip:
+            balanced = self.balanced_scorer[0].compiled_score(pod, table, self.balanced_scorer[1])
+            if balanced is None:
+                return None
+        fixed = [_FixedRaw(self._raw_scores(state, pod, table, pl), normalization, weight)
+                 for pl, weight, normalization in self.fixed_scorers if pl.name not in skip]
         m = len(feasible)
         totals = np.empty(m, dtype=np.int64)
         status, best, ties = _kernel.score(len(table), feasible, m, table.alloc_t, table.requested_t, table.nonzero_t,
@@ -198,27 +207,6 @@ class CompiledCycle:
             raw.flags.writeable = False
             per_table[key] = raw
         return raw
-
-
-_FIT, _BALANCED, _IDLE, _FIXED, _OTHER = "fit", "balanced", "idle", "fixed", "other"
-
-
-def _scorer_kind(plugin: ScorePlugin) -> str:
-    """What the kernel makes of a Score plugin: its own NodeResourcesFit or BalancedAllocation
-    scores, an IdleScore plugin left out where it scores nothing, a FixedInputScore plugin's raw
-    scores; any other plugin (a custom one among them) leaves the pod to the Python path. Only
-    kplan's own plugins are trusted to keep the protocols' promises."""
-    if type(plugin) is NodeResourcesFit:
-        return _FIT
-    if type(plugin) is NodeResourcesBalancedAllocation:
-        return _BALANCED
-    if not type(plugin).__module__.startswith("kplan.plugins."):
-        return _OTHER
-    if isinstance(plugin, IdleScore):
-        return _IDLE
-    if isinstance(plugin, FixedInputScore):
-        return _FIXED
-    return _OTHER
 
 
 class _FixedRaw(NamedTuple):
