@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -112,16 +113,24 @@ def at_release(a: argparse.Namespace, cpath: str, dpath: str, env: dict[str, str
     # the release the runs model, as kplan's document names it (one more untimed run)
     doc = subprocess.run([*argv[:-2 - len(release)], "-o", "json", *release], cwd=ROOT, capture_output=True,
                          text=True, env=env).stdout
-    print(f"release: {release_words(json.loads(doc))}")
-    walls = []
+    parsed = json.loads(doc)
+    print(f"release: {release_words(parsed)}")
+    timing = parsed.get("timing") or {}
+    print(f"(the -o json run: loading {timing.get('loadSeconds', 0):.2f} s, scheduling "
+          f"{timing.get('scheduleSeconds', 0):.2f} s of wall time)")
+    walls, cpus = [], []
     for k in range(a.runs):
         t = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         walls.append(time.perf_counter() - t)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         if run.returncode not in (0, 1):
             sys.exit(f"kplan failed ({run.returncode}): {run.stderr.strip()[-500:]}")
         notice = [line for line in run.stdout.splitlines() if line.startswith("::notice")]
-        print(f"run {k + 1}: {walls[-1]:.2f} s, exit {run.returncode}; {notice[-1] if notice else ''}")
+        print(f"run {k + 1}: {walls[-1]:.2f} s ({cpus[-1]:.2f} s of CPU), exit {run.returncode}; "
+              f"{notice[-1] if notice else ''}")
     pods = a.deployments * a.replicas
     # one more run, measured by the child itself (its start-up imports benchmarks/peak_rss.py,
     # so its wall time is not one of the above)
@@ -129,6 +138,7 @@ def at_release(a: argparse.Namespace, cpath: str, dpath: str, env: dict[str, str
     subprocess.run(measured.argv, cwd=ROOT, capture_output=True, text=True, env=env)
     print(f"median: {statistics.median(walls):.2f} s wall for {pods} pods (targets: <= 2 s, and <= 1 s for the hostile-input issue), "
           f"{pods / statistics.median(walls):.0f} pods/s over the whole process, "
+          f"median CPU {statistics.median(cpus):.2f} s, "
           f"peak RSS {measured.peak_rss() / 2**20:.0f} MiB")
 
 
