@@ -17,10 +17,14 @@ class _FixedScore:
     normalization: int
     weight: int
 
+class _ReadyScore:
+    scores: np.ndarray
+    weight: int
+
 def find_feasible(n: int, fixed: np.ndarray | None, pod_count: np.ndarray, allowed_pods: np.ndarray,
                   alloc_t: np.ndarray, requested_t: np.ndarray, cols: Sequence[int], wanted: Sequence[int],
                   check_fit: bool, start: int, k: int, out: np.ndarray) -> tuple[int, int]: ...
 
 def score(n: int, feasible: np.ndarray, m: int, alloc_t: np.ndarray, requested_t: np.ndarray,
           nonzero_t: np.ndarray, fit: FitScore | None, balanced: BalancedScore | None,
-          fixed: Sequence[_FixedScore], totals: np.ndarray, name_rank: np.ndarray | None) -> tuple[int, int, int]: ...
+          fixed: Sequence[_FixedScore], ready: Sequence[_ReadyScore], totals: np.ndarray, name_rank: np.ndarray | None) -> tuple[int, int, int]: ...

@@ -5,7 +5,8 @@
 //! This is a fast path, not a second definition of the rules: kplan/scheduler/compiled.py calls
 //! it only for pods whose active plugins it covers (the leading node-attribute filters, whose
 //! verdicts Python computes once per pod signature, NodeResourcesFit, and the scores listed
-//! below), and the readable per-plugin Python (kplan/plugins/) stays the reference that
+//! below; any other Score plugin's scores it takes ready from that plugin's own Python), and
+//! the readable per-plugin Python (kplan/plugins/) stays the reference that
 //! tests/scheduler/test_compiled.py compares it with. Every function here names the Python
 //! rule it mirrors. Anything the kernel does not cover it reports as such (status NOT_COVERED)
 //! and the Python path answers instead, with nothing changed: the kernel only reads the
@@ -150,6 +151,15 @@ struct FixedScore {
     weight: i64,
 }
 
+/// A Score plugin the kernel has no rule of: its scores of the `m` feasible positions,
+/// normalized already by the plugin's own Python (Framework.run_score's raw then NormalizeScore),
+/// and its weight. The kernel checks their range and adds them in.
+#[derive(FromPyObject)]
+struct ReadyScore {
+    scores: PyBuffer<i64>,
+    weight: i64,
+}
+
 /// balance_score (balanced_allocation.py) for two resources: int((1 - std) * 100) of the
 /// fractions capped at 1, std being half their distance; float64 as numpy computes it.
 fn balance(cpu: i64, memory: i64, alloc_cpu: i64, alloc_memory: i64) -> i64 {
@@ -166,7 +176,7 @@ fn balance(cpu: i64, memory: i64, alloc_cpu: i64, alloc_memory: i64) -> i64 {
 /// `name_rank` (the lowest-name tie-break) the tie of the smallest name, else the first tie,
 /// and the caller draws among the ties as select_host does.
 #[pyfunction]
-#[pyo3(signature = (n, feasible, m, alloc_t, requested_t, nonzero_t, fit, balanced, fixed, totals, name_rank))]
+#[pyo3(signature = (n, feasible, m, alloc_t, requested_t, nonzero_t, fit, balanced, fixed, ready, totals, name_rank))]
 #[allow(clippy::too_many_arguments)]
 fn score(
     n: usize,
@@ -178,6 +188,7 @@ fn score(
     fit: Option<FitScore>,
     balanced: Option<BalancedScore>,
     fixed: Vec<FixedScore>,
+    ready: Vec<ReadyScore>,
     totals: PyBuffer<i64>,
     name_rank: Option<PyBuffer<i64>>,
 ) -> PyResult<(u8, usize, usize)> {
@@ -284,6 +295,19 @@ fn score(
                 return Ok((NOT_COVERED, 0, 0));
             }
             *t += normalized * f.weight;
+        }
+    }
+    for r in &ready {
+        let scores = column(&r.scores, "scores")?;
+        if scores.data.len() < m {
+            return Err(PyValueError::new_err("score: fewer ready scores than feasible nodes"));
+        }
+        if scores.data[..m].iter().any(|s| !(0..=MAX_NODE_SCORE).contains(s)) {
+            // Framework.run_score's error: the Python path words it
+            return Ok((NOT_COVERED, 0, 0));
+        }
+        for (t, &s) in totals.iter_mut().zip(&scores.data[..m]) {
+            *t += s * r.weight;
         }
     }
     if m == 0 {

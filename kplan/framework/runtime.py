@@ -752,12 +752,7 @@ class Framework:
         for pl in self.score_plugins:
             if pl.name in state.skip_score:
                 continue
-            raw = np.asarray(pl.score(state, pod, table, rows), dtype=np.int64)
-            normalizer = self.normalizers.get(pl.name)
-            if normalizer is not None:
-                norm = normalizer.normalize(state, pod, raw.copy() if pl.name in self._copy_before_normalize else raw)
-            else:
-                norm = raw
+            raw, norm = self.score_with(pl, state, pod, table, rows)
             weight = self.weights[pl.name]
             total += norm if weight == 1 else norm * weight
             detail[pl.name] = (raw, norm)
@@ -768,6 +763,16 @@ class Framework:
             if scores.min() < 0 or scores.max() > MAX_NODE_SCORE:
                 return self._score_out_of_range(detail, len(rows))
         return total, detail, OK
+
+    def score_with(self, plugin: ScorePlugin, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """One Score plugin's raw scores of ``rows`` and their NormalizeScore (the raw ones where
+        it has none), as RunScorePlugins takes them (the compiled cycle takes them so too)."""
+        raw = np.asarray(plugin.score(state, pod, table, rows), dtype=np.int64)
+        normalizer = self.normalizers.get(plugin.name)
+        if normalizer is None:
+            return raw, raw
+        return raw, normalizer.normalize(state, pod, raw.copy() if plugin.name in self._copy_before_normalize else raw)
 
     def _score_out_of_range(self, detail: dict[str, tuple[np.ndarray, np.ndarray]], n: int
                             ) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]], Status]:

@@ -15,11 +15,15 @@ What the kernel covers:
   verdicts on every node are computed once per pod signature by the framework) was skipped at
   PreFilter but NodeResourcesFit, and NodeResourcesFit leaves no checked resource to DRA. A pod
   no node passes goes to the Python path afresh (nothing was changed), which tells why.
-- **Score**: after PreScore (Python, with the feasible nodes), when every Score plugin PreScore
-  did not skip is NodeResourcesFit (LeastAllocated or MostAllocated on cpu and memory),
-  NodeResourcesBalancedAllocation (cpu and memory) or a FixedInputScore plugin
-  (TaintToleration, NodeAffinity, ImageLocality: raw scores of every node computed once per
-  node table and pod signature by the plugin itself, normalized by the kernel).
+- **Score**: after PreScore (Python, with the feasible nodes), when NodeResourcesFit scores
+  with LeastAllocated or MostAllocated on cpu and memory and BalancedAllocation on cpu and
+  memory (or either is not active): the kernel computes those two, takes the raw scores of the
+  FixedInputScore plugins (TaintToleration, NodeAffinity, ImageLocality: every node's, computed
+  once per node table and pod signature by the plugin itself) and normalizes them, leaves out
+  the IdleScore plugins that score nothing (VolumeBinding, DynamicResources without volumes or
+  claims), and adds in every other plugin's scores as that plugin's own Python gives them
+  (Framework.score_with: PodTopologySpread, InterPodAffinity, custom plugins), then selects
+  the host. Scores out of range are left to the Python path, which words the error.
 
 Chosen once per framework (``CompiledCycle.of``) from the profile's plugin classes, and per pod
 from what PreFilter and PreScore skipped. ``kernel_switch.use_kernel(False)`` (the CLI's ``KPLAN_KERNEL=python``)
@@ -36,7 +40,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from kplan.framework.compiled import BalancedScore, FitScore
-from kplan.framework.interfaces import FixedInputScore, IdleScore
+from kplan.framework.interfaces import FixedInputScore, IdleScore, ScorePlugin
 from kplan.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kplan.plugins.noderesources.fit import NodeResourcesFit
 from kplan.scheduler import kernel_switch
@@ -82,10 +86,11 @@ class CompiledCycle:
         # once: a runtime protocol check costs tens of microseconds)
         self.fit_scorer: tuple[NodeResourcesFit, int] | None = None
         self.balanced_scorer: tuple[NodeResourcesBalancedAllocation, int] | None = None
-        self.idle_scorers: list[IdleScore] = []
+        self.idle_scorers: list[tuple[IdleScore, int]] = []
         self.fixed_scorers: list[tuple[FixedInputScore, int, int]] = []
-        #: the names of the others: a pod they score is left to the Python path
-        self.other_scorers: list[str] = []
+        #: the others (custom plugins among them): their scores come ready from their own
+        #: Python (Framework.score_with), the kernel adds them in
+        self.ready_scorers: list[tuple[ScorePlugin, int]] = []
         for pl in fw.score_plugins:
             weight = fw.weights[pl.name]
             if type(pl) is NodeResourcesFit:
@@ -94,13 +99,13 @@ class CompiledCycle:
                 self.balanced_scorer = (pl, weight)
             elif not type(pl).__module__.startswith("kplan.plugins."):
                 # only kplan's own plugins are trusted to keep the protocols' promises
-                self.other_scorers.append(pl.name)
+                self.ready_scorers.append((pl, weight))
             elif isinstance(pl, IdleScore):
-                self.idle_scorers.append(pl)
+                self.idle_scorers.append((pl, weight))
             elif isinstance(pl, FixedInputScore):
                 self.fixed_scorers.append((pl, weight, int(pl.normalization)))
             else:
-                self.other_scorers.append(pl.name)
+                self.ready_scorers.append((pl, weight))
         #: per node table, (plugin name, score signature) → raw scores of every row
         self._raw: weakref.WeakKeyDictionary[NodeTable, dict[tuple[str, Hashable], np.ndarray]] = (
             weakref.WeakKeyDictionary())
@@ -163,12 +168,16 @@ class CompiledCycle:
         the chosen position, how many positions tie at the top: with the random tie-break the
         caller draws among them), or None where the Python path must answer."""
         skip = state.skip_score
-        for name in self.other_scorers:
-            if name not in skip:
-                return None
-        for idle in self.idle_scorers:
+        fw = self.fw
+        ready: list[_Ready] = []
+        for pl, weight in self.ready_scorers:
+            if pl.name not in skip:
+                ready.append(_Ready(fw.score_with(pl, state, pod, table, feasible)[1], weight))
+        for idle, weight in self.idle_scorers:
             if idle.name not in skip and not idle.scores_nothing(state, pod):
-                return None
+                ready.append(_Ready(fw.score_with(idle, state, pod, table, feasible)[1], weight))
+        if any(r.scores.dtype != np.int64 or not r.scores.flags.c_contiguous for r in ready):
+            return None
         fit: FitScore | None = None
         if self.fit_scorer is not None and self.fit_scorer[0].name not in skip:
             fit = self.fit_scorer[0].compiled_score(pod, self.fit_scorer[1])
@@ -184,7 +193,8 @@ class CompiledCycle:
         m = len(feasible)
         totals = np.empty(m, dtype=np.int64)
         status, best, ties = _kernel.score(len(table), feasible, m, table.alloc_t, table.requested_t, table.nonzero_t,
-                                           fit, balanced, fixed, totals, table.name_rank if lowest_name else None)
+                                           fit, balanced, fixed, ready, totals,
+                                           table.name_rank if lowest_name else None)
         if status != _kernel.OK:
             return None
         return totals, best, ties
@@ -207,6 +217,13 @@ class CompiledCycle:
             raw.flags.writeable = False
             per_table[key] = raw
         return raw
+
+
+class _Ready(NamedTuple):
+    """The kernel's ReadyScore: a plugin's normalized scores of the feasible rows, and its weight."""
+
+    scores: np.ndarray
+    weight: int
 
 
 class _FixedRaw(NamedTuple):

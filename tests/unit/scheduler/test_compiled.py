@@ -41,6 +41,9 @@ def test_ci_builds_the_kernel() -> None:
 
 VERSIONS = sorted(str(v) for v in RELEASES)
 HIGH = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
+#: a Service over app-0's pods: they get PodTopologySpread's default constraints
+SERVICE = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "app-0", "namespace": "default"},
+           "spec": {"selector": {"app": "app-0"}}}
 CONFIG = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 
 #: profile variants: the default, other weights and strategies, plugins disabled, every node scored
@@ -166,7 +169,7 @@ def generated(seed: int, n_nodes: int, n_running: int, n_pending: int) -> tuple[
 def run(nodes: list[NodeBuilder], running: list[PodBuilder], pending: list[PodBuilder], release: str,
         config: dict[str, Any] | None, lowest_name: bool, seed: int, *, on: bool) -> SimulationResult:
     rel = Release.of(release)
-    sc = scenario(nodes, pending, running, [HIGH], rel)
+    sc = scenario(nodes, pending, running, [HIGH, SERVICE], rel)
     with kernel(on):
         return run_simulation(sc.snapshot, SchedulerSetup.of(rel, {**CONFIG, **config} if config else None), sc.pending,
                               seed=seed, lowest_name=lowest_name, pdb_allowed=sc.pdb_allowed)
@@ -290,12 +293,13 @@ def test_the_python_path_runs_without_the_kernel(monkeypatch: pytest.MonkeyPatch
         "requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}]},
         "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "podAffinityTerm": {
-            "labelSelector": {"matchLabels": {"app": "b"}}, "topologyKey": "kubernetes.io/hostname"}}]}}), False, False,
-                 id="a pod with required anti-affinity and preferred affinity to a running pod is filtered and scored by Python"),
+            "labelSelector": {"matchLabels": {"app": "b"}}, "topologyKey": "kubernetes.io/hostname"}}]}}), False, True,
+                 id="a pod with required anti-affinity and preferred affinity: Python filters, the kernel sums "
+                    "InterPodAffinity's scores from Python"),
     pytest.param(make_pod("spread").req(cpu="1").labels(app="a").spec(topologySpreadConstraints=[
         {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway",
-         "labelSelector": {"matchLabels": {"app": "a"}}}]), True, False,
-                 id="a pod with only a soft spread is filtered by the kernel and scored by Python"),
+         "labelSelector": {"matchLabels": {"app": "a"}}}]), True, True,
+                 id="a pod with a soft spread: the kernel filters, and sums PodTopologySpread's scores from Python"),
 ])
 def test_what_the_kernel_covers(pod: PodBuilder, filtered: bool, scored: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = Calls(monkeypatch)
