@@ -24,6 +24,13 @@ ArgsValidator = Callable[[Any], list[str]]
 PluginFactory = Callable[[Any, Handle], Plugin]
 
 
+def in_tree(plugin: object) -> bool:
+    """Whether the plugin is one of kplan's own (kplan/plugins/), not an out-of-tree one: the
+    framework trusts only those to keep the promises of its protocols (a NormalizeScore that
+    leaves its input as it was, a FixedInputScore's signature)."""
+    return type(plugin).__module__.startswith("kplan.plugins.")
+
+
 class ArgsError(Exception):
     """A strict-decoding problem in plugin args (unknown field, wrong type)."""
 

@@ -48,7 +48,7 @@ from kplan.framework.interfaces import (
 )
 from kplan.framework.outcome import FilterOutcome
 from kplan.framework.pod_classes import PodClasses
-from kplan.framework.registry import Registry
+from kplan.framework.registry import Registry, in_tree
 from kplan.framework.signers import SignPlugin
 from kplan.framework.status import OK, Code, Status
 
@@ -393,8 +393,7 @@ class Framework:
             n: p for n, p in self.selective.items() if isinstance(p, CountingStateFilter)}
         # NormalizeScore may change its input in place (an out-of-tree plugin might); kplan's own
         # plugins return new arrays, so their raw scores need no copy to stay as they were
-        self._copy_before_normalize = {p.name for p in self.score_plugins
-                                       if not type(p).__module__.startswith("kplan.plugins.")}
+        self._copy_before_normalize = {p.name for p in self.score_plugins if not in_tree(p)}
         # The leading Filter plugins whose verdict on a node depends only on the node's fixed
         # attributes (labels, taints, name, unschedulable) and on a signature of the pod: replicas
         # of one template share their verdicts, computed once per node table (_fixed_verdicts).

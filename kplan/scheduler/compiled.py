@@ -41,6 +41,7 @@ import numpy as np
 
 from kplan.framework.compiled import BalancedScore, FitScore
 from kplan.framework.interfaces import FixedInputScore, IdleScore, ScorePlugin
+from kplan.framework.registry import in_tree
 from kplan.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kplan.plugins.noderesources.fit import NodeResourcesFit
 from kplan.scheduler import kernel_switch
@@ -97,7 +98,7 @@ class CompiledCycle:
                 self.fit_scorer = (pl, weight)
             elif type(pl) is NodeResourcesBalancedAllocation:
                 self.balanced_scorer = (pl, weight)
-            elif not type(pl).__module__.startswith("kplan.plugins."):
+            elif not in_tree(pl):
                 # only kplan's own plugins are trusted to keep the protocols' promises
                 self.ready_scorers.append((pl, weight))
             elif isinstance(pl, IdleScore):

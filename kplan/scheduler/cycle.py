@@ -139,9 +139,11 @@ class Scheduler:
                     return res
                 diagnosis.record(row, out.status(0, fw.filter_names))
 
-        compiled = self._compiled(fw, pod) if pre_result is None and not nominator else None
+        compiled = self._compiled(fw, pod)
         found = None
-        if compiled is not None:
+        if compiled is not None and pre_result is None and not nominator:
+            # a PreFilter node set and nominated pods' load are the Python Filter pass's alone;
+            # Score reads neither, so the compiled Score below serves those pods too
             found = compiled.find_feasible(state, pod, table, self.next_start_node_index,
                                            self._nodes_to_find(fw, n_all))
         if found is not None:

@@ -328,6 +328,12 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         state.write(_PRE_FILTER_KEY, self.checked_resources(pod))
         return None, OK
 
+    def checked_of(self, state: CycleState, pod: Pod) -> list[tuple[str, int]]:
+        """The checked resources PreFilter wrote for the cycle, else the pod's own (a state that
+        did not run PreFilter: preemption's and the hints' checks)."""
+        checked: list[tuple[str, int]] | None = state.read(_PRE_FILTER_KEY)
+        return checked if checked is not None else self.checked_resources(pod)
+
     def checked_resources(self, pod: Pod) -> list[tuple[str, int]]:
         """The (resource, request) pairs fitsRequest compares, in its order."""
         req = pod.requests
@@ -348,9 +354,7 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         """Filter's inputs for the compiled cycle (kplan/scheduler/compiled.py): the checked
         resources' columns (added to the table where no node has one, as filter_with_load adds
         them) and requests; None where a checked resource is left to DynamicResources."""
-        checked = state.read(_PRE_FILTER_KEY)
-        if checked is None:
-            checked = self.checked_resources(pod)
+        checked = self.checked_of(state, pod)
         mapping = self._mapping()
         if any(name in mapping for name, _ in checked):
             return None
@@ -365,9 +369,7 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         count = table.pod_count.take(rows)
         if pods is not None:
             count = count + pods
-        checked = state.read(_PRE_FILTER_KEY)
-        if checked is None:
-            checked = self.checked_resources(pod)
+        checked = self.checked_of(state, pod)
         if not checked:
             too_many = count >= table.allowed_pods.take(rows)
             if not too_many.any():
@@ -429,9 +431,7 @@ class NodeResourcesFit(PluginBase, PreFilterPlugin, BatchReprieveFilter, PreScor
         with all of them gone per row, victim per row and pod): the pods added back one by one,
         each kept where the pod still fits beside it (Filter's test), one step per pod position
         for every node."""
-        checked = state.read(_PRE_FILTER_KEY)
-        if checked is None:
-            checked = self.checked_resources(pod)
+        checked = self.checked_of(state, pod)
         k_rows, width = requests.shape[0], requests.shape[1]
         cols = [table.column(name) for name, _ in checked]
         wanted = np.array([q for _, q in checked], dtype=np.int64)
